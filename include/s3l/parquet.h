@@ -1,0 +1,144 @@
+/*
+ * The Parquet writer: encodes rows of a struct s3l_schema into a Parquet file streamed to a byte
+ * sink (the store's upload handle, a file descriptor or a memory buffer).
+ *
+ * Format: apache/parquet-format (parquet.thrift, Encodings.md, PageIndex.md, LogicalTypes.md).
+ * Rows go in through the row API below; values are given depth-first in schema order, and every
+ * top-level column gets exactly one value (or null) per row. A row that does not fit is rejected
+ * whole by s3l_pq_row_end and the writer stays usable.
+ *
+ * Memory: each writer buffers at most one row group of encoded pages. Writers may share one
+ * s3l_pq_budget; when the sum of their buffered bytes reaches it, the largest row group in
+ * progress is flushed early. Column buffers are reused between row groups.
+ */
+#ifndef S3L_PARQUET_H
+#define S3L_PARQUET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/error.h"
+#include "s3l/schema.h"
+
+/*
+ * Where the bytes go: write(ctx, data, len, err) appends len bytes and returns 0, or a negative
+ * S3L_E* code with err filled. The writer calls it with pieces of any size, in file order.
+ */
+struct s3l_pq_sink {
+    int (*write)(void *ctx, const void *data, size_t len, struct s3l_error *err);
+    void *ctx;
+};
+
+/* Compression codecs; values are Parquet's CompressionCodec (parquet.thrift). */
+enum s3l_codec {
+    S3L_CODEC_NONE = 0,   /* UNCOMPRESSED */
+    S3L_CODEC_SNAPPY = 1,
+    S3L_CODEC_GZIP = 2,
+    S3L_CODEC_ZSTD = 6,
+    S3L_CODEC_LZ4_RAW = 7,
+};
+
+/* Parses "zstd", "snappy", "gzip", "none"/"uncompressed", "lz4_raw". S3L_EINVALID_CONFIG. */
+int s3l_codec_parse(const char *name, enum s3l_codec *out, struct s3l_error *err);
+/* "zstd", ... for a codec. */
+const char *s3l_codec_name(enum s3l_codec codec);
+
+/* A memory budget shared by writers (thread-safe). */
+struct s3l_pq_budget;
+/* A budget of `bytes` (default 48 MiB when 0). NULL on out-of-memory. */
+struct s3l_pq_budget *s3l_pq_budget_new(size_t bytes);
+void s3l_pq_budget_free(struct s3l_pq_budget *b);
+
+#define S3L_PQ_OPTIONS_VERSION 1
+
+struct s3l_pq_options {
+    int version;                   /* S3L_PQ_OPTIONS_VERSION */
+    enum s3l_codec codec;          /* default ZSTD */
+    int level;                     /* codec level; 0: the codec's default (zstd 3, gzip 6) */
+    size_t page_size;              /* target uncompressed data page size, bytes; default 1 MiB */
+    size_t row_group_bytes;        /* target row group size, bytes; default 128 MiB */
+    uint64_t row_group_rows;       /* or a row count; 0: no row limit */
+    bool dictionary;               /* RLE_DICTIONARY where it pays; default true */
+    size_t dictionary_page_limit;  /* dictionary bytes before falling back to PLAIN; 1 MiB */
+    int data_page_version;         /* 1 (default) or 2 */
+    bool statistics;               /* chunk and page statistics; default true */
+    size_t statistics_max_len;     /* min/max longer than this are truncated; default 64 bytes */
+    bool page_index;               /* ColumnIndex and OffsetIndex; default true */
+    struct s3l_pq_budget *budget;  /* shared memory budget; NULL: none */
+    const char *created_by;        /* NULL: "s3land version X.Y.Z (build ...)" */
+    size_t n_kv;                   /* key/value metadata pairs (UTF-8) */
+    const char *const *kv_keys;
+    const char *const *kv_values;
+};
+
+/* Fills o with the defaults above. */
+void s3l_pq_options_init(struct s3l_pq_options *o);
+
+struct s3l_pq_writer;
+
+/*
+ * A writer of one Parquet file. schema is copied. The magic "PAR1" is written on the first flush.
+ * Errors: S3L_EINVALID_CONFIG for a schema Parquet cannot hold (names the column) or bad options;
+ * S3L_ENOMEM.
+ */
+int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_options *opts,
+                      struct s3l_pq_sink sink, struct s3l_pq_writer **out, struct s3l_error *err);
+
+/*
+ * The row API. s3l_pq_row_begin starts a row; then one value per top-level column in schema
+ * order, depth-first for nested types; s3l_pq_row_end commits it.
+ * Values: put_null for a null (refused for a non-nullable column); put_bool; put_int for every
+ * signed integer type, DATE32 (days), TIME32/TIME64 and TIMESTAMP (in the column's unit); put_uint
+ * for unsigned integers; put_double for FLOAT16/32/64; put_bytes for UTF8 and JSON (must be valid
+ * UTF-8), BINARY, FIXED_SIZE_BINARY and UUID (exact width); put_decimal with the unscaled value as
+ * a 128-bit two's complement (hi, lo) at the column's scale; put_interval for INTERVAL.
+ * A LIST value is begin_list, its items, end_list; a STRUCT is begin_struct, its fields in order,
+ * end_struct; a MAP is begin_map, key, value, key, value..., end_map.
+ * The put functions return 0 or a negative code; after the first failure the row is poisoned and
+ * s3l_pq_row_end returns that failure (S3L_EINVALID_INPUT, naming column path and row number),
+ * dropping the row. Rows appended earlier are kept.
+ */
+int s3l_pq_row_begin(struct s3l_pq_writer *w);
+int s3l_pq_put_null(struct s3l_pq_writer *w);
+int s3l_pq_put_bool(struct s3l_pq_writer *w, bool v);
+int s3l_pq_put_int(struct s3l_pq_writer *w, int64_t v);
+int s3l_pq_put_uint(struct s3l_pq_writer *w, uint64_t v);
+int s3l_pq_put_double(struct s3l_pq_writer *w, double v);
+int s3l_pq_put_bytes(struct s3l_pq_writer *w, const void *data, size_t len);
+int s3l_pq_put_decimal(struct s3l_pq_writer *w, int64_t hi, uint64_t lo);
+int s3l_pq_put_interval(struct s3l_pq_writer *w, int32_t months, int32_t days, int64_t nanos);
+int s3l_pq_begin_list(struct s3l_pq_writer *w);
+int s3l_pq_end_list(struct s3l_pq_writer *w);
+int s3l_pq_begin_struct(struct s3l_pq_writer *w);
+int s3l_pq_end_struct(struct s3l_pq_writer *w);
+int s3l_pq_begin_map(struct s3l_pq_writer *w);
+int s3l_pq_end_map(struct s3l_pq_writer *w);
+/* Commits the row, or drops it and returns its first failure. I/O and codec errors are sticky. */
+int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err);
+/* Drops the row in progress, if any. */
+void s3l_pq_row_abort(struct s3l_pq_writer *w);
+
+/* Rows committed so far. */
+uint64_t s3l_pq_writer_rows(const struct s3l_pq_writer *w);
+/*
+ * Bytes the file would have if closed now, estimated: bytes already written to the sink plus the
+ * encoded (compressed) size of the row group in progress. The destination closes a file at
+ * fileSize with it.
+ */
+uint64_t s3l_pq_writer_size_estimate(const struct s3l_pq_writer *w);
+/* Bytes already written to the sink. */
+uint64_t s3l_pq_writer_bytes_written(const struct s3l_pq_writer *w);
+
+/* Ends the row group in progress (no-op when it is empty). Sink and codec errors. */
+int s3l_pq_writer_flush(struct s3l_pq_writer *w, struct s3l_error *err);
+
+/*
+ * Flushes, writes the page indexes and the footer. Afterwards only s3l_pq_writer_free is valid.
+ * Returns the first sticky error if any write failed. A file with zero rows is still valid.
+ */
+int s3l_pq_writer_close(struct s3l_pq_writer *w, struct s3l_error *err);
+/* Frees the writer (closed or not; an unclosed file is simply abandoned). NULL is a no-op. */
+void s3l_pq_writer_free(struct s3l_pq_writer *w);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * Schemas: a tree of columns with Arrow types, as the destination records them and as the
+ * Parquet writer encodes them. Type names are written and parsed the way Arrow prints them
+ * (arrow::DataType::ToString): int64, string, binary, fixed_size_binary[16], timestamp[us, tz=UTC],
+ * date32[day], time64[ns], decimal128(18, 3), list<item: int64>, struct<a: int64, b: string>,
+ * map<string, int64>; the usual short forms (utf8, float, double, bool, ...) are accepted too.
+ * Extension-like names used by this project: uuid, json, interval[month_day_nano] (Arrow's
+ * month_day_nano_interval).
+ */
+#ifndef S3L_SCHEMA_H
+#define S3L_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/error.h"
+
+enum s3l_type_id {
+    S3L_TYPE_BOOL = 1,
+    S3L_TYPE_INT8,
+    S3L_TYPE_INT16,
+    S3L_TYPE_INT32,
+    S3L_TYPE_INT64,
+    S3L_TYPE_UINT8,
+    S3L_TYPE_UINT16,
+    S3L_TYPE_UINT32,
+    S3L_TYPE_UINT64,
+    S3L_TYPE_FLOAT16,
+    S3L_TYPE_FLOAT32,
+    S3L_TYPE_FLOAT64,
+    S3L_TYPE_UTF8,
+    S3L_TYPE_BINARY,
+    S3L_TYPE_FIXED_SIZE_BINARY,
+    S3L_TYPE_UUID,  /* 16 bytes; Parquet FIXED_LEN_BYTE_ARRAY(16) + UUID logical type */
+    S3L_TYPE_JSON,  /* UTF-8 text; Parquet BYTE_ARRAY + JSON logical type */
+    S3L_TYPE_DATE32, /* days since 1970-01-01 */
+    S3L_TYPE_TIME32, /* unit s or ms since midnight */
+    S3L_TYPE_TIME64, /* unit us or ns since midnight */
+    S3L_TYPE_TIMESTAMP, /* unit since 1970-01-01T00:00:00 (UTC when tz is set) */
+    S3L_TYPE_DECIMAL128, /* precision 1..38, scale 0..precision */
+    S3L_TYPE_INTERVAL, /* month_day_nano: Parquet struct{months int32, days int32, nanoseconds int64} */
+    S3L_TYPE_LIST,     /* one child, named "item" by default */
+    S3L_TYPE_STRUCT,   /* n children */
+    S3L_TYPE_MAP,      /* two children: key (never nullable), value */
+};
+
+enum s3l_time_unit {
+    S3L_UNIT_SECOND = 0,
+    S3L_UNIT_MILLI,
+    S3L_UNIT_MICRO,
+    S3L_UNIT_NANO,
+};
+
+struct s3l_field;
+
+/* A type. Owned by its field; s3l_type_cleanup frees what it owns. */
+struct s3l_type {
+    enum s3l_type_id id;
+    enum s3l_time_unit unit; /* TIME32, TIME64, TIMESTAMP */
+    char *tz;                /* TIMESTAMP: NULL when the timestamp has no time zone, else "UTC" ... */
+    int32_t byte_width;      /* FIXED_SIZE_BINARY: bytes per value (>= 1); UUID: 16 */
+    int32_t precision;       /* DECIMAL128 */
+    int32_t scale;           /* DECIMAL128 */
+    size_t n_children;       /* LIST 1, MAP 2 (key, value), STRUCT n */
+    struct s3l_field *children;
+};
+
+/* A named column. key: the column is part of the stream's key and refuses nulls. */
+struct s3l_field {
+    char *name;
+    struct s3l_type type;
+    bool nullable;
+    bool key;
+};
+
+/* The top-level columns of a table. */
+struct s3l_schema {
+    size_t n_fields;
+    struct s3l_field *fields;
+};
+
+/*
+ * Parses an Arrow type name (text, len bytes) into *out. On failure returns S3L_EINVALID_CONFIG
+ * naming the offending part and what was expected; S3L_ENOMEM. *out is untouched on failure.
+ */
+int s3l_type_parse(const char *text, size_t len, struct s3l_type *out, struct s3l_error *err);
+
+/*
+ * Writes the Arrow name of t into out (cap bytes, NUL-terminated). Returns the length that the
+ * full name needs (excluding the NUL), like snprintf; a result >= cap means it was truncated.
+ */
+size_t s3l_type_format(const struct s3l_type *t, char *out, size_t cap);
+
+/* Deep copy of src into *dst. S3L_ENOMEM. */
+int s3l_type_copy(struct s3l_type *dst, const struct s3l_type *src);
+/* Structural equality, field names and nullability included. */
+bool s3l_type_equal(const struct s3l_type *a, const struct s3l_type *b);
+/* Frees what t owns (not t itself). */
+void s3l_type_cleanup(struct s3l_type *t);
+/* Frees what f owns (not f itself). */
+void s3l_field_cleanup(struct s3l_field *f);
+
+/* A new empty schema, or NULL on out-of-memory. */
+struct s3l_schema *s3l_schema_new(void);
+/* Frees a schema and everything it owns. NULL is a no-op. */
+void s3l_schema_free(struct s3l_schema *s);
+/* A deep copy, or NULL on out-of-memory. */
+struct s3l_schema *s3l_schema_copy(const struct s3l_schema *s);
+/* Appends a deep copy of f. S3L_EINVALID_ARGUMENT when the name is already there; S3L_ENOMEM. */
+int s3l_schema_add_field(struct s3l_schema *s, const struct s3l_field *f, struct s3l_error *err);
+/* Index of the top-level column named name, or -1. */
+int s3l_schema_find(const struct s3l_schema *s, const char *name, size_t name_len);
+
+/*
+ * Parses a declared schema: a JSON list of columns
+ * [{"name": "ts", "type": "timestamp[us, tz=UTC]", "nullable": true, "key": false}, ...]
+ * ("nullable" defaults to true, "key" to false; a key column is never nullable).
+ * Also accepts the schema record written by s3l_schema_to_json (an object with "columns").
+ * Errors: S3L_EINVALID_CONFIG naming the column index and what was wrong; S3L_ENOMEM.
+ */
+int s3l_schema_from_json(const char *json, size_t len, struct s3l_schema **out,
+                         struct s3l_error *err);
+
+/*
+ * Serialises s as a JSON list of columns in the form s3l_schema_from_json reads, one column per
+ * line. *out is NUL-terminated and owned by the caller (s3l_free). S3L_ENOMEM.
+ */
+int s3l_schema_to_json(const struct s3l_schema *s, char **out, size_t *out_len);
+
+#endif

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test: README's second command, and what .ci/run calls.
+#  1. installs the test tools (Debian packages, DuckDB and the other readers from npm);
+#  2. builds with -Werror and runs every CTest label;
+#  3. builds again with AddressSanitizer + UBSan and runs the unit, golden and fuzz labels;
+#  4. checks the JUnit reports: any failed, skipped or not-run test, or a label with fewer tests
+#     than tests/expected-counts.json commits to, fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh --test
+
+jobs=$(nproc)
+scripts/build.sh build
+(cd build && ctest --output-on-failure -j"$jobs" --output-junit junit.xml) || true
+
+scripts/build.sh build-asan -DS3L_SANITIZE=ON
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure -j"$jobs" -L '^(unit|golden|fuzz)$' --output-junit junit.xml) || true
+
+node scripts/check-junit.mjs tests/expected-counts.json build/junit.xml build-asan/junit.xml

@@ -1,0 +1,115 @@
+/*
+ * util: the internal toolbox every module uses: a capped owning buffer, a non-owning slice,
+ * an arena that is reset per row group or per request, and small helpers (hex, overflow checks).
+ * docs/internals/util.md has the invariants.
+ */
+#ifndef S3L_UTIL_H
+#define S3L_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "s3l/alloc.h"
+#include "s3l/error.h"
+
+#define S3L_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define S3L_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define S3L_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* A non-owning view of bytes; never assumed NUL-terminated. */
+struct s3l_slice {
+    const uint8_t *ptr;
+    size_t len;
+};
+
+static inline struct s3l_slice s3l_slice_make(const void *ptr, size_t len)
+{
+    struct s3l_slice s = {(const uint8_t *)ptr, len};
+    return s;
+}
+
+static inline struct s3l_slice s3l_slice_cstr(const char *s)
+{
+    return s3l_slice_make(s, s ? strlen(s) : 0);
+}
+
+static inline bool s3l_slice_eq(struct s3l_slice a, struct s3l_slice b)
+{
+    return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+static inline bool s3l_slice_eq_cstr(struct s3l_slice a, const char *s)
+{
+    return s3l_slice_eq(a, s3l_slice_cstr(s));
+}
+
+/*
+ * An owning, growable byte buffer with a hard cap set at init (curl's dynbuf). Appending past
+ * the cap fails with S3L_ETOO_LARGE and leaves the buffer unchanged. The bytes are always
+ * followed by a NUL that is not counted in len, so ptr can be used as a C string.
+ */
+struct s3l_buf {
+    uint8_t *ptr;
+    size_t len;
+    size_t cap; /* allocated bytes, including room for the NUL */
+    size_t max; /* hard cap on len */
+};
+
+void s3l_buf_init(struct s3l_buf *b, size_t max);
+void s3l_buf_free(struct s3l_buf *b);                  /* frees memory; b can be reused after init */
+void s3l_buf_reset(struct s3l_buf *b);                 /* len = 0, memory kept */
+int s3l_buf_reserve(struct s3l_buf *b, size_t extra); /* room for extra more bytes */
+int s3l_buf_append(struct s3l_buf *b, const void *p, size_t n);
+int s3l_buf_append_byte(struct s3l_buf *b, uint8_t c);
+int s3l_buf_append_str(struct s3l_buf *b, const char *s);
+int s3l_buf_printf(struct s3l_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Hands the bytes to the caller (free with s3l_free) and leaves b empty. Never NULL on success. */
+int s3l_buf_detach(struct s3l_buf *b, uint8_t **out, size_t *out_len);
+/* Drops the first n bytes (n <= len), moving the rest to the front. */
+void s3l_buf_consume(struct s3l_buf *b, size_t n);
+static inline void s3l_buf_truncate(struct s3l_buf *b, size_t len)
+{
+    if (len < b->len) {
+        b->len = len;
+        if (b->ptr)
+            b->ptr[len] = 0;
+    }
+}
+static inline struct s3l_slice s3l_buf_slice(const struct s3l_buf *b)
+{
+    return s3l_slice_make(b->ptr, b->len);
+}
+
+/*
+ * An arena: many small allocations freed together by reset (per row group, per request).
+ * Blocks are kept across resets up to the high-water mark. Allocations are 8-byte aligned.
+ */
+struct s3l_arena_block;
+struct s3l_arena {
+    struct s3l_arena_block *head;
+    size_t block_size;
+    size_t used_total; /* bytes handed out since the last reset */
+};
+
+void s3l_arena_init(struct s3l_arena *a, size_t block_size);
+void *s3l_arena_alloc(struct s3l_arena *a, size_t size);           /* NULL on failure */
+char *s3l_arena_strndup(struct s3l_arena *a, const char *s, size_t n); /* NUL-terminated */
+void s3l_arena_reset(struct s3l_arena *a);
+void s3l_arena_free(struct s3l_arena *a);
+
+/* Lowercase hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
+void s3l_hex_encode(const uint8_t *in, size_t n, char *out);
+
+/* a * b into *out, false on overflow. */
+static inline bool s3l_mul_size(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+#endif

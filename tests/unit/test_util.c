@@ -1,0 +1,129 @@
+/*
+ * Unit tests of util: the error table, the capped buffer, the arena, hex, and the allocator hook.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "util/util.h"
+
+static void error_names_and_first_message_wins(void **state)
+{
+    (void)state;
+    assert_string_equal(s3l_error_name(S3L_ESCHEMA_DRIFT), "SCHEMA_DRIFT");
+    assert_string_equal(s3l_error_name(12345), "UNKNOWN");
+    assert_true(s3l_error_retryable(S3L_ETHROTTLED));
+    assert_false(s3l_error_retryable(S3L_EPERMISSION_DENIED));
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_error_set(&err, S3L_EINVALID_INPUT, "line %d", 7), S3L_EINVALID_INPUT);
+    assert_int_equal(s3l_error_set(&err, S3L_EIO, "second"), S3L_EIO);
+    assert_int_equal(err.code, S3L_EINVALID_INPUT);
+    assert_string_equal(err.message, "line 7");
+    s3l_error_prefix(&err, "table %s", "t");
+    assert_string_equal(err.message, "table t: line 7");
+    s3l_error_clear(&err);
+    s3l_error_set_errno(&err, S3L_EIO, ENOENT, "open %s", "/x");
+    assert_string_equal(err.message, "open /x: No such file or directory");
+    assert_int_equal(err.sys_errno, ENOENT);
+}
+
+static void buf_cap_is_hard(void **state)
+{
+    (void)state;
+    struct s3l_buf b;
+    s3l_buf_init(&b, 10);
+    assert_int_equal(s3l_buf_append(&b, "hello", 5), 0);
+    assert_int_equal(s3l_buf_printf(&b, "%d", 12345), 0);
+    assert_int_equal(b.len, 10);
+    assert_string_equal((char *)b.ptr, "hello12345");
+    assert_int_equal(s3l_buf_append_byte(&b, 'x'), S3L_ETOO_LARGE);
+    assert_int_equal(b.len, 10);
+    s3l_buf_consume(&b, 5);
+    assert_string_equal((char *)b.ptr, "12345");
+    s3l_buf_truncate(&b, 2);
+    assert_string_equal((char *)b.ptr, "12");
+    uint8_t *p;
+    size_t n;
+    assert_int_equal(s3l_buf_detach(&b, &p, &n), 0);
+    assert_int_equal(n, 2);
+    assert_null(b.ptr);
+    s3l_free(p);
+    s3l_buf_free(&b);
+}
+
+static void arena_reuses_blocks(void **state)
+{
+    (void)state;
+    struct s3l_arena a;
+    s3l_arena_init(&a, 128);
+    char *s = s3l_arena_strndup(&a, "abcdef", 3);
+    assert_string_equal(s, "abc");
+    void *big = s3l_arena_alloc(&a, 1000);
+    assert_non_null(big);
+    assert_int_equal((uintptr_t)big % 8, 0);
+    s3l_arena_reset(&a);
+    assert_int_equal(a.used_total, 0);
+    void *again = s3l_arena_alloc(&a, 900);
+    assert_ptr_equal(again, big); /* the 1000-byte block is reused after reset */
+    s3l_arena_free(&a);
+}
+
+static void hex_matches_hand_computed(void **state)
+{
+    (void)state;
+    const uint8_t in[] = {0x00, 0x7f, 0xab, 0xff};
+    char out[9];
+    s3l_hex_encode(in, sizeof(in), out);
+    assert_string_equal(out, "007fabff");
+}
+
+static int fail_after;
+static void *counting_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    if (fail_after-- <= 0)
+        return NULL;
+    return malloc(n);
+}
+static void *counting_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (fail_after-- <= 0)
+        return NULL;
+    return realloc(p, n);
+}
+static void plain_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+static void allocator_failure_is_reported(void **state)
+{
+    (void)state;
+    struct s3l_allocator a = {counting_malloc, counting_realloc, plain_free, NULL};
+    s3l_set_allocator(&a);
+    fail_after = 0;
+    struct s3l_buf b;
+    s3l_buf_init(&b, 100);
+    assert_int_equal(s3l_buf_append(&b, "x", 1), S3L_ENOMEM);
+    assert_null(s3l_strdup("abc"));
+    s3l_set_allocator(NULL);
+    s3l_buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(error_names_and_first_message_wins),
+        cmocka_unit_test(buf_cap_is_hard),
+        cmocka_unit_test(arena_reuses_blocks),
+        cmocka_unit_test(hex_matches_hand_computed),
+        cmocka_unit_test(allocator_failure_is_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
