@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "s3l/error.h"
+#include "s3l/row.h"
 #include "s3l/schema.h"
 
 /*
@@ -118,6 +119,9 @@ int s3l_pq_end_map(struct s3l_pq_writer *w);
 int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err);
 /* Drops the row in progress, if any. */
 void s3l_pq_row_abort(struct s3l_pq_writer *w);
+
+/* The writer as a row sink (include/s3l/row.h); valid as long as w is. */
+struct s3l_row_sink s3l_pq_writer_row_sink(struct s3l_pq_writer *w);
 
 /* Rows committed so far. */
 uint64_t s3l_pq_writer_rows(const struct s3l_pq_writer *w);
