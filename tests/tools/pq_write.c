@@ -233,10 +233,13 @@ static int put_value(struct s3l_pq_writer *w, const struct s3l_type *t, json_t *
     }
     case S3L_TYPE_DECIMAL128:
         return put_decimal_text(w, json_string_value(v));
-    case S3L_TYPE_INTERVAL:
+    case S3L_TYPE_INTERVAL: {
+        json_t *ns = json_array_get(v, 2);
         return s3l_pq_put_interval(w, (int32_t)json_integer_value(json_array_get(v, 0)),
                                    (int32_t)json_integer_value(json_array_get(v, 1)),
-                                   json_integer_value(json_array_get(v, 2)));
+                                   json_is_string(ns) ? strtoll(json_string_value(ns), NULL, 10)
+                                                      : json_integer_value(ns));
+    }
     case S3L_TYPE_LIST:
         rc = s3l_pq_begin_list(w);
         for (size_t i = 0; !rc && i < json_array_size(v); i++)

@@ -107,11 +107,13 @@ static int encode_values(struct s3l_pq_writer *w, struct pq_col *c, struct s3l_b
                                      (size_t)c->n_values, bw, out);
             *enc = PQ_ENC_RLE_DICTIONARY;
             c->dict_used = true;
+            c->n_dict_pages++;
             return rc;
         }
         c->dict_on = false; /* the dictionary is full: this page and the rest are PLAIN */
     }
     c->plain_used = true;
+    c->n_plain_pages++;
     if (c->phys == PQ_BOOLEAN)
         return s3l__pq_bitpack_bools(c->values.ptr, (size_t)c->n_values, out);
     return s3l_buf_append(out, c->values.ptr, c->values.len);
@@ -303,6 +305,9 @@ int s3l__pq_chunk_write(struct s3l_pq_writer *w, struct pq_col *c, struct pq_chu
     meta->total_compressed = (int64_t)w->written - start;
     meta->total_uncompressed = c->chunk_uncompressed + (int64_t)dict_raw;
     meta->encodings = 1u << PQ_ENC_RLE;
+    meta->dict_pages = c->dict_used ? 1 : 0;
+    meta->dict_data_pages = c->n_dict_pages;
+    meta->plain_data_pages = c->n_plain_pages;
     if (c->dict_used)
         meta->encodings |= 1u << PQ_ENC_RLE_DICTIONARY | 1u << PQ_ENC_PLAIN;
     if (c->plain_used)
@@ -325,6 +330,7 @@ int s3l__pq_chunk_write(struct s3l_pq_writer *w, struct pq_col *c, struct pq_chu
     s3l__pq_dict_reset(&c->dict);
     c->dict_on = w->opts.dictionary && c->phys != PQ_BOOLEAN;
     c->dict_used = c->plain_used = false;
+    c->n_dict_pages = c->n_plain_pages = 0;
     c->chunk_values = c->chunk_uncompressed = 0;
     s3l__pq_stats_reset(&c->chunk_stats);
     c->page_index_ok = true;

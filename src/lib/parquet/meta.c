@@ -48,6 +48,26 @@ static void column_meta(struct s3l_pq_writer *w, struct s3l_tc_enc *e, const str
         s3l__tc_field_i64(e, 11, m->dict_page_offset);
     if (w->opts.statistics)
         s3l__pq_write_stats(e, 12, &m->stats, c);
+    /* 13: encoding_stats, list<PageEncodingStats {1 page_type, 2 encoding, 3 count}>: tells a
+     * reader whether every data page is dictionary-encoded (PageType DICTIONARY_PAGE 2,
+     * DATA_PAGE 0, DATA_PAGE_V2 3). */
+    int32_t data_type = w->opts.data_page_version == 2 ? 3 : 0;
+    const struct {
+        int32_t type, enc, count;
+    } es[3] = {{2, PQ_ENC_PLAIN, m->dict_pages},
+               {data_type, PQ_ENC_RLE_DICTIONARY, m->dict_data_pages},
+               {data_type, PQ_ENC_PLAIN, m->plain_data_pages}};
+    uint32_t n_es = (es[0].count > 0) + (es[1].count > 0) + (es[2].count > 0);
+    s3l__tc_field_list(e, 13, S3L_TC_STRUCT, n_es);
+    for (int i = 0; i < 3; i++) {
+        if (!es[i].count)
+            continue;
+        s3l__tc_elem_struct(e);
+        s3l__tc_field_i32(e, 1, es[i].type);
+        s3l__tc_field_i32(e, 2, es[i].enc);
+        s3l__tc_field_i32(e, 3, es[i].count);
+        s3l__tc_struct_end(e);
+    }
     s3l__tc_struct_end(e);
 }
 

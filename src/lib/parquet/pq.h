@@ -109,6 +109,7 @@ struct pq_chunk_meta {
     int64_t total_uncompressed, total_compressed;
     int64_t data_page_offset, dict_page_offset; /* dict -1 when none */
     uint32_t encodings;                         /* bit (1 << pq_encoding) */
+    int32_t dict_pages, dict_data_pages, plain_data_pages; /* for encoding_stats */
     struct pq_stats_out {
         int64_t null_count, nan_count;
         bool has_minmax, min_exact, max_exact;
@@ -156,6 +157,7 @@ struct pq_col {
     bool dict_on;              /* dictionary still in use for new pages */
     bool dict_used;            /* some page of this chunk is dictionary-encoded */
     bool plain_used;
+    int32_t n_dict_pages, n_plain_pages; /* data pages of each encoding in this chunk */
     int64_t chunk_values;
     int64_t chunk_uncompressed;
     struct pq_stats chunk_stats;
