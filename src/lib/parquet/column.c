@@ -218,7 +218,11 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
     struct pq_stats_out so;
     bool want_stats = w->opts.statistics || w->opts.page_index;
     if (want_stats) {
-        rc = s3l__pq_stats_page(c, &w->pstats);
+        if (enc == PQ_ENC_RLE_DICTIONARY && (c->phys == PQ_BYTE_ARRAY || c->phys == PQ_FLBA))
+            rc = s3l__pq_stats_page_dict(c, (const uint32_t *)(const void *)w->idx.ptr,
+                                         &c->dict, &w->bitmap, &w->pstats);
+        else
+            rc = s3l__pq_stats_page(c, &w->pstats);
         if (!rc)
             rc = s3l__pq_stats_export(c, &w->pstats, w->opts.statistics_max_len, &w->arena, &so);
         if (!rc)

@@ -92,14 +92,22 @@ struct pq_stats {
     struct s3l_buf min, max; /* PLAIN bytes without a length prefix */
 };
 
+/*
+ * A hash slot. key is the value itself for fixed-width values of at most 8 bytes (so a probe
+ * touches one cache line and no value), else the value's 64-bit hash. idx is index + 1, 0 empty.
+ */
+struct pq_dict_slot {
+    uint64_t key;
+    uint32_t idx;
+};
+
 /* The dictionary of one column chunk: PLAIN values plus an open-addressing hash of indices. */
 struct pq_dict {
     struct s3l_buf values;  /* PLAIN-encoded entries, in index order */
     uint32_t *offsets;      /* BYTE_ARRAY: start of entry i in values (n + 1 entries) */
     size_t offsets_cap;
     uint32_t n;
-    uint32_t *slots;        /* index + 1, 0 = empty */
-    uint64_t *hashes;       /* hash of the entry in each slot */
+    struct pq_dict_slot *slots; /* open addressing, linear probing */
     uint32_t slot_mask;
 };
 
@@ -210,6 +218,7 @@ struct s3l_pq_writer {
     struct s3l_buf scratch2;      /* compressed page body / headers */
     struct s3l_buf idx;           /* dictionary indices */
     struct s3l_buf hdr;           /* a page header */
+    struct s3l_buf bitmap;        /* dictionary entries used by a page */
     struct pq_stats pstats;       /* the statistics of the page being encoded */
 
     /* Budget membership. */
@@ -256,6 +265,13 @@ int s3l__pq_stats_page(const struct pq_col *c, struct pq_stats *s);
 /* Compares two bounds (PLAIN, no length prefix) in the column's order: <0, 0, >0. */
 int s3l__pq_cmp_values(const struct pq_col *c, const uint8_t *a, size_t an, const uint8_t *b,
                        size_t bn);
+/*
+ * The same over a dictionary-encoded page of BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY values: only the
+ * distinct entries the page uses (its indices idx, one per non-null value) are compared. scratch
+ * holds a bitmap of the entries seen.
+ */
+int s3l__pq_stats_page_dict(const struct pq_col *c, const uint32_t *idx, const struct pq_dict *d,
+                            struct s3l_buf *scratch, struct pq_stats *s);
 /* Merges page statistics into chunk statistics. */
 int s3l__pq_stats_merge(const struct pq_col *c, struct pq_stats *into, const struct pq_stats *s);
 /*

@@ -141,8 +141,8 @@ static int oom(struct s3l_pq_writer *w, const struct pq_node *n, int rc)
                          (unsigned long long)w->rows_seen, n->path, s3l_strerror(rc));
 }
 
-static int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t leaf, const void *p,
-                size_t len)
+static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t leaf,
+                       const void *p, size_t len)
 {
     struct pq_col *c = &w->cols[n->first_leaf + leaf];
     int rc = put_level(w, c, c->max_def);
@@ -154,11 +154,45 @@ static int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t leaf, c
     return 0;
 }
 
+/* emit() with the size known at the call site, so the copy is a single move. */
+#define EMIT_FIXED(NAME, T)                                                                        \
+    static inline int NAME(struct s3l_pq_writer *w, const struct pq_node *n, T v)                  \
+    {                                                                                              \
+        struct pq_col *c = &w->cols[n->first_leaf];                                                \
+        struct s3l_buf *b = &c->values;                                                            \
+        if (c->max_rep == 0 && b->len + sizeof(T) < b->cap &&                                      \
+            (c->max_def == 0 || c->defs.len + 1 < c->defs.cap)) {                                  \
+            if (c->max_def)                                                                        \
+                c->defs.ptr[c->defs.len++] = c->max_def;                                           \
+            memcpy(b->ptr + b->len, &v, sizeof(T));                                                \
+            b->len += sizeof(T);                                                                   \
+            c->n_levels++;                                                                         \
+            c->n_values++;                                                                         \
+            return 0;                                                                              \
+        }                                                                                          \
+        return emit(w, n, 0, &v, sizeof(T));                                                       \
+    }
+EMIT_FIXED(emit_i32, int32_t)
+EMIT_FIXED(emit_i64, int64_t)
+EMIT_FIXED(emit_f64, double)
+
 static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const void *p,
                       size_t len)
 {
     struct pq_col *c = &w->cols[n->first_leaf];
     uint32_t l32 = (uint32_t)len;
+    struct s3l_buf *b = &c->values;
+    if (c->max_rep == 0 && b->len + 4 + len < b->cap &&
+        (c->max_def == 0 || c->defs.len + 1 < c->defs.cap)) {
+        if (c->max_def)
+            c->defs.ptr[c->defs.len++] = c->max_def;
+        memcpy(b->ptr + b->len, &l32, 4);
+        memcpy(b->ptr + b->len + 4, p, len);
+        b->len += 4 + len;
+        c->n_levels++;
+        c->n_values++;
+        return 0;
+    }
     int rc = put_level(w, c, c->max_def);
     if (!rc)
         rc = buf_put(&c->values, &l32, 4);
@@ -195,7 +229,8 @@ int s3l_pq_row_begin(struct s3l_pq_writer *w)
     }
     w->in_row = true;
     w->poisoned = false;
-    s3l_error_clear(&w->row_err);
+    if (w->row_err.code) /* cleared lazily: most rows never fail */
+        s3l_error_clear(&w->row_err);
     w->depth = 1;
     w->frames[0] = (struct pq_frame){.node = &w->root};
     w->cur_rep = 0;
@@ -252,7 +287,7 @@ static int put_double_node(struct s3l_pq_writer *w, const struct pq_node *n, dou
 {
     switch (n->type.id) {
     case S3L_TYPE_FLOAT64:
-        return emit(w, n, 0, &v, 8);
+        return emit_f64(w, n, v);
     case S3L_TYPE_FLOAT32: {
         float f = (float)v;
         if (isfinite(v) && !isfinite(f))
@@ -311,11 +346,9 @@ static int put_signed_node(struct s3l_pq_writer *w, const struct pq_node *n, int
     if ((n->type.id == S3L_TYPE_TIME32 || n->type.id == S3L_TYPE_TIMESTAMP) &&
         n->type.unit == S3L_UNIT_SECOND && !scale_i64(v, 1000, &v))
         return fail(w, n, "%lld seconds cannot be held in milliseconds", (long long)v);
-    if (w->cols[n->first_leaf].phys == PQ_INT32) {
-        int32_t x = (int32_t)v;
-        return emit(w, n, 0, &x, 4);
-    }
-    return emit(w, n, 0, &v, 8);
+    if (w->cols[n->first_leaf].phys == PQ_INT32)
+        return emit_i32(w, n, (int32_t)v);
+    return emit_i64(w, n, v);
 }
 
 int s3l_pq_put_int(struct s3l_pq_writer *w, int64_t v)

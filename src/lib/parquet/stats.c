@@ -278,6 +278,58 @@ int s3l__pq_stats_page(const struct pq_col *c, struct pq_stats *s)
     return rc;
 }
 
+int s3l__pq_stats_page_dict(const struct pq_col *c, const uint32_t *idx, const struct pq_dict *d,
+                            struct s3l_buf *scratch, struct pq_stats *s)
+{
+    s3l__pq_stats_reset(s);
+    s->null_count = (int64_t)(c->n_levels - c->n_values);
+    if (c->n_values == 0 || d->n == 0)
+        return 0;
+    size_t words = ((size_t)d->n + 63) / 64;
+    s3l_buf_reset(scratch);
+    int rc = s3l_buf_reserve(scratch, words * 8);
+    if (rc)
+        return rc;
+    uint64_t *bm = (uint64_t *)(void *)scratch->ptr;
+    memset(bm, 0, words * 8);
+    for (uint64_t i = 0; i < c->n_values; i++)
+        bm[idx[i] >> 6] |= 1ull << (idx[i] & 63);
+    bool var = c->phys == PQ_BYTE_ARRAY;
+    const uint8_t *lo = NULL, *hi = NULL;
+    size_t lon = 0, hin = 0;
+    for (size_t wi = 0; wi < words; wi++) {
+        for (uint64_t m = bm[wi]; m; m &= m - 1) {
+            uint32_t e = (uint32_t)(wi * 64 + (size_t)__builtin_ctzll(m));
+            const uint8_t *v;
+            size_t n;
+            if (var) {
+                v = d->values.ptr + d->offsets[e] + 4;
+                n = d->offsets[e + 1] - d->offsets[e] - 4;
+            } else {
+                v = d->values.ptr + (size_t)e * c->value_width;
+                n = c->value_width;
+            }
+            if (is_nan_value(c, v)) {
+                /* Count each NaN value, not each distinct one. */
+                for (uint64_t i = 0; i < c->n_values; i++)
+                    s->nan_count += idx[i] == e;
+                continue;
+            }
+            if (!lo || s3l__pq_cmp_values(c, v, n, lo, lon) < 0)
+                lo = v, lon = n;
+            if (!hi || s3l__pq_cmp_values(c, v, n, hi, hin) > 0)
+                hi = v, hin = n;
+        }
+    }
+    if (!lo)
+        return 0;
+    rc = set_bound(&s->min, lo, lon);
+    rc = rc ? rc : set_bound(&s->max, hi, hin);
+    s->has_minmax = true;
+    fix_zeros(c, s);
+    return rc;
+}
+
 int s3l__pq_stats_merge(const struct pq_col *c, struct pq_stats *into, const struct pq_stats *s)
 {
     into->null_count += s->null_count;
