@@ -94,7 +94,8 @@ static int encode_values(struct s3l_pq_writer *w, struct pq_col *c, struct s3l_b
 {
     *enc = PQ_ENC_PLAIN;
     int rc;
-    if (c->dict_on) {
+    /* A page of only nulls has no values to look up: it is PLAIN (and empty). */
+    if (c->dict_on && c->n_values > 0) {
         rc = s3l__pq_dict_encode(&c->dict, c, w->opts.dictionary_page_limit, &w->idx);
         if (rc < 0)
             return rc;

@@ -202,6 +202,8 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
             return rc;
         d->offsets[0] = 0;
     }
+    if (c->n_values == 0)
+        return 0;
     const uint8_t *p = c->values.ptr;
     const uint8_t *end = p + c->values.len;
     bool direct = !var && width <= 8;
