@@ -10,6 +10,12 @@
  * Memory: each writer buffers at most one row group of encoded pages. Writers may share one
  * s3l_pq_budget; when the sum of their buffered bytes reaches it, the largest row group in
  * progress is flushed early. Column buffers are reused between row groups.
+ * Per writer, while a row group is in progress (docs/internals/parquet.md):
+ *   bytes ~= sum over leaf columns of (compressed pages of the chunk so far
+ *            + page buffers (< page_size + one row) + dictionary (<= dictionary_page_limit)
+ *            + its hash table (16 B per slot, <= 4 slots per entry))
+ *            + scratch (~ 2 x page_size + the codec's bound) + footer metadata (~100 B per page).
+ * The budget counts the first three terms of every member writer, updated at each row end.
  */
 #ifndef S3L_PARQUET_H
 #define S3L_PARQUET_H
@@ -47,7 +53,11 @@ const char *s3l_codec_name(enum s3l_codec codec);
 
 /* A memory budget shared by writers (thread-safe). */
 struct s3l_pq_budget;
-/* A budget of `bytes` (default 48 MiB when 0). NULL on out-of-memory. */
+/*
+ * A budget of `bytes` (default 48 MiB when 0). NULL on out-of-memory. Free it after every writer
+ * that uses it. When the sum reaches the budget, the member holding the most is flushed: at once
+ * if it is the writer ending a row, otherwise at its own next row end (thread-safe).
+ */
 struct s3l_pq_budget *s3l_pq_budget_new(size_t bytes);
 void s3l_pq_budget_free(struct s3l_pq_budget *b);
 
@@ -58,16 +68,18 @@ struct s3l_pq_options {
     enum s3l_codec codec;          /* default ZSTD */
     int level;                     /* codec level; 0: the codec's default (zstd 3, gzip 6) */
     size_t page_size;              /* target uncompressed data page size, bytes; default 1 MiB */
-    size_t row_group_bytes;        /* target row group size, bytes; default 128 MiB */
+    size_t row_group_bytes;        /* row group ends when its buffered encoded bytes reach
+                                      this; default 128 MiB */
     uint64_t row_group_rows;       /* or a row count; 0: no row limit */
     bool dictionary;               /* RLE_DICTIONARY where it pays; default true */
     size_t dictionary_page_limit;  /* dictionary bytes before falling back to PLAIN; 1 MiB */
     int data_page_version;         /* 1 (default) or 2 */
     bool statistics;               /* chunk and page statistics; default true */
-    size_t statistics_max_len;     /* min/max longer than this are truncated; default 64 bytes */
+    size_t statistics_max_len;     /* BYTE_ARRAY min/max longer than this are truncated (max
+                                      rounded up); default 64 bytes */
     bool page_index;               /* ColumnIndex and OffsetIndex; default true */
     struct s3l_pq_budget *budget;  /* shared memory budget; NULL: none */
-    const char *created_by;        /* NULL: "s3land version X.Y.Z (build ...)" */
+    const char *created_by;        /* NULL: "s3land version X.Y.Z" (copied) */
     size_t n_kv;                   /* key/value metadata pairs (UTF-8) */
     const char *const *kv_keys;
     const char *const *kv_values;
