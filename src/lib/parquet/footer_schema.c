@@ -26,6 +26,7 @@ static void drop_type(struct s3l_type *t);
 static void drop_field(struct s3l_field *fl)
 {
     s3l_free(fl->name);
+    fl->name = NULL;
     drop_type(&fl->type);
 }
 
