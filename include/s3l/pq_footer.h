@@ -195,8 +195,10 @@ typedef int (*s3l_pq_read_fn)(void *ctx, uint64_t off, void *buf, size_t len,
                               struct s3l_error *err);
 
 /*
- * Reads the footer of a Parquet file of file_size bytes through read (at most two reads: the last
- * 64 KiB, then the rest of the metadata when it is longer). opts may be NULL for the defaults.
+ * Reads the footer of a Parquet file of file_size bytes through read: the last 64 KiB (or the whole
+ * file when smaller), the 4 magic bytes at offset 0 when not already read, and the rest of the
+ * metadata when it is longer than the first read (at most 3 reads, 1 for a file under 64 KiB).
+ * opts may be NULL for the defaults.
  * On success *out is a new footer, freed with s3l_pq_footer_free.
  * Errors (the message names the file and the byte offset):
  *   S3L_ECORRUPT: file shorter than 12 bytes, bad magic at offset 0 or file_size - 4, metadata
@@ -239,11 +241,15 @@ const char *s3l_pq_repetition_name(int32_t repetition);
  * LogicalTypes.md: logical types first, converted types for older files, the LIST and MAP
  * backward-compatibility rules, and a bare repeated field as a list of required items.
  * INT96 maps to timestamp[ns]; INTERVAL (converted, FLBA 12) and unannotated FLBA to
- * fixed_size_binary. A struct{months, days, nanoseconds} comes back as a struct.
+ * fixed_size_binary; BSON, GEOMETRY, GEOGRAPHY, UNKNOWN (all-null) and logical types newer than
+ * this reader to their physical type (binary, int32, ...), which keeps every byte. A
+ * struct{months, days, nanoseconds} comes back as a struct. Field names are the file's (DuckDB
+ * and Arrow name list items "element"). Every field is a copy; nothing points into f.
  * *out is allocated with s3l_malloc and freed with s3l_schema_free.
- * Errors: S3L_EUNSUPPORTED naming the column for what has no Arrow type here (BSON, VARIANT,
- * GEOMETRY, unknown logical types, a decimal beyond precision 38); S3L_ECORRUPT for a LIST or MAP
- * group that breaks LogicalTypes.md; S3L_ENOMEM.
+ * Errors: S3L_EUNSUPPORTED naming the column for VARIANT and a decimal beyond precision 38;
+ * S3L_ECORRUPT naming the column for a LIST or MAP group that breaks LogicalTypes.md, a TIME or
+ * TIMESTAMP without a unit, an INTEGER of another bit width, an invalid physical type;
+ * S3L_ENOMEM.
  */
 int s3l_pq_footer_schema(const struct s3l_pq_footer *f, struct s3l_schema **out,
                          struct s3l_error *err);
