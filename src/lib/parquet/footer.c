@@ -14,7 +14,8 @@
 #include "parquet/footer_internal.h"
 
 #define TAIL_READ (64 * 1024)  /* the first read: enough for most footers, one request */
-#define MAX_NESTING 1000       /* deeper schemas are refused: levels are int16 */
+#define MAX_NESTING 256        /* deeper schemas are refused (bounds the schema mapping's
+                                  recursion; real schemas nest a few levels) */
 
 void s3l_pq_footer_options_init(struct s3l_pq_footer_options *o)
 {

@@ -10,8 +10,6 @@
  *    items ("Nested Types", unannotated repeated fields).
  * The tree is built with s3l_malloc so that s3l_schema_free releases it.
  */
-#include <stdio.h>
-
 #include "parquet/footer_internal.h"
 
 struct mapper {
@@ -202,6 +200,13 @@ static int bad_group(struct mapper *m, const struct s3l_pq_schema_element *se, c
                          se->name, why);
 }
 
+/* Whether name is "<list>_tuple" (LogicalTypes.md, Lists, backward-compatibility rule 3). */
+static bool is_tuple_name(const char *name, const char *list)
+{
+    size_t n = strlen(name), l = strlen(list);
+    return n == l + 6 && strncmp(name, list, l) == 0 && strcmp(name + l, "_tuple") == 0;
+}
+
 /* LogicalTypes.md "Lists", backward-compatibility rules 1-4: which element is the item. */
 static int list_type(struct mapper *m, size_t i, struct s3l_type *t)
 {
@@ -214,10 +219,8 @@ static int list_type(struct mapper *m, size_t i, struct s3l_type *t)
     int rc = children(m, t, 1);
     if (rc)
         return rc;
-    char tuple[512];
-    snprintf(tuple, sizeof(tuple), "%s_tuple", se->name);
     bool rep_is_item = rep->num_children != 1 || strcmp(rep->name, "array") == 0 ||
-                       strcmp(rep->name, tuple) == 0;
+                       is_tuple_name(rep->name, se->name);
     /* Rules 1-3: the repeated field itself is the (required) item; rule 4: its only child. */
     return map_field(m, rep_is_item ? r : r + 1, rep_is_item, &t->children[0]);
 }
