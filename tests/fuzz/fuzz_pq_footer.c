@@ -5,7 +5,8 @@
  * statistic) so ASan sees any size that lies. Memory is capped at 64 MiB per input.
  * Built with libFuzzer under clang (S3L_FUZZ), else replayed over corpus/pq_footer by
  * replay_main.c. The corpus holds the golden files of tests/golden/duckdb, their FileMetaData,
- * and truncated, flipped and re-framed variants.
+ * truncated, flipped and re-framed variants, and the inputs named min-* that a 5-minute
+ * coverage-guided libFuzzer run kept (-merge=1).
  */
 #include <stddef.h>
 #include <stdint.h>
