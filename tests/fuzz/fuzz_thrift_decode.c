@@ -5,7 +5,8 @@
  * depth limit, leak, or report success with the decoder in an error state.
  * Built with libFuzzer under clang (S3L_FUZZ), else replayed over corpus/thrift_decode by
  * replay_main.c. The corpus holds FileMetaData and page index bytes of the golden files of
- * tests/golden/duckdb, truncations and byte flips of them, and hand-made edge cases.
+ * tests/golden/duckdb, truncations and byte flips of them, hand-made edge cases, and the inputs
+ * named min-* that a 5-minute coverage-guided libFuzzer run kept (-merge=1).
  */
 #include <stddef.h>
 #include <stdint.h>
