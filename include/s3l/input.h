@@ -66,7 +66,7 @@ struct s3l_record {
 
 enum s3l_input_format {
     S3L_INPUT_NDJSON = 1, /* one JSON object per line (blank lines skipped) */
-    S3L_INPUT_JSON,       /* one JSON array of objects: [{...}, {...}] */
+    S3L_INPUT_JSON,       /* one JSON array of objects [{...}, {...}], or objects back to back */
     S3L_INPUT_CSV,        /* RFC 4180 with a header row */
 };
 
@@ -96,7 +96,8 @@ struct s3l_reader;
 /*
  * Opens a reader over fd (not owned: the caller closes it after s3l_reader_free). When
  * start_offset > 0 the reader seeks there (lseek, or reads and discards on a pipe); for JSON it
- * then expects ',' or ']' (the offset is just after an element), for CSV it needs csv_header.
+ * then expects ',' or ']' (just after an array element) or '{' (the next top-level object), for
+ * CSV it needs csv_header.
  * Errors: S3L_EINVALID_ARGUMENT (bad options; CSV resume without header), S3L_EIO (seek/read
  * failed, naming the input), S3L_ENOMEM.
  */

@@ -171,13 +171,33 @@ static void json_array_stream(void **state)
     assert_string_equal(run.out, "");
 }
 
+static void json_top_level_objects(void **state)
+{
+    (void)state;
+    static const char objs[] = "{\"a\": {\"b\": [1,\n2]}}\n" /* lines 1-2, bytes 0-20 */
+                               "{\"c\": \"}\"}{\"d\":1}\n";   /* line 3, bytes 21-31, 31-38 */
+    const char *want = "L1 O0-20 {\"a\":{\"b\":[1,2]}}\n"
+                       "L3 O21-31 {\"c\":\"}\"}\n"
+                       "L3 O31-38 {\"d\":1}\n";
+    struct run run;
+    read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out, want);
+    read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 20, 2, &run);
+    assert_string_equal(run.out, "L3 O21-31 {\"c\":\"}\"}\nL3 O31-38 {\"d\":1}\n");
+    read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 38, 3, &run);
+    assert_string_equal(run.out, "");
+    read_all(pipe_with("{\"a\":1} [1]"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O0-7 {\"a\":1}\nE in.json line 1 (byte offset 8): expected "
+                                 "'{' (the next top-level object)\n");
+}
+
 static void json_array_errors(void **state)
 {
     (void)state;
     struct run run;
-    read_all(pipe_with("{\"a\":1}"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
-    assert_string_equal(run.out,
-                        "E in.json line 1 (byte offset 0): expected '[' (a JSON array of objects)\n");
+    read_all(pipe_with("x"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "E in.json line 1 (byte offset 0): expected '[' (a JSON array of "
+                                 "objects) or '{' (objects)\n");
     read_all(pipe_with("[{\"a\":1} {\"a\":2}]"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
     assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\n"
                                  "E in.json line 1 (byte offset 9): expected ',' or ']' after an "
@@ -236,6 +256,7 @@ int main(void)
         cmocka_unit_test(ndjson_records_lines_offsets),
         cmocka_unit_test(ndjson_errors_and_recovery),
         cmocka_unit_test(json_array_stream),
+        cmocka_unit_test(json_top_level_objects),
         cmocka_unit_test(json_array_errors),
         cmocka_unit_test(bad_options),
     };

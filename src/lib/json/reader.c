@@ -244,7 +244,13 @@ static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
 
 /* ---- one JSON array of objects ------------------------------------------------------------- */
 
-enum { J_START, J_FIRST, J_AFTER, J_ELEMENT, J_DONE };
+/*
+ * States: before '[' (or the first object), after '[', after an element, after ',', after ']';
+ * J_OBJECTS reads top-level objects one after another (a file that is one object, such as a
+ * GeoJSON FeatureCollection, or pretty-printed objects back to back); J_RESUME is where a reader
+ * opened at an offset starts: ',' or ']' continue an array, '{' continues objects.
+ */
+enum { J_START, J_FIRST, J_AFTER, J_ELEMENT, J_DONE, J_OBJECTS, J_RESUME };
 
 /* Moves head over whitespace (counting lines). 1 when a byte is at head, 0 at the end, < 0. */
 static int skip_ws(struct s3l_reader *r, struct s3l_error *err)
@@ -347,7 +353,8 @@ static int json_element(struct s3l_reader *r, struct s3l_record *rec, struct s3l
     r->line += count_lines(r, start, end);
     r->head = r->scan_pos = end;
     r->offset = r->base + end;
-    r->jstate = J_AFTER;
+    if (r->jstate != J_OBJECTS)
+        r->jstate = J_AFTER;
     return scan_object(r, rec, err);
 }
 
@@ -358,18 +365,32 @@ static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_er
         if (rc < 0)
             return rc;
         if (rc == 0) {
-            if (r->jstate == J_START || r->jstate == J_DONE)
+            if (r->jstate == J_START || r->jstate == J_DONE || r->jstate == J_OBJECTS ||
+                r->jstate == J_RESUME)
                 return 0;
             return json_fatal(r, err, "',' or ']' (the input ended inside the array)");
         }
         uint8_t c = r->buf.ptr[r->head];
         switch (r->jstate) {
         case J_START:
+        case J_RESUME:
+            if (c == '{') {
+                r->jstate = J_OBJECTS;
+                return json_element(r, rec, err);
+            }
+            if (r->jstate == J_RESUME) {
+                r->jstate = J_AFTER;
+                break;
+            }
             if (c != '[')
-                return json_fatal(r, err, "'[' (a JSON array of objects)");
+                return json_fatal(r, err, "'[' (a JSON array of objects) or '{' (objects)");
             r->head++;
             r->jstate = J_FIRST;
             break;
+        case J_OBJECTS:
+            if (c != '{')
+                return json_fatal(r, err, "'{' (the next top-level object)");
+            return json_element(r, rec, err);
         case J_FIRST:
             if (c == ']') {
                 r->head++;
@@ -455,7 +476,7 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
         r->scan_pos = r->head;
         r->offset = opt->start_offset;
         r->started = true;
-        r->jstate = J_AFTER;
+        r->jstate = J_RESUME;
     }
     if (rc == 0 && opt->format == S3L_INPUT_CSV)
         rc = s3l__csv_open(r, err);
