@@ -41,10 +41,14 @@ enum s3l_value_kind {
 #define S3L_VALUE_TEXT 0x1u /* a CSV field: text whose type is read from its shape */
 #define S3L_VALUE_INT 0x2u  /* a NUMBER without fraction or exponent */
 
-/* One entry of a record's tape. Pointers stay valid until the next s3l_reader_next. */
+/*
+ * One entry of a record's tape (24 bytes). Pointers stay valid until the next s3l_reader_next.
+ * kind and flags are 16-bit rather than char-sized on purpose: a store through a char type may
+ * alias anything, which would make the compiler reload the scanner's state after every entry.
+ */
 struct s3l_value {
-    uint8_t kind;  /* enum s3l_value_kind */
-    uint8_t flags; /* S3L_VALUE_* */
+    uint16_t kind;  /* enum s3l_value_kind */
+    uint16_t flags; /* S3L_VALUE_* */
     uint32_t len;  /* bytes (STRING, NUMBER), elements (ARRAY) or members (OBJECT) */
     uint32_t end;  /* index of the first entry after this value and everything inside it */
     uint32_t pos;  /* byte offset of the value within its record (for messages) */

@@ -130,7 +130,7 @@ static int scan_error(struct s3l_reader *r, struct s3l_record *rec, int rc, stru
                          r->scan.err_what ? r->scan.err_what : "valid JSON");
 }
 
-static const char *kind_name(uint8_t kind)
+static const char *kind_name(unsigned kind)
 {
     static const char *const names[] = {"null", "false", "true", "a number",
                                         "a string", "an array", "an object"};
