@@ -403,7 +403,7 @@ static int local_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb
         return S3L_ENOMEM;
     struct walk w = {ls->root, slash ? slash + 1 : prefix, NULL, 0, 0, err};
     int rc = walk_dir(&w, key_dir, true);
-    if (rc == 0)
+    if (rc == 0 && w.n > 1)
         qsort(w.keys, w.n, sizeof(*w.keys), cmp_keys);
     for (size_t i = 0; i < w.n && rc == 0; i++) {
         struct s3l_object_info info;
