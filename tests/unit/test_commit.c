@@ -228,22 +228,45 @@ static void rollover_and_listing(void **state)
 static void fencing_stops_a_zombie(void **state)
 {
     struct fx *f = *state;
-    struct s3l_dest *old = open_dest(f, 1, 0);
-    struct s3l_dest *young = open_dest(f, 1, 0);
-    assert_int_equal(s3l_dest_generation(young), 2);
-    struct s3l_dest_stream *st;
     struct s3l_error err = {0};
+    /* The old writer has claimed generation 1 and staged; a new one claims 2 and recovers. */
+    struct s3l_dest *old = open_dest(f, 1, 0);
+    struct s3l_dest_stream *st;
     assert_int_equal(s3l_dest_stream(old, NULL, "t", &schema2, &st, &err), 0);
     struct s3l_row_sink k;
     s3l_dest_lane_sink(st, 0, &k);
     put_row(&k, 1, "zombie");
+    assert_int_equal(s3l_dest_generation(old), 1);
+    struct s3l_dest *young = open_dest(f, 1, 0);
+    assert_int_equal(s3l_dest_generation(young), 2);
+    struct s3l_dest_stream *yst;
+    assert_int_equal(s3l_dest_stream(young, NULL, "t", &schema2, &yst, &err), 0);
+    struct s3l_row_sink yk;
+    s3l_dest_lane_sink(yst, 0, &yk);
+    put_row(&yk, 2, "young");
     assert_int_equal(s3l_dest_commit(old, "{}", NULL, &err), S3L_EFENCED);
     assert_non_null(strstr(err.message, "generation 2"));
     s3l_dest_abort(old);
-    assert_false(exists(f, "_openetl/markers/t/p1-00000000000000000001.json"));
     assert_false(exists(f, "t/p1-00000000000000000001-g00000000000000000001-00000.parquet"));
+    assert_int_equal(s3l_dest_commit(young, "{}", NULL, &err), 0);
+    assert_true(exists(f, "t/p1-00000000000000000001-g00000000000000000002-00000.parquet"));
     s3l_dest_free(old);
     s3l_dest_free(young);
+    /* Two writers open at once: the second to claim is fenced before it stages anything. */
+    struct s3l_dest *a = open_dest(f, 1, 0), *b = open_dest(f, 1, 0);
+    assert_int_equal(s3l_dest_generation(a), 3);
+    assert_int_equal(s3l_dest_generation(b), 3);
+    assert_int_equal(s3l_dest_stream(a, NULL, "t", &schema2, &st, &err), 0);
+    assert_int_equal(s3l_dest_stream(b, NULL, "t", &schema2, &yst, &err), 0);
+    s3l_dest_lane_sink(st, 0, &k);
+    s3l_dest_lane_sink(yst, 0, &yk);
+    put_row(&k, 3, "a");
+    assert_int_equal(yk.ops->row_begin(yk.ctx), S3L_EFENCED);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_dest_commit(b, "{}", NULL, &err), S3L_EFENCED);
+    assert_int_equal(s3l_dest_commit(a, "{}", NULL, &err), 0);
+    s3l_dest_free(a);
+    s3l_dest_free(b);
 }
 
 static void dead_letters_commit_with_their_epoch(void **state)

@@ -245,25 +245,3 @@ int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
     s3l_free(key);
     return rc;
 }
-
-int s3l__ckpt_bump(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *c,
-                   struct s3l_error *err)
-{
-    /* Two writers starting at once race on the conditional write; the loser reads again. */
-    for (int attempt = 0;; attempt++) {
-        int rc = s3l__ckpt_read(s, pipeline, c, err);
-        if (rc)
-            return rc;
-        c->generation++;
-        struct s3l_error e2 = {0};
-        rc = s3l__ckpt_write(s, c, c->generation, &e2);
-        if (rc == 0)
-            return 0;
-        s3l__ckpt_cleanup(c);
-        if ((rc != S3L_EFENCED && rc != S3L_ECONFLICT) || attempt >= 20) {
-            if (err && err->code == 0)
-                *err = e2;
-            return rc;
-        }
-    }
-}

@@ -104,9 +104,6 @@ int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *
  */
 int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
                     struct s3l_error *err);
-/* Step 0: read, add 1 to the generation, write back conditionally (retrying races). */
-int s3l__ckpt_bump(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *c,
-                   struct s3l_error *err);
 
 /* The marker key of (T, pipeline, epoch) (s3l_free). */
 char *s3l__marker_key(const char *table, const char *pipeline, uint64_t epoch);

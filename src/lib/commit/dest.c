@@ -57,7 +57,8 @@ struct s3l_dest {
     uint64_t file_size;
     unsigned lanes;
     bool allow_type_changes;
-    uint64_t generation;
+    uint64_t generation; /* this writer's: the checkpoint's at open + 1 */
+    bool claimed;        /* the checkpoint holds this generation (step 0 done) */
     int broken; /* a commit failed after its commit point: only reopening recovers */
     struct s3l__ckpt ck;
     struct s3l_dest_stream **streams;
@@ -120,6 +121,37 @@ static char *fmt_alloc(const char *fmt, ...)
         va_end(ap);
     }
     return p;
+}
+
+/*
+ * Step 0 of the protocol: write this writer's generation into the checkpoint, conditionally on
+ * the version read at open, before anything is staged. It is done at the first thing that needs
+ * it (staging a file, a dead letter, a changed state, gc, a recovery), so that rerunning a
+ * finished command writes nothing at all. A checkpoint changed since open means another writer
+ * started (and may have committed epochs this one would re-read): this one is fenced.
+ */
+static int claim(struct s3l_dest *d, struct s3l_error *err)
+{
+    pthread_mutex_lock(&d->mu);
+    int rc = 0;
+    if (!d->claimed) {
+        uint64_t before = d->ck.generation;
+        d->ck.generation = d->generation;
+        struct s3l_error e2 = {0};
+        rc = s3l__ckpt_write(d->store, &d->ck, d->generation, &e2);
+        if (rc == S3L_ECONFLICT)
+            rc = s3l_error_set(err, S3L_EFENCED,
+                               "pipeline %s: another writer took the checkpoint since this one "
+                               "opened; it stops without staging anything", d->pipeline);
+        else if (rc && err && err->code == 0)
+            *err = e2;
+        if (rc)
+            d->ck.generation = before;
+        else
+            d->claimed = true;
+    }
+    pthread_mutex_unlock(&d->mu);
+    return rc;
 }
 
 /* --- staging files --- */
@@ -224,7 +256,9 @@ static int lane_open_file(struct lane *l)
     else
         snprintf(name, sizeof(name), "%s-%020llu-g%020llu-%05u-%05u%s", d->pipeline, e, g,
                  l->index, l->next_file, d->codec.ext);
-    int rc = staging_begin(d, &l->f, l->st->table, name, false, &l->err);
+    int rc = claim(d, &l->err);
+    if (rc == 0)
+        rc = staging_begin(d, &l->f, l->st->table, name, false, &l->err);
     if (rc == 0) {
         struct s3l_pq_sink sink = {lane_sink_write, l};
         rc = d->codec.open(d->codec.ctx, l->st->schema, sink, &l->w, &l->err);
@@ -384,6 +418,8 @@ int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, 
         return S3L_ENOMEM;
     pthread_mutex_lock(&st->dl_mu);
     int rc = st->dl_sticky;
+    if (rc == 0 && !st->dl.up)
+        rc = claim(d, err);
     if (rc == 0 && !st->dl.up) {
         char name[192];
         snprintf(name, sizeof(name), "%s-%020llu-g%020llu.ndjson", d->pipeline,
@@ -589,6 +625,19 @@ static int set_state(struct s3l_dest *d, const char *state_json, char **old)
     return 0;
 }
 
+/* Whether the runner's state text is the recorded one, compared as JSON values. */
+static bool same_state(const char *recorded, const char *state_json)
+{
+    if (!recorded)
+        return false;
+    json_t *a = json_loads(recorded, JSON_DECODE_ANY, NULL);
+    json_t *b = json_loads(state_json, JSON_DECODE_ANY, NULL);
+    bool same = a && b && json_equal(a, b);
+    json_decref(a);
+    json_decref(b);
+    return same;
+}
+
 int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_commit_info *info,
                     struct s3l_error *err)
 {
@@ -604,9 +653,13 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
     if (rc)
         return rc;
     if (d->n_staged == 0) {
-        /* No stream had rows: no file, no marker; only the runner's positions move. */
-        if (state_json)
-            rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
+        /* No stream had rows: no file, no marker; only the runner's positions move (and
+         * nothing at all is written when they did not). */
+        if (state_json && !same_state(old_state, state_json)) {
+            rc = claim(d, err);
+            if (rc == 0)
+                rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
+        }
     } else {
         for (size_t i = 0; i < d->n_staged; i++) {
             if (d->staged[i].deadletter) {
@@ -689,11 +742,15 @@ static int gc_collect(void *ctx, const struct s3l_object_info *info)
 
 int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err)
 {
+    /* Claim first: a writer of the generation gc is about to judge dead must be fenced. */
+    int rc = claim(d, err);
+    if (rc)
+        return rc;
     char *prefix = fmt_alloc("_openetl/staging/%s/", d->pipeline);
     if (!prefix)
         return S3L_ENOMEM;
     struct gc_ctx g = {d, strlen(prefix), NULL, 0, 0};
-    int rc = s3l_store_list(d->store, prefix, gc_collect, &g, err);
+    rc = s3l_store_list(d->store, prefix, gc_collect, &g, err);
     uint64_t n = 0;
     for (size_t i = 0; i < g.n; i++) {
         if (rc == 0) {
@@ -769,14 +826,17 @@ int s3l__dest_open_codec(struct s3l_store *store, const struct s3l_dest_options 
     d->allow_type_changes = o->allow_type_changes;
     d->pipeline = s3l_strdup(o->pipeline_id);
     rc = d->pipeline ? 0 : S3L_ENOMEM;
-    /* Step 0: a new generation before anything is staged. */
     if (rc == 0)
-        rc = s3l__ckpt_bump(store, d->pipeline, &d->ck, err);
+        rc = s3l__ckpt_read(store, d->pipeline, &d->ck, err);
     if (rc == 0) {
-        d->generation = d->ck.generation;
-        /* Step 5: a pending epoch is committed under the generation recorded with it. */
-        if (d->ck.has_pending)
-            rc = s3l__finish_pending(store, &d->ck, d->generation, err);
+        d->generation = d->ck.generation + 1;
+        /* Step 5: a pending epoch is committed under the generation recorded with it, by a
+         * writer that claimed its own generation first (so an older one is fenced). */
+        if (d->ck.has_pending) {
+            rc = claim(d, err);
+            if (rc == 0)
+                rc = s3l__finish_pending(store, &d->ck, d->generation, err);
+        }
     }
     if (rc) {
         dest_free_fields(d);
