@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "commit/commit.h"
@@ -34,7 +35,8 @@ struct fx {
 static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof(*f));
-    snprintf(f->dir, sizeof(f->dir), "/tmp/s3l-commit-XXXXXX");
+    snprintf(f->dir, sizeof(f->dir), "%s/s3l-commit-XXXXXX",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
     if (!mkdtemp(f->dir))
         return -1;
     snprintf(f->url, sizeof(f->url), "file://%s", f->dir);
@@ -405,9 +407,11 @@ static void fail_at_every_op_then_recover(void **state)
     unsigned k;
     unsigned runs = 0;
     for (k = 1;; k++) {
-        char dir[] = "/tmp/s3l-fault-XXXXXX";
+        char dir[64];
+        snprintf(dir, sizeof(dir), "%s/s3l-fault-XXXXXX",
+                 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
         assert_non_null(mkdtemp(dir));
-        char url[64];
+        char url[96];
         snprintf(url, sizeof(url), "file://%s", dir);
         struct s3l_test_run r = {.url = url, .pipeline = "pf", .lanes = 2, .tables = 2,
                                  .file_size = 40, .total_rows = 24, .epoch_rows = 10,
