@@ -1,0 +1,133 @@
+/*
+ * The pipeline runner's bookkeeping: who a pipeline is and where each of its inputs stands.
+ *
+ * A pipeline reads inputs (files or stdin) into a table destination in epochs. Its identity is a
+ * name-based UUID (RFC 4122 section 4.3, version 5, SHA-1) over the canonical destination URL,
+ * the table path T (NAMESPACE/TABLE or TABLE) and the sorted real paths of its inputs, so a rerun
+ * from another directory, or with a trailing slash on the URL, is the same pipeline (issue 3,
+ * item 6). Each input's position is its identity (real path, device, inode), the byte offset
+ * after the last checkpointed epoch, the SHA-256 of the (up to) 4 KiB before that offset, and for
+ * CSV the header line. The destination keeps the positions as an opaque JSON value inside its
+ * checkpoint; on a rerun the runner reads them back, refuses an input that was rotated, truncated
+ * or rewritten, and resumes every other input at its offset.
+ *
+ * stdin (path "-") and other non-seekable inputs cannot be replayed: their position records the
+ * offset only (no identity, no hash) and is never verified.
+ */
+#ifndef S3L_PIPELINE_H
+#define S3L_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/error.h"
+
+/* Bytes before an input's offset that are hashed to detect a rewrite. */
+#define S3L_INPUT_HASH_WINDOW 4096
+
+/*
+ * The fixed namespace UUID of pipeline ids (chosen once, never to change: changing it would give
+ * every existing pipeline a new id and re-land its inputs).
+ */
+#define S3L_PIPELINE_NAMESPACE "221245c7-ac52-4405-b24f-f3fd2fdc3460"
+
+/* Length of a UUID in text form, without the NUL. */
+#define S3L_UUID_STR_LEN 36
+
+/* Where one input stands. Owned strings are freed by s3l_input_position_cleanup. */
+struct s3l_input_position {
+    char *path;         /* real path (realpath(3)), or "-" for stdin */
+    bool replayable;    /* a regular file: identity and hash are meaningful */
+    uint64_t dev;       /* st_dev of the file; 0 when not replayable */
+    uint64_t ino;       /* st_ino of the file; 0 when not replayable */
+    uint64_t offset;    /* bytes of the input consumed by committed epochs */
+    char sha256[65];    /* lowercase hex SHA-256 of bytes [max(0, offset - 4096), offset); "" when
+                           not replayable */
+    char *csv_header;   /* the CSV header line as read (no line end), or NULL */
+};
+
+/*
+ * Opens the input at `path` for reading ("-" is stdin: *fd_out is 0, not to be closed) and fills
+ * *pos with its identity: real path, device and inode, offset 0 and the hash of no bytes.
+ * *pos is overwritten (call s3l_input_position_cleanup when done); *fd_out is owned by the caller.
+ * Errors: S3L_ENOT_FOUND (missing), S3L_EPERMISSION_DENIED (unreadable), S3L_EINVALID_INPUT (a
+ * directory), S3L_EIO, S3L_ENOMEM; each names the path.
+ */
+int s3l_input_open(const char *path, struct s3l_input_position *pos, int *fd_out,
+                   struct s3l_error *err);
+
+/* Frees what pos owns and zeroes it. NULL is a no-op. */
+void s3l_input_position_cleanup(struct s3l_input_position *pos);
+
+/* Deep copy of src into *dst (dst is overwritten). S3L_ENOMEM. */
+int s3l_input_position_copy(struct s3l_input_position *dst, const struct s3l_input_position *src);
+
+/*
+ * Records that the input read through fd (the file pos describes) is consumed up to `offset`
+ * bytes: sets pos->offset and, for a replayable input, re-hashes the window before it with
+ * pread(2), leaving the file position unchanged. Errors: S3L_EIO (read failed or the file is
+ * shorter than offset), naming the path.
+ */
+int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t offset,
+                               struct s3l_error *err);
+
+/*
+ * Checks that the input now open as fd (described by `current`, from s3l_input_open) is the
+ * same file, with the same bytes before the offset, as `recorded` (from the checkpoint). Rotated
+ * (another device/inode at the path), truncated (shorter than the offset) and rewritten (the
+ * hashed window differs) inputs are refused with S3L_EINVALID_INPUT naming the path and what
+ * changed; so is a recorded position for stdin when the input now is a file, or the reverse.
+ * A non-replayable recorded position verifies trivially. S3L_EIO when reading fails.
+ */
+int s3l_input_position_verify(const struct s3l_input_position *recorded,
+                              const struct s3l_input_position *current, int fd,
+                              struct s3l_error *err);
+
+/*
+ * Canonical form of a destination URL: "file:///abs/path" (lexically normalised: no "//", "."
+ * or ".." segments, no trailing slash), a bare path ("lake", "/tmp/lake") taken as a file://
+ * URL relative to the working directory, or "s3://bucket/prefix" without trailing slashes.
+ * *out is NUL-terminated and owned by the caller (s3l_free).
+ * Errors: S3L_EINVALID_CONFIG for an empty URL, an unknown scheme or a relative file:// path;
+ * S3L_EIO when the working directory cannot be found; S3L_ENOMEM.
+ */
+int s3l_url_canonical(const char *url, char **out, struct s3l_error *err);
+
+/*
+ * The deterministic pipeline id: UUIDv5 (namespace S3L_PIPELINE_NAMESPACE) over the UTF-8 name
+ * "<canonical url>\n<table path>\n<path 1>\n...<path n>\n", the paths sorted bytewise (strcmp)
+ * and given as real paths ("-" for stdin). url must already be canonical (s3l_url_canonical).
+ * out receives 36 characters and a NUL (lowercase). Errors: S3L_EINVALID_ARGUMENT for an empty
+ * url or table; S3L_ENOMEM.
+ */
+int s3l_pipeline_id(const char *url, const char *table_path, const char *const *paths, size_t n,
+                    char out[S3L_UUID_STR_LEN + 1], struct s3l_error *err);
+
+/* Whether s is a UUID in text form (8-4-4-4-12 hex digits); for --pipeline-id. */
+bool s3l_uuid_valid(const char *s);
+
+/*
+ * Serialises n positions as the JSON object the destination keeps in its checkpoint:
+ * {"version":1,"inputs":[{"path":..,"replayable":..,"dev":..,"ino":..,"offset":..,
+ * "sha256":..,"csv_header":..}, ...]} (csv_header omitted when NULL). *out is NUL-terminated,
+ * owned by the caller (s3l_free). S3L_ENOMEM.
+ */
+int s3l_positions_to_json(const struct s3l_input_position *pos, size_t n, char **out);
+
+/*
+ * Parses what s3l_positions_to_json wrote. *out is an array of *n_out positions owned by the
+ * caller (free with s3l_positions_free). Errors: S3L_ECORRUPT naming the entry and field that is
+ * missing or of the wrong type, or an unknown version; S3L_ENOMEM.
+ */
+int s3l_positions_from_json(const char *json, size_t len, struct s3l_input_position **out,
+                            size_t *n_out, struct s3l_error *err);
+
+/* Frees an array of n positions. NULL is a no-op. */
+void s3l_positions_free(struct s3l_input_position *pos, size_t n);
+
+/* The position for real path `path` in pos[0..n), or NULL. */
+const struct s3l_input_position *s3l_positions_find(const struct s3l_input_position *pos,
+                                                    size_t n, const char *path);
+
+#endif
