@@ -22,6 +22,8 @@
 #include <stdint.h>
 
 #include "s3l/error.h"
+#include "s3l/parquet.h"
+#include "s3l/schema.h"
 
 /* Bytes before an input's offset that are hashed to detect a rewrite. */
 #define S3L_INPUT_HASH_WINDOW 4096
@@ -129,5 +131,112 @@ void s3l_positions_free(struct s3l_input_position *pos, size_t n);
 /* The position for real path `path` in pos[0..n), or NULL. */
 const struct s3l_input_position *s3l_positions_find(const struct s3l_input_position *pos,
                                                     size_t n, const char *path);
+
+/* ---- The runner ------------------------------------------------------------------------------ */
+
+/* What happens to a record that does not fit the schema (issue 3, item 5). */
+enum s3l_bad_records {
+    S3L_BAD_RECORDS_FAIL = 0,    /* the epoch holding it is not committed; the run stops */
+    S3L_BAD_RECORDS_SKIP,        /* dropped and counted */
+    S3L_BAD_RECORDS_DEAD_LETTER, /* written with its reason under URL/_openetl/deadletter/T/ */
+};
+
+/* Write dispositions. Only APPEND exists on plain files; the others are refused at start. */
+enum s3l_disposition {
+    S3L_DISPOSITION_APPEND = 0,
+    S3L_DISPOSITION_REPLACE,
+    S3L_DISPOSITION_MERGE,
+};
+
+/* Where a failure of s3l_pipeline_run came from, so a caller can tell input from store. */
+enum s3l_pipeline_side {
+    S3L_SIDE_NONE = 0,
+    S3L_SIDE_CONFIG,      /* options, schema file */
+    S3L_SIDE_INPUT,       /* opening, reading or parsing an input; a changed input */
+    S3L_SIDE_DESTINATION, /* the store and the commit protocol */
+};
+
+/* What a progress callback is told. */
+enum s3l_pipeline_event {
+    S3L_EVENT_PROGRESS = 1, /* periodically (about every 0.5 s) while rows flow */
+    S3L_EVENT_COMMIT,       /* an epoch was committed (its marker written) */
+    S3L_EVENT_RECOVERED,    /* a pending epoch of an earlier run was committed at start */
+    S3L_EVENT_UP_TO_DATE,   /* at start: every input is already committed to its end */
+    S3L_EVENT_BAD_RECORD,   /* a record was skipped or dead-lettered (message in `message`) */
+};
+
+/* Counters since the start of the run; times in ns. */
+struct s3l_pipeline_stats {
+    uint64_t rows;          /* rows accepted into the table */
+    uint64_t rows_bad;      /* rows skipped or dead-lettered */
+    uint64_t bytes_in;      /* input bytes consumed */
+    uint64_t bytes_out;     /* Parquet bytes committed */
+    uint64_t files;         /* data files committed */
+    uint64_t epochs;        /* epochs committed by this run */
+    uint64_t last_epoch;    /* number of the last committed epoch (0: none yet) */
+    int64_t elapsed_ns;     /* since s3l_pipeline_run started */
+};
+
+struct s3l_pipeline_report {
+    enum s3l_pipeline_event event;
+    const struct s3l_pipeline_stats *stats;
+    /* COMMIT: the committed position of each input (n_inputs entries), for resuming stdin. */
+    const struct s3l_input_position *inputs;
+    size_t n_inputs;
+    const char *message; /* BAD_RECORD: why (names file, line, column); else NULL */
+};
+
+typedef void (*s3l_pipeline_report_cb)(void *ctx, const struct s3l_pipeline_report *report);
+
+#define S3L_PIPELINE_OPTIONS_VERSION 1
+
+/* Options of one run. Fill with s3l_pipeline_options_init, then set what differs. */
+struct s3l_pipeline_options {
+    int version;                 /* S3L_PIPELINE_OPTIONS_VERSION */
+    const char *url;             /* destination; any form s3l_url_canonical takes */
+    const char *table;           /* required */
+    const char *ns;              /* namespace, or NULL */
+    const struct s3l_schema *schema; /* declared schema, or NULL to infer */
+    const char *input_format;    /* "ndjson" (default), "json" (an array) or "csv" */
+    const char *const *inputs;   /* paths, "-" for stdin; n_inputs >= 1 */
+    size_t n_inputs;
+    enum s3l_codec codec;        /* default ZSTD */
+    int codec_level;             /* 0: the codec's default */
+    uint64_t file_size;          /* bytes at which a data file closes; default 256 MiB */
+    size_t row_group_bytes;      /* default 128 MiB (the memory budget may flush earlier) */
+    uint64_t row_group_rows;     /* 0: no row limit */
+    size_t memory;               /* budget of buffered Parquet bytes, all lanes; default 48 MiB */
+    uint64_t epoch_rows;         /* commit every this many rows; 0: no row limit; default 1e6 */
+    int64_t commit_interval_ns;  /* commit at least this often; 0: no time limit; default 60 s */
+    unsigned lanes;              /* encoding threads; default 1 */
+    const char *pipeline_id;     /* a UUID, or NULL for the deterministic id */
+    bool allow_type_changes;     /* let the destination update a changed column's type */
+    enum s3l_time_unit timestamp_unit; /* MICRO (default) or NANO */
+    enum s3l_bad_records bad_records;
+    enum s3l_disposition disposition;
+    size_t max_record_size;      /* bytes; default 16 MiB */
+    size_t infer_rows;           /* records sampled for inference; default 1,000 */
+    s3l_pipeline_report_cb report; /* may be NULL */
+    void *report_ctx;
+};
+
+/* Fills o with the defaults above. */
+void s3l_pipeline_options_init(struct s3l_pipeline_options *o);
+
+/*
+ * Runs a pipeline to the end of its inputs: opens the destination (creating a file:// root),
+ * commits a pending epoch left by an earlier run, verifies each input against its recorded
+ * position (refusing a changed one), resumes each at its offset, and commits an epoch every
+ * epoch_rows rows or commit_interval_ns, and at the end of the input. stats (may be NULL) gets
+ * the final counters, also on failure. *side (may be NULL) says where a failure came from.
+ * Errors: S3L_EUNSUPPORTED for a replace or merge disposition (before any data moves, with the
+ * reason); S3L_EINVALID_CONFIG for bad options; the input's errors (S3L_ENOT_FOUND,
+ * S3L_EPERMISSION_DENIED, S3L_EINVALID_INPUT naming file, line and column, S3L_ETOO_LARGE for a
+ * record over max_record_size); the destination's (S3L_ESCHEMA_DRIFT, S3L_EFENCED,
+ * S3L_ENO_SPACE, S3L_EPERMISSION_DENIED, S3L_EIO, ...). On failure the epoch in progress is not
+ * committed and nothing committed before is touched.
+ */
+int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipeline_stats *stats,
+                     enum s3l_pipeline_side *side, struct s3l_error *err);
 
 #endif
