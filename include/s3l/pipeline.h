@@ -132,6 +132,25 @@ void s3l_positions_free(struct s3l_input_position *pos, size_t n);
 const struct s3l_input_position *s3l_positions_find(const struct s3l_input_position *pos,
                                                     size_t n, const char *path);
 
+struct s3l_store;
+
+/*
+ * Reads the checkpoint of pipeline `id` on store without taking the pipeline over (no generation
+ * bump, nothing written): *state gets the runner's positions JSON (NULL when none; s3l_free),
+ * *pending whether an epoch awaits recovery, *committed_epoch the last committed epoch; each out
+ * pointer may be NULL. A missing checkpoint is success with NULL, false, 0.
+ * Errors: S3L_ECORRUPT (not a JSON object, naming the key); the store's errors; S3L_ENOMEM.
+ */
+int s3l_pipeline_peek(struct s3l_store *store, const char *id, char **state, bool *pending,
+                      uint64_t *committed_epoch, struct s3l_error *err);
+
+/*
+ * Calls cb(ctx, id) for every pipeline with a checkpoint on store, in byte order of ids. cb's
+ * non-zero result stops the listing and is returned. The store's errors.
+ */
+int s3l_pipeline_list(struct s3l_store *store, int (*cb)(void *ctx, const char *id), void *ctx,
+                      struct s3l_error *err);
+
 /* ---- The runner ------------------------------------------------------------------------------ */
 
 /* What happens to a record that does not fit the schema (issue 3, item 5). */

@@ -20,67 +20,6 @@
 
 #include "pipeline/runner.h"
 
-/* ---- A source: one decimal integer per line; a line starting with 'x' is a bad record. ---- */
-
-struct line_source {
-    struct s3l__source base;
-    int fd;
-    uint64_t off, start;
-    char line[64];
-};
-
-static int ls_next(struct s3l__source *s, struct s3l_row_sink sink, uint64_t *offset_after,
-                   struct s3l_slice *raw, struct s3l_error *err)
-{
-    struct line_source *ls = (struct line_source *)s;
-    size_t n = 0;
-    char c;
-    while (n < sizeof(ls->line) - 1 && pread(ls->fd, &c, 1, (off_t)(ls->off + n)) == 1) {
-        ls->line[n++] = c;
-        if (c == '\n')
-            break;
-    }
-    if (n == 0)
-        return 0;
-    ls->line[n] = 0;
-    uint64_t line_start = ls->off;
-    ls->off += n;
-    *offset_after = ls->off;
-    if (ls->line[0] == 'x') {
-        *raw = s3l_slice_make(ls->line, n - 1);
-        return s3l_error_set(err, S3L_EINVALID_INPUT, "bad record at offset %llu",
-                             (unsigned long long)line_start);
-    }
-    sink.ops->row_begin(sink.ctx);
-    sink.ops->put_int(sink.ctx, strtoll(ls->line, NULL, 10));
-    return sink.ops->row_end(sink.ctx, err) == 0 ? 1 : -1;
-}
-
-static uint64_t ls_bytes(struct s3l__source *s)
-{
-    struct line_source *ls = (struct line_source *)s;
-    return ls->off - ls->start;
-}
-
-static void ls_free(struct s3l__source *s)
-{
-    free(s);
-}
-
-static const struct s3l__source_ops line_source_ops = {ls_next, ls_bytes, ls_free};
-
-static int ls_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd, uint64_t offset,
-                   struct s3l__source **out, struct s3l_error *err)
-{
-    struct line_source *ls = calloc(1, sizeof(*ls));
-    assert_non_null(ls);
-    ls->base.ops = &line_source_ops;
-    ls->fd = fd;
-    ls->off = ls->start = offset;
-    *out = &ls->base;
-    return 0;
-}
-
 /* ---- A destination keeping everything in memory. ---- */
 
 struct mem_dest {
@@ -125,8 +64,7 @@ static int md_positions(void *ctx, char **json, bool *pending, struct s3l_error 
     return 0;
 }
 
-static int md_start(void *ctx, const struct s3l_schema *schema, uint64_t *recovered,
-                    struct s3l_error *err)
+static int md_start(void *ctx, uint64_t *recovered, struct s3l_error *err)
 {
     struct mem_dest *d = ctx;
     d->starts++;
@@ -177,8 +115,70 @@ static int md_reject(void *ctx, const void *raw, size_t len, const char *reason,
 
 static void md_close(void *ctx) { (void)ctx; }
 
-static const struct s3l__dest_ops mem_dest_ops = {md_positions, md_start, md_sink, md_commit,
-                                                  md_reject, md_close};
+static const struct s3l__dest_ops mem_dest_ops = {md_positions, md_start, md_commit, md_reject,
+                                                  md_close};
+
+/* ---- A source: one decimal integer per line; a line starting with 'x' is a bad record. ---- */
+
+struct line_source {
+    struct s3l__source base;
+    int fd;
+    uint64_t off, start;
+    char line[64];
+};
+
+static int ls_next(struct s3l__source *s, unsigned lane, uint64_t *offset_after,
+                   struct s3l_slice *raw, struct s3l_error *err)
+{
+    struct s3l_row_sink sink = md_sink(&D, lane);
+    struct line_source *ls = (struct line_source *)s;
+    size_t n = 0;
+    char c;
+    while (n < sizeof(ls->line) - 1 && pread(ls->fd, &c, 1, (off_t)(ls->off + n)) == 1) {
+        ls->line[n++] = c;
+        if (c == '\n')
+            break;
+    }
+    if (n == 0)
+        return 0;
+    ls->line[n] = 0;
+    uint64_t line_start = ls->off;
+    ls->off += n;
+    *offset_after = ls->off;
+    if (ls->line[0] == 'x') {
+        *raw = s3l_slice_make(ls->line, n - 1);
+        return s3l_error_set(err, S3L_EINVALID_INPUT, "bad record at offset %llu",
+                             (unsigned long long)line_start);
+    }
+    sink.ops->row_begin(sink.ctx);
+    sink.ops->put_int(sink.ctx, strtoll(ls->line, NULL, 10));
+    return sink.ops->row_end(sink.ctx, err) == 0 ? 1 : -1;
+}
+
+static uint64_t ls_bytes(struct s3l__source *s)
+{
+    struct line_source *ls = (struct line_source *)s;
+    return ls->off - ls->start;
+}
+
+static void ls_free(struct s3l__source *s)
+{
+    free(s);
+}
+
+static const struct s3l__source_ops line_source_ops = {ls_next, ls_bytes, ls_free};
+
+static int ls_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd, uint64_t offset,
+                   struct s3l__source **out, struct s3l_error *err)
+{
+    struct line_source *ls = calloc(1, sizeof(*ls));
+    assert_non_null(ls);
+    ls->base.ops = &line_source_ops;
+    ls->fd = fd;
+    ls->off = ls->start = offset;
+    *out = &ls->base;
+    return 0;
+}
 
 static int64_t fake_now;
 static int64_t fake_clock(void)
@@ -239,7 +239,7 @@ static int run(struct s3l_pipeline_options *o, struct events *ev, struct s3l_pip
     memset(ev, 0, sizeof(*ev));
     o->report = on_report;
     o->report_ctx = ev;
-    struct s3l__runner_env env = {&mem_dest_ops, &D, ls_open, NULL, NULL, fake_clock, 1};
+    struct s3l__runner_env env = {&mem_dest_ops, &D, ls_open, NULL, fake_clock, 1};
     memset(st, 0, sizeof(*st));
     int rc = s3l__runner_loop(o, &env, &pos, &fd, 1, st, side, err);
     close(fd);

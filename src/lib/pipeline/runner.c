@@ -141,10 +141,16 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
     for (uint64_t k = 0;; k++) {
         uint64_t off = l->cur[i];
         struct s3l_slice raw = {0};
-        rc = src->ops->next(src, l->env->dest->sink(l->env->dest_ctx, l->lane), &off, &raw,
-                            err);
-        if (rc == 0)
+        rc = src->ops->next(src, l->lane, &off, &raw, err);
+        if (rc == 0) {
+            /* The end: the source may have consumed bytes after its last record (blank lines, a
+             * JSON array's closing bracket), which belong to no epoch but must be recorded. */
+            if (off != l->cur[i]) {
+                l->cur[i] = off;
+                l->dirty = true;
+            }
             break;
+        }
         if (rc == 1) {
             l->st->rows++;
             l->epoch_rows++;
@@ -260,7 +266,7 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
     uint64_t recovered = 0;
     if (rc == 0) {
         *side = S3L_SIDE_DESTINATION;
-        rc = env->dest->start(env->dest_ctx, env->schema, &recovered, err);
+        rc = env->dest->start(env->dest_ctx, &recovered, err);
     }
     if (rc == 0 && recovered) {
         stats->last_epoch = recovered;
