@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "s3l/error.h"
+#include "s3l/s3.h"
 #include "util/util.h"
 
 /* ------------------------------------------------------------------ URI encoding (uri.c) */
@@ -109,5 +110,69 @@ int s3l__sha256_hex(const void *data, size_t len, char out[65]);
 
 /* Formats t as YYYYMMDDTHHMMSSZ (UTC) into out[17]. */
 void s3l__amz_date(time_t t, char out[17]);
+
+/* ------------------------------------------------------------------ XML (xml.c) */
+
+/*
+ * A small tree of an S3 XML answer, built with expat. Element names have their namespace
+ * dropped; text is kept for leaf elements only (S3 answers carry no mixed content). A document
+ * with a DOCTYPE is refused (no entity expansion at all), as is one nested deeper than 32 or
+ * holding more than 1,000,000 elements; input size is already capped by the transport.
+ */
+struct s3l__xml_node {
+    const char *name;
+    const char *text; /* "" when none */
+    struct s3l__xml_node *child, *last_child, *next;
+};
+
+struct s3l__xml_doc {
+    struct s3l_arena arena;
+    struct s3l__xml_node *root;
+};
+
+/* Parses data into doc (which the caller frees with s3l__xml_doc_free, also on failure).
+ * Returns 0 or S3L_ECORRUPT (message names line and column), S3L_ENOMEM. */
+int s3l__xml_parse(struct s3l__xml_doc *doc, const void *data, size_t len, struct s3l_error *err);
+void s3l__xml_doc_free(struct s3l__xml_doc *doc);
+/* The first child of n named name, or NULL. */
+const struct s3l__xml_node *s3l__xml_child(const struct s3l__xml_node *n, const char *name);
+/* The text of n's first child named name, or NULL when there is none. */
+const char *s3l__xml_text(const struct s3l__xml_node *n, const char *name);
+
+/* An S3 <Error> answer. Fields are "" when absent. */
+struct s3l__s3_error_body {
+    char code[64];
+    char message[256];
+    char request_id[128];
+    char region[64];      /* <Region> of a redirect or an AuthorizationHeaderMalformed */
+    char server_time[64]; /* <ServerTime> of RequestTimeTooSkewed */
+};
+
+/* Whether body is an <Error> document; if so fills e. Never fails: garbage is "not an error". */
+bool s3l__xml_error(const void *body, size_t len, struct s3l__s3_error_body *e);
+
+/* Parsers of each answer into the public shapes of include/s3l/s3.h. Each returns 0, or
+ * S3L_ECORRUPT when the document is not the one expected (the message says which root it has),
+ * or S3L_ENOMEM. Outputs are zeroed first and owned by the caller. */
+int s3l__xml_list_objects(const void *body, size_t len, struct s3l_s3_list_page *page,
+                          struct s3l_error *err);
+int s3l__xml_initiate(const void *body, size_t len, char **upload_id, struct s3l_error *err);
+int s3l__xml_complete(const void *body, size_t len, char etag[S3L_S3_ETAG_MAX],
+                      struct s3l_error *err);
+int s3l__xml_copy_result(const void *body, size_t len, char etag[S3L_S3_ETAG_MAX],
+                         int64_t *mtime_ns, struct s3l_error *err);
+int s3l__xml_list_parts(const void *body, size_t len, struct s3l_s3_parts_page *page,
+                        struct s3l_error *err);
+int s3l__xml_list_uploads(const void *body, size_t len, struct s3l_s3_uploads_page *page,
+                          struct s3l_error *err);
+/* DeleteResult: the first <Error> entry, if any, is reported through e (key in e->message). */
+int s3l__xml_delete_result(const void *body, size_t len, size_t *n_deleted,
+                           struct s3l__s3_error_body *e, struct s3l_error *err);
+
+/* Copies an ETag without its surrounding quotes (S3 sends them quoted, RGW sometimes not). */
+void s3l__etag_copy(char dst[S3L_S3_ETAG_MAX], const char *src, size_t len);
+/* ISO 8601 (2026-11-30T04:30:15.000Z) or RFC 7231 (Mon, 30 Nov 2026 04:30:15 GMT) to ns since
+ * the epoch; 0 when it cannot be parsed. */
+int64_t s3l__parse_time_ns(const char *s);
 
 #endif
