@@ -175,4 +175,117 @@ void s3l__etag_copy(char dst[S3L_S3_ETAG_MAX], const char *src, size_t len);
  * the epoch; 0 when it cannot be parsed. */
 int64_t s3l__parse_time_ns(const char *s);
 
+/* ------------------------------------------------------------------ client and transport */
+
+#include <curl/curl.h>
+#include <stdio.h>
+
+struct s3l_s3_client {
+    char *region;
+    char *scheme;         /* "https" or "http" */
+    char *host;           /* endpoint host[:port], or "s3.REGION.amazonaws.com" on AWS */
+    bool aws;             /* no endpoint was set */
+    bool path_style;
+    bool creds_from_env;  /* credentials may be re-read after AUTH_EXPIRED */
+    char *access_key, *secret_key, *session_token;
+    char *ca_file;
+    struct curl_slist *resolve;
+    CURLM *multi;
+    FILE *trace;
+    long connect_timeout_ms, low_speed_time_s, backoff_base_ms, backoff_max_ms;
+    int max_attempts;
+    size_t max_response, max_request;
+    int max_in_flight;
+    int in_flight_limit;  /* lowered on SlowDown, raised again after successes */
+    int successes_since_slowdown;
+    enum s3l_s3_integrity integrity;
+    bool sign_payload;
+    long clock_offset_s;  /* server time minus ours, learnt from RequestTimeTooSkewed */
+    uint64_t rng;
+    struct s3l__sigv4_cache key_cache;
+    /* counters, for tests and the trace */
+    uint64_t n_requests, n_retries, n_slowdowns;
+};
+
+#define S3L__MAX_HDRS 20
+#define S3L__MAX_QUERY 8
+
+/* One S3 request and, after s3l__http_run, its answer. Zero it, fill the inputs, run, then
+ * s3l__http_req_cleanup. Inputs are borrowed and must outlive the run. */
+struct s3l__http_req {
+    const char *op;     /* S3 operation name: trace and error messages */
+    const char *method; /* GET HEAD PUT POST DELETE */
+    const char *bucket;
+    const char *key;    /* NULL or "" for bucket-level requests */
+    struct s3l__kv query[S3L__MAX_QUERY];
+    size_t n_query;
+    struct s3l__kv headers[S3L__MAX_HDRS]; /* signed, besides host/date/sha256/token */
+    size_t n_headers;
+    const uint8_t *body;
+    size_t body_len;
+    bool has_body;        /* send a body (Content-Length body_len, 0 allowed) */
+    size_t max_response;  /* 0: client default */
+    bool no_low_speed;    /* CompleteMultipartUpload: never abandoned for being slow */
+    bool error_in_200;    /* a 200 may carry an <Error> (Complete, Copy, UploadPartCopy) */
+    bool not_found_ok;    /* 404 is an answer, not an error (DeleteObject on RGW, HEAD probe) */
+    /* answer */
+    long status;
+    struct s3l_buf resp;
+    char etag[S3L_S3_ETAG_MAX];
+    char request_id[128];
+    char bucket_region[64];
+    char date[64];
+    char last_modified[64];
+    char upload_meta[128];
+    char content_range[128];
+    uint64_t content_length;
+    bool have_content_length;
+    int attempts;
+    int rc;
+    struct s3l_error err;
+    /* private to http.c */
+    CURL *easy;
+    struct curl_slist *slist;
+    size_t body_off;
+    int64_t next_at_ms;
+    int64_t started_ms;
+    int state;
+    bool too_large;
+    char payload_hash[65];
+    char curl_err[CURL_ERROR_SIZE];
+};
+
+/* Runs n requests, at most c->in_flight_limit at once, each retried as include/s3l/s3.h says.
+ * Returns 0 when all succeeded, else the first failing request's code with err copied from it;
+ * each request's own rc and err are kept. */
+int s3l__http_run(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n,
+                  struct s3l_error *err);
+void s3l__http_req_cleanup(struct s3l__http_req *r);
+/* Adds a header to r (names and values borrowed). Returns 0 or S3L_EINTERNAL when full. */
+int s3l__http_add_header(struct s3l__http_req *r, const char *name, const char *value);
+int s3l__http_add_query(struct s3l__http_req *r, const char *name, const char *value);
+
+/* Maps an HTTP status and S3 error code to the taxonomy (DESIGN.md section 5). */
+int s3l__s3_code_to_error(long status, const char *s3_code);
+
+/* Checks a bucket name and a key against S3's rules before anything is sent. */
+int s3l__check_bucket(const char *bucket, struct s3l_error *err);
+int s3l__check_key(const char *key, struct s3l_error *err);
+
+/* Base64 of n bytes into out (4 * ceil(n / 3) + 1 bytes). */
+void s3l__base64(const uint8_t *in, size_t n, char *out);
+/* CRC32C (Castagnoli, RFC 3720) of data. */
+uint32_t s3l__crc32c(const void *data, size_t len);
+
+/* Shared by the operations (client.c, multipart.c). */
+int s3l__run1(struct s3l_s3_client *c, struct s3l__http_req *r, struct s3l_error *err);
+void s3l__object_from_head(const struct s3l__http_req *r, struct s3l_s3_object *o);
+/* Adds Content-MD5 or x-amz-checksum-crc32c for data; buf64 (>= 32 bytes) holds the value. */
+int s3l__integrity_header(struct s3l_s3_client *c, struct s3l__http_req *r, const void *data,
+                          size_t len, char *buf64);
+/* SSE, storage class, metadata, content type; conditions too unless create. */
+int s3l__put_headers(struct s3l__http_req *r, const struct s3l_s3_put_options *o, bool create);
+/* x-amz-copy-source: /BUCKET/KEY with the key URI-encoded. */
+int s3l__copy_source(struct s3l_buf *b, const char *src_bucket, const char *src_key);
+
 #endif
