@@ -63,7 +63,7 @@ struct s3l_s3_config {
     long backoff_max_ms;     /* 0: 10,000 */
     size_t max_response_bytes; /* 0: 16 MiB; cap on an XML answer (GetObject has its own cap) */
     size_t max_request_bytes;  /* 0: 5 GiB; PutObject / UploadPart bodies above fail TOO_LARGE */
-    int max_in_flight;       /* 0: 4; requests run at once by s3l_s3_upload_parts */
+    int max_in_flight;       /* 0: 4 (at most 64); requests at once in s3l_s3_upload_parts */
     enum s3l_s3_integrity integrity;
     bool sign_payload;       /* sign the body's SHA-256 instead of UNSIGNED-PAYLOAD */
 };
@@ -236,5 +236,55 @@ void s3l_s3_uploads_page_free(struct s3l_s3_uploads_page *p);
 int s3l_s3_list_uploads(struct s3l_s3_client *c, const char *bucket, const char *prefix,
                         const char *key_marker, const char *upload_id_marker, int max,
                         struct s3l_s3_uploads_page *page, struct s3l_error *err);
+
+/* ------------------------------------------------------------------ streaming uploads */
+
+/*
+ * A streaming upload: bytes are written in any pieces; they become parts of part_size bytes
+ * (0: 8 MiB; at least 5 MiB, S3's minimum for all parts but the last), sent up to the client's
+ * max_in_flight at once, so memory is bounded by part_size * max_in_flight, never by the object.
+ * Nothing is visible until publish. An object that fits in one part is one PutObject (an empty
+ * object is a PutObject with Content-Length 0); a larger one is a multipart upload, created at
+ * the first full part with x-amz-meta-s3land-upload set to a random token, so that a Complete
+ * whose outcome is unknown (reset, 5xx, NoSuchUpload after a lost answer) is settled by a HEAD:
+ * the object is ours when it carries our token and our size. Conditions (opts->if_none_match,
+ * if_match) go on the PutObject, or on the Complete (AWS honours them there; RGW 16 ignores
+ * them, so callers that need a conditional write on RGW keep those objects below part_size).
+ */
+struct s3l_s3_upload;
+
+/* Starts an upload of bucket/key. opts (may be NULL) is copied. */
+int s3l_s3_upload_begin(struct s3l_s3_client *c, const char *bucket, const char *key,
+                        const struct s3l_s3_put_options *opts, size_t part_size,
+                        struct s3l_s3_upload **out, struct s3l_error *err);
+
+/* Appends len bytes. On failure the upload is poisoned: publish fails, abort cleans up. */
+int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
+                        struct s3l_error *err);
+
+/* Makes the object visible (PutObject, or the last parts then CompleteMultipartUpload, then a
+ * HEAD when the store's ETag is empty) and fills out (may be NULL). Frees u, also on failure
+ * (a failed multipart upload is aborted). Never a low-speed timeout on the Complete. */
+int s3l_s3_upload_publish(struct s3l_s3_upload *u, struct s3l_s3_object *out,
+                          struct s3l_error *err);
+
+/* Abandons the upload (AbortMultipartUpload when one was created) and frees u. NULL: no-op. */
+void s3l_s3_upload_abort(struct s3l_s3_upload *u);
+
+/* Bytes written so far. */
+uint64_t s3l_s3_upload_size(const struct s3l_s3_upload *u);
+
+/*
+ * Server-side copy of src_bucket/src_key to bucket/key: CopyObject up to threshold bytes (0: 5 GiB,
+ * S3's CopyObject limit), else a multipart upload of UploadPartCopy ranges of part_size (0: 512
+ * MiB). S3L_ENOT_FOUND when the source is missing.
+ */
+int s3l_s3_copy(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                const char *bucket, const char *key, uint64_t threshold, uint64_t part_size,
+                struct s3l_s3_object *out, struct s3l_error *err);
+
+/* Counters since the client was made: HTTP attempts sent, retries, SlowDown answers. */
+void s3l_s3_client_counters(const struct s3l_s3_client *c, uint64_t *requests, uint64_t *retries,
+                            uint64_t *slowdowns);
 
 #endif

@@ -539,6 +539,79 @@ static void virtual_hosted_and_tls(void **state)
     s3l_s3_client_free(c);
 }
 
+static void streaming_uploads_and_large_copy(void **state)
+{
+    (void)state;
+    struct s3l_s3_client *c = client();
+    size_t n = (23u << 20) + 11;
+    uint8_t *data = pattern(n, 23);
+    struct s3l_s3_upload *u = NULL;
+    struct s3l_s3_put_options po = {.content_type = "application/vnd.apache.parquet"};
+    OK(s3l_s3_upload_begin(c, bucket, "stream/big", &po, 5u << 20, &u, err));
+    for (size_t off = 0; off < n;) { /* odd pieces, crossing part boundaries */
+        size_t k = S3L_MIN(n - off, (size_t)(1u << 20) + 7);
+        OK(s3l_s3_upload_write(u, data + off, k, err));
+        off += k;
+    }
+    assert_true(s3l_s3_upload_size(u) == n);
+    /* nothing visible before publish */
+    struct s3l_s3_object o;
+    struct s3l_error e = {0};
+    assert_int_equal(s3l_s3_head_object(c, bucket, "stream/big", &o, &e), S3L_ENOT_FOUND);
+    OK(s3l_s3_upload_publish(u, &o, err));
+    assert_true(o.size == n);
+    assert_true(o.etag[0] != 0); /* RGW's empty Complete ETag was filled by a HEAD */
+    OK(s3l_s3_head_object(c, bucket, "stream/big", &o, err));
+    assert_true(o.size == n);
+    assert_int_equal(strlen(o.upload_meta), 32);
+    uint8_t *got;
+    size_t got_n;
+    OK(s3l_s3_get_object(c, bucket, "stream/big", 0, 0, n, &got, &got_n, NULL, err));
+    assert_true(got_n == n);
+    assert_memory_equal(got, data, n);
+    s3l_free(got);
+
+    /* a copy above a (small) threshold goes by UploadPartCopy: 5 parts of 5 MiB */
+    uint64_t req0 = 0, req1 = 0;
+    s3l_s3_client_counters(c, &req0, NULL, NULL);
+    OK(s3l_s3_copy(c, bucket, "stream/big", bucket, "stream/copy", 1u << 20, 5u << 20, &o, err));
+    s3l_s3_client_counters(c, &req1, NULL, NULL);
+    assert_true(req1 - req0 == 1 + 1 + 5 + 1 + 1); /* HEAD, Create, 5 copies, Complete, HEAD */
+    OK(s3l_s3_get_object(c, bucket, "stream/copy", 0, 0, n, &got, &got_n, NULL, err));
+    assert_true(got_n == n);
+    assert_memory_equal(got, data, n);
+    s3l_free(got);
+
+    /* small and empty objects are single PUTs whose ETag is the MD5 of the bytes */
+    OK(s3l_s3_upload_begin(c, bucket, "stream/small", NULL, 0, &u, err));
+    OK(s3l_s3_upload_write(u, "hello", 5, err));
+    OK(s3l_s3_upload_publish(u, &o, err));
+    assert_string_equal(o.etag, "5d41402abc4b2a76b9719d911017c592"); /* md5("hello") */
+    OK(s3l_s3_upload_begin(c, bucket, "stream/empty", NULL, 0, &u, err));
+    OK(s3l_s3_upload_publish(u, &o, err));
+    OK(s3l_s3_head_object(c, bucket, "stream/empty", &o, err));
+    assert_true(o.size == 0);
+
+    /* abort after parts were sent: no object, no upload left behind */
+    OK(s3l_s3_upload_begin(c, bucket, "stream/aborted", NULL, 5u << 20, &u, err));
+    OK(s3l_s3_upload_write(u, data, (21u << 20), err)); /* 4 full parts sent, 1 MiB kept */
+    struct s3l_s3_uploads_page up;
+    OK(s3l_s3_list_uploads(c, bucket, "stream/aborted", NULL, NULL, 0, &up, err));
+    assert_int_equal(up.n, 1);
+    s3l_s3_uploads_page_free(&up);
+    s3l_s3_upload_abort(u);
+    OK(s3l_s3_list_uploads(c, bucket, "stream/aborted", NULL, NULL, 0, &up, err));
+    assert_int_equal(up.n, 0);
+    s3l_s3_uploads_page_free(&up);
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_head_object(c, bucket, "stream/aborted", &o, &e), S3L_ENOT_FOUND);
+
+    const char *del[] = {"stream/big", "stream/copy", "stream/small", "stream/empty"};
+    OK(s3l_s3_delete_objects(c, bucket, del, 4, err));
+    free(data);
+    s3l_s3_client_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -549,6 +622,7 @@ int main(void)
         cmocka_unit_test(thousand_and_one_parts),
         cmocka_unit_test(conditions_and_errors),
         cmocka_unit_test(virtual_hosted_and_tls),
+        cmocka_unit_test(streaming_uploads_and_large_copy),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -173,7 +173,7 @@ static int set_numbers(struct s3l_s3_client *c, const struct s3l_s3_config *cfg)
     c->backoff_max_ms = cfg->backoff_max_ms > 0 ? cfg->backoff_max_ms : 10000;
     c->max_response = cfg->max_response_bytes ? cfg->max_response_bytes : 16u << 20;
     c->max_request = cfg->max_request_bytes ? cfg->max_request_bytes : (size_t)5 << 30;
-    c->max_in_flight = cfg->max_in_flight > 0 ? cfg->max_in_flight : 4;
+    c->max_in_flight = cfg->max_in_flight > 0 ? S3L_MIN(cfg->max_in_flight, 64) : 4;
     c->in_flight_limit = c->max_in_flight;
     c->integrity = cfg->integrity;
     c->sign_payload = cfg->sign_payload;

@@ -192,6 +192,14 @@ int s3l_s3_complete_multipart(struct s3l_s3_client *c, const char *bucket, const
                               const char *upload_id, const struct s3l_s3_part *parts, size_t n,
                               struct s3l_s3_object *out, struct s3l_error *err)
 {
+    return s3l__complete(c, bucket, key, upload_id, parts, n, false, NULL, out, err);
+}
+
+int s3l__complete(struct s3l_s3_client *c, const char *bucket, const char *key,
+                  const char *upload_id, const struct s3l_s3_part *parts, size_t n,
+                  bool if_none_match, const char *if_match, struct s3l_s3_object *out,
+                  struct s3l_error *err)
+{
     int rc = check_upload(bucket, key, upload_id, err);
     if (rc == 0 && (n == 0 || n > 10000))
         rc = s3l_error_set(err, S3L_EINVALID_ARGUMENT,
@@ -208,6 +216,10 @@ int s3l_s3_complete_multipart(struct s3l_s3_client *c, const char *bucket, const
     r.body = body.ptr;
     r.body_len = body.len;
     s3l__http_add_query(&r, "uploadId", upload_id);
+    if (if_none_match)
+        s3l__http_add_header(&r, "If-None-Match", "*");
+    if (if_match)
+        s3l__http_add_header(&r, "If-Match", if_match);
     if (rc == 0)
         rc = s3l__run1(c, &r, err);
     if (rc == 0) {

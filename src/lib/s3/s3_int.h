@@ -285,6 +285,11 @@ int s3l__integrity_header(struct s3l_s3_client *c, struct s3l__http_req *r, cons
                           size_t len, char *buf64);
 /* SSE, storage class, metadata, content type; conditions too unless create. */
 int s3l__put_headers(struct s3l__http_req *r, const struct s3l_s3_put_options *o, bool create);
+/* CompleteMultipartUpload with optional conditions (AWS honours them; RGW 16 ignores them). */
+int s3l__complete(struct s3l_s3_client *c, const char *bucket, const char *key,
+                  const char *upload_id, const struct s3l_s3_part *parts, size_t n,
+                  bool if_none_match, const char *if_match, struct s3l_s3_object *out,
+                  struct s3l_error *err);
 /* x-amz-copy-source: /BUCKET/KEY with the key URI-encoded. */
 int s3l__copy_source(struct s3l_buf *b, const char *src_bucket, const char *src_key);
 
