@@ -15,6 +15,8 @@
 
 enum { ST_PENDING, ST_ACTIVE, ST_DONE };
 
+#define ERROR_CAP (1u << 20) /* bytes of an error answer kept, whatever the caller's cap */
+
 static int64_t mono_ms(void)
 {
     struct timespec ts;
@@ -54,6 +56,11 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud)
 {
     struct s3l__http_req *r = ud;
     size_t n = size * nmemb;
+    /* the caller's cap is for the answer it asked for; an error document may be larger than a
+     * tiny object, and has a cap of its own */
+    long status = 0;
+    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+    r->resp.max = status >= 200 && status < 300 ? r->resp_cap : S3L_MAX(r->resp_cap, ERROR_CAP);
     if (s3l_buf_append(&r->resp, ptr, n) != 0) {
         r->too_large = true;
         return 0; /* makes curl fail the transfer with CURLE_WRITE_ERROR */
@@ -370,7 +377,7 @@ static int curl_failure(struct s3l__http_req *r, CURLcode cc)
     s3l_error_clear(&r->err);
     if (r->too_large) {
         return s3l_error_set(&r->err, S3L_ETOO_LARGE, "%s %s: the answer is over the cap of %zu "
-                             "bytes", r->op, what(r), r->resp.max);
+                             "bytes", r->op, what(r), r->resp_cap);
     }
     switch (cc) {
     case CURLE_URL_MALFORMAT:
@@ -568,6 +575,7 @@ static void init_reqs(struct s3l_s3_client *c, struct s3l__http_req **reqs, size
         if (!r->resp.ptr)
             s3l_buf_init(&r->resp, cap);
         r->resp.max = cap;
+        r->resp_cap = cap;
         r->state = ST_PENDING;
         r->next_at_ms = 0;
         r->attempts = 0;

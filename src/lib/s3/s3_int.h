@@ -251,6 +251,7 @@ struct s3l__http_req {
     int64_t started_ms;
     int state;
     bool too_large;
+    size_t resp_cap; /* the cap on a 2xx answer's body */
     char payload_hash[65];
     char curl_err[CURL_ERROR_SIZE];
 };
