@@ -4,7 +4,8 @@
  * sometimes wrong (a null in a required column, a string for an int, an int out of range, a list
  * cut short). The file is written to memory. Checked: no crash or leak; every row is either
  * committed or rejected with S3L_EINVALID_INPUT; the writer's row count equals the committed rows;
- * the file is framed (PAR1 ... footer, u32 length, PAR1) and its size is bytes_written.
+ * the file is framed (PAR1 ... footer, u32 length, PAR1) and its size is bytes_written; the
+ * library's footer reader reads it back with the same row count and codec.
  * Built with libFuzzer under clang (S3L_FUZZ), else replays tests/fuzz/corpus/pq_writer/.
  */
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "s3l/parquet.h"
+#include "s3l/pq_footer.h"
 #include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -216,6 +218,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(&flen, out.ptr + out.len - 8, 4);
         if ((size_t)flen + 12 > out.len || s3l_pq_writer_bytes_written(w) != out.len)
             abort();
+        /* The footer reader (src/lib/parquet/footer.c, written apart from the writer) agrees on
+         * the row count, the row groups and the codec of every chunk. */
+        struct s3l_pq_footer *ft = NULL;
+        s3l_error_clear(&err);
+        if (s3l_pq_footer_read_buf(out.ptr, out.len, NULL, &ft, &err) != 0)
+            abort();
+        int64_t sum = 0;
+        for (size_t g = 0; g < ft->n_row_groups; g++) {
+            sum += ft->row_groups[g].num_rows;
+            for (size_t c = 0; c < ft->row_groups[g].n_columns; c++)
+                if (ft->row_groups[g].columns[c].codec != (int32_t)o.codec)
+                    abort();
+        }
+        if (ft->num_rows != (int64_t)committed || sum != (int64_t)committed)
+            abort();
+        s3l_pq_footer_free(ft);
     } else if (err.code != S3L_EINVALID_CONFIG) {
         abort();
     }
