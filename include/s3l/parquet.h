@@ -15,7 +15,7 @@
  *            + page buffers (< page_size + one row) + dictionary (<= dictionary_page_limit)
  *            + its hash table (16 B per slot, <= 4 slots per entry))
  *            + scratch (~ 2 x page_size + the codec's bound) + footer metadata (~100 B per page).
- * The budget counts the first three terms of every member writer, updated at each row end.
+ * The budget counts the first three terms of every member writer, updated every 16 rows.
  */
 #ifndef S3L_PARQUET_H
 #define S3L_PARQUET_H

@@ -187,6 +187,8 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
 {
     if (c->n_levels == 0)
         return 0;
+    /* Every committed row adds one row to every leaf's page. */
+    c->page_rows = w->rg_rows - c->page_first_row;
     if (c->n_levels > INT32_MAX || c->values.len > INT32_MAX)
         return S3L_ETOO_LARGE;
     bool v2 = w->opts.data_page_version == 2;

@@ -67,9 +67,10 @@ void s3l__pq_dict_free(struct pq_dict *d)
     memset(d, 0, sizeof(*d));
 }
 
+/* A value used as its own key is spread by Fibonacci hashing (one multiply, high bits). */
 static inline uint32_t slot_of(uint64_t key, bool direct, uint32_t mask)
 {
-    return (uint32_t)(direct ? mix64(key) : key) & mask;
+    return (uint32_t)(direct ? (key * 0x9e3779b97f4a7c15ull) >> 32 : key) & mask;
 }
 
 static int grow_table(struct pq_dict *d, bool direct)

@@ -69,6 +69,9 @@ struct pq_node {
     size_t first_leaf, n_leaves;
     size_t n_children;
     struct pq_node *children;
+    /* Integer leaves stored as they come: 1 INT32, 2 INT64 (0: take the general path). */
+    uint8_t fast_int;
+    int64_t lo, hi;       /* the accepted range for fast_int */
 };
 
 /* Where a page went, and its statistics, for the page index (PageIndex.md). */

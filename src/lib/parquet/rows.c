@@ -353,6 +353,19 @@ static int put_signed_node(struct s3l_pq_writer *w, const struct pq_node *n, int
 
 int s3l_pq_put_int(struct s3l_pq_writer *w, int64_t v)
 {
+    /* Fast path: a top-level integer column that needs only a range check. */
+    if (w->depth == 1 && !w->poisoned && w->in_row) {
+        struct pq_frame *f = &w->frames[0];
+        if (f->child < w->root.n_children) {
+            const struct pq_node *fn = &w->root.children[f->child];
+            if (fn->fast_int && v >= fn->lo && v <= fn->hi) {
+                int frc = fn->fast_int == 1 ? emit_i32(w, fn, (int32_t)v) : emit_i64(w, fn, v);
+                if (!frc)
+                    f->child++;
+                return frc;
+            }
+        }
+    }
     const struct pq_node *n;
     int rc = guard(w);
     if (rc || (rc = expect(w, &n)) != 0)

@@ -177,28 +177,26 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
     w->rg_rows++;
     if (w->sticky)
         return report(w, err);
-    size_t total = 0;
     for (size_t i = 0; i < w->n_cols; i++) {
         struct pq_col *c = &w->cols[i];
-        c->page_rows++;
-        size_t b = col_bytes(c);
-        if (b >= w->opts.page_size) {
+        if (col_bytes(c) >= w->opts.page_size) {
             int rc = s3l__pq_page_flush(w, c);
             if (rc)
                 return report(w, (set_sticky(w, rc, "encoding a page"), err));
-            b = 0;
         }
-        total += c->chunk.len + b + c->dict.values.len;
     }
-    w->rg_bytes = total;
-    bool flush = (w->opts.row_group_rows && w->rg_rows >= w->opts.row_group_rows) ||
-                 total >= w->opts.row_group_bytes;
-    if (w->budget) {
-        if (s3l__pq_budget_update(w->budget, w, total))
-            flush = true;
-        if (__atomic_exchange_n(&w->flush_requested, 0, __ATOMIC_RELAXED))
+    bool flush = w->opts.row_group_rows && w->rg_rows >= w->opts.row_group_rows;
+    /* Row group bytes and the budget are looked at every 16 rows (a row adds little). */
+    if ((w->rg_rows & 15) == 0 || flush) {
+        size_t total = buffered_bytes(w);
+        w->rg_bytes = total;
+        flush = flush || total >= w->opts.row_group_bytes;
+        if (w->budget && s3l__pq_budget_update(w->budget, w, total))
             flush = true;
     }
+    /* Another writer may have asked this one, the largest, to flush (budget.c). */
+    if (w->budget && __atomic_exchange_n(&w->flush_requested, 0, __ATOMIC_RELAXED))
+        flush = true;
     if (flush)
         return s3l_pq_writer_flush(w, err);
     return 0;
