@@ -185,6 +185,62 @@ static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width,
     }
 }
 
+/*
+ * Fixed-width values of at most 8 bytes, keyed by themselves: in blocks of 16, the slots are
+ * computed and prefetched first, then probed, so the cache misses of a large table overlap.
+ */
+static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *out)
+{
+    enum { BLOCK = 16 };
+    size_t width = c->value_width;
+    const uint8_t *p = c->values.ptr;
+    uint64_t n = c->n_values, last_key = 0;
+    uint32_t last_idx = UINT32_MAX;
+    for (uint64_t base = 0; base < n; base += BLOCK) {
+        size_t k = (size_t)S3L_MIN((uint64_t)BLOCK, n - base);
+        while (!d->slots || (size_t)(d->n + k + 1) * 2 > (size_t)d->slot_mask + 1) {
+            int rc = grow_table(d, true);
+            if (rc)
+                return rc;
+        }
+        uint64_t keys[BLOCK];
+        uint32_t at[BLOCK];
+        for (size_t j = 0; j < k; j++) {
+            uint64_t key = 0;
+            memcpy(&key, p + (base + j) * width, width);
+            keys[j] = key;
+            at[j] = slot_of(key, true, d->slot_mask);
+            __builtin_prefetch(&d->slots[at[j]]);
+        }
+        for (size_t j = 0; j < k; j++) {
+            uint64_t key = keys[j];
+            if (key == last_key && last_idx != UINT32_MAX) {
+                out[base + j] = last_idx; /* a repeat of the previous value */
+                continue;
+            }
+            uint32_t s = at[j];
+            for (;;) {
+                struct pq_dict_slot *sl = &d->slots[s];
+                if (!sl->idx) {
+                    int rc = add_entry(d, false, s, key, p + (base + j) * width, width,
+                                       &out[base + j]);
+                    if (rc)
+                        return rc;
+                    break;
+                }
+                if (sl->key == key) {
+                    out[base + j] = sl->idx - 1;
+                    break;
+                }
+                s = (s + 1) & d->slot_mask;
+            }
+            last_key = key;
+            last_idx = out[base + j];
+        }
+    }
+    return 0;
+}
+
 int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
                         struct s3l_buf *idx)
 {
@@ -205,6 +261,18 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
     }
     if (c->n_values == 0)
         return 0;
+    if (!var && width <= 8) {
+        rc = encode_direct(d, c, out);
+        if (rc)
+            return rc;
+        if (d->values.len > limit) {
+            d->n = n0;
+            s3l_buf_truncate(&d->values, len0);
+            return 1;
+        }
+        idx->len = c->n_values * sizeof(uint32_t);
+        return 0;
+    }
     const uint8_t *p = c->values.ptr;
     const uint8_t *end = p + c->values.len;
     bool direct = !var && width <= 8;
