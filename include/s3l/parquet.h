@@ -132,6 +132,32 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err);
 /* Drops the row in progress, if any. */
 void s3l_pq_row_abort(struct s3l_pq_writer *w);
 
+/*
+ * The column-batch API for embedders holding columnar (Arrow-like) data: n_rows rows of every
+ * top-level column at once. Only schemas whose top-level columns are all primitive (no list,
+ * struct, map or interval) are accepted (else S3L_EUNSUPPORTED). cols[i] is column i:
+ *   values: n_rows values in the column's natural C type: int8_t/int16_t/int32_t/int64_t and
+ *     uint8_t..uint64_t for the integer types, int32_t for DATE32 (days) and TIME32, int64_t for
+ *     TIME64 and TIMESTAMP (in the column's unit), uint16_t binary16 bits for FLOAT16, float,
+ *     double, uint8_t 0/1 for BOOL, byte_width bytes per value for FIXED_SIZE_BINARY and UUID,
+ *     16-byte little-endian two's complement unscaled values for DECIMAL128; for UTF8, JSON and
+ *     BINARY the bytes of all values, delimited by offsets;
+ *   offsets: UTF8/JSON/BINARY only: n_rows + 1 int32 offsets into values (Arrow's layout);
+ *   validity: Arrow validity bitmap (bit i, LSB first, 1 = present), or NULL when all present;
+ *     a null slot's value is ignored.
+ * The batch is checked whole before anything is appended: a null in a required column, invalid
+ * UTF-8, a decimal with too many digits or a time of day out of range rejects the whole batch
+ * with S3L_EINVALID_INPUT naming the column and the row (0-based within the batch), and the
+ * writer stays usable. Sink and codec errors are sticky. Not within a row (S3L_ESTATE).
+ */
+struct s3l_pq_column_batch {
+    const void *values;
+    const int32_t *offsets;
+    const uint8_t *validity;
+};
+int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
+                         const struct s3l_pq_column_batch *cols, struct s3l_error *err);
+
 /* The writer as a row sink (include/s3l/row.h); valid as long as w is. */
 struct s3l_row_sink s3l_pq_writer_row_sink(struct s3l_pq_writer *w);
 

@@ -417,7 +417,7 @@ int s3l_pq_put_double(struct s3l_pq_writer *w, double v)
 }
 
 /* Length of the valid UTF-8 prefix (RFC 3629: no overlongs, surrogates or > U+10FFFF). */
-static size_t utf8_valid_prefix(const uint8_t *s, size_t n)
+size_t s3l__pq_utf8_valid_prefix(const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
@@ -496,7 +496,7 @@ int s3l_pq_put_bytes(struct s3l_pq_writer *w, const void *data, size_t len)
     switch (n->type.id) {
     case S3L_TYPE_UTF8:
     case S3L_TYPE_JSON: {
-        size_t ok = utf8_valid_prefix(data, len);
+        size_t ok = s3l__pq_utf8_valid_prefix(data, len);
         if (ok != len)
             return fail(w, n, "invalid UTF-8 at byte %zu", ok);
     }
