@@ -119,23 +119,106 @@ static int validate(struct s3l_pq_writer *w, size_t n_rows, const struct s3l_pq_
     return 0;
 }
 
+/* Whether a value is stored exactly as the batch gives it (same width, no conversion). */
+static bool stored_as_given(const struct pq_col *c, const struct s3l_type *t)
+{
+    switch (t->id) {
+    case S3L_TYPE_INT32: case S3L_TYPE_INT64: case S3L_TYPE_UINT32: case S3L_TYPE_UINT64:
+    case S3L_TYPE_DATE32: case S3L_TYPE_TIME64: case S3L_TYPE_FLOAT16: case S3L_TYPE_FLOAT32:
+    case S3L_TYPE_FLOAT64: case S3L_TYPE_BOOL: case S3L_TYPE_FIXED_SIZE_BINARY: case S3L_TYPE_UUID:
+        return true;
+    case S3L_TYPE_TIMESTAMP:
+    case S3L_TYPE_TIME32:
+        return t->unit != S3L_UNIT_SECOND;
+    default:
+        (void)c;
+        return false;
+    }
+}
+
+/* The fast cases: values copied as they are, and strings. */
+static bool append_fast(struct pq_col *c, const struct pq_node *n,
+                        const struct s3l_pq_column_batch *b, size_t r0, size_t k, uint64_t *nv)
+{
+    uint8_t *dst = c->values.ptr + c->values.len;
+    const uint8_t *src = b->values;
+    size_t w = c->value_width;
+    if (stored_as_given(c, &n->type)) {
+        if (!b->validity) {
+            memcpy(dst, src + r0 * w, k * w);
+            dst += k * w;
+        } else if (w == 8) {
+            for (size_t r = r0; r < r0 + k; r++)
+                if (present(b, r))
+                    memcpy(dst, src + 8 * r, 8), dst += 8;
+        } else {
+            for (size_t r = r0; r < r0 + k; r++)
+                if (present(b, r))
+                    memcpy(dst, src + w * r, w), dst += w;
+        }
+    } else if (c->phys == PQ_BYTE_ARRAY) {
+        const int32_t *off = b->offsets;
+        int32_t end = off[r0 + k]; /* reads stay inside the caller's data */
+        for (size_t r = r0; r < r0 + k; r++) {
+            if (!present(b, r))
+                continue;
+            uint32_t len = (uint32_t)(off[r + 1] - off[r]);
+            memcpy(dst, &len, 4);
+            if (len <= 8 && off[r] + 8 <= end) /* short: one 8-byte move into the slack */
+                memcpy(dst + 4, src + off[r], 8);
+            else
+                memcpy(dst + 4, src + off[r], len);
+            dst += 4 + (size_t)len;
+        }
+    } else {
+        return false;
+    }
+    size_t got = (size_t)(dst - (c->values.ptr + c->values.len));
+    if (c->phys != PQ_BYTE_ARRAY)
+        *nv = got / w;
+    else
+        *nv = 0; /* counted by the caller from the validity */
+    c->values.len += got;
+    return true;
+}
+
 /* Appends rows [r0, r0 + k) of one column. */
 static int append(struct pq_col *c, const struct pq_node *n, const struct s3l_pq_column_batch *b,
                   size_t r0, size_t k)
 {
     const struct s3l_type *t = &n->type;
     bool var = c->phys == PQ_BYTE_ARRAY;
-    size_t need = var ? (size_t)(b->offsets[r0 + k] - b->offsets[r0]) + 4 * k
+    size_t need = var ? (size_t)(b->offsets[r0 + k] - b->offsets[r0]) + 4 * k + 8
                       : k * c->value_width;
     int rc = s3l_buf_reserve(&c->values, need);
     if (!rc && c->max_def)
         rc = s3l_buf_reserve(&c->defs, k);
     if (rc)
         return rc;
-    const uint8_t *src = b->values;
-    uint8_t *dst = c->values.ptr + c->values.len;
     uint8_t *def = c->max_def ? c->defs.ptr + c->defs.len : NULL;
     uint64_t nv = 0;
+    if (append_fast(c, n, b, r0, k, &nv)) {
+        if (def) {
+            if (!b->validity) {
+                memset(def, c->max_def, k);
+            } else {
+                for (size_t r = r0; r < r0 + k; r++)
+                    *def++ = present(b, r) ? c->max_def : (uint8_t)(c->max_def - 1);
+            }
+            c->defs.len += k;
+        }
+        if (var) {
+            nv = 0;
+            for (size_t r = r0; r < r0 + k; r++)
+                nv += present(b, r);
+        }
+        c->values.ptr[c->values.len] = 0;
+        c->n_levels += k;
+        c->n_values += nv;
+        return 0;
+    }
+    const uint8_t *src = b->values;
+    uint8_t *dst = c->values.ptr + c->values.len;
     for (size_t r = r0; r < r0 + k; r++) {
         bool ok = present(b, r);
         if (def)
