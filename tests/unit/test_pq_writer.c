@@ -464,6 +464,30 @@ static void column_batch_matches_rows(void **state)
     assert_int_equal(s3l_pq_write_columns(wa, 10, badcols, &err), S3L_EINVALID_INPUT);
     assert_string_equal(err.message, "row 4 of the batch, column s: invalid UTF-8 at byte 0");
     s3l_error_clear(&err);
+    /* Valid non-ASCII text takes the per-value check and passes; a required column's null does
+     * not (checked on a scratch writer, so wa's bytes stay comparable). */
+    {
+        struct mem m = {0};
+        s3l_buf_init(&m.b, SIZE_MAX / 2);
+        struct s3l_pq_writer *wx = NULL;
+        assert_int_equal(s3l_pq_writer_new(&sc, &o, (struct s3l_pq_sink){mem_write, &m}, &wx,
+                                           &err), 0);
+        static const char utf[] = "s0\xc3\xa9t\xe2\x9c\x93";
+        static const int32_t uoff[3] = {0, 4, 8};
+        struct s3l_pq_column_batch ucols[NC];
+        memcpy(ucols, cols, sizeof(cols));
+        ucols[7].values = utf;
+        ucols[7].offsets = uoff;
+        assert_int_equal(s3l_pq_write_columns(wx, 2, ucols, &err), 0);
+        static const uint8_t no_row1[1] = {0x01};
+        ucols[2].validity = no_row1;
+        assert_int_equal(s3l_pq_write_columns(wx, 2, ucols, &err), S3L_EINVALID_INPUT);
+        assert_string_equal(err.message, "row 1 of the batch, column i64: null in a required column");
+        s3l_error_clear(&err);
+        assert_int_equal(s3l_pq_writer_rows(wx), 2);
+        finish(wx);
+        s3l_buf_free(&m.b);
+    }
     assert_int_equal(s3l_pq_write_columns(wa, 1000, cols, &err), 0);
     struct s3l_pq_column_batch rest[NC];
     for (int i = 0; i < NC; i++) { /* rows 1000.. as a second batch (bitmap offset: 1000 % 8 = 0) */
