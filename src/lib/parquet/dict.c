@@ -67,10 +67,11 @@ void s3l__pq_dict_free(struct pq_dict *d)
     memset(d, 0, sizeof(*d));
 }
 
-/* A value used as its own key is spread by Fibonacci hashing (one multiply, high bits). */
+/* Keys (values or hashes) are spread by Fibonacci hashing: one multiply, the high bits. */
 static inline uint32_t slot_of(uint64_t key, bool direct, uint32_t mask)
 {
-    return (uint32_t)(direct ? (key * 0x9e3779b97f4a7c15ull) >> 32 : key) & mask;
+    (void)direct;
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
 }
 
 static int grow_table(struct pq_dict *d, bool direct)
@@ -285,13 +286,27 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
             uint32_t len;
             memcpy(&len, p, 4);
             n = 4 + (size_t)len;
-            if (len <= 8 && p + 12 <= end) {
+            /* The same value must always get the same key: near the end of the buffer the
+             * bytes are copied instead of loaded past it. */
+            if (len <= 3) {
+                /* A PLAIN value of at most 7 bytes (length + 3) is its own key, flagged by the
+                 * top bit: equal keys mean equal values, with no hashing and no compare. */
+                uint64_t v = 0;
+                if (p + 8 <= end)
+                    v = load64(p) & ((1ull << (8 * n)) - 1);
+                else
+                    memcpy(&v, p, n);
+                key = v | (1ull << 63);
+            } else if (len <= 8) {
                 /* One unaligned load, masked to the string (no variable-size copy). */
-                uint64_t v = load64(p + 4);
-                v &= len == 8 ? ~0ull : (1ull << (8 * len)) - 1;
-                key = mix64(v ^ ((uint64_t)len << 59) ^ 0x9e3779b97f4a7c15ull);
+                uint64_t v = 0;
+                if (p + 12 <= end)
+                    v = load64(p + 4) & (len == 8 ? ~0ull : (1ull << (8 * len)) - 1);
+                else
+                    memcpy(&v, p + 4, len);
+                key = mix64(v ^ ((uint64_t)len << 59) ^ 0x9e3779b97f4a7c15ull) & ~(1ull << 63);
             } else {
-                key = hash_bytes(p + 4, len);
+                key = hash_bytes(p + 4, len) & ~(1ull << 63);
             }
         } else if (direct) {
             n = width;
@@ -307,7 +322,7 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
             n = width;
             key = hash_bytes(p, n);
         }
-        rc = lookup(d, var, direct, width, p, n, key, &out[i]);
+        rc = lookup(d, var, direct || (var && key >> 63), width, p, n, key, &out[i]);
         if (rc)
             return rc;
         last_key = key;
