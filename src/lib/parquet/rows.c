@@ -487,6 +487,22 @@ static bool parse_uuid_text(const uint8_t *s, uint8_t out[16])
 
 int s3l_pq_put_bytes(struct s3l_pq_writer *w, const void *data, size_t len)
 {
+    /* Fast path: a top-level UTF8 or BINARY column and a short value. */
+    if (w->depth == 1 && !w->poisoned && w->in_row && len <= 4096) {
+        struct pq_frame *f = &w->frames[0];
+        if (f->child < w->root.n_children) {
+            const struct pq_node *fn = &w->root.children[f->child];
+            enum s3l_type_id id = fn->type.id;
+            if (fn->kind == PQ_LEAF && (id == S3L_TYPE_BINARY ||
+                                        ((id == S3L_TYPE_UTF8 || id == S3L_TYPE_JSON) &&
+                                         s3l__pq_utf8_valid_prefix(data, len) == len))) {
+                int frc = emit_bytes(w, fn, data, len);
+                if (!frc)
+                    f->child++;
+                return frc;
+            }
+        }
+    }
     const struct pq_node *n;
     int rc = guard(w);
     if (rc || (rc = expect(w, &n)) != 0)
