@@ -67,11 +67,16 @@ void s3l__pq_dict_free(struct pq_dict *d)
     memset(d, 0, sizeof(*d));
 }
 
-/* Keys (values or hashes) are spread by Fibonacci hashing: one multiply, the high bits. */
+/*
+ * Keys (values or hashes) are spread by Fibonacci hashing: one multiply, then the top bits of the
+ * product (the low bits of a product only depend on the low bits of the key, which for short
+ * strings and round numbers vary little).
+ */
 static inline uint32_t slot_of(uint64_t key, bool direct, uint32_t mask)
 {
     (void)direct;
-    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+    int bits = 64 - __builtin_clzll((uint64_t)mask + 1) - 1; /* mask + 1 is a power of two */
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (63 - bits) >> 1) & mask;
 }
 
 static int grow_table(struct pq_dict *d, bool direct)
