@@ -130,9 +130,12 @@ static void half_floats(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(spec_bit_packed_example), cmocka_unit_test(rle_runs),
-        cmocka_unit_test(literal_borrows_from_run), cmocka_unit_test(wide_indices),
-        cmocka_unit_test(booleans),                cmocka_unit_test(half_floats),
+        cmocka_unit_test(spec_bit_packed_example),
+        cmocka_unit_test(rle_runs),
+        cmocka_unit_test(literal_borrows_from_run),
+        cmocka_unit_test(wide_indices),
+        cmocka_unit_test(booleans),
+        cmocka_unit_test(half_floats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -398,13 +398,20 @@ static void column_batch_matches_rows(void **state)
     (void)state;
     enum { NC = 14, NR = 5000 };
     struct s3l_field f[NC] = {
-        leaf("i8", S3L_TYPE_INT8, true),     leaf("u16", S3L_TYPE_UINT16, true),
-        leaf("i64", S3L_TYPE_INT64, false),  leaf("u64", S3L_TYPE_UINT64, true),
-        leaf("h", S3L_TYPE_FLOAT16, true),   leaf("f", S3L_TYPE_FLOAT32, true),
-        leaf("b", S3L_TYPE_BOOL, true),      leaf("s", S3L_TYPE_UTF8, true),
-        leaf("fx", S3L_TYPE_FIXED_SIZE_BINARY, true), leaf("t32", S3L_TYPE_TIME32, true),
-        leaf("ts", S3L_TYPE_TIMESTAMP, true), leaf("d9", S3L_TYPE_DECIMAL128, true),
-        leaf("d30", S3L_TYPE_DECIMAL128, true), leaf("day", S3L_TYPE_DATE32, true),
+        leaf("i8", S3L_TYPE_INT8, true),
+        leaf("u16", S3L_TYPE_UINT16, true),
+        leaf("i64", S3L_TYPE_INT64, false),
+        leaf("u64", S3L_TYPE_UINT64, true),
+        leaf("h", S3L_TYPE_FLOAT16, true),
+        leaf("f", S3L_TYPE_FLOAT32, true),
+        leaf("b", S3L_TYPE_BOOL, true),
+        leaf("s", S3L_TYPE_UTF8, true),
+        leaf("fx", S3L_TYPE_FIXED_SIZE_BINARY, true),
+        leaf("t32", S3L_TYPE_TIME32, true),
+        leaf("ts", S3L_TYPE_TIMESTAMP, true),
+        leaf("d9", S3L_TYPE_DECIMAL128, true),
+        leaf("d30", S3L_TYPE_DECIMAL128, true),
+        leaf("day", S3L_TYPE_DATE32, true),
     };
     f[8].type.byte_width = 3;
     f[9].type.unit = S3L_UNIT_SECOND;
@@ -439,9 +446,9 @@ static void column_batch_matches_rows(void **state)
     }
     off[NR] = (int32_t)tl;
     struct s3l_pq_column_batch cols[NC] = {
-        {i8, NULL, valid},  {u16, NULL, valid}, {i64, NULL, NULL},   {u64, NULL, valid},
-        {h, NULL, valid},   {fl, NULL, valid},  {bo, NULL, valid},   {text, off, valid},
-        {fx, NULL, valid},  {t32, NULL, valid}, {ts, NULL, valid},   {dec9, NULL, valid},
+        {i8, NULL, valid},    {u16, NULL, valid}, {i64, NULL, NULL}, {u64, NULL, valid},
+        {h, NULL, valid},     {fl, NULL, valid},  {bo, NULL, valid}, {text, off, valid},
+        {fx, NULL, valid},    {t32, NULL, valid}, {ts, NULL, valid}, {dec9, NULL, valid},
         {dec30, NULL, valid}, {day, NULL, valid},
     };
     struct mem a = {0}, b = {0};
@@ -470,8 +477,8 @@ static void column_batch_matches_rows(void **state)
         struct mem m = {0};
         s3l_buf_init(&m.b, SIZE_MAX / 2);
         struct s3l_pq_writer *wx = NULL;
-        assert_int_equal(s3l_pq_writer_new(&sc, &o, (struct s3l_pq_sink){mem_write, &m}, &wx,
-                                           &err), 0);
+        assert_int_equal(s3l_pq_writer_new(&sc, &o, (struct s3l_pq_sink){mem_write, &m}, &wx, &err),
+                         0);
         static const char utf[] = "s0\xc3\xa9t\xe2\x9c\x93";
         static const int32_t uoff[3] = {0, 4, 8};
         struct s3l_pq_column_batch ucols[NC];
@@ -482,7 +489,8 @@ static void column_batch_matches_rows(void **state)
         static const uint8_t no_row1[1] = {0x01};
         ucols[2].validity = no_row1;
         assert_int_equal(s3l_pq_write_columns(wx, 2, ucols, &err), S3L_EINVALID_INPUT);
-        assert_string_equal(err.message, "row 1 of the batch, column i64: null in a required column");
+        assert_string_equal(err.message,
+                            "row 1 of the batch, column i64: null in a required column");
         s3l_error_clear(&err);
         assert_int_equal(s3l_pq_writer_rows(wx), 2);
         finish(wx);
@@ -491,8 +499,12 @@ static void column_batch_matches_rows(void **state)
     assert_int_equal(s3l_pq_write_columns(wa, 1000, cols, &err), 0);
     struct s3l_pq_column_batch rest[NC];
     for (int i = 0; i < NC; i++) { /* rows 1000.. as a second batch (bitmap offset: 1000 % 8 = 0) */
-        size_t w8 = i == 8 ? 3 : i == 11 || i == 12 ? 16 : i == 0 || i == 6 ? 1
-                  : i == 1 || i == 4 ? 2 : i == 2 || i == 3 || i == 10 ? 8 : 4;
+        size_t w8 = i == 8                        ? 3
+                    : i == 11 || i == 12          ? 16
+                    : i == 0 || i == 6            ? 1
+                    : i == 1 || i == 4            ? 2
+                    : i == 2 || i == 3 || i == 10 ? 8
+                                                  : 4;
         rest[i].values = i == 7 ? cols[i].values : (const uint8_t *)cols[i].values + 1000 * w8;
         rest[i].offsets = i == 7 ? off + 1000 : NULL;
         rest[i].validity = cols[i].validity ? valid + 1000 / 8 : NULL;

@@ -154,8 +154,8 @@ static int add_entry(struct pq_dict *d, bool var, uint32_t s, uint64_t key, cons
  * when new. direct: key is the value's bits (fixed width <= 8), else its hash. *index gets its
  * index.
  */
-static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width,
-                         const uint8_t *p, size_t n, uint64_t key, uint32_t *index)
+static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width, const uint8_t *p,
+                         size_t n, uint64_t key, uint32_t *index)
 {
     if ((size_t)(d->n + 1) * 2 > (size_t)d->slot_mask + 1 || !d->slots) {
         int rc = grow_table(d, direct);
@@ -228,8 +228,8 @@ static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *ou
             for (;;) {
                 struct pq_dict_slot *sl = &d->slots[s];
                 if (!sl->idx) {
-                    int rc = add_entry(d, false, s, key, p + (base + j) * width, width,
-                                       &out[base + j]);
+                    int rc =
+                        add_entry(d, false, s, key, p + (base + j) * width, width, &out[base + j]);
                     if (rc)
                         return rc;
                     break;

@@ -20,31 +20,52 @@
 static const char *kind_name(const struct pq_node *n)
 {
     switch (n->kind) {
-    case PQ_LIST: return "a list";
-    case PQ_MAP: return "a map";
-    case PQ_STRUCT: return "a struct";
-    case PQ_INTERVAL: return "an interval";
-    default: break;
+    case PQ_LIST:
+        return "a list";
+    case PQ_MAP:
+        return "a map";
+    case PQ_STRUCT:
+        return "a struct";
+    case PQ_INTERVAL:
+        return "an interval";
+    default:
+        break;
     }
     switch (n->type.id) {
-    case S3L_TYPE_BOOL: return "a boolean";
-    case S3L_TYPE_FLOAT16: case S3L_TYPE_FLOAT32: case S3L_TYPE_FLOAT64: return "a number";
-    case S3L_TYPE_UTF8: case S3L_TYPE_JSON: return "a UTF-8 string";
-    case S3L_TYPE_BINARY: return "bytes";
-    case S3L_TYPE_FIXED_SIZE_BINARY: return "fixed-size bytes";
-    case S3L_TYPE_UUID: return "a UUID";
-    case S3L_TYPE_DECIMAL128: return "a decimal";
-    case S3L_TYPE_TIMESTAMP: return "a timestamp";
-    case S3L_TYPE_DATE32: return "a date";
-    case S3L_TYPE_TIME32: case S3L_TYPE_TIME64: return "a time of day";
-    default: return "an integer";
+    case S3L_TYPE_BOOL:
+        return "a boolean";
+    case S3L_TYPE_FLOAT16:
+    case S3L_TYPE_FLOAT32:
+    case S3L_TYPE_FLOAT64:
+        return "a number";
+    case S3L_TYPE_UTF8:
+    case S3L_TYPE_JSON:
+        return "a UTF-8 string";
+    case S3L_TYPE_BINARY:
+        return "bytes";
+    case S3L_TYPE_FIXED_SIZE_BINARY:
+        return "fixed-size bytes";
+    case S3L_TYPE_UUID:
+        return "a UUID";
+    case S3L_TYPE_DECIMAL128:
+        return "a decimal";
+    case S3L_TYPE_TIMESTAMP:
+        return "a timestamp";
+    case S3L_TYPE_DATE32:
+        return "a date";
+    case S3L_TYPE_TIME32:
+    case S3L_TYPE_TIME64:
+        return "a time of day";
+    default:
+        return "an integer";
     }
 }
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int fail(struct s3l_pq_writer *w, const struct pq_node *n, const char *fmt, ...)
+static int
+fail(struct s3l_pq_writer *w, const struct pq_node *n, const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
@@ -141,8 +162,8 @@ static int oom(struct s3l_pq_writer *w, const struct pq_node *n, int rc)
                          (unsigned long long)w->rows_seen, n->path, s3l_strerror(rc));
 }
 
-static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t leaf,
-                       const void *p, size_t len)
+static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t leaf, const void *p,
+                       size_t len)
 {
     struct pq_col *c = &w->cols[n->first_leaf + leaf];
     int rc = put_level(w, c, c->max_def);
@@ -176,8 +197,7 @@ EMIT_FIXED(emit_i32, int32_t)
 EMIT_FIXED(emit_i64, int64_t)
 EMIT_FIXED(emit_f64, double)
 
-static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const void *p,
-                      size_t len)
+static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const void *p, size_t len)
 {
     struct pq_col *c = &w->cols[n->first_leaf];
     uint32_t l32 = (uint32_t)len;
@@ -316,19 +336,38 @@ static int put_signed_node(struct s3l_pq_writer *w, const struct pq_node *n, int
     static const int64_t per_day[4] = {86400LL, 86400000LL, 86400000000LL, 86400000000000LL};
     int64_t lo = INT32_MIN, hi = INT32_MAX;
     switch (n->type.id) {
-    case S3L_TYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
-    case S3L_TYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
-    case S3L_TYPE_INT32: case S3L_TYPE_DATE32: break;
-    case S3L_TYPE_UINT8: lo = 0, hi = UINT8_MAX; break;
-    case S3L_TYPE_UINT16: lo = 0, hi = UINT16_MAX; break;
-    case S3L_TYPE_UINT32: lo = 0, hi = UINT32_MAX; break;
-    case S3L_TYPE_INT64: case S3L_TYPE_UINT64: case S3L_TYPE_TIMESTAMP: case S3L_TYPE_TIME64:
+    case S3L_TYPE_INT8:
+        lo = INT8_MIN, hi = INT8_MAX;
+        break;
+    case S3L_TYPE_INT16:
+        lo = INT16_MIN, hi = INT16_MAX;
+        break;
+    case S3L_TYPE_INT32:
+    case S3L_TYPE_DATE32:
+        break;
+    case S3L_TYPE_UINT8:
+        lo = 0, hi = UINT8_MAX;
+        break;
+    case S3L_TYPE_UINT16:
+        lo = 0, hi = UINT16_MAX;
+        break;
+    case S3L_TYPE_UINT32:
+        lo = 0, hi = UINT32_MAX;
+        break;
+    case S3L_TYPE_INT64:
+    case S3L_TYPE_UINT64:
+    case S3L_TYPE_TIMESTAMP:
+    case S3L_TYPE_TIME64:
         lo = INT64_MIN, hi = INT64_MAX;
         if (n->type.id == S3L_TYPE_UINT64 && v < 0)
             return fail(w, n, "%lld is out of range for uint64", (long long)v);
         break;
-    case S3L_TYPE_TIME32: lo = 0, hi = per_day[n->type.unit] - 1; break;
-    case S3L_TYPE_FLOAT16: case S3L_TYPE_FLOAT32: case S3L_TYPE_FLOAT64:
+    case S3L_TYPE_TIME32:
+        lo = 0, hi = per_day[n->type.unit] - 1;
+        break;
+    case S3L_TYPE_FLOAT16:
+    case S3L_TYPE_FLOAT32:
+    case S3L_TYPE_FLOAT64:
         return put_double_node(w, n, (double)v);
     default:
         return fail(w, n, "expected %s, got an integer", kind_name(n));
@@ -493,9 +532,9 @@ int s3l_pq_put_bytes(struct s3l_pq_writer *w, const void *data, size_t len)
         if (f->child < w->root.n_children) {
             const struct pq_node *fn = &w->root.children[f->child];
             enum s3l_type_id id = fn->type.id;
-            if (fn->kind == PQ_LEAF && (id == S3L_TYPE_BINARY ||
-                                        ((id == S3L_TYPE_UTF8 || id == S3L_TYPE_JSON) &&
-                                         s3l__pq_utf8_valid_prefix(data, len) == len))) {
+            if (fn->kind == PQ_LEAF &&
+                (id == S3L_TYPE_BINARY || ((id == S3L_TYPE_UTF8 || id == S3L_TYPE_JSON) &&
+                                           s3l__pq_utf8_valid_prefix(data, len) == len))) {
                 int frc = emit_bytes(w, fn, data, len);
                 if (!frc)
                     f->child++;
