@@ -158,7 +158,9 @@ struct pq_col {
     uint64_t page_rows;
     uint64_t page_first_row; /* within the row group */
 
-    /* Marks at row_begin, for rollback. */
+    /* Buffer lengths before the row in progress first touched this column, for rollback;
+     * valid when mark_row equals the writer's rows_seen. */
+    uint64_t mark_row;
     size_t mark_defs, mark_reps, mark_values;
     uint64_t mark_levels, mark_nvalues;
 

@@ -9,7 +9,8 @@
  * current item is not its first (0 at the start of a row): beginning item i > 0 of a list sets it
  * to the list's item level, and ending the list restores the level it began with.
  *
- * Rollback: row_begin records each leaf's buffer lengths; a rejected row truncates back to them.
+ * Rollback: the first write of a row to a leaf records the leaf's buffer lengths (marks); a
+ * rejected row truncates the leaves it touched back to them.
  */
 #include <limits.h>
 #include <math.h>
@@ -143,9 +144,23 @@ static inline int buf_put(struct s3l_buf *b, const void *p, size_t n)
     return s3l_buf_append(b, p, n);
 }
 
+/* Records c's lengths the first time the row in progress writes to it (rollback marks). */
+static inline void touch(struct s3l_pq_writer *w, struct pq_col *c)
+{
+    if (c->mark_row != w->rows_seen) {
+        c->mark_row = w->rows_seen;
+        c->mark_defs = c->defs.len;
+        c->mark_reps = c->reps.len;
+        c->mark_values = c->values.len;
+        c->mark_levels = c->n_levels;
+        c->mark_nvalues = c->n_values;
+    }
+}
+
 static inline int put_level(struct s3l_pq_writer *w, struct pq_col *c, uint8_t def)
 {
     int rc = 0;
+    touch(w, c);
     if (c->max_def)
         rc = buf_put(&c->defs, &def, 1);
     if (!rc && c->max_rep)
@@ -181,6 +196,7 @@ static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t 
     {                                                                                              \
         struct pq_col *c = &w->cols[n->first_leaf];                                                \
         struct s3l_buf *b = &c->values;                                                            \
+        touch(w, c);                                                                               \
         if (c->max_rep == 0 && b->len + sizeof(T) < b->cap &&                                      \
             (c->max_def == 0 || c->defs.len + 1 < c->defs.cap)) {                                  \
             if (c->max_def)                                                                        \
@@ -202,6 +218,7 @@ static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const vo
     struct pq_col *c = &w->cols[n->first_leaf];
     uint32_t l32 = (uint32_t)len;
     struct s3l_buf *b = &c->values;
+    touch(w, c);
     if (c->max_rep == 0 && b->len + 4 + len < b->cap &&
         (c->max_def == 0 || c->defs.len + 1 < c->defs.cap)) {
         if (c->max_def)
@@ -239,14 +256,6 @@ int s3l_pq_row_begin(struct s3l_pq_writer *w)
 {
     if (w->closed || w->in_row)
         return S3L_ESTATE;
-    for (size_t i = 0; i < w->n_cols; i++) {
-        struct pq_col *c = &w->cols[i];
-        c->mark_defs = c->defs.len;
-        c->mark_reps = c->reps.len;
-        c->mark_values = c->values.len;
-        c->mark_levels = c->n_levels;
-        c->mark_nvalues = c->n_values;
-    }
     w->in_row = true;
     w->poisoned = false;
     if (w->row_err.code) /* cleared lazily: most rows never fail */
@@ -264,6 +273,8 @@ void s3l_pq_row_abort(struct s3l_pq_writer *w)
         return;
     for (size_t i = 0; i < w->n_cols; i++) {
         struct pq_col *c = &w->cols[i];
+        if (c->mark_row != w->rows_seen)
+            continue; /* the row did not write to this column */
         s3l_buf_truncate(&c->defs, c->mark_defs);
         s3l_buf_truncate(&c->reps, c->mark_reps);
         s3l_buf_truncate(&c->values, c->mark_values);
