@@ -334,6 +334,26 @@ static void bad_schemas_and_options(void **state)
     s3l_buf_free(&m.b);
 }
 
+static void key_columns_refuse_nulls(void **state)
+{
+    (void)state;
+    struct s3l_field k = leaf("id", S3L_TYPE_INT64, true);
+    k.key = true; /* schema.h: a key column refuses nulls even when marked nullable */
+    struct s3l_schema ks = {1, &k};
+    struct mem m = {0};
+    s3l_buf_init(&m.b, SIZE_MAX / 2);
+    struct s3l_pq_writer *w = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_pq_writer_new(&ks, NULL, (struct s3l_pq_sink){mem_write, &m}, &w, &err),
+                     0);
+    s3l_pq_row_begin(w);
+    assert_int_equal(s3l_pq_put_null(w), S3L_EINVALID_INPUT);
+    assert_int_equal(s3l_pq_row_end(w, &err), S3L_EINVALID_INPUT);
+    assert_string_equal(err.message, "row 1, column id: null in a required column");
+    finish(w);
+    s3l_buf_free(&m.b);
+}
+
 /* An allocator that fails the k-th allocation (counting from 0). */
 static long g_fail_at = -1, g_count;
 static void *f_malloc(void *ctx, size_t n)
@@ -554,6 +574,7 @@ int main(void)
         cmocka_unit_test(bad_schemas_and_options),
         cmocka_unit_test(every_allocation_may_fail),
         cmocka_unit_test(column_batch_matches_rows),
+        cmocka_unit_test(key_columns_refuse_nulls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,7 +89,7 @@ static int build_children(struct s3l_pq_writer *w, struct pq_node *n, const stru
     for (size_t i = 0; i < want; i++) {
         const struct s3l_field *f = &t->children[i];
         const char *cname = f->name;
-        bool cnull = f->nullable;
+        bool cnull = f->nullable && !f->key; /* a key column refuses nulls (schema.h) */
         if (n->kind == PQ_LIST) {
             cname = "element";
         } else if (n->kind == PQ_MAP) {
