@@ -306,6 +306,20 @@ int s3l_pq_offset_index_decode(const void *data, size_t len, uint64_t base,
 void s3l_pq_column_index_free(struct s3l_pq_column_index *ci);
 void s3l_pq_offset_index_free(struct s3l_pq_offset_index *oi);
 
+/*
+ * Renders one PLAIN-encoded value of leaf column se (len bytes without a length prefix: a
+ * Statistics min_value/max_value or a ColumnIndex bound) as text into out (cap bytes, always
+ * NUL-terminated, truncated like snprintf). Returns the length the whole text needs (excluding
+ * the NUL), or -1 when the bytes cannot be a value of the column's physical type (an INT32 of 3
+ * bytes). The forms are DuckDB's (parquet_metadata()): integers in decimal, unsigned where the
+ * type says so; dates YYYY-MM-DD; times HH:MM:SS[.fraction without trailing zeros]; timestamps
+ * "YYYY-MM-DD HH:MM:SS[.f]" plus "+00" when isAdjustedToUTC; decimals exact at their scale; UUIDs
+ * 8-4-4-4-12; floats in the shortest form that reads back, ".0" added to integral values in
+ * fixed notation; UTF-8 strings as is; other bytes printable as is, else \xHH.
+ */
+int s3l_pq_value_format(const struct s3l_pq_schema_element *se, const void *value, size_t len,
+                        char *out, size_t cap);
+
 /* A read function over a file descriptor (ctx: a pointer to the int fd), for the calls above. */
 int s3l_pq_read_fd(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err);
 

@@ -4,7 +4,8 @@
  * parquet_metadata() / parquet_schema(); people use it to look at a file.
  *   pq_footer_dump FILE [--page-index] [--arrow]
  * --page-index adds each chunk's ColumnIndex and OffsetIndex; --arrow adds the schema mapped to
- * Arrow types. Statistics and index bounds are printed as lowercase hex of their raw bytes.
+ * Arrow types. Statistics and index bounds are printed as lowercase hex of their raw bytes;
+ * statistics also as text (min_text, max_text) in the forms of s3l_pq_value_format.
  * Exit status: 0 ok, 1 the file could not be read (the message on stderr), 2 usage.
  */
 #include <fcntl.h>
@@ -79,7 +80,17 @@ static json_t *schema_json(const struct s3l_pq_footer *f)
     return a;
 }
 
-static json_t *stats_json(const struct s3l_pq_stats *s)
+static json_t *text(const struct s3l_pq_schema_element *se, const struct s3l_pq_bytes *b)
+{
+    if (!b->ptr || !se)
+        return json_null();
+    char buf[512];
+    int n = s3l_pq_value_format(se, b->ptr, b->len, buf, sizeof(buf));
+    return n < 0 ? json_null() : json_stringn(buf, (size_t)n < sizeof(buf) ? (size_t)n
+                                                                            : sizeof(buf) - 1);
+}
+
+static json_t *stats_json(const struct s3l_pq_stats *s, const struct s3l_pq_schema_element *se)
 {
     if (!s->present)
         return json_null();
@@ -92,6 +103,8 @@ static json_t *stats_json(const struct s3l_pq_stats *s)
                                                          : json_null());
     json_object_set_new(o, "min_value", hex(&s->min_value));
     json_object_set_new(o, "max_value", hex(&s->max_value));
+    json_object_set_new(o, "min_text", text(se, &s->min_value));
+    json_object_set_new(o, "max_text", text(se, &s->max_value));
     json_object_set_new(o, "min", hex(&s->min));
     json_object_set_new(o, "max", hex(&s->max));
     json_object_set_new(o, "is_min_exact", s->has_min_exact ? json_boolean(s->is_min_exact)
@@ -160,7 +173,7 @@ static json_t *index_json(int fd, const struct s3l_pq_footer *f,
     return o;
 }
 
-static json_t *chunk_json(int fd, const struct s3l_pq_footer *f,
+static json_t *chunk_json(int fd, const struct s3l_pq_footer *f, size_t col,
                           const struct s3l_pq_column_chunk *cc, bool page_index)
 {
     json_t *o = json_object();
@@ -178,7 +191,7 @@ static json_t *chunk_json(int fd, const struct s3l_pq_footer *f,
     json_object_set_new(o, "data_page_offset", json_integer(cc->data_page_offset));
     json_object_set_new(o, "dictionary_page_offset", opt_int(cc->dictionary_page_offset));
     json_object_set_new(o, "index_page_offset", opt_int(cc->index_page_offset));
-    json_object_set_new(o, "statistics", stats_json(&cc->stats));
+    json_object_set_new(o, "statistics", stats_json(&cc->stats, s3l_pq_footer_leaf(f, col)));
     json_object_set_new(o, "bloom_filter_offset", opt_int(cc->bloom_filter_offset));
     json_object_set_new(o, "bloom_filter_length", opt_int(cc->bloom_filter_length));
     json_object_set_new(o, "offset_index_offset", opt_int(cc->offset_index_offset));
@@ -326,7 +339,7 @@ int main(int argc, char **argv)
         const struct s3l_pq_row_group *rg = &f->row_groups[g];
         json_t *cols = json_array();
         for (size_t i = 0; i < rg->n_columns; i++)
-            json_array_append_new(cols, chunk_json(fd, f, &rg->columns[i], page_index));
+            json_array_append_new(cols, chunk_json(fd, f, i, &rg->columns[i], page_index));
         json_array_append_new(rgs, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "num_rows",
                                              (json_int_t)rg->num_rows, "total_byte_size",
                                              (json_int_t)rg->total_byte_size, "file_offset",

@@ -7,6 +7,7 @@
  * Corrupt inputs are made by editing those files' bytes at known offsets.
  */
 #include <fcntl.h>
+#include <math.h>
 #include <jansson.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -195,6 +196,19 @@ static void check_stat(const struct s3l_pq_column_chunk *cc, const struct s3l_pq
     }
 }
 
+/* s3l_pq_value_format against DuckDB's rendering of the same statistic, for every column. */
+static void check_text(const struct s3l_pq_schema_element *se, const char *want,
+                       const struct s3l_pq_bytes *got)
+{
+    if (!want)
+        return;
+    char buf[256];
+    int n = s3l_pq_value_format(se, got->ptr, got->len, buf, sizeof(buf));
+    if (n < 0 || strcmp(buf, want) != 0)
+        fail_msg("column %s: formatted \"%s\" (%d), DuckDB says \"%s\"", se->name, buf, n, want);
+    assert_int_equal((size_t)n, strlen(want));
+}
+
 static void check_columns(const struct s3l_pq_footer *f, json_t *cols)
 {
     size_t k = 0;
@@ -228,6 +242,8 @@ static void check_columns(const struct s3l_pq_footer *f, json_t *cols)
             assert_int_equal(cc->stats.null_count, jint(e, "stats_null_count", 0));
             check_stat(cc, se, jstr(e, "stats_min_value"), &cc->stats.min_value);
             check_stat(cc, se, jstr(e, "stats_max_value"), &cc->stats.max_value);
+            check_text(se, jstr(e, "stats_min_value"), &cc->stats.min_value);
+            check_text(se, jstr(e, "stats_max_value"), &cc->stats.max_value);
         }
     }
     assert_int_equal(k, json_array_size(cols));
@@ -708,6 +724,71 @@ static void every_allocation_failure_is_clean(void **state)
     free(b);
 }
 
+static struct s3l_pq_schema_element leaf(int32_t type, enum s3l_pq_logical_kind kind)
+{
+    struct s3l_pq_schema_element se = {.name = "c", .type = type, .type_length = -1,
+                                       .converted_type = -1, .scale = -1, .precision = -1};
+    se.logical.kind = kind;
+    return se;
+}
+
+static void fmt_is(const struct s3l_pq_schema_element *se, const void *v, size_t n,
+                   const char *want)
+{
+    char buf[128];
+    int len = s3l_pq_value_format(se, v, n, buf, sizeof(buf));
+    if (len < 0 || strcmp(buf, want) != 0)
+        fail_msg("formatted \"%s\" (%d), want \"%s\"", buf, len, want);
+}
+
+/* Values computed by hand: -1 us is 1969-12-31 23:59:59.999999; 0xff85 is -123; half 0x3c00 is
+ * 1.0 and 0xc000 is -2.0 (IEEE 754 binary16). */
+static void value_format_edges(void **state)
+{
+    (void)state;
+    struct s3l_pq_schema_element ts = leaf(S3L_PQ_INT64, S3L_PQ_LT_TIMESTAMP);
+    ts.logical.unit = S3L_PQ_UNIT_MICROS;
+    int64_t minus1 = -1;
+    fmt_is(&ts, &minus1, 8, "1969-12-31 23:59:59.999999");
+    ts.logical.unit = S3L_PQ_UNIT_MILLIS;
+    ts.logical.adjusted_to_utc = true;
+    int64_t ms = 86400000LL * 365 + 1500; /* 1971-01-01 00:00:01.5 */
+    fmt_is(&ts, &ms, 8, "1971-01-01 00:00:01.5+00");
+    struct s3l_pq_schema_element dec = leaf(S3L_PQ_FIXED_LEN_BYTE_ARRAY, S3L_PQ_LT_DECIMAL);
+    dec.logical.scale = 2;
+    static const uint8_t m123[] = {0xff, 0x85};
+    fmt_is(&dec, m123, 2, "-1.23");
+    dec.logical.scale = 4;
+    fmt_is(&dec, m123, 2, "-0.0123");
+    struct s3l_pq_schema_element half = leaf(S3L_PQ_FIXED_LEN_BYTE_ARRAY, S3L_PQ_LT_FLOAT16);
+    static const uint8_t one[] = {0x00, 0x3c}, mtwo[] = {0x00, 0xc0};
+    fmt_is(&half, one, 2, "1.0");
+    fmt_is(&half, mtwo, 2, "-2.0");
+    struct s3l_pq_schema_element u32 = leaf(S3L_PQ_INT32, S3L_PQ_LT_NONE);
+    u32.converted_type = 13; /* UINT_32 */
+    static const uint8_t ff[] = {0xff, 0xff, 0xff, 0xff};
+    fmt_is(&u32, ff, 4, "4294967295");
+    u32.converted_type = -1;
+    fmt_is(&u32, ff, 4, "-1");
+    struct s3l_pq_schema_element bin = leaf(S3L_PQ_BYTE_ARRAY, S3L_PQ_LT_NONE);
+    fmt_is(&bin, "a\\\n", 3, "a\\x5C\\x0A");
+    struct s3l_pq_schema_element dbl = leaf(S3L_PQ_DOUBLE, S3L_PQ_LT_NONE);
+    double d = 0.1, big = 123456789.0, nan = NAN;
+    fmt_is(&dbl, &d, 8, "0.1");
+    fmt_is(&dbl, &big, 8, "123456789.0");
+    fmt_is(&dbl, &nan, 8, "nan");
+    /* Wrong lengths are -1; a small buffer truncates but reports the full length. */
+    char small[5];
+    assert_int_equal(s3l_pq_value_format(&u32, ff, 3, small, sizeof(small)), -1);
+    assert_int_equal(s3l_pq_value_format(&dbl, &d, 4, small, sizeof(small)), -1);
+    assert_int_equal(s3l_pq_value_format(&ts, &ms, 8, small, sizeof(small)), 24);
+    assert_string_equal(small, "1971");
+    struct s3l_pq_schema_element t = leaf(S3L_PQ_INT64, S3L_PQ_LT_TIME);
+    t.logical.unit = S3L_PQ_UNIT_NANOS;
+    int64_t ns = 3723000000001LL; /* 01:02:03.000000001 */
+    fmt_is(&t, &ns, 8, "01:02:03.000000001");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -719,6 +800,7 @@ int main(void)
         cmocka_unit_test(corrupt_files_are_named),
         cmocka_unit_test(memory_cap_is_enforced),
         cmocka_unit_test(every_allocation_failure_is_clean),
+        cmocka_unit_test(value_format_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
