@@ -760,6 +760,8 @@ static void value_format_edges(void **state)
     fmt_is(&dec, m123, 2, "-1.23");
     dec.logical.scale = 4;
     fmt_is(&dec, m123, 2, "-0.0123");
+    dec.logical.scale = 100000; /* a hostile scale (found by fuzz_pq_footer): refused */
+    assert_int_equal(s3l_pq_value_format(&dec, m123, 2, NULL, 0), -1);
     struct s3l_pq_schema_element half = leaf(S3L_PQ_FIXED_LEN_BYTE_ARRAY, S3L_PQ_LT_FLOAT16);
     static const uint8_t one[] = {0x00, 0x3c}, mtwo[] = {0x00, 0xc0};
     fmt_is(&half, one, 2, "1.0");

@@ -137,7 +137,8 @@ static double half_to_double(uint16_t h)
 /* A big-endian two's complement integer of up to 16 bytes, at scale s. */
 static int emit_decimal_be(struct out *o, const uint8_t *v, size_t n, int32_t scale)
 {
-    if (n == 0 || n > 16)
+    /* 16 bytes hold at most 39 digits; the scale comes from the file, so it is bounded too. */
+    if (n == 0 || n > 16 || scale < 0 || scale > 76)
         return -1;
     unsigned __int128 u = (v[0] & 0x80) ? ~(unsigned __int128)0 : 0;
     for (size_t i = 0; i < n; i++)
@@ -145,7 +146,7 @@ static int emit_decimal_be(struct out *o, const uint8_t *v, size_t n, int32_t sc
     bool neg = (__int128)u < 0;
     if (neg)
         u = ~u + 1;
-    char digits[48];
+    char digits[80];
     size_t k = 0;
     do {
         digits[k++] = (char)('0' + (int)(u % 10));
