@@ -69,6 +69,11 @@ static void emit_date(struct out *o, int64_t days)
 {
     int64_t y;
     unsigned m, d;
+    /* INT32 days and INT64 timestamps stay far inside this; a hostile INT64 DATE does not. */
+    if (days > ((int64_t)1 << 40) || days < -((int64_t)1 << 40)) {
+        emit(o, "%lld days", (long long)days);
+        return;
+    }
     civil(days, &y, &m, &d);
     emit(o, "%04lld-%02u-%02u", (long long)y, m, d);
 }
