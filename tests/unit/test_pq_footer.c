@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "s3l/pq_footer.h"
+#include "s3l/store.h"
 #include "util/util.h"
 
 static char *golden(const char *name)
@@ -724,6 +725,45 @@ static void every_allocation_failure_is_clean(void **state)
     free(b);
 }
 
+/* Through a file:// store: one stat and one ranged GET for a file under 64 KiB. */
+static void read_through_a_store(void **state)
+{
+    (void)state;
+    char *dir = golden("");
+    char url[4200];
+    snprintf(url, sizeof(url), "file://%s", dir);
+    url[strlen(url) - 1] = 0; /* no trailing slash */
+    struct s3l_store *st = NULL;
+    struct s3l_error err = {0};
+    if (s3l_store_open(url, NULL, &st, &err))
+        fail_msg("%s", err.message);
+    uint64_t ops = st->n_ops;
+    struct s3l_pq_footer *f;
+    if (s3l_pq_footer_read_store(st, "nested.parquet", NULL, &f, &err))
+        fail_msg("%s", err.message);
+    assert_int_equal(st->n_ops - ops, 2);
+    check_against_duckdb(f, "nested");
+    s3l_pq_footer_free(f);
+    /* The page index of the arrow-rs file through the same store. */
+    assert_int_equal(s3l_pq_footer_read_store(st, "arrowrs_page_index.parquet", NULL, &f, &err), 0);
+    struct s3l_pq_store_src src = {st, "arrowrs_page_index.parquet"};
+    struct s3l_pq_offset_index *oi;
+    assert_int_equal(s3l_pq_offset_index_read(s3l_pq_read_store, &src, f->file_size,
+                                              &f->row_groups[0].columns[0], NULL, &oi, &err), 0);
+    assert_int_equal(oi->n_pages, 5);
+    assert_int_equal(oi->pages[0].first_row_index, 0);
+    s3l_pq_offset_index_free(oi);
+    s3l_pq_footer_free(f);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_pq_footer_read_store(st, "missing.parquet", NULL, &f, &err),
+                     S3L_ENOT_FOUND);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_pq_footer_read_store(st, "make.mjs", NULL, &f, &err), S3L_ECORRUPT);
+    assert_non_null(strstr(err.message, "make.mjs: not a Parquet file: bad magic"));
+    s3l_store_free(st);
+    free(dir);
+}
+
 static struct s3l_pq_schema_element leaf(int32_t type, enum s3l_pq_logical_kind kind)
 {
     struct s3l_pq_schema_element se = {.name = "c", .type = type, .type_length = -1,
@@ -803,6 +843,7 @@ int main(void)
         cmocka_unit_test(memory_cap_is_enforced),
         cmocka_unit_test(every_allocation_failure_is_clean),
         cmocka_unit_test(value_format_edges),
+        cmocka_unit_test(read_through_a_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
