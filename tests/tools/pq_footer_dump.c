@@ -204,61 +204,6 @@ static json_t *chunk_json(int fd, const struct s3l_pq_footer *f, size_t col,
     return o;
 }
 
-static void type_name(const struct s3l_type *t, struct s3l_buf *b)
-{
-    static const char *const names[] = {
-        [S3L_TYPE_BOOL] = "bool",     [S3L_TYPE_INT8] = "int8",       [S3L_TYPE_INT16] = "int16",
-        [S3L_TYPE_INT32] = "int32",   [S3L_TYPE_INT64] = "int64",     [S3L_TYPE_UINT8] = "uint8",
-        [S3L_TYPE_UINT16] = "uint16", [S3L_TYPE_UINT32] = "uint32",   [S3L_TYPE_UINT64] = "uint64",
-        [S3L_TYPE_FLOAT16] = "halffloat", [S3L_TYPE_FLOAT32] = "float",
-        [S3L_TYPE_FLOAT64] = "double", [S3L_TYPE_UTF8] = "string", [S3L_TYPE_BINARY] = "binary",
-        [S3L_TYPE_UUID] = "uuid",     [S3L_TYPE_JSON] = "json",       [S3L_TYPE_DATE32] = "date32[day]",
-        [S3L_TYPE_INTERVAL] = "interval[month_day_nano]",
-    };
-    static const char *const units[] = {"s", "ms", "us", "ns"};
-    switch (t->id) {
-    case S3L_TYPE_FIXED_SIZE_BINARY: s3l_buf_printf(b, "fixed_size_binary[%d]", t->byte_width); break;
-    case S3L_TYPE_TIME32: s3l_buf_printf(b, "time32[%s]", units[t->unit]); break;
-    case S3L_TYPE_TIME64: s3l_buf_printf(b, "time64[%s]", units[t->unit]); break;
-    case S3L_TYPE_TIMESTAMP:
-        s3l_buf_printf(b, "timestamp[%s", units[t->unit]);
-        if (t->tz)
-            s3l_buf_printf(b, ", tz=%s", t->tz);
-        s3l_buf_append_str(b, "]");
-        break;
-    case S3L_TYPE_DECIMAL128: s3l_buf_printf(b, "decimal128(%d, %d)", t->precision, t->scale); break;
-    case S3L_TYPE_LIST:
-    case S3L_TYPE_STRUCT:
-    case S3L_TYPE_MAP:
-        s3l_buf_append_str(b, t->id == S3L_TYPE_LIST ? "list<" : t->id == S3L_TYPE_MAP ? "map<"
-                                                                                       : "struct<");
-        for (size_t i = 0; i < t->n_children; i++) {
-            if (i)
-                s3l_buf_append_str(b, ", ");
-            if (t->id != S3L_TYPE_MAP)
-                s3l_buf_printf(b, "%s: ", t->children[i].name);
-            type_name(&t->children[i].type, b);
-            if (!t->children[i].nullable && t->id != S3L_TYPE_MAP)
-                s3l_buf_append_str(b, " not null");
-        }
-        s3l_buf_append_str(b, ">");
-        break;
-    default:
-        s3l_buf_append_str(b, (size_t)t->id < S3L_ARRAY_LEN(names) && names[t->id] ? names[t->id]
-                                                                                  : "?");
-    }
-}
-
-static void drop_type(struct s3l_type *t)
-{
-    for (size_t i = 0; i < t->n_children; i++) {
-        s3l_free(t->children[i].name);
-        drop_type(&t->children[i].type);
-    }
-    s3l_free(t->children);
-    s3l_free(t->tz);
-}
-
 static json_t *arrow_json(const struct s3l_pq_footer *f)
 {
     struct s3l_schema *s;
@@ -267,18 +212,12 @@ static json_t *arrow_json(const struct s3l_pq_footer *f)
         return json_pack("{s:s}", "error", err.message);
     json_t *a = json_array();
     for (size_t i = 0; i < s->n_fields; i++) {
-        struct s3l_buf b;
-        s3l_buf_init(&b, 1 << 20);
-        type_name(&s->fields[i].type, &b);
+        char buf[4096];
+        s3l_type_format(&s->fields[i].type, buf, sizeof(buf));
         json_array_append_new(a, json_pack("{s:s, s:s, s:b}", "name", s->fields[i].name, "type",
-                                           b.ptr ? (char *)b.ptr : "", "nullable",
-                                           s->fields[i].nullable));
-        s3l_buf_free(&b);
-        s3l_free(s->fields[i].name);
-        drop_type(&s->fields[i].type);
+                                           buf, "nullable", s->fields[i].nullable));
     }
-    s3l_free(s->fields);
-    s3l_free(s);
+    s3l_schema_free(s);
     return a;
 }
 

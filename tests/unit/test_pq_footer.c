@@ -349,23 +349,6 @@ static void nested_tree_levels(void **state)
     free(b);
 }
 
-static void free_fields(struct s3l_field *fs, size_t n);
-
-static void free_type(struct s3l_type *t)
-{
-    free_fields(t->children, t->n_children);
-    s3l_free(t->tz);
-}
-
-static void free_fields(struct s3l_field *fs, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        s3l_free(fs[i].name);
-        free_type(&fs[i].type);
-    }
-    s3l_free(fs);
-}
-
 static void arrow_mapping(void **state)
 {
     (void)state;
@@ -398,8 +381,7 @@ static void arrow_mapping(void **state)
     assert_int_equal(s->fields[19].type.scale, 2);
     assert_int_equal(s->fields[21].type.precision, 38);
     assert_int_equal(s->fields[21].type.scale, 10);
-    free_fields(s->fields, s->n_fields);
-    s3l_free(s);
+    s3l_schema_free(s);
     s3l_pq_footer_free(f);
     free(b);
 
@@ -423,8 +405,7 @@ static void arrow_mapping(void **state)
     assert_int_equal(ls->type.children[0].type.id, S3L_TYPE_STRUCT);
     assert_int_equal(ll->type.children[0].type.id, S3L_TYPE_LIST);
     assert_int_equal(ll->type.children[0].type.children[0].type.id, S3L_TYPE_INT32);
-    free_fields(s->fields, s->n_fields);
-    s3l_free(s);
+    s3l_schema_free(s);
     s3l_pq_footer_free(f);
     free(b);
 }
@@ -713,8 +694,7 @@ static void every_allocation_failure_is_clean(void **state)
             rc = s3l_pq_footer_schema(f, &s, &err);
         if (rc == 0) {
             ok = 1;
-            free_fields(s->fields, s->n_fields);
-            s3l_free(s);
+            s3l_schema_free(s);
         } else {
             assert_int_equal(rc, S3L_ENOMEM);
         }
