@@ -225,6 +225,19 @@ int s3l_pq_footer_read_buf(const void *data, size_t len, const struct s3l_pq_foo
 /* Frees a footer and everything it owns. NULL is a no-op. */
 void s3l_pq_footer_free(struct s3l_pq_footer *f);
 
+/*
+ * Checks that a decoded footer is consistent before its offsets are trusted (what `check` does):
+ * the row groups' num_rows add up to num_rows; every column chunk has its ColumnMetaData (unless
+ * the file is encrypted), the physical type of its leaf, a path_in_schema naming that leaf, a
+ * dictionary page before its data pages, a data_page_offset within the chunk's bytes, pages and
+ * page index ranges inside the data area
+ * [4, metadata_offset) (not checked for a footer from s3l_pq_footer_decode, whose file size is
+ * unknown), num_values equal to the row count for a non-repeated column, and a null_count within
+ * num_values; column_orders is empty or one per leaf. Returns 0, or S3L_ECORRUPT naming the row
+ * group, the column and the two numbers that disagree.
+ */
+int s3l_pq_footer_validate(const struct s3l_pq_footer *f, struct s3l_error *err);
+
 /* The schema element of leaf column i (i < n_leaves). */
 const struct s3l_pq_schema_element *s3l_pq_footer_leaf(const struct s3l_pq_footer *f, size_t i);
 

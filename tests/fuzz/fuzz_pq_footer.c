@@ -63,6 +63,9 @@ static void check(struct s3l_pq_footer *f)
         abort();
     struct s3l_schema *s = NULL;
     struct s3l_error err = {0};
+    if (s3l_pq_footer_validate(f, &err) != 0 && err.message[0] == 0)
+        abort();
+    s3l_error_clear(&err);
     if (s3l_pq_footer_schema(f, &s, &err) == 0) {
         char buf[64]; /* small on purpose: the type names truncate */
         for (size_t i = 0; i < s->n_fields; i++)

@@ -19,6 +19,7 @@ export function dumpFooter(file, ...args) {
 }
 
 export function checkAgainstDuck(d, m) {
+  assert.equal(d.validation, null, 's3l_pq_footer_validate');
   assert.equal(d.num_rows, m.file.num_rows);
   assert.equal(d.created_by, m.file.created_by);
   assert.equal(d.metadata_len, m.file.footer_size);

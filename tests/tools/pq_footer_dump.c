@@ -3,6 +3,7 @@
  * (include/s3l/pq_footer.h), independent of the CLI. Tests compare its output with DuckDB's
  * parquet_metadata() / parquet_schema(); people use it to look at a file.
  *   pq_footer_dump FILE [--page-index] [--arrow]
+ * "validation" is null, or what s3l_pq_footer_validate found wrong.
  * --page-index adds each chunk's ColumnIndex and OffsetIndex; --arrow adds the schema mapped to
  * Arrow types. Statistics and index bounds are printed as lowercase hex of their raw bytes;
  * statistics also as text (min_text, max_text) in the forms of s3l_pq_value_format.
@@ -263,6 +264,10 @@ int main(int argc, char **argv)
     json_object_set_new(root, "created_by", f->created_by ? json_string(f->created_by)
                                                           : json_null());
     json_object_set_new(root, "encrypted", json_boolean(f->encrypted));
+    struct s3l_error verr = {0};
+    json_object_set_new(root, "validation", s3l_pq_footer_validate(f, &verr) == 0
+                                                ? json_null()
+                                                : json_string(verr.message));
     json_object_set_new(root, "schema", schema_json(f));
     json_t *leaves = json_array();
     for (size_t i = 0; i < f->n_leaves; i++)

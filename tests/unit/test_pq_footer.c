@@ -279,6 +279,9 @@ static void check_against_duckdb(const struct s3l_pq_footer *f, const char *stem
     check_schema(f, json_object_get(d, "schema"));
     check_columns(f, json_object_get(d, "columns"));
     check_kv(f, json_object_get(d, "kv"));
+    struct s3l_error err = {0};
+    if (s3l_pq_footer_validate(f, &err) != 0)
+        fail_msg("%s: %s", stem, err.message);
     json_decref(x);
 }
 
@@ -744,6 +747,59 @@ static void read_through_a_store(void **state)
     free(dir);
 }
 
+static void expect_invalid(struct s3l_pq_footer *f, const char *msg)
+{
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_pq_footer_validate(f, &err), S3L_ECORRUPT);
+    if (!strstr(err.message, msg))
+        fail_msg("message \"%s\" lacks \"%s\"", err.message, msg);
+}
+
+/* Each rule of s3l_pq_footer_validate broken once, on a decoded golden file. */
+static void validate_rules(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *b = slurp("row_groups.parquet", &len);
+    struct s3l_pq_footer *f;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_pq_footer_read_buf(b, len, NULL, &f, &err), 0);
+    assert_int_equal(s3l_pq_footer_validate(f, &err), 0);
+    struct s3l_pq_column_chunk *cc = &f->row_groups[1].columns[1], saved = *cc;
+    f->num_rows++;
+    expect_invalid(f, "num_rows is 5001 but the row groups hold 5000 rows");
+    f->num_rows--;
+    cc->type = S3L_PQ_INT32;
+    expect_invalid(f, "row group 1, column s: physical type differs from the schema's (1, 6)");
+    *cc = saved;
+    cc->path[0][0] = 'z';
+    expect_invalid(f, "path_in_schema does not name its leaf column");
+    cc->path[0][0] = 's';
+    assert_true(cc->dictionary_page_offset >= 4); /* DuckDB dictionary-encodes s */
+    cc->data_page_offset = (int64_t)f->metadata_offset;
+    expect_invalid(f, "data_page_offset beyond the chunk's bytes");
+    cc->data_page_offset = cc->dictionary_page_offset;
+    expect_invalid(f, "dictionary page not before the data pages");
+    cc->dictionary_page_offset = -1;
+    cc->data_page_offset = (int64_t)f->metadata_offset - 10;
+    expect_invalid(f, "pages (offset, bytes) outside the data area");
+    *cc = saved;
+    cc->num_values--;
+    expect_invalid(f, "num_values does not match the row group's rows");
+    *cc = saved;
+    cc->stats.null_count = cc->num_values + 1;
+    expect_invalid(f, "null_count beyond num_values");
+    *cc = saved;
+    cc->column_index_offset = 2;
+    cc->column_index_length = 10;
+    expect_invalid(f, "ColumnIndex (offset, bytes) outside the data area (2, 10)");
+    *cc = saved;
+    f->n_column_orders = 1;
+    expect_invalid(f, "1 column orders for 3 leaf columns");
+    s3l_pq_footer_free(f);
+    free(b);
+}
+
 static struct s3l_pq_schema_element leaf(int32_t type, enum s3l_pq_logical_kind kind)
 {
     struct s3l_pq_schema_element se = {.name = "c", .type = type, .type_length = -1,
@@ -824,6 +880,7 @@ int main(void)
         cmocka_unit_test(every_allocation_failure_is_clean),
         cmocka_unit_test(value_format_edges),
         cmocka_unit_test(read_through_a_store),
+        cmocka_unit_test(validate_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
