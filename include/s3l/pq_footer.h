@@ -153,6 +153,7 @@ struct s3l_pq_row_group {
 struct s3l_pq_footer_mem;
 
 struct s3l_pq_footer {
+    char *name;              /* the file as messages name it (options' name), owned */
     uint64_t file_size;      /* bytes */
     uint64_t metadata_offset; /* file offset of the FileMetaData */
     uint32_t metadata_len;   /* its length in bytes (the 4-byte field before "PAR1") */

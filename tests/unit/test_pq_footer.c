@@ -751,6 +751,7 @@ static void expect_invalid(struct s3l_pq_footer *f, const char *msg)
 {
     struct s3l_error err = {0};
     assert_int_equal(s3l_pq_footer_validate(f, &err), S3L_ECORRUPT);
+    assert_int_equal(strncmp(err.message, "parquet file: ", 14), 0); /* the default name */
     if (!strstr(err.message, msg))
         fail_msg("message \"%s\" lacks \"%s\"", err.message, msg);
 }

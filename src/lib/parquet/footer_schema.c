@@ -289,7 +289,7 @@ static int subtree_ends(const struct s3l_pq_footer *f, size_t **out)
 int s3l_pq_footer_schema(const struct s3l_pq_footer *f, struct s3l_schema **out,
                          struct s3l_error *err)
 {
-    struct mapper m = {.f = f, .name = "parquet file", .err = err};
+    struct mapper m = {.f = f, .name = f->name ? f->name : "parquet file", .err = err};
     struct s3l_schema *s = s3l_calloc(1, sizeof(*s));
     const struct s3l_pq_schema_element *root = &f->schema[0];
     size_t n = root->num_children > 0 ? (size_t)root->num_children : 0;
