@@ -193,9 +193,10 @@ int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_i
 
 struct s3l_converter_options {
     int version; /* S3L_CONVERTER_OPTIONS_VERSION */
-    /* When a record has a top-level key that the schema lacks, with a non-null value: false
-     * ignores it (counted by s3l_converter_ignored); true stops before the row with
-     * S3L_CONVERT_NEW_COLUMNS so that the caller can grow the schema. */
+    /* When a record has a top-level key that the schema lacks, with a value that holds some
+     * non-null scalar (null, [], [null] and {"a": null} do not count: they have no type yet):
+     * false ignores it (counted by s3l_converter_ignored); true stops before the row with
+     * S3L_CONVERT_NEW_COLUMNS so that the caller can grow the schema (s3l_converter_grow). */
     bool stop_on_unknown;
 };
 
@@ -237,5 +238,15 @@ size_t s3l_converter_unknown(const struct s3l_converter *c, size_t i);
 
 /* Values of unknown keys ignored so far (stop_on_unknown false). */
 uint64_t s3l_converter_ignored(const struct s3l_converter *c);
+
+/*
+ * After S3L_CONVERT_NEW_COLUMNS for rec: appends to schema a nullable column for each new key, in
+ * record order, typed by s3l_infer_value(opt) from its value; keys already in schema are skipped.
+ * *added: how many were appended. The caller then merges the grown schema into the record
+ * (s3l_schema_merge), makes a converter for it and converts rec again. S3L_ENOMEM.
+ */
+int s3l_converter_grow(const struct s3l_converter *c, const struct s3l_record *rec,
+                       const struct s3l_infer_options *opt, struct s3l_schema *schema,
+                       size_t *added, struct s3l_error *err);
 
 #endif

@@ -562,6 +562,52 @@ static int note_unknown(struct s3l_converter *c, size_t key_index)
     return 0;
 }
 
+/* Whether values[i] holds any non-null scalar (an empty array or an object of nulls does not). */
+static bool has_value(const struct s3l_value *values, size_t i)
+{
+    const struct s3l_value *v = &values[i];
+    if (v->kind != S3L_VALUE_ARRAY && v->kind != S3L_VALUE_OBJECT)
+        return v->kind != S3L_VALUE_NULL;
+    bool object = v->kind == S3L_VALUE_OBJECT;
+    size_t j = i + 1;
+    for (uint32_t k = 0; k < v->len; k++) {
+        j += object; /* the member's key */
+        if (has_value(values, j))
+            return true;
+        j = values[j].end;
+    }
+    return false;
+}
+
+int s3l_converter_grow(const struct s3l_converter *c, const struct s3l_record *rec,
+                       const struct s3l_infer_options *opt, struct s3l_schema *schema,
+                       size_t *added, struct s3l_error *err)
+{
+    *added = 0;
+    for (size_t u = 0; u < c->n_unknown; u++) {
+        size_t k = c->unknown[u];
+        const struct s3l_value *key = &rec->values[k];
+        struct s3l_field f = {.nullable = true};
+        if (s3l_infer_value(rec->values, k + 1, opt, &f.type) != 0)
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory growing the schema");
+        if ((int)f.type.id == S3L__TYPE_NONE)
+            continue;
+        if (!(f.name = s3l_strndup(key->str, key->len))) {
+            s3l_type_cleanup(&f.type);
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory growing the schema");
+        }
+        int rc = 0;
+        if (s3l_schema_find(schema, f.name, strlen(f.name)) < 0) {
+            rc = s3l_schema_add_field(schema, &f, err);
+            *added += rc == 0;
+        }
+        s3l_field_cleanup(&f);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
                 const struct s3l_row_sink *sink, struct s3l_error *err)
 {
@@ -576,7 +622,7 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
         int idx = lookup(c, values[j].str, values[j].len);
         if (idx >= 0)
             c->col_value[idx] = (uint32_t)(j + 1);
-        else if (values[j + 1].kind != S3L_VALUE_NULL && note_unknown(c, j) != 0)
+        else if (has_value(values, j + 1) && note_unknown(c, j) != 0)
             return s3l_error_set(err, S3L_ENOMEM, "out of memory converting a record");
         j = values[j + 1].end;
     }
