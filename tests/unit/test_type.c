@@ -110,6 +110,12 @@ static void bad_names_are_explained(void **state)
                         "ERR type \"map<list<int64>, int64>\": expected a primitive map key type at "
                         "offset 22 (\">\")");
     assert_string_equal(roundtrip(""), "ERR type \"\": expected a type name at the end");
+    assert_string_equal(roundtrip("timestamp[us, tz=Europe Paris]"),
+                        "ERR type \"timestamp[us, tz=Europe Paris]\": expected a time zone name "
+                        "(letters, digits, / _ + - : .) at offset 23 (\" Paris]\")");
+    assert_string_equal(roundtrip("struct<\"\\u0000\": int64>"),
+                        "ERR type \"struct<\"\\u0000\": int64>\": expected a \\u00XX escape "
+                        "(01..7f) at offset 10 (\"0000\": int64>\")");
     char deep[400] = "";
     for (int i = 0; i < 70; i++)
         strcat(deep, "list<");

@@ -424,8 +424,18 @@ static int parse_name(struct parser *p, char **out)
                 c = p->s[p->pos++];
                 if (c == 'u') {
                     unsigned v = 0;
-                    if (p->pos + 4 > p->len || sscanf(p->s + p->pos, "%4x", &v) != 1 || v > 0x7f) {
-                        rc = fail(p, "a \\u00XX escape");
+                    bool hex = p->pos + 4 <= p->len;
+                    for (size_t i = 0; hex && i < 4; i++) {
+                        char h = p->s[p->pos + i];
+                        int d = h >= '0' && h <= '9'   ? h - '0'
+                                : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                                : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                                       : -1;
+                        hex = d >= 0;
+                        v = v * 16 + (unsigned)(d < 0 ? 0 : d);
+                    }
+                    if (!hex || v > 0x7f || v == 0) {
+                        rc = fail(p, "a \\u00XX escape (01..7f)");
                         break;
                     }
                     p->pos += 4;
@@ -447,6 +457,8 @@ static int parse_name(struct parser *p, char **out)
             end--;
         if (end == start)
             rc = fail(p, "a field name");
+        else if (memchr(p->s + start, 0, end - start))
+            rc = fail(p, "a field name without NUL characters");
         else if (s3l_buf_append(&b, p->s + start, end - start))
             rc = S3L_ENOMEM;
     }
@@ -632,6 +644,15 @@ static int parse_bracket_type(struct parser *p, const char *w, size_t n, struct 
             size_t end = p->pos;
             while (end > start && p->s[end - 1] == ' ')
                 end--;
+            /* IANA names (Europe/Paris, Etc/GMT+1) and offsets (+01:00) use only these. */
+            for (size_t i = start; i < end; i++) {
+                char ch = p->s[i];
+                if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                      (ch >= '0' && ch <= '9') || strchr("/_+-:.", ch))) {
+                    p->pos = i;
+                    return fail(p, "a time zone name (letters, digits, / _ + - : .)");
+                }
+            }
             if (end == start)
                 return fail(p, "a time zone name");
             if (!(t->tz = s3l_strndup(p->s + start, end - start)))
