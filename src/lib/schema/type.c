@@ -648,7 +648,7 @@ static int parse_bracket_type(struct parser *p, const char *w, size_t n, struct 
             for (size_t i = start; i < end; i++) {
                 char ch = p->s[i];
                 if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                      (ch >= '0' && ch <= '9') || strchr("/_+-:.", ch))) {
+                      (ch >= '0' && ch <= '9') || (ch && strchr("/_+-:.", ch)))) {
                     p->pos = i;
                     return fail(p, "a time zone name (letters, digits, / _ + - : .)");
                 }

@@ -390,5 +390,7 @@ enum s3l__text_shape s3l__text_shape(const char *s, size_t len)
     if (s3l__parse_int(s, len, INT64_MIN, INT64_MAX, &v, &why) == 0 && d.exp >= 0 &&
         memchr(s, '.', len) == NULL && memchr(s, 'e', len) == NULL && memchr(s, 'E', len) == NULL)
         return S3L__SHAPE_INT;
-    return S3L__SHAPE_FLOAT;
+    double dv;
+    /* A number past a double's range is only text: a double column would refuse it. */
+    return s3l__parse_double(s, len, &dv, &why) == 0 ? S3L__SHAPE_FLOAT : S3L__SHAPE_TEXT;
 }
