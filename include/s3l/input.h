@@ -66,6 +66,13 @@ struct s3l_record {
     const char *source; /* the input's name given at open, for messages */
 };
 
+/*
+ * A deep copy of rec in one allocation that owns everything it points to (tape, strings, raw
+ * bytes, source name), for callers that keep records past the next read (e.g. the sample held
+ * for inference before the schema is known). *out: s3l_free. Errors: S3L_ENOMEM.
+ */
+int s3l_record_clone(const struct s3l_record *rec, struct s3l_record **out);
+
 /* ---- readers ------------------------------------------------------------------------------- */
 
 enum s3l_input_format {

@@ -226,6 +226,33 @@ static void json_array_errors(void **state)
                                  "than the maximum record size (20 bytes)\n");
 }
 
+static void records_can_be_kept(void **state)
+{
+    (void)state;
+    int fd = pipe_with("{\"a\":\"x\\ty\",\"b\":[1.5,{\"c\":null}]}\n{\"d\":2}\n");
+    struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION,
+                                     .format = S3L_INPUT_NDJSON, .name = "kept"};
+    struct s3l_reader *r;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
+    struct s3l_record rec, *copy;
+    assert_int_equal(s3l_reader_next(r, &rec, &err), 1);
+    assert_int_equal(s3l_record_clone(&rec, &copy), 0);
+    assert_int_equal(s3l_reader_next(r, &rec, &err), 1); /* the reader's tape is reused */
+    s3l_reader_free(r);
+    close(fd);
+    struct s3l_buf b;
+    s3l_buf_init(&b, 1024);
+    assert_int_equal(s3l__json_write(&b, copy->values, 0), 0);
+    assert_string_equal((char *)b.ptr, "{\"a\":\"x\\ty\",\"b\":[1.5,{\"c\":null}]}");
+    assert_int_equal(copy->n_values, 9);
+    assert_int_equal(copy->end_offset, 34);
+    assert_memory_equal(copy->raw, "{\"a\":\"x\\ty\",", 12);
+    assert_string_equal(copy->source, "kept");
+    s3l_buf_free(&b);
+    s3l_free(copy);
+}
+
 static void bad_options(void **state)
 {
     (void)state;
@@ -258,6 +285,7 @@ int main(void)
         cmocka_unit_test(json_array_stream),
         cmocka_unit_test(json_top_level_objects),
         cmocka_unit_test(json_array_errors),
+        cmocka_unit_test(records_can_be_kept),
         cmocka_unit_test(bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
