@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json/json.h" /* s3l__utf8_valid */
 #include "schema/schema_int.h"
 
 /* ---- printing ------------------------------------------------------------------------------ */
@@ -47,7 +48,10 @@ static bool name_needs_quotes(const char *name)
     size_t n = strlen(name);
     if (n == 0 || name[0] == ' ' || name[n - 1] == ' ')
         return true;
-    return strpbrk(name, ":,<>\"\\[]()") != NULL || strchr(name, '\n') != NULL;
+    for (const char *c = name; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            return true;
+    return strpbrk(name, ":,<>\"\\[]()") != NULL;
 }
 
 static void put_name(struct out *o, const char *name)
@@ -420,6 +424,11 @@ static int parse_name(struct parser *p, char **out)
             char c = p->s[p->pos++];
             if (c == '"')
                 break;
+            if ((unsigned char)c < 0x20) {
+                p->pos--;
+                rc = fail(p, "no raw control character in a field name (escape it)");
+                break;
+            }
             if (c == '\\' && p->pos < p->len) {
                 c = p->s[p->pos++];
                 if (c == 'u') {
@@ -457,11 +466,18 @@ static int parse_name(struct parser *p, char **out)
             end--;
         if (end == start)
             rc = fail(p, "a field name");
-        else if (memchr(p->s + start, 0, end - start))
-            rc = fail(p, "a field name without NUL characters");
-        else if (s3l_buf_append(&b, p->s + start, end - start))
+        for (size_t i = start; rc == 0 && i < end; i++) {
+            if ((unsigned char)p->s[i] < 0x20) {
+                p->pos = i;
+                rc = fail(p, "no control character in a field name (quote and escape it)");
+            }
+        }
+        if (rc == 0 && s3l_buf_append(&b, p->s + start, end - start))
             rc = S3L_ENOMEM;
     }
+    size_t bad;
+    if (rc == 0 && b.ptr && !s3l__utf8_valid(b.ptr, b.len, &bad))
+        rc = fail(p, "a field name in valid UTF-8");
     if (rc == 0 && s3l_buf_append(&b, "", 0) == 0 && b.ptr) {
         *out = (char *)b.ptr;
         return 0;
