@@ -132,7 +132,9 @@ static int convert_one(void *ctx, struct s3l_record *rec)
 {
     struct convert_ctx *c = ctx;
     struct s3l_row_sink sink = {&counting_ops, &c->sink};
-    struct s3l_error err = {0};
+    static struct s3l_error err; /* only written on failure: cleared after one */
+    if (err.code)
+        s3l_error_clear(&err);
     int rc = s3l_convert(c->conv, rec, &sink, &err);
     if (rc == 0) {
         c->rows++;
@@ -191,7 +193,9 @@ struct pq_ctx {
 static int pq_one(void *ctx, struct s3l_record *rec)
 {
     struct pq_ctx *c = ctx;
-    struct s3l_error err = {0};
+    static struct s3l_error err; /* only written on failure: cleared after one */
+    if (err.code)
+        s3l_error_clear(&err);
     if (s3l_convert(c->conv, rec, &c->sink, &err) == 0)
         c->rows++;
     else if (c->errors++ < 10)

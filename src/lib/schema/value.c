@@ -111,6 +111,23 @@ static bool magnitude(const struct s3l__decnum *d, int64_t extra_exp, int max_di
 int s3l__parse_int(const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out,
                    const char **why)
 {
+    /* Fast path: up to 18 plain digits (no leading zero) cannot overflow an int64. */
+    size_t i = len && s[0] == '-';
+    if (len > i && len - i <= 18 && (s[i] != '0' || len - i == 1)) {
+        int64_t v = 0;
+        size_t k = i;
+        for (; k < len && s[k] >= '0' && s[k] <= '9'; k++)
+            v = v * 10 + (s[k] - '0');
+        if (k == len) {
+            v = i ? -v : v;
+            if (v < lo || v > hi) {
+                *why = "out of range";
+                return S3L_EINVALID_INPUT;
+            }
+            *out = v;
+            return 0;
+        }
+    }
     struct s3l__decnum d;
     unsigned __int128 m;
     if (!s3l__decnum_parse(s, len, &d)) {
