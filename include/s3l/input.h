@@ -128,7 +128,9 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
  */
 int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
 
-/* Byte offset just after the last record returned or skipped (the resume point). */
+/* Byte offset just after the last record returned or skipped (the resume point). After the end
+ * of the input (s3l_reader_next returned 0) it also covers what follows the last record: blank
+ * lines, a JSON array's closing ']' and whitespace. */
 uint64_t s3l_reader_offset(const struct s3l_reader *r);
 
 /* Number of the line at s3l_reader_offset (1-based): start_line for a resumed reader. */

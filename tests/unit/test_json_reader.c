@@ -114,6 +114,10 @@ static void ndjson_records_lines_offsets(void **state)
     assert_string_equal(run.out, "L1 O3-11 {\"a\":1}\n");
     read_all(file_with("", 0), S3L_INPUT_NDJSON, 0, 0, 0, 0, &run);
     assert_string_equal(run.out, "");
+    /* Trailing blank lines are consumed: the resume offset is the end. */
+    read_all(file_with("{}\n\n \r\n", 7), S3L_INPUT_NDJSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O0-3 {}\n");
+    assert_int_equal(run.final_offset, 7);
 }
 
 static void ndjson_errors_and_recovery(void **state)
@@ -159,12 +163,16 @@ static void json_array_stream(void **state)
     for (size_t i = 0; i < 3; i++) {
         read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, blocks[i], 0, 0, 0, &run);
         assert_string_equal(run.out, want);
-        assert_int_equal(run.final_offset, 57);
+        assert_int_equal(run.final_offset, 60); /* "]\n" consumed at the end */
     }
     read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 23, 2, &run);
     assert_string_equal(run.out, "L3 O27-47 {\"a\":[2,{\"b\":3}]}\nL4 O49-57 {\"a\":4}\n");
     read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 57, 5, &run);
     assert_string_equal(run.out, "");
+    assert_int_equal(run.final_offset, 60);
+    read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 60, 6, &run);
+    assert_string_equal(run.out, "");
+    assert_int_equal(run.final_offset, 60);
     read_all(pipe_with("[]"), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
     assert_string_equal(run.out, "");
     read_all(pipe_with(" "), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
@@ -182,6 +190,7 @@ static void json_top_level_objects(void **state)
     struct run run;
     read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out, want);
+    assert_int_equal(run.final_offset, 39);
     read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 20, 2, &run);
     assert_string_equal(run.out, "L3 O21-31 {\"c\":\"}\"}\nL3 O31-38 {\"d\":1}\n");
     read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 38, 3, &run);

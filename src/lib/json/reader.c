@@ -366,8 +366,12 @@ static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_er
             return rc;
         if (rc == 0) {
             if (r->jstate == J_START || r->jstate == J_DONE || r->jstate == J_OBJECTS ||
-                r->jstate == J_RESUME)
+                r->jstate == J_RESUME) {
+                /* The closing ']' and trailing whitespace are consumed too: the resume offset
+                 * is the end, and a reader resumed there reads nothing. */
+                r->offset = r->base + r->head;
                 return 0;
+            }
             return json_fatal(r, err, "',' or ']' (the input ended inside the array)");
         }
         uint8_t c = r->buf.ptr[r->head];
