@@ -96,7 +96,7 @@ struct s3l_reader_options {
     size_t block_bytes;           /* read() size; 0: 1 MiB */
     uint64_t start_offset;        /* resume at this byte offset (a record's end_offset) */
     uint64_t start_line;          /* line number of the line at start_offset; 0: 1 */
-    char csv_delimiter;           /* 0: ',' */
+    char csv_delimiter;           /* 0: ','; never '"', CR or LF */
     /* CSV resuming at start_offset > 0: the header line as s3l_reader_csv_header gave it. */
     const char *csv_header;
     size_t csv_header_len;
