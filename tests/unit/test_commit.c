@@ -554,13 +554,27 @@ static void unwritable_destination(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
-/* The fault model: fail every operation from k on (the store goes away), then recover. */
+/* The fault model: fail every operation from k on (the store goes away), then recover. With
+ * lost replies, operation k is performed but reported failed (the ambiguous case). */
+static void fault_model(bool lost_reply);
+
 static void fail_at_every_op_then_recover(void **state)
 {
     (void)state;
-    unsigned k;
+    fault_model(false);
+}
+
+static void lost_reply_at_every_op_then_recover(void **state)
+{
+    (void)state;
+    fault_model(true);
+}
+
+static void fault_model(bool lost_reply)
+{
+    uint64_t total = 0;
     unsigned runs = 0;
-    for (k = 1;; k++) {
+    for (uint64_t k = 0; k == 0 || k <= total; k++) {
         char dir[64];
         snprintf(dir, sizeof(dir), "%s/s3l-fault-XXXXXX",
                  access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
@@ -571,33 +585,40 @@ static void fail_at_every_op_then_recover(void **state)
                                  .file_size = 40, .total_rows = 24, .epoch_rows = 10,
                                  .reject_every = 7};
         struct s3l_error err = {0};
-        s3l_test_fail_arm(k);
+        if (k == 0)
+            s3l_test_crash_arm(0, NULL, 0); /* count the operations of an unfaulted run */
+        else if (lost_reply)
+            s3l_test_fail_after_arm(k);
+        else
+            s3l_test_fail_arm(k);
         int rc = s3l_test_run(&r, &err);
+        if (k == 0) {
+            total = s3l_test_crash_ops();
+            assert_int_equal(rc, 0);
+        }
         s3l_test_crash_disarm();
         char why[256] = "";
         if (s3l_test_verify(&r, false, why, sizeof(why)) != 0)
-            fail_msg("k=%u: inconsistent after the failure: %s", k, why);
-        bool done = rc == 0;
-        if (!done) {
+            fail_msg("k=%llu: inconsistent after the failure: %s", (unsigned long long)k, why);
+        if (rc) {
             s3l_error_clear(&err);
             r.gc = true;
             if (s3l_test_run(&r, &err) != 0)
-                fail_msg("k=%u: recovery failed: %s", k, err.message);
+                fail_msg("k=%llu: recovery failed: %s", (unsigned long long)k, err.message);
         }
         if (s3l_test_verify(&r, true, why, sizeof(why)) != 0)
-            fail_msg("k=%u: after recovery: %s", k, why);
+            fail_msg("k=%llu: after recovery: %s", (unsigned long long)k, why);
         struct s3l_test_census c;
         assert_int_equal(s3l_test_census(&r, &c), 0);
-        if (!done && c.staged != 0)
-            fail_msg("k=%u: %u staged files left after gc", k, c.staged);
+        if (rc && c.staged != 0)
+            fail_msg("k=%llu: %u staged files left after gc", (unsigned long long)k, c.staged);
         char cmd[96];
         snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
         assert_int_equal(system(cmd), 0);
-        runs++;
-        if (done)
-            break;
+        runs += k > 0;
     }
-    print_message("fault model: %u failure points enumerated\n", runs);
+    print_message("fault model%s: %u failure points enumerated\n",
+                  lost_reply ? " (lost replies)" : "", runs);
     assert_true(runs > 50);
 }
 
@@ -615,6 +636,7 @@ int main(void)
         cmocka_unit_test(full_disk_commits_nothing_half),
         cmocka_unit_test_setup_teardown(unwritable_destination, setup, teardown),
         cmocka_unit_test(fail_at_every_op_then_recover),
+        cmocka_unit_test(lost_reply_at_every_op_then_recover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

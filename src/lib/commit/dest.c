@@ -59,7 +59,7 @@ struct s3l_dest {
     bool allow_type_changes;
     uint64_t generation; /* this writer's: the checkpoint's at open + 1 */
     bool claimed;        /* the checkpoint holds this generation (step 0 done) */
-    int broken; /* a commit failed after its commit point: only reopening recovers */
+    int broken; /* a commit failed at or after its commit point: only reopening recovers */
     struct s3l__ckpt ck;
     struct s3l_dest_stream **streams;
     size_t n_streams;
@@ -597,8 +597,10 @@ static int prepare(struct s3l_dest *d, struct s3l_error *err)
             if (!st->lanes[j].w)
                 continue;
             int rc = lane_close_file(&st->lanes[j], err);
-            if (rc)
-                return s3l_error_prefix(err, "staging a file of %s", st->table);
+            if (rc) {
+                s3l_error_prefix(err, "staging a file of %s", st->table);
+                return rc; /* not prefix's result: ENOMEM leaves err empty (code 0) */
+            }
         }
         if (st->dl.up) {
             int rc = staging_publish(d, &st->dl, st->table, st->dl_rows, true, err);
@@ -682,6 +684,11 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
         if (rc) {
             d->ck.has_pending = false;
             d->ck.pending_epoch = d->ck.pending_generation = 0;
+            /* The write may have happened even so (a reply lost after the publish, an error
+             * after the rename): the staged files may be pending now, so they must not be
+             * deleted. They are left for recovery or gc, and this writer stops. */
+            free_staged(d, false);
+            d->broken = rc;
         } else {
             s3l_store_event(d->store, S3L__EV_AFTER_CHECKPOINT);
             d->ck.files = d->staged;

@@ -80,8 +80,10 @@ int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
         if (!seen)
             rc = finish_table(s, c, c->files[i].table, &copied, err);
     }
-    if (rc)
-        return s3l_error_prefix(err, "committing epoch %llu", (unsigned long long)c->pending_epoch);
+    if (rc) {
+        s3l_error_prefix(err, "committing epoch %llu", (unsigned long long)c->pending_epoch);
+        return rc; /* not prefix's result: ENOMEM leaves err empty (code 0) */
+    }
     /* Record the epoch as committed, keeping the staged keys to delete afterwards. */
     size_t n = c->n_files;
     struct s3l__ckpt_file *files = c->files;

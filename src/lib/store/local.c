@@ -571,8 +571,10 @@ int s3l__store_local_open(const char *root, const char *url, bool create,
     struct s3l__os_stat st;
     if (rc == 0)
         rc = s3l__os_stat(root, &st, err);
-    if (rc == S3L_ENOT_FOUND)
-        return s3l_error_prefix(err, "destination %s does not exist", url);
+    if (rc == S3L_ENOT_FOUND) {
+        s3l_error_prefix(err, "destination %s does not exist", url);
+        return rc;
+    }
     if (rc)
         return rc;
     if (!st.is_dir)
