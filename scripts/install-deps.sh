@@ -13,7 +13,8 @@ fi
 # Build and runtime libraries, all from Debian's packages.
 BUILD_PKGS=(cmake pkg-config gcc make libc6-dev libzstd-dev libsnappy-dev zlib1g-dev libssl-dev
             libcurl4-openssl-dev libexpat1-dev uuid-dev libjansson-dev ca-certificates)
-TEST_PKGS=(libcmocka-dev util-linux)
+TEST_PKGS=(libcmocka-dev util-linux
+           ceph-mon ceph-osd radosgw ceph-common uuid-runtime openssl curl)  # the RGW test store
 
 pkgs=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && pkgs+=("${TEST_PKGS[@]}")

@@ -1,0 +1,290 @@
+/*
+ * The S3 client of libs3land: the operations the destination and the s3 store backend need,
+ * signed with SigV4, sent over libcurl (multi interface, connections reused), answers parsed
+ * with expat, every failure mapped to the taxonomy of include/s3l/error.h (DESIGN.md section 5).
+ *
+ * Addressing: virtual-hosted (https://BUCKET.s3.REGION.amazonaws.com/KEY) on AWS; path-style
+ * (ENDPOINT/BUCKET/KEY) when an endpoint is set, unless path_style says otherwise. Retries:
+ * THROTTLED, TRANSIENT and AUTH_EXPIRED answers (including a 200 whose body is an <Error>) are
+ * retried with capped exponential backoff and full jitter, each attempt signed again with a fresh
+ * date; RequestTimeTooSkewed corrects the clock from the server's Date header; SlowDown lowers
+ * the number of requests in flight. Every other failure stops at once; err then carries the
+ * S3 code, the HTTP status and the x-amz-request-id.
+ *
+ * Keys and buckets are NUL-terminated UTF-8, raw (not percent-encoded). Sizes are in bytes,
+ * times in nanoseconds since the epoch. A client is not thread-safe: one thread at a time.
+ */
+#ifndef S3L_S3_H
+#define S3L_S3_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/error.h"
+
+#define S3L_S3_CONFIG_VERSION 1
+#define S3L_S3_ETAG_MAX 132
+#define S3L_S3_KEY_MAX 1024   /* S3's limit on a key, in bytes of UTF-8 */
+#define S3L_S3_DELETE_BATCH 1000 /* DeleteObjects takes at most this many keys per request */
+
+/* The integrity header sent with every PutObject and UploadPart. */
+enum s3l_s3_integrity {
+    S3L_S3_INTEGRITY_MD5 = 0, /* Content-MD5 (RFC 1864); checked by AWS and by Ceph RGW */
+    S3L_S3_INTEGRITY_CRC32C,  /* x-amz-checksum-crc32c; checked by AWS, ignored by RGW 16 */
+    S3L_S3_INTEGRITY_NONE,
+};
+
+/*
+ * Client configuration. Zero-initialise, set version = S3L_S3_CONFIG_VERSION, then set what
+ * differs from the defaults. Strings are copied by s3l_s3_client_new.
+ */
+struct s3l_s3_config {
+    int version;
+    /* NULL: AWS_REGION, then AWS_DEFAULT_REGION, then "us-east-1". */
+    const char *region;
+    /* "http(s)://host[:port]". NULL: AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL, then AWS. */
+    const char *endpoint;
+    /* 0: decide (path-style when an endpoint is set, virtual-hosted on AWS); 1: path-style;
+     * -1: virtual-hosted even with an endpoint (BUCKET.ENDPOINT-HOST). */
+    int path_style;
+    /* NULL: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN. */
+    const char *access_key;
+    const char *secret_key;
+    const char *session_token;
+    const char *ca_file;  /* PEM CA bundle to trust instead of the system's store; NULL: system */
+    const char *resolve;  /* "HOST:PORT:ADDRESS" pinned for every request (CURLOPT_RESOLVE) */
+    const char *trace_file; /* NULL: S3LAND_TRACE; one line per attempt, never a credential */
+    long connect_timeout_ms; /* 0: 10,000 */
+    long low_speed_time_s;   /* 0: 30; a transfer under 1 byte/s for this long fails (TRANSIENT);
+                                never applied to CompleteMultipartUpload */
+    int max_attempts;        /* 0: 6 attempts in all (5 retries) */
+    long backoff_base_ms;    /* 0: 100; attempt n waits uniform [0, min(max, base * 2^n)) */
+    long backoff_max_ms;     /* 0: 10,000 */
+    size_t max_response_bytes; /* 0: 16 MiB; cap on an XML answer (GetObject has its own cap) */
+    size_t max_request_bytes;  /* 0: 5 GiB; PutObject / UploadPart bodies above fail TOO_LARGE */
+    int max_in_flight;       /* 0: 4 (at most 64); requests at once in s3l_s3_upload_parts */
+    enum s3l_s3_integrity integrity;
+    bool sign_payload;       /* sign the body's SHA-256 instead of UNSIGNED-PAYLOAD */
+};
+
+struct s3l_s3_client;
+
+/*
+ * Creates a client. Returns 0; S3L_EINVALID_CONFIG when the endpoint is not an http(s) URL, the
+ * region is empty or credentials are missing (message names which); S3L_EIO when the trace file
+ * cannot be opened; S3L_ENOMEM. *out is NULL on failure.
+ */
+int s3l_s3_client_new(const struct s3l_s3_config *cfg, struct s3l_s3_client **out,
+                      struct s3l_error *err);
+void s3l_s3_client_free(struct s3l_s3_client *c); /* NULL is a no-op */
+
+/* What the store told us of one object. */
+struct s3l_s3_object {
+    char *key;            /* owned by the list page it came from; NULL for a HEAD */
+    uint64_t size;        /* bytes */
+    int64_t mtime_ns;     /* Last-Modified, ns since the epoch; 0 when absent */
+    char etag[S3L_S3_ETAG_MAX]; /* without quotes; "" when the store sent none */
+    char upload_meta[128];      /* x-amz-meta-s3land-upload, "" when absent (HEAD only) */
+};
+
+/* Options of PutObject and CreateMultipartUpload. Zero-initialise. */
+struct s3l_s3_put_options {
+    bool if_none_match;          /* If-None-Match: * (fails PRECONDITION_FAILED if the key exists) */
+    const char *if_match;        /* If-Match: ETAG, sent unquoted (RGW wants it so) */
+    const char *content_type;
+    const char *sse;             /* "AES256" (SSE-S3) or "aws:kms"; NULL: none */
+    const char *sse_kms_key_id;  /* with sse "aws:kms" */
+    const char *storage_class;   /* e.g. "STANDARD_IA"; NULL: the bucket's default */
+    const char *upload_meta;     /* x-amz-meta-s3land-upload value; NULL: none */
+};
+
+/* Common results: every function returns 0 or a negative S3L_E* code and fills err:
+ *   S3L_EINVALID_ARGUMENT  a bucket name or key S3 refuses (checked before sending: bucket
+ *                          3-63 of [a-z0-9.-], key 1-1,024 bytes of valid UTF-8)
+ *   S3L_EAUTH_INVALID, S3L_EAUTH_EXPIRED, S3L_EPERMISSION_DENIED, S3L_ENOT_FOUND,
+ *   S3L_ETHROTTLED, S3L_ETRANSIENT (after the last attempt), S3L_ECONFLICT,
+ *   S3L_EPRECONDITION_FAILED, S3L_EINVALID_CONFIG (wrong region: the message names the right
+ *   one; endpoint unreachable by name or TLS refused), S3L_ECORRUPT (an answer that is not the
+ *   XML expected: garbage or HTML), S3L_ETOO_LARGE (an answer over the cap), S3L_ENOMEM. */
+
+/* PutObject: one request with Content-Length len (0 is an empty object). out may be NULL. */
+int s3l_s3_put_object(struct s3l_s3_client *c, const char *bucket, const char *key,
+                      const void *data, size_t len, const struct s3l_s3_put_options *opts,
+                      struct s3l_s3_object *out, struct s3l_error *err);
+
+/*
+ * GetObject of bytes [offset, offset + len) (len 0: to the end). At most max bytes are accepted
+ * (S3L_ETOO_LARGE above). *data (free with s3l_free; NUL-terminated, not counted) and *data_len
+ * are set on success. out (may be NULL) gets size (whole object), ETag and mtime.
+ */
+int s3l_s3_get_object(struct s3l_s3_client *c, const char *bucket, const char *key,
+                      uint64_t offset, uint64_t len, size_t max, uint8_t **data, size_t *data_len,
+                      struct s3l_s3_object *out, struct s3l_error *err);
+
+/* HeadObject; NOT_FOUND when there is no such key. */
+int s3l_s3_head_object(struct s3l_s3_client *c, const char *bucket, const char *key,
+                       struct s3l_s3_object *out, struct s3l_error *err);
+
+/* HeadBucket; NOT_FOUND, PERMISSION_DENIED, or INVALID_CONFIG naming the bucket's region. */
+int s3l_s3_head_bucket(struct s3l_s3_client *c, const char *bucket, struct s3l_error *err);
+
+/* One page of ListObjectsV2. Free with s3l_s3_list_page_free. */
+struct s3l_s3_list_page {
+    struct s3l_s3_object *objects;
+    size_t n_objects;
+    char **prefixes; /* CommonPrefixes when a delimiter was given */
+    size_t n_prefixes;
+    bool truncated;
+    char *next_token; /* NextContinuationToken, or NULL */
+};
+void s3l_s3_list_page_free(struct s3l_s3_list_page *p);
+
+/*
+ * ListObjectsV2: one page of keys under prefix (NULL or "": all) after continuation token
+ * token (NULL: from the start), at most max_keys (0: 1,000). delimiter may be NULL.
+ */
+int s3l_s3_list_objects(struct s3l_s3_client *c, const char *bucket, const char *prefix,
+                        const char *delimiter, const char *token, int max_keys,
+                        struct s3l_s3_list_page *page, struct s3l_error *err);
+
+/* Calls cb for every object under prefix, following continuation tokens; a non-zero cb return
+ * stops the walk and is returned. */
+typedef int (*s3l_s3_list_cb)(void *ctx, const struct s3l_s3_object *obj);
+int s3l_s3_list_all(struct s3l_s3_client *c, const char *bucket, const char *prefix,
+                    s3l_s3_list_cb cb, void *ctx, struct s3l_error *err);
+
+/* DeleteObject. A missing key is success (S3 answers 204 either way). */
+int s3l_s3_delete_object(struct s3l_s3_client *c, const char *bucket, const char *key,
+                         struct s3l_error *err);
+
+/* DeleteObjects in batches of S3L_S3_DELETE_BATCH. The first per-key error fails the call with
+ * that key's code named in err. */
+int s3l_s3_delete_objects(struct s3l_s3_client *c, const char *bucket, const char *const *keys,
+                          size_t n, struct s3l_error *err);
+
+/* CopyObject from src_bucket/src_key to bucket/key (server side, up to 5 GiB). A 200 carrying an
+ * <Error> is that error. out may be NULL; out->etag is the new ETag. */
+int s3l_s3_copy_object(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                       const char *bucket, const char *key, struct s3l_s3_object *out,
+                       struct s3l_error *err);
+
+/* CreateMultipartUpload; *upload_id is set (free with s3l_free). */
+int s3l_s3_create_multipart(struct s3l_s3_client *c, const char *bucket, const char *key,
+                            const struct s3l_s3_put_options *opts, char **upload_id,
+                            struct s3l_error *err);
+
+/* One part of a multipart upload: number 1..10,000, ETag (unquoted), size in bytes. */
+struct s3l_s3_part {
+    int number;
+    char etag[S3L_S3_ETAG_MAX];
+    uint64_t size;
+};
+
+/* UploadPart; part->number is read, part->etag and part->size are set. */
+int s3l_s3_upload_part(struct s3l_s3_client *c, const char *bucket, const char *key,
+                       const char *upload_id, const void *data, size_t len,
+                       struct s3l_s3_part *part, struct s3l_error *err);
+
+/* Parts sent at once (up to max_in_flight, lowered on SlowDown): data[i] of len[i] bytes as
+ * parts[i].number. On failure the first error is returned; parts already sent stay sent. */
+int s3l_s3_upload_parts(struct s3l_s3_client *c, const char *bucket, const char *key,
+                        const char *upload_id, const void *const *data, const size_t *len,
+                        struct s3l_s3_part *parts, size_t n, struct s3l_error *err);
+
+/* UploadPartCopy of src bytes [first, last] (inclusive, as x-amz-copy-source-range says). */
+int s3l_s3_upload_part_copy(struct s3l_s3_client *c, const char *bucket, const char *key,
+                            const char *upload_id, const char *src_bucket, const char *src_key,
+                            uint64_t first, uint64_t last, struct s3l_s3_part *part,
+                            struct s3l_error *err);
+
+/* CompleteMultipartUpload with parts in ascending number order. No low-speed timeout. out->etag
+ * is the store's ETag ("" when the store sent an empty one, as Ceph RGW does). */
+int s3l_s3_complete_multipart(struct s3l_s3_client *c, const char *bucket, const char *key,
+                              const char *upload_id, const struct s3l_s3_part *parts, size_t n,
+                              struct s3l_s3_object *out, struct s3l_error *err);
+
+/* AbortMultipartUpload. NOT_FOUND when the upload is gone. */
+int s3l_s3_abort_multipart(struct s3l_s3_client *c, const char *bucket, const char *key,
+                           const char *upload_id, struct s3l_error *err);
+
+/* One page of ListParts after part number marker (0: from the start), at most max (0: 1,000). */
+struct s3l_s3_parts_page {
+    struct s3l_s3_part *parts;
+    size_t n;
+    bool truncated;
+    int next_marker;
+};
+void s3l_s3_parts_page_free(struct s3l_s3_parts_page *p);
+int s3l_s3_list_parts(struct s3l_s3_client *c, const char *bucket, const char *key,
+                      const char *upload_id, int marker, int max, struct s3l_s3_parts_page *page,
+                      struct s3l_error *err);
+
+/* One page of ListMultipartUploads under prefix after (key_marker, upload_id_marker). */
+struct s3l_s3_upload_info {
+    char *key;
+    char *upload_id;
+};
+struct s3l_s3_uploads_page {
+    struct s3l_s3_upload_info *uploads;
+    size_t n;
+    bool truncated;
+    char *next_key_marker;
+    char *next_upload_id_marker;
+};
+void s3l_s3_uploads_page_free(struct s3l_s3_uploads_page *p);
+int s3l_s3_list_uploads(struct s3l_s3_client *c, const char *bucket, const char *prefix,
+                        const char *key_marker, const char *upload_id_marker, int max,
+                        struct s3l_s3_uploads_page *page, struct s3l_error *err);
+
+/* ------------------------------------------------------------------ streaming uploads */
+
+/*
+ * A streaming upload: bytes are written in any pieces; they become parts of part_size bytes
+ * (0: 8 MiB; at least 5 MiB, S3's minimum for all parts but the last), sent up to the client's
+ * max_in_flight at once, so memory is bounded by part_size * max_in_flight, never by the object.
+ * Nothing is visible until publish. An object that fits in one part is one PutObject (an empty
+ * object is a PutObject with Content-Length 0); a larger one is a multipart upload, created at
+ * the first full part with x-amz-meta-s3land-upload set to a random token, so that a Complete
+ * whose outcome is unknown (reset, 5xx, NoSuchUpload after a lost answer) is settled by a HEAD:
+ * the object is ours when it carries our token and our size. Conditions (opts->if_none_match,
+ * if_match) go on the PutObject, or on the Complete (AWS honours them there; RGW 16 ignores
+ * them, so callers that need a conditional write on RGW keep those objects below part_size).
+ */
+struct s3l_s3_upload;
+
+/* Starts an upload of bucket/key. opts (may be NULL) is copied. */
+int s3l_s3_upload_begin(struct s3l_s3_client *c, const char *bucket, const char *key,
+                        const struct s3l_s3_put_options *opts, size_t part_size,
+                        struct s3l_s3_upload **out, struct s3l_error *err);
+
+/* Appends len bytes. On failure the upload is poisoned: publish fails, abort cleans up. */
+int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
+                        struct s3l_error *err);
+
+/* Makes the object visible (PutObject, or the last parts then CompleteMultipartUpload, then a
+ * HEAD when the store's ETag is empty) and fills out (may be NULL). Frees u, also on failure
+ * (a failed multipart upload is aborted). Never a low-speed timeout on the Complete. */
+int s3l_s3_upload_publish(struct s3l_s3_upload *u, struct s3l_s3_object *out,
+                          struct s3l_error *err);
+
+/* Abandons the upload (AbortMultipartUpload when one was created) and frees u. NULL: no-op. */
+void s3l_s3_upload_abort(struct s3l_s3_upload *u);
+
+/* Bytes written so far. */
+uint64_t s3l_s3_upload_size(const struct s3l_s3_upload *u);
+
+/*
+ * Server-side copy of src_bucket/src_key to bucket/key: CopyObject up to threshold bytes (0: 5 GiB,
+ * S3's CopyObject limit), else a multipart upload of UploadPartCopy ranges of part_size (0: 512
+ * MiB). S3L_ENOT_FOUND when the source is missing.
+ */
+int s3l_s3_copy(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                const char *bucket, const char *key, uint64_t threshold, uint64_t part_size,
+                struct s3l_s3_object *out, struct s3l_error *err);
+
+/* Counters since the client was made: HTTP attempts sent, retries, SlowDown answers. */
+void s3l_s3_client_counters(const struct s3l_s3_client *c, uint64_t *requests, uint64_t *retries,
+                            uint64_t *slowdowns);
+
+#endif

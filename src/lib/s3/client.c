@@ -1,0 +1,570 @@
+/*
+ * The S3 client: configuration (from the options, else the environment as the AWS tools read
+ * it), checks of bucket names and keys before anything is sent, and the single-object
+ * operations (PutObject, GetObject, HeadObject, HeadBucket, ListObjectsV2, DeleteObject,
+ * CopyObject). Multipart operations and DeleteObjects are in multipart.c. Each operation builds
+ * one struct s3l__http_req and hands it to the transport (http.c), which signs, sends, retries
+ * and classifies; the operation then reads the answer it expects.
+ */
+#include <errno.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "s3/s3_int.h"
+
+/* ------------------------------------------------------------------ small helpers */
+
+void s3l__base64(const uint8_t *in, size_t n, char *out)
+{
+    EVP_EncodeBlock((unsigned char *)out, in, (int)n);
+}
+
+static uint32_t crc_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1; /* reflected Castagnoli polynomial */
+        crc_table[i] = c;
+    }
+}
+
+uint32_t s3l__crc32c(const void *data, size_t len)
+{
+    pthread_once(&crc_once, crc_init);
+    const uint8_t *p = data;
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < len; i++)
+        c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+int s3l__check_bucket(const char *b, struct s3l_error *err)
+{
+    size_t n = b ? strlen(b) : 0;
+    const char *why = NULL;
+    if (n < 3 || n > 63)
+        why = "must be 3 to 63 characters long";
+    for (size_t i = 0; !why && i < n; i++) {
+        char ch = b[i];
+        bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (!alnum && ch != '.' && ch != '-')
+            why = "may hold only lowercase letters, digits, '.' and '-'";
+        else if ((i == 0 || i == n - 1) && !alnum)
+            why = "must begin and end with a letter or digit";
+        else if (ch == '.' && i + 1 < n && (b[i + 1] == '.' || b[i + 1] == '-' || b[i - 1] == '-'))
+            why = "may not hold '..', '.-' or '-.'";
+    }
+    unsigned a, bb, cc, d;
+    char tail;
+    if (!why && sscanf(b, "%u.%u.%u.%u%c", &a, &bb, &cc, &d, &tail) == 4)
+        why = "may not look like an IP address";
+    if (why)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "bucket name \"%.80s\" %s", b ? b : "",
+                             why);
+    return 0;
+}
+
+/* Valid UTF-8 (RFC 3629): no overlongs, no surrogates, nothing above U+10FFFF. */
+static bool valid_utf8(const uint8_t *s, size_t n, size_t *bad)
+{
+    for (size_t i = 0; i < n;) {
+        uint8_t c = s[i];
+        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+        if (len == 0 || i + len > n)
+            return *bad = i, false;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return *bad = i, false;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return *bad = i, false;
+        i += len;
+    }
+    return true;
+}
+
+int s3l__check_key(const char *key, struct s3l_error *err)
+{
+    size_t n = key ? strlen(key) : 0, bad = 0;
+    if (n == 0)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "object key is empty");
+    if (n > S3L_S3_KEY_MAX)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
+                             "object key \"%.60s...\" is %zu bytes; S3 takes at most %d", key, n,
+                             S3L_S3_KEY_MAX);
+    if (!valid_utf8((const uint8_t *)key, n, &bad))
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
+                             "object key is not valid UTF-8 at byte %zu", bad);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ configuration */
+
+static const char *first_env(const char *a, const char *b)
+{
+    const char *v = getenv(a);
+    if ((!v || !*v) && b)
+        v = getenv(b);
+    return v && *v ? v : NULL;
+}
+
+/* Splits an endpoint URL into scheme and host[:port]; only "/" may follow the authority. */
+static int parse_endpoint(struct s3l_s3_client *c, const char *ep, struct s3l_error *err)
+{
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL;
+    int rc = u ? 0 : S3L_ENOMEM;
+    if (rc == 0 && curl_url_set(u, CURLUPART_URL, ep, 0) != CURLUE_OK)
+        rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                           "endpoint \"%.200s\" is not a URL (expected http(s)://host[:port])", ep);
+    if (rc == 0 && (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+                    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK))
+        rc = s3l_error_set(err, S3L_EINVALID_CONFIG, "endpoint \"%.200s\" has no host", ep);
+    if (rc == 0 && strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)
+        rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                           "endpoint \"%.200s\": scheme must be http or https", ep);
+    if (rc == 0 && curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && path &&
+        strcmp(path, "/") != 0 && path[0])
+        rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                           "endpoint \"%.200s\" has a path; give only scheme, host and port", ep);
+    if (rc == 0) {
+        curl_url_get(u, CURLUPART_PORT, &port, 0);
+        struct s3l_buf h;
+        s3l_buf_init(&h, 512);
+        rc = s3l_buf_printf(&h, "%s%s%s", host, port ? ":" : "", port ? port : "");
+        uint8_t *p = NULL;
+        size_t n;
+        if (rc == 0)
+            rc = s3l_buf_detach(&h, &p, &n);
+        s3l_buf_free(&h);
+        c->host = (char *)p;
+        c->scheme = s3l_strdup(scheme);
+        if (rc == 0 && (!c->host || !c->scheme))
+            rc = S3L_ENOMEM;
+    }
+    curl_free(scheme), curl_free(host), curl_free(port), curl_free(path);
+    curl_url_cleanup(u);
+    return rc;
+}
+
+static int dup_opt(char **dst, const char *src)
+{
+    if (!src)
+        return 0;
+    *dst = s3l_strdup(src);
+    return *dst ? 0 : S3L_ENOMEM;
+}
+
+static int set_numbers(struct s3l_s3_client *c, const struct s3l_s3_config *cfg)
+{
+    c->connect_timeout_ms = cfg->connect_timeout_ms > 0 ? cfg->connect_timeout_ms : 10000;
+    c->low_speed_time_s = cfg->low_speed_time_s > 0 ? cfg->low_speed_time_s : 30;
+    c->max_attempts = cfg->max_attempts > 0 ? cfg->max_attempts : 6;
+    c->backoff_base_ms = cfg->backoff_base_ms > 0 ? cfg->backoff_base_ms : 100;
+    c->backoff_max_ms = cfg->backoff_max_ms > 0 ? cfg->backoff_max_ms : 10000;
+    c->max_response = cfg->max_response_bytes ? cfg->max_response_bytes : 16u << 20;
+    c->max_request = cfg->max_request_bytes ? cfg->max_request_bytes : (size_t)5 << 30;
+    c->max_in_flight = cfg->max_in_flight > 0 ? S3L_MIN(cfg->max_in_flight, 64) : 4;
+    c->in_flight_limit = c->max_in_flight;
+    c->integrity = cfg->integrity;
+    c->sign_payload = cfg->sign_payload;
+    c->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)c;
+    if (!c->rng)
+        c->rng = 1;
+    return 0;
+}
+
+static int set_credentials(struct s3l_s3_client *c, const struct s3l_s3_config *cfg,
+                           struct s3l_error *err)
+{
+    const char *ak = cfg->access_key, *sk = cfg->secret_key, *tok = cfg->session_token;
+    if (!ak && !sk) {
+        ak = first_env("AWS_ACCESS_KEY_ID", NULL);
+        sk = first_env("AWS_SECRET_ACCESS_KEY", NULL);
+        tok = first_env("AWS_SESSION_TOKEN", NULL);
+        c->creds_from_env = true;
+    }
+    if (!ak || !sk)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
+    int rc = dup_opt(&c->access_key, ak);
+    if (rc == 0)
+        rc = dup_opt(&c->secret_key, sk);
+    if (rc == 0)
+        rc = dup_opt(&c->session_token, tok);
+    return rc;
+}
+
+static int set_where(struct s3l_s3_client *c, const struct s3l_s3_config *cfg,
+                     struct s3l_error *err)
+{
+    const char *region = cfg->region ? cfg->region : first_env("AWS_REGION", "AWS_DEFAULT_REGION");
+    if (!region)
+        region = "us-east-1";
+    if (!*region || strlen(region) >= 64 || strpbrk(region, "/ \t\r\n"))
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "region \"%.64s\" is not valid", region);
+    int rc = dup_opt(&c->region, region);
+    const char *ep = cfg->endpoint ? cfg->endpoint
+                                   : first_env("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL");
+    if (rc == 0 && ep) {
+        rc = parse_endpoint(c, ep, err);
+        c->path_style = cfg->path_style >= 0;
+    } else if (rc == 0) {
+        c->aws = true;
+        c->scheme = s3l_strdup("https");
+        struct s3l_buf h;
+        s3l_buf_init(&h, 256);
+        uint8_t *p = NULL;
+        size_t n;
+        rc = s3l_buf_printf(&h, "s3.%s.amazonaws.com", region);
+        if (rc == 0)
+            rc = s3l_buf_detach(&h, &p, &n);
+        s3l_buf_free(&h);
+        c->host = (char *)p;
+        c->path_style = cfg->path_style > 0;
+        if (rc == 0 && (!c->scheme || !c->host))
+            rc = S3L_ENOMEM;
+    }
+    return rc;
+}
+
+int s3l_s3_client_new(const struct s3l_s3_config *cfg, struct s3l_s3_client **out,
+                      struct s3l_error *err)
+{
+    *out = NULL;
+    if (!cfg || cfg->version != S3L_S3_CONFIG_VERSION)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "s3 config: version must be %d",
+                             S3L_S3_CONFIG_VERSION);
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return s3l_error_set(err, S3L_EINTERNAL, "libcurl failed to initialise");
+    struct s3l_s3_client *c = s3l_calloc(1, sizeof(*c));
+    if (!c) {
+        curl_global_cleanup();
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    }
+    int rc = set_numbers(c, cfg);
+    if (rc == 0)
+        rc = set_where(c, cfg, err);
+    if (rc == 0)
+        rc = set_credentials(c, cfg, err);
+    if (rc == 0)
+        rc = dup_opt(&c->ca_file, cfg->ca_file);
+    if (rc == 0 && cfg->resolve && !(c->resolve = curl_slist_append(NULL, cfg->resolve)))
+        rc = S3L_ENOMEM;
+    if (rc == 0 && !(c->multi = curl_multi_init()))
+        rc = S3L_ENOMEM;
+    const char *tf = cfg->trace_file ? cfg->trace_file : first_env("S3LAND_TRACE", NULL);
+    if (rc == 0 && tf && !(c->trace = fopen(tf, "a")))
+        rc = s3l_error_set_errno(err, S3L_EIO, errno, "open trace file %s", tf);
+    if (rc != 0) {
+        if (rc == S3L_ENOMEM)
+            s3l_error_set(err, rc, "out of memory creating the S3 client");
+        s3l_s3_client_free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+void s3l_s3_client_free(struct s3l_s3_client *c)
+{
+    if (!c)
+        return;
+    if (c->multi)
+        curl_multi_cleanup(c->multi);
+    curl_slist_free_all(c->resolve);
+    if (c->trace)
+        fclose(c->trace);
+    if (c->secret_key)
+        OPENSSL_cleanse(c->secret_key, strlen(c->secret_key));
+    s3l_free(c->region), s3l_free(c->scheme), s3l_free(c->host), s3l_free(c->ca_file);
+    s3l_free(c->access_key), s3l_free(c->secret_key), s3l_free(c->session_token);
+    OPENSSL_cleanse(&c->key_cache, sizeof(c->key_cache));
+    s3l_free(c);
+    curl_global_cleanup();
+}
+
+/* ------------------------------------------------------------------ shared by the operations */
+
+int s3l__run1(struct s3l_s3_client *c, struct s3l__http_req *r, struct s3l_error *err)
+{
+    struct s3l__http_req *one[1] = {r};
+    return s3l__http_run(c, one, 1, err);
+}
+
+void s3l__object_from_head(const struct s3l__http_req *r, struct s3l_s3_object *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof(*o));
+    o->size = r->content_length;
+    memcpy(o->etag, r->etag, sizeof(o->etag));
+    o->mtime_ns = s3l__parse_time_ns(r->last_modified);
+    snprintf(o->upload_meta, sizeof(o->upload_meta), "%s", r->upload_meta);
+}
+
+int s3l__integrity_header(struct s3l_s3_client *c, struct s3l__http_req *r, const void *data,
+                          size_t len, char *buf64)
+{
+    if (c->integrity == S3L_S3_INTEGRITY_MD5) {
+        uint8_t md[16];
+        unsigned int n = 0;
+        if (!EVP_Digest(data, len, md, &n, EVP_md5(), NULL))
+            return S3L_EINTERNAL;
+        s3l__base64(md, 16, buf64);
+        return s3l__http_add_header(r, "Content-MD5", buf64);
+    }
+    if (c->integrity == S3L_S3_INTEGRITY_CRC32C) {
+        uint32_t v = s3l__crc32c(data, len);
+        uint8_t be[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+        s3l__base64(be, 4, buf64);
+        return s3l__http_add_header(r, "x-amz-checksum-crc32c", buf64);
+    }
+    return 0;
+}
+
+int s3l__put_headers(struct s3l__http_req *r, const struct s3l_s3_put_options *o, bool create)
+{
+    int rc = 0;
+    if (!o)
+        return 0;
+    if (o->content_type)
+        rc = s3l__http_add_header(r, "Content-Type", o->content_type);
+    if (rc == 0 && o->sse)
+        rc = s3l__http_add_header(r, "x-amz-server-side-encryption", o->sse);
+    if (rc == 0 && o->sse_kms_key_id)
+        rc = s3l__http_add_header(r, "x-amz-server-side-encryption-aws-kms-key-id",
+                                  o->sse_kms_key_id);
+    if (rc == 0 && o->storage_class)
+        rc = s3l__http_add_header(r, "x-amz-storage-class", o->storage_class);
+    if (rc == 0 && o->upload_meta)
+        rc = s3l__http_add_header(r, "x-amz-meta-s3land-upload", o->upload_meta);
+    if (rc == 0 && !create && o->if_none_match)
+        rc = s3l__http_add_header(r, "If-None-Match", "*");
+    if (rc == 0 && !create && o->if_match)
+        rc = s3l__http_add_header(r, "If-Match", o->if_match);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ object operations */
+
+int s3l_s3_put_object(struct s3l_s3_client *c, const char *bucket, const char *key,
+                      const void *data, size_t len, const struct s3l_s3_put_options *opts,
+                      struct s3l_s3_object *out, struct s3l_error *err)
+{
+    int rc = s3l__check_bucket(bucket, err);
+    if (rc == 0)
+        rc = s3l__check_key(key, err);
+    if (rc == 0 && len > c->max_request)
+        rc = s3l_error_set(err, S3L_ETOO_LARGE, "PutObject %s: %zu bytes is over the cap of %zu",
+                           key, len, c->max_request);
+    if (rc != 0)
+        return rc;
+    struct s3l__http_req r = {.op = "PutObject", .method = "PUT", .bucket = bucket, .key = key};
+    r.body = data;
+    r.body_len = len;
+    r.has_body = true;
+    char b64[32];
+    rc = s3l__integrity_header(c, &r, len ? data : "", len, b64);
+    if (rc == 0)
+        rc = s3l__put_headers(&r, opts, false);
+    if (rc == 0)
+        rc = s3l__run1(c, &r, err);
+    if (rc == 0 && out) {
+        memset(out, 0, sizeof(*out));
+        out->size = len;
+        memcpy(out->etag, r.etag, sizeof(out->etag));
+    }
+    s3l__http_req_cleanup(&r);
+    return rc;
+}
+
+/* Content-Range: bytes FIRST-LAST/TOTAL gives the whole object's size. */
+static uint64_t total_size(const struct s3l__http_req *r)
+{
+    const char *slash = strchr(r->content_range, '/');
+    if (slash && slash[1] != '*')
+        return strtoull(slash + 1, NULL, 10);
+    return r->content_length;
+}
+
+int s3l_s3_get_object(struct s3l_s3_client *c, const char *bucket, const char *key,
+                      uint64_t offset, uint64_t len, size_t max, uint8_t **data, size_t *data_len,
+                      struct s3l_s3_object *out, struct s3l_error *err)
+{
+    *data = NULL;
+    *data_len = 0;
+    int rc = s3l__check_bucket(bucket, err);
+    if (rc == 0)
+        rc = s3l__check_key(key, err);
+    if (rc != 0)
+        return rc;
+    struct s3l__http_req r = {.op = "GetObject", .method = "GET", .bucket = bucket, .key = key};
+    r.max_response = max ? max : 1; /* 0 would mean the client default */
+    char range[64];
+    if (len > 0)
+        snprintf(range, sizeof(range), "bytes=%llu-%llu", (unsigned long long)offset,
+                 (unsigned long long)(offset + len - 1));
+    else
+        snprintf(range, sizeof(range), "bytes=%llu-", (unsigned long long)offset);
+    if (offset > 0 || len > 0)
+        rc = s3l__http_add_header(&r, "Range", range);
+    if (rc == 0)
+        rc = s3l__run1(c, &r, err);
+    if (rc == 0 && max == 0 && r.resp.len > 0)
+        rc = s3l_error_set(err, S3L_ETOO_LARGE, "GetObject %s: answer over the cap of 0", key);
+    if (rc == 0) {
+        s3l__object_from_head(&r, out);
+        if (out)
+            out->size = total_size(&r);
+        rc = s3l_buf_detach(&r.resp, data, data_len);
+        if (rc != 0)
+            s3l_error_set(err, rc, "out of memory");
+    }
+    s3l__http_req_cleanup(&r);
+    return rc;
+}
+
+int s3l_s3_head_object(struct s3l_s3_client *c, const char *bucket, const char *key,
+                       struct s3l_s3_object *out, struct s3l_error *err)
+{
+    int rc = s3l__check_bucket(bucket, err);
+    if (rc == 0)
+        rc = s3l__check_key(key, err);
+    if (rc != 0)
+        return rc;
+    struct s3l__http_req r = {.op = "HeadObject", .method = "HEAD", .bucket = bucket, .key = key};
+    rc = s3l__run1(c, &r, err);
+    if (rc == 0)
+        s3l__object_from_head(&r, out);
+    s3l__http_req_cleanup(&r);
+    return rc;
+}
+
+int s3l_s3_head_bucket(struct s3l_s3_client *c, const char *bucket, struct s3l_error *err)
+{
+    int rc = s3l__check_bucket(bucket, err);
+    if (rc != 0)
+        return rc;
+    struct s3l__http_req r = {.op = "HeadBucket", .method = "HEAD", .bucket = bucket};
+    rc = s3l__run1(c, &r, err);
+    s3l__http_req_cleanup(&r);
+    return rc;
+}
+
+int s3l_s3_list_objects(struct s3l_s3_client *c, const char *bucket, const char *prefix,
+                        const char *delimiter, const char *token, int max_keys,
+                        struct s3l_s3_list_page *page, struct s3l_error *err)
+{
+    memset(page, 0, sizeof(*page));
+    int rc = s3l__check_bucket(bucket, err);
+    if (rc != 0)
+        return rc;
+    struct s3l__http_req r = {.op = "ListObjectsV2", .method = "GET", .bucket = bucket};
+    char mk[16];
+    snprintf(mk, sizeof(mk), "%d", max_keys > 0 && max_keys <= 1000 ? max_keys : 1000);
+    s3l__http_add_query(&r, "list-type", "2");
+    s3l__http_add_query(&r, "max-keys", mk);
+    if (prefix && *prefix)
+        s3l__http_add_query(&r, "prefix", prefix);
+    if (delimiter && *delimiter)
+        s3l__http_add_query(&r, "delimiter", delimiter);
+    if (token && *token)
+        s3l__http_add_query(&r, "continuation-token", token);
+    rc = s3l__run1(c, &r, err);
+    if (rc == 0) {
+        rc = s3l__xml_list_objects(r.resp.ptr, r.resp.len, page, err);
+        if (rc != 0)
+            s3l_error_prefix(err, "ListObjectsV2 %s/%s", bucket, prefix ? prefix : "");
+    }
+    s3l__http_req_cleanup(&r);
+    return rc;
+}
+
+int s3l_s3_list_all(struct s3l_s3_client *c, const char *bucket, const char *prefix,
+                    s3l_s3_list_cb cb, void *ctx, struct s3l_error *err)
+{
+    char *token = NULL;
+    int rc = 0;
+    do {
+        struct s3l_s3_list_page p;
+        rc = s3l_s3_list_objects(c, bucket, prefix, NULL, token, 1000, &p, err);
+        s3l_free(token);
+        token = NULL;
+        for (size_t i = 0; rc == 0 && i < p.n_objects; i++)
+            rc = cb(ctx, &p.objects[i]);
+        if (rc == 0 && p.truncated) {
+            token = p.next_token;
+            p.next_token = NULL;
+        }
+        s3l_s3_list_page_free(&p);
+    } while (rc == 0 && token);
+    s3l_free(token);
+    return rc;
+}
+
+int s3l_s3_delete_object(struct s3l_s3_client *c, const char *bucket, const char *key,
+                         struct s3l_error *err)
+{
+    int rc = s3l__check_bucket(bucket, err);
+    if (rc == 0)
+        rc = s3l__check_key(key, err);
+    if (rc != 0)
+        return rc;
+    struct s3l__http_req r = {.op = "DeleteObject", .method = "DELETE", .bucket = bucket,
+                              .key = key, .not_found_ok = true};
+    rc = s3l__run1(c, &r, err);
+    s3l__http_req_cleanup(&r);
+    return rc;
+}
+
+int s3l__copy_source(struct s3l_buf *b, const char *src_bucket, const char *src_key)
+{
+    int rc = s3l_buf_printf(b, "/%s/", src_bucket);
+    return rc ? rc : s3l__uri_encode(b, src_key, strlen(src_key), true);
+}
+
+int s3l_s3_copy_object(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                       const char *bucket, const char *key, struct s3l_s3_object *out,
+                       struct s3l_error *err)
+{
+    int rc = s3l__check_bucket(src_bucket, err);
+    if (rc == 0)
+        rc = s3l__check_bucket(bucket, err);
+    if (rc == 0)
+        rc = s3l__check_key(src_key, err);
+    if (rc == 0)
+        rc = s3l__check_key(key, err);
+    if (rc != 0)
+        return rc;
+    struct s3l__http_req r = {.op = "CopyObject", .method = "PUT", .bucket = bucket, .key = key,
+                              .error_in_200 = true, .no_low_speed = true};
+    r.has_body = true; /* empty, with Content-Length: 0 */
+    struct s3l_buf src;
+    s3l_buf_init(&src, 8192);
+    rc = s3l__copy_source(&src, src_bucket, src_key);
+    if (rc == 0)
+        rc = s3l__http_add_header(&r, "x-amz-copy-source", (char *)src.ptr);
+    if (rc == 0)
+        rc = s3l__run1(c, &r, err);
+    if (rc == 0) {
+        struct s3l_s3_object o = {0};
+        rc = s3l__xml_copy_result(r.resp.ptr, r.resp.len, o.etag, &o.mtime_ns, err);
+        if (rc == 0 && out)
+            *out = o;
+        if (rc != 0)
+            s3l_error_prefix(err, "CopyObject %s", key);
+    }
+    s3l_buf_free(&src);
+    s3l__http_req_cleanup(&r);
+    return rc;
+}

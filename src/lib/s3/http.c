@@ -1,0 +1,639 @@
+/*
+ * The transport: S3 requests over libcurl's multi interface, several in flight on reused
+ * connections, each signed afresh for every attempt (SigV4 dates must be current), with the
+ * retry rules of DESIGN.md section 5: THROTTLED, TRANSIENT and AUTH_EXPIRED are retried with
+ * capped exponential backoff and full jitter; RequestTimeTooSkewed corrects our clock from the
+ * server's Date header; SlowDown halves the number of requests in flight, which then grows back
+ * by one per 8 successes. Everything else fails at once, carrying S3 code, status and request id.
+ * Bodies are sent from memory with Content-Length, never chunked; answers are capped.
+ */
+#include <stdlib.h>
+#include <strings.h>
+#include <time.h>
+
+#include "s3/s3_int.h"
+
+enum { ST_PENDING, ST_ACTIVE, ST_DONE };
+
+#define ERROR_CAP (1u << 20) /* bytes of an error answer kept, whatever the caller's cap */
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int s3l__http_add_header(struct s3l__http_req *r, const char *name, const char *value)
+{
+    if (r->n_headers >= S3L__MAX_HDRS)
+        return S3L_EINTERNAL;
+    r->headers[r->n_headers].name = name;
+    r->headers[r->n_headers++].value = value;
+    return 0;
+}
+
+int s3l__http_add_query(struct s3l__http_req *r, const char *name, const char *value)
+{
+    if (r->n_query >= S3L__MAX_QUERY)
+        return S3L_EINTERNAL;
+    r->query[r->n_query].name = name;
+    r->query[r->n_query++].value = value;
+    return 0;
+}
+
+void s3l__http_req_cleanup(struct s3l__http_req *r)
+{
+    if (r->easy)
+        curl_easy_cleanup(r->easy);
+    r->easy = NULL;
+    curl_slist_free_all(r->slist);
+    r->slist = NULL;
+    s3l_buf_free(&r->resp);
+}
+
+static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    struct s3l__http_req *r = ud;
+    size_t n = size * nmemb;
+    /* the caller's cap is for the answer it asked for; an error document may be larger than a
+     * tiny object, and has a cap of its own */
+    long status = 0;
+    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+    r->resp.max = status >= 200 && status < 300 ? r->resp_cap : S3L_MAX(r->resp_cap, ERROR_CAP);
+    if (s3l_buf_append(&r->resp, ptr, n) != 0) {
+        r->too_large = true;
+        return 0; /* makes curl fail the transfer with CURLE_WRITE_ERROR */
+    }
+    return n;
+}
+
+static size_t on_read(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    struct s3l__http_req *r = ud;
+    size_t n = S3L_MIN(size * nmemb, r->body_len - r->body_off);
+    if (n)
+        memcpy(ptr, r->body + r->body_off, n);
+    r->body_off += n;
+    return n;
+}
+
+static bool header_is(const char *line, size_t len, const char *name, const char **val,
+                      size_t *vlen)
+{
+    size_t n = strlen(name);
+    if (len <= n || line[n] != ':' || strncasecmp(line, name, n) != 0)
+        return false;
+    const char *v = line + n + 1, *end = line + len;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
+        end--;
+    *val = v;
+    *vlen = (size_t)(end - v);
+    return true;
+}
+
+static void keep(char *dst, size_t cap, const char *v, size_t n)
+{
+    n = S3L_MIN(n, cap - 1);
+    memcpy(dst, v, n);
+    dst[n] = 0;
+}
+
+static size_t on_header(char *line, size_t size, size_t nmemb, void *ud)
+{
+    struct s3l__http_req *r = ud;
+    size_t len = size * nmemb;
+    const char *v;
+    size_t n;
+    if (len >= 5 && strncmp(line, "HTTP/", 5) == 0) { /* a new answer (after 100 Continue) */
+        r->etag[0] = r->request_id[0] = r->bucket_region[0] = r->date[0] = 0;
+        r->last_modified[0] = r->upload_meta[0] = r->content_range[0] = 0;
+        r->have_content_length = false;
+    } else if (header_is(line, len, "ETag", &v, &n)) {
+        s3l__etag_copy(r->etag, v, n);
+    } else if (header_is(line, len, "x-amz-request-id", &v, &n)) {
+        keep(r->request_id, sizeof(r->request_id), v, n);
+    } else if (header_is(line, len, "x-amz-bucket-region", &v, &n)) {
+        keep(r->bucket_region, sizeof(r->bucket_region), v, n);
+    } else if (header_is(line, len, "Date", &v, &n)) {
+        keep(r->date, sizeof(r->date), v, n);
+    } else if (header_is(line, len, "Last-Modified", &v, &n)) {
+        keep(r->last_modified, sizeof(r->last_modified), v, n);
+    } else if (header_is(line, len, "x-amz-meta-s3land-upload", &v, &n)) {
+        keep(r->upload_meta, sizeof(r->upload_meta), v, n);
+    } else if (header_is(line, len, "Content-Range", &v, &n)) {
+        keep(r->content_range, sizeof(r->content_range), v, n);
+    } else if (header_is(line, len, "Content-Length", &v, &n)) {
+        char tmp[32];
+        keep(tmp, sizeof(tmp), v, n);
+        r->content_length = strtoull(tmp, NULL, 10);
+        r->have_content_length = true;
+    }
+    return len;
+}
+
+/* ------------------------------------------------------------------ building one attempt */
+
+static int build_url(struct s3l_s3_client *c, struct s3l__http_req *r, struct s3l_buf *host,
+                     struct s3l_buf *path)
+{
+    bool key = r->key && *r->key;
+    /* buckets with dots break TLS wildcard names under virtual-hosted style: path-style then */
+    bool path_style = c->path_style || !r->bucket || strchr(r->bucket, '.');
+    int rc = 0;
+    if (path_style || !r->bucket) {
+        rc = s3l_buf_append_str(host, c->host);
+        if (rc == 0 && r->bucket)
+            rc = s3l_buf_printf(path, "/%s%s", r->bucket, key ? "/" : "");
+        else if (rc == 0)
+            rc = s3l_buf_append_str(path, "/");
+    } else {
+        rc = s3l_buf_printf(host, "%s.%s", r->bucket, c->host);
+        if (rc == 0)
+            rc = s3l_buf_append_str(path, "/");
+    }
+    if (rc == 0 && key)
+        rc = s3l__uri_encode(path, r->key, strlen(r->key), true);
+    return rc;
+}
+
+/* Signs r for this attempt and fills its curl handle. */
+static int prepare(struct s3l_s3_client *c, struct s3l__http_req *r)
+{
+    struct s3l_buf host, path, url;
+    s3l_buf_init(&host, 1024);
+    s3l_buf_init(&path, 8192);
+    s3l_buf_init(&url, 16384);
+    struct s3l__sigv4_result sig;
+    s3l__sigv4_result_init(&sig);
+    int rc = build_url(c, r, &host, &path);
+
+    time_t now = time(NULL) + c->clock_offset_s;
+    char amz_date[17];
+    s3l__amz_date(now, amz_date);
+    struct s3l__kv h[S3L__MAX_HDRS + 4];
+    size_t nh = 0;
+    h[nh++] = (struct s3l__kv){"host", (const char *)host.ptr};
+    h[nh++] = (struct s3l__kv){"x-amz-date", amz_date};
+    h[nh++] = (struct s3l__kv){"x-amz-content-sha256", r->payload_hash};
+    if (c->session_token && *c->session_token)
+        h[nh++] = (struct s3l__kv){"x-amz-security-token", c->session_token};
+    for (size_t i = 0; i < r->n_headers; i++)
+        h[nh++] = r->headers[i];
+    struct s3l__sigv4_request sreq = {
+        .method = r->method, .path = (const char *)path.ptr, .query = r->query,
+        .n_query = r->n_query, .headers = h, .n_headers = nh,
+        .payload_hash = r->payload_hash, .s3 = true,
+    };
+    struct s3l__creds creds = {c->access_key, c->secret_key, c->session_token};
+    if (rc == 0)
+        rc = s3l__sigv4_sign(&sreq, &creds, c->region, "s3", now, &c->key_cache, &sig);
+    if (rc == 0)
+        rc = s3l_buf_printf(&url, "%s://%s%s%s%s", c->scheme, (char *)host.ptr, (char *)path.ptr,
+                            sig.canonical_query.len ? "?" : "",
+                            sig.canonical_query.len ? (char *)sig.canonical_query.ptr : "");
+    curl_slist_free_all(r->slist);
+    r->slist = NULL;
+    struct s3l_buf line;
+    s3l_buf_init(&line, 1 << 16);
+    for (size_t i = 1; rc == 0 && i <= nh; i++) { /* host is curl's own to send */
+        s3l_buf_reset(&line);
+        if (i < nh)
+            rc = s3l_buf_printf(&line, "%s: %s", h[i].name, h[i].value);
+        else
+            rc = s3l_buf_printf(&line, "Authorization: %s", (char *)sig.authorization.ptr);
+        struct curl_slist *l = rc == 0 ? curl_slist_append(r->slist, (char *)line.ptr) : NULL;
+        if (rc == 0 && !l)
+            rc = S3L_ENOMEM;
+        if (l)
+            r->slist = l;
+    }
+    if (rc == 0) {
+        /* no 100-continue round trip: our bodies are in memory and bounded */
+        struct curl_slist *l = curl_slist_append(r->slist, "Expect:");
+        rc = l ? 0 : S3L_ENOMEM;
+        if (l)
+            r->slist = l;
+    }
+    /* curl copies the URL; the slist must live until the transfer ends */
+    if (rc == 0)
+        curl_easy_setopt(r->easy, CURLOPT_URL, (char *)url.ptr);
+    s3l_buf_free(&line);
+    s3l_buf_free(&host);
+    s3l_buf_free(&path);
+    s3l_buf_free(&url);
+    s3l__sigv4_result_free(&sig);
+    return rc;
+}
+
+static int setup_easy(struct s3l_s3_client *c, struct s3l__http_req *r)
+{
+    if (!r->easy)
+        r->easy = curl_easy_init();
+    else
+        curl_easy_reset(r->easy);
+    if (!r->easy)
+        return S3L_ENOMEM;
+    CURL *e = r->easy;
+    s3l_buf_reset(&r->resp);
+    r->too_large = false;
+    r->body_off = 0;
+    r->curl_err[0] = 0;
+    int rc = prepare(c, r);
+    if (rc != 0)
+        return rc;
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->slist);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, r);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->curl_err);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (!r->no_low_speed) {
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, c->low_speed_time_s);
+    }
+    if (c->ca_file)
+        curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
+    if (c->resolve)
+        curl_easy_setopt(e, CURLOPT_RESOLVE, c->resolve);
+    if (strcmp(r->method, "HEAD") == 0) {
+        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+    } else if (r->has_body) {
+        curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
+        curl_easy_setopt(e, CURLOPT_READDATA, r);
+        curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->body_len);
+        if (strcmp(r->method, "PUT") != 0)
+            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+    } else if (strcmp(r->method, "GET") != 0) {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ answers and retries */
+
+int s3l__s3_code_to_error(long status, const char *s3_code)
+{
+    static const struct {
+        const char *code;
+        int err;
+    } map[] = {
+        {"SlowDown", S3L_ETHROTTLED},
+        {"Throttling", S3L_ETHROTTLED},
+        {"ThrottlingException", S3L_ETHROTTLED},
+        {"RequestLimitExceeded", S3L_ETHROTTLED},
+        {"TooManyRequests", S3L_ETHROTTLED},
+        {"ServiceUnavailable", S3L_ETRANSIENT},
+        {"InternalError", S3L_ETRANSIENT},
+        {"RequestTimeout", S3L_ETRANSIENT},
+        {"RequestTimeTooSkewed", S3L_ETRANSIENT},
+        {"ExpiredToken", S3L_EAUTH_EXPIRED},
+        {"TokenRefreshRequired", S3L_EAUTH_EXPIRED},
+        {"InvalidAccessKeyId", S3L_EAUTH_INVALID},
+        {"SignatureDoesNotMatch", S3L_EAUTH_INVALID},
+        {"InvalidToken", S3L_EAUTH_INVALID},
+        {"AccessDenied", S3L_EPERMISSION_DENIED},
+        {"AllAccessDisabled", S3L_EPERMISSION_DENIED},
+        {"NoSuchKey", S3L_ENOT_FOUND},
+        {"NoSuchBucket", S3L_ENOT_FOUND},
+        {"NoSuchUpload", S3L_ENOT_FOUND},
+        {"PreconditionFailed", S3L_EPRECONDITION_FAILED},
+        {"ConditionalRequestConflict", S3L_ECONFLICT},
+        {"OperationAborted", S3L_ECONFLICT},
+        {"BucketAlreadyExists", S3L_ECONFLICT},
+        {"EntityTooLarge", S3L_ETOO_LARGE},
+        {"PermanentRedirect", S3L_EINVALID_CONFIG},
+        {"AuthorizationHeaderMalformed", S3L_EINVALID_CONFIG},
+        {"InvalidBucketName", S3L_EINVALID_ARGUMENT},
+        {"KeyTooLongError", S3L_EINVALID_ARGUMENT},
+    };
+    for (size_t i = 0; s3_code && i < S3L_ARRAY_LEN(map); i++)
+        if (strcmp(map[i].code, s3_code) == 0)
+            return map[i].err;
+    if (status == 429)
+        return S3L_ETHROTTLED;
+    if (status >= 500)
+        return S3L_ETRANSIENT;
+    switch (status) {
+    case 301: case 307: return S3L_EINVALID_CONFIG;
+    case 304: case 412: return S3L_EPRECONDITION_FAILED;
+    case 401: return S3L_EAUTH_INVALID;
+    case 403: return S3L_EPERMISSION_DENIED;
+    case 404: return S3L_ENOT_FOUND;
+    case 409: return S3L_ECONFLICT;
+    case 413: return S3L_ETOO_LARGE;
+    default: return S3L_EINVALID_ARGUMENT;
+    }
+}
+
+static const char *what(const struct s3l__http_req *r)
+{
+    return r->key && *r->key ? r->key : (r->bucket ? r->bucket : "");
+}
+
+/* Fills r->err from an S3 answer; returns the code. */
+static int s3_failure(struct s3l_s3_client *c, struct s3l__http_req *r,
+                      const struct s3l__s3_error_body *e, bool xml)
+{
+    const char *code = e->code[0] ? e->code : NULL;
+    int rc = s3l__s3_code_to_error(r->status, code);
+    const char *region = r->bucket_region[0] ? r->bucket_region : e->region;
+    s3l_error_clear(&r->err);
+    if (rc == S3L_EINVALID_CONFIG && region[0] && strcmp(region, c->region) != 0) {
+        s3l_error_set(&r->err, rc,
+                      "%s %s: bucket %s is in region %s, not %s: set the region to %s", r->op,
+                      what(r), r->bucket ? r->bucket : "", region, c->region, region);
+    } else if (!xml && r->status != 200 && r->resp.len > 0) {
+        s3l_error_set(&r->err, rc, "%s %s: HTTP %ld with an answer that is not S3 XML%s%s",
+                      r->op, what(r), r->status, r->request_id[0] ? ", request id " : "",
+                      r->request_id);
+    } else {
+        s3l_error_set(&r->err, rc, "%s %s: %s (HTTP %ld%s%s)%s%.200s", r->op, what(r),
+                      code ? code : "no S3 error code", r->status,
+                      r->request_id[0] || e->request_id[0] ? ", request id " : "",
+                      r->request_id[0] ? r->request_id : e->request_id,
+                      e->message[0] ? ": " : "", e->message);
+    }
+    r->err.http_status = (int)r->status;
+    snprintf(r->err.s3_code, sizeof(r->err.s3_code), "%s", code ? code : "");
+    snprintf(r->err.request_id, sizeof(r->err.request_id), "%s",
+             r->request_id[0] ? r->request_id : e->request_id);
+    r->err.retryable = s3l_error_retryable(rc);
+    return rc;
+}
+
+static int curl_failure(struct s3l__http_req *r, CURLcode cc)
+{
+    int rc;
+    const char *why = r->curl_err[0] ? r->curl_err : curl_easy_strerror(cc);
+    s3l_error_clear(&r->err);
+    if (r->too_large) {
+        return s3l_error_set(&r->err, S3L_ETOO_LARGE, "%s %s: the answer is over the cap of %zu "
+                             "bytes", r->op, what(r), r->resp_cap);
+    }
+    switch (cc) {
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+        rc = S3L_EINVALID_CONFIG;
+        break;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_ISSUER_ERROR:
+        rc = S3L_EINVALID_CONFIG; /* a TLS refusal does not heal by itself */
+        break;
+    case CURLE_OUT_OF_MEMORY:
+        rc = S3L_ENOMEM;
+        break;
+    default:
+        rc = S3L_ETRANSIENT; /* resets, timeouts, refused or unresolved endpoints */
+        break;
+    }
+    s3l_error_set(&r->err, rc, "%s %s: %s", r->op, what(r), why);
+    r->err.retryable = rc == S3L_ETRANSIENT;
+    return rc;
+}
+
+/* Classifies a finished attempt into r->rc / r->err. */
+static void finish_attempt(struct s3l_s3_client *c, struct s3l__http_req *r, CURLcode cc)
+{
+    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
+    struct s3l__s3_error_body e;
+    memset(&e, 0, sizeof(e));
+    if (cc != CURLE_OK) {
+        r->rc = curl_failure(r, cc);
+    } else if (r->status >= 200 && r->status < 300) {
+        r->rc = 0;
+        if (r->error_in_200 && s3l__xml_error(r->resp.ptr, r->resp.len, &e)) {
+            r->rc = s3_failure(c, r, &e, true);
+            if (r->rc == S3L_EINVALID_ARGUMENT) /* an unknown code in a 200: try again */
+                r->rc = r->err.code = S3L_ETRANSIENT;
+        }
+    } else if (r->status == 404 && r->not_found_ok) {
+        r->rc = 0;
+    } else {
+        bool xml = s3l__xml_error(r->resp.ptr, r->resp.len, &e);
+        if (!xml && r->resp.len == 0) { /* HEAD answers have no body: name the status */
+            const char *name = r->status == 301   ? "PermanentRedirect"
+                               : r->status == 403 ? "Forbidden"
+                               : r->status == 404 ? "NotFound"
+                               : r->status == 412 ? "PreconditionFailed"
+                                                  : "";
+            snprintf(e.code, sizeof(e.code), "%s", name);
+        }
+        r->rc = s3_failure(c, r, &e, xml);
+    }
+    if (r->rc == 0)
+        s3l_error_clear(&r->err);
+}
+
+static uint64_t next_rand(struct s3l_s3_client *c)
+{
+    c->rng ^= c->rng << 13; /* xorshift64: jitter needs no cryptographic strength */
+    c->rng ^= c->rng >> 7;
+    c->rng ^= c->rng << 17;
+    return c->rng;
+}
+
+/* Capped exponential backoff with full jitter: uniform in [0, min(max, base * 2^attempt)). */
+static int64_t backoff_ms(struct s3l_s3_client *c, int attempt)
+{
+    int64_t cap = c->backoff_base_ms;
+    for (int i = 1; i < attempt && cap < c->backoff_max_ms; i++)
+        cap *= 2;
+    cap = S3L_MIN(cap, (int64_t)c->backoff_max_ms);
+    return cap > 0 ? (int64_t)(next_rand(c) % (uint64_t)cap) : 0;
+}
+
+static void reread_env_creds(struct s3l_s3_client *c)
+{
+    const char *ak = getenv("AWS_ACCESS_KEY_ID"), *sk = getenv("AWS_SECRET_ACCESS_KEY");
+    const char *tok = getenv("AWS_SESSION_TOKEN");
+    if (!c->creds_from_env || !ak || !sk)
+        return;
+    char *a = s3l_strdup(ak), *s = s3l_strdup(sk), *t = tok ? s3l_strdup(tok) : NULL;
+    if (!a || !s || (tok && !t)) {
+        s3l_free(a), s3l_free(s), s3l_free(t);
+        return;
+    }
+    s3l_free(c->access_key), s3l_free(c->secret_key), s3l_free(c->session_token);
+    c->access_key = a, c->secret_key = s, c->session_token = t;
+}
+
+/* After a failed attempt: whether to try again, and the adjustments the answer asks for. */
+static bool should_retry(struct s3l_s3_client *c, struct s3l__http_req *r, int64_t *delay)
+{
+    *delay = 0;
+    if (!s3l_error_retryable(r->rc) || r->attempts >= c->max_attempts)
+        return false;
+    if (strcmp(r->err.s3_code, "RequestTimeTooSkewed") == 0) {
+        int64_t server = s3l__parse_time_ns(r->date) / 1000000000;
+        if (server > 0) {
+            c->clock_offset_s = (long)(server - (int64_t)time(NULL));
+            return true; /* re-signed at once with the corrected clock */
+        }
+    }
+    if (r->rc == S3L_EAUTH_EXPIRED) {
+        if (r->attempts > 1)
+            return false; /* refreshed once already: the new credentials are no better */
+        reread_env_creds(c);
+        return true;
+    }
+    if (r->rc == S3L_ETHROTTLED) {
+        c->n_slowdowns++;
+        c->in_flight_limit = S3L_MAX(1, c->in_flight_limit / 2);
+        c->successes_since_slowdown = 0;
+    }
+    *delay = backoff_ms(c, r->attempts);
+    return true;
+}
+
+static void trace(struct s3l_s3_client *c, const struct s3l__http_req *r, int64_t ms)
+{
+    if (!c->trace)
+        return;
+    curl_off_t up = 0, down = 0;
+    curl_easy_getinfo(r->easy, CURLINFO_SIZE_UPLOAD_T, &up);
+    curl_easy_getinfo(r->easy, CURLINFO_SIZE_DOWNLOAD_T, &down);
+    /* keys can hold any byte: write them JSON-escaped so that a line stays one line */
+    fprintf(c->trace, "{\"op\":\"%s\",\"bucket\":\"%s\",\"key\":\"", r->op,
+            r->bucket ? r->bucket : "");
+    for (const unsigned char *k = (const unsigned char *)(r->key ? r->key : ""); *k; k++) {
+        if (*k == '"' || *k == '\\')
+            fprintf(c->trace, "\\%c", *k);
+        else if (*k < 0x20)
+            fprintf(c->trace, "\\u%04x", *k);
+        else
+            fputc(*k, c->trace);
+    }
+    fprintf(c->trace,
+            "\",\"status\":%ld,\"bytes_out\":%lld,\"bytes_in\":%lld,\"ms\":%lld,"
+            "\"request_id\":\"%s\",\"attempt\":%d,\"error\":\"%s\"}\n",
+            r->status, (long long)up, (long long)down, (long long)ms, r->request_id,
+            r->attempts, r->rc ? s3l_error_name(r->rc) : "");
+    fflush(c->trace);
+}
+
+static int start(struct s3l_s3_client *c, struct s3l__http_req *r)
+{
+    r->attempts++;
+    c->n_requests++;
+    r->status = 0;
+    int rc = setup_easy(c, r);
+    if (rc == 0 && curl_multi_add_handle(c->multi, r->easy) != CURLM_OK)
+        rc = S3L_EINTERNAL;
+    if (rc != 0) {
+        r->rc = rc;
+        s3l_error_clear(&r->err);
+        s3l_error_set(&r->err, rc, "%s %s: cannot prepare the request", r->op, what(r));
+        r->state = ST_DONE;
+        return rc;
+    }
+    r->started_ms = mono_ms();
+    r->state = ST_ACTIVE;
+    return 0;
+}
+
+static void on_done(struct s3l_s3_client *c, CURLMsg *m, int *active)
+{
+    struct s3l__http_req *r = NULL;
+    curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+    CURLcode cc = m->data.result;
+    curl_multi_remove_handle(c->multi, m->easy_handle);
+    (*active)--;
+    finish_attempt(c, r, cc);
+    trace(c, r, mono_ms() - r->started_ms);
+    int64_t delay = 0;
+    if (r->rc == 0) {
+        r->state = ST_DONE;
+        if (++c->successes_since_slowdown >= 8 && c->in_flight_limit < c->max_in_flight) {
+            c->in_flight_limit++;
+            c->successes_since_slowdown = 0;
+        }
+    } else if (should_retry(c, r, &delay)) {
+        c->n_retries++;
+        r->state = ST_PENDING;
+        r->next_at_ms = mono_ms() + delay;
+    } else {
+        r->state = ST_DONE;
+    }
+}
+
+static void init_reqs(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct s3l__http_req *r = reqs[i];
+        size_t cap = r->max_response ? r->max_response : c->max_response;
+        if (!r->resp.ptr)
+            s3l_buf_init(&r->resp, cap);
+        r->resp.max = cap;
+        r->resp_cap = cap;
+        r->state = ST_PENDING;
+        r->next_at_ms = 0;
+        r->attempts = 0;
+        r->rc = 0;
+        if (!r->payload_hash[0]) {
+            if (c->sign_payload && r->has_body)
+                s3l__sha256_hex(r->body, r->body_len, r->payload_hash);
+            else if (c->sign_payload || !r->has_body)
+                memcpy(r->payload_hash, S3L_SIGV4_EMPTY_SHA256, 65);
+            else
+                memcpy(r->payload_hash, S3L_SIGV4_UNSIGNED, sizeof(S3L_SIGV4_UNSIGNED));
+        }
+    }
+}
+
+int s3l__http_run(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n,
+                  struct s3l_error *err)
+{
+    init_reqs(c, reqs, n);
+    size_t done = 0;
+    int active = 0;
+    while (done < n) {
+        int64_t now = mono_ms(), next_due = INT64_MAX;
+        done = 0;
+        for (size_t i = 0; i < n; i++) {
+            struct s3l__http_req *r = reqs[i];
+            if (r->state == ST_PENDING && r->next_at_ms <= now && active < c->in_flight_limit) {
+                if (start(c, r) == 0)
+                    active++;
+            }
+            if (r->state == ST_PENDING)
+                next_due = S3L_MIN(next_due, r->next_at_ms);
+            done += r->state == ST_DONE;
+        }
+        if (done == n)
+            break;
+        int running = 0;
+        curl_multi_perform(c->multi, &running);
+        CURLMsg *m;
+        int left;
+        bool progressed = false;
+        while ((m = curl_multi_info_read(c->multi, &left)))
+            if (m->msg == CURLMSG_DONE) {
+                on_done(c, m, &active);
+                progressed = true;
+            }
+        if (progressed)
+            continue;
+        int64_t wait = 1000;
+        if (next_due != INT64_MAX && (active < c->in_flight_limit || active == 0))
+            wait = S3L_MAX(0, S3L_MIN(wait, next_due - mono_ms()));
+        curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i]->rc != 0) {
+            if (err && err->code == 0)
+                *err = reqs[i]->err;
+            return reqs[i]->rc;
+        }
+    return 0;
+}

@@ -1,0 +1,297 @@
+/*
+ * s3: the module's internal header. The S3 client is built from small layers, each in its own
+ * file: URI encoding (uri.c), the SigV4 signer (sigv4.c), expat-based parsing of S3's XML
+ * answers (xml.c), the libcurl multi transport (http.c), retries and the error taxonomy
+ * (retry.c), the trace (trace.c) and the operations (client.c, multipart.c). Tests reach the
+ * layers through the s3l__ functions declared here. docs/internals/s3.md has the invariants.
+ */
+#ifndef S3L_S3_INT_H
+#define S3L_S3_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "s3l/error.h"
+#include "s3l/s3.h"
+#include "util/util.h"
+
+/* ------------------------------------------------------------------ URI encoding (uri.c) */
+
+/*
+ * Appends the RFC 3986 percent-encoding of in[0..len) to out, as SigV4 defines it: every byte
+ * except the unreserved A-Z a-z 0-9 - . _ ~ becomes %XY with uppercase hex; '/' is kept when
+ * keep_slash is set (object key paths). Bytes are taken as they are (UTF-8 is encoded byte by
+ * byte). Returns 0, or S3L_ETOO_LARGE / S3L_ENOMEM from the buffer.
+ */
+int s3l__uri_encode(struct s3l_buf *out, const char *in, size_t len, bool keep_slash);
+
+/* ------------------------------------------------------------------ SigV4 (sigv4.c) */
+
+#define S3L_SIGV4_UNSIGNED "UNSIGNED-PAYLOAD"
+#define S3L_SIGV4_EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+/* One header or query parameter: name and value as NUL-terminated strings, not encoded. */
+struct s3l__kv {
+    const char *name;
+    const char *value;
+};
+
+/* Credentials as the signer sees them. session_token may be NULL or "". */
+struct s3l__creds {
+    const char *access_key;
+    const char *secret_key;
+    const char *session_token;
+};
+
+/*
+ * The signing key, cached per (day, region, service, secret): deriving it costs four HMACs and
+ * it changes only when one of these does (SigV4 "Calculate the signature", step 1). The secret is
+ * remembered only as its SHA-256, never in clear.
+ */
+struct s3l__sigv4_cache {
+    char day[9];
+    char region[64];
+    char service[32];
+    uint8_t secret_sha[32];
+    uint8_t key[32];
+    bool valid;
+};
+
+/*
+ * A request to sign. path: as it is sent on the wire (already percent-encoded by the caller for
+ * S3; see s3l__uri_encode). query: decoded parameters in any order (the signer encodes and sorts
+ * them). headers: every header to sign, names in any case; "host" must be among them.
+ * payload_hash: lowercase hex SHA-256 of the body or S3L_SIGV4_UNSIGNED.
+ * s3: S3's rules: the path is used as is (no normalisation, no second encoding); otherwise the
+ * generic SigV4 rules of the test suite apply (dot segments and repeated '/' removed, then the
+ * path is encoded once more).
+ */
+struct s3l__sigv4_request {
+    const char *method;
+    const char *path;
+    const struct s3l__kv *query;
+    size_t n_query;
+    const struct s3l__kv *headers;
+    size_t n_headers;
+    const char *payload_hash;
+    bool s3;
+};
+
+/* What signing produced. Each buffer is NUL-terminated; free with s3l__sigv4_result_free. */
+struct s3l__sigv4_result {
+    struct s3l_buf canonical_request;
+    struct s3l_buf string_to_sign;
+    struct s3l_buf canonical_query; /* also the query string to send */
+    struct s3l_buf authorization;   /* the Authorization header's value */
+    char signed_headers[1024];
+    char signature[65];
+    char amz_date[17]; /* YYYYMMDDTHHMMSSZ */
+};
+
+void s3l__sigv4_result_init(struct s3l__sigv4_result *r);
+void s3l__sigv4_result_free(struct s3l__sigv4_result *r);
+
+/*
+ * Signs req at time now (seconds since the epoch, UTC) for region and service, following the
+ * SigV4 steps (canonical request, string to sign, signing key, signature). The caller must send
+ * the X-Amz-Date header with r->amz_date and X-Amz-Security-Token when a session token is set;
+ * both must be among req->headers (s3l__sigv4_sign does not add headers). cache may be NULL.
+ * Returns 0; S3L_EINVALID_ARGUMENT for a missing field or host header, S3L_ETOO_LARGE when a
+ * buffer cap (64 KiB per part) is passed, S3L_ENOMEM, or S3L_EINTERNAL when libcrypto fails.
+ */
+int s3l__sigv4_sign(const struct s3l__sigv4_request *req, const struct s3l__creds *creds,
+                    const char *region, const char *service, time_t now,
+                    struct s3l__sigv4_cache *cache, struct s3l__sigv4_result *r);
+
+/* SHA-256 of data as lowercase hex into out[65]. Returns 0 or S3L_EINTERNAL. */
+int s3l__sha256_hex(const void *data, size_t len, char out[65]);
+
+/* Formats t as YYYYMMDDTHHMMSSZ (UTC) into out[17]. */
+void s3l__amz_date(time_t t, char out[17]);
+
+/* ------------------------------------------------------------------ XML (xml.c) */
+
+/*
+ * A small tree of an S3 XML answer, built with expat. Element names have their namespace
+ * dropped; text is kept for leaf elements only (S3 answers carry no mixed content). A document
+ * with a DOCTYPE is refused (no entity expansion at all), as is one nested deeper than 32 or
+ * holding more than 1,000,000 elements; input size is already capped by the transport.
+ */
+struct s3l__xml_node {
+    const char *name;
+    const char *text; /* "" when none */
+    struct s3l__xml_node *child, *last_child, *next;
+};
+
+struct s3l__xml_doc {
+    struct s3l_arena arena;
+    struct s3l__xml_node *root;
+};
+
+/* Parses data into doc (which the caller frees with s3l__xml_doc_free, also on failure).
+ * Returns 0 or S3L_ECORRUPT (message names line and column), S3L_ENOMEM. */
+int s3l__xml_parse(struct s3l__xml_doc *doc, const void *data, size_t len, struct s3l_error *err);
+void s3l__xml_doc_free(struct s3l__xml_doc *doc);
+/* The first child of n named name, or NULL. */
+const struct s3l__xml_node *s3l__xml_child(const struct s3l__xml_node *n, const char *name);
+/* The text of n's first child named name, or NULL when there is none. */
+const char *s3l__xml_text(const struct s3l__xml_node *n, const char *name);
+
+/* An S3 <Error> answer. Fields are "" when absent. */
+struct s3l__s3_error_body {
+    char code[64];
+    char message[256];
+    char request_id[128];
+    char region[64];      /* <Region> of a redirect or an AuthorizationHeaderMalformed */
+    char server_time[64]; /* <ServerTime> of RequestTimeTooSkewed */
+};
+
+/* Whether body is an <Error> document; if so fills e. Never fails: garbage is "not an error". */
+bool s3l__xml_error(const void *body, size_t len, struct s3l__s3_error_body *e);
+
+/* Parsers of each answer into the public shapes of include/s3l/s3.h. Each returns 0, or
+ * S3L_ECORRUPT when the document is not the one expected (the message says which root it has),
+ * or S3L_ENOMEM. Outputs are zeroed first and owned by the caller. */
+int s3l__xml_list_objects(const void *body, size_t len, struct s3l_s3_list_page *page,
+                          struct s3l_error *err);
+int s3l__xml_initiate(const void *body, size_t len, char **upload_id, struct s3l_error *err);
+int s3l__xml_complete(const void *body, size_t len, char etag[S3L_S3_ETAG_MAX],
+                      struct s3l_error *err);
+int s3l__xml_copy_result(const void *body, size_t len, char etag[S3L_S3_ETAG_MAX],
+                         int64_t *mtime_ns, struct s3l_error *err);
+int s3l__xml_list_parts(const void *body, size_t len, struct s3l_s3_parts_page *page,
+                        struct s3l_error *err);
+int s3l__xml_list_uploads(const void *body, size_t len, struct s3l_s3_uploads_page *page,
+                          struct s3l_error *err);
+/* DeleteResult: the first <Error> entry, if any, is reported through e (key in e->message). */
+int s3l__xml_delete_result(const void *body, size_t len, size_t *n_deleted,
+                           struct s3l__s3_error_body *e, struct s3l_error *err);
+
+/* Copies an ETag without its surrounding quotes (S3 sends them quoted, RGW sometimes not). */
+void s3l__etag_copy(char dst[S3L_S3_ETAG_MAX], const char *src, size_t len);
+/* ISO 8601 (2026-11-30T04:30:15.000Z) or RFC 7231 (Mon, 30 Nov 2026 04:30:15 GMT) to ns since
+ * the epoch; 0 when it cannot be parsed. */
+int64_t s3l__parse_time_ns(const char *s);
+
+/* ------------------------------------------------------------------ client and transport */
+
+#include <curl/curl.h>
+#include <stdio.h>
+
+struct s3l_s3_client {
+    char *region;
+    char *scheme;         /* "https" or "http" */
+    char *host;           /* endpoint host[:port], or "s3.REGION.amazonaws.com" on AWS */
+    bool aws;             /* no endpoint was set */
+    bool path_style;
+    bool creds_from_env;  /* credentials may be re-read after AUTH_EXPIRED */
+    char *access_key, *secret_key, *session_token;
+    char *ca_file;
+    struct curl_slist *resolve;
+    CURLM *multi;
+    FILE *trace;
+    long connect_timeout_ms, low_speed_time_s, backoff_base_ms, backoff_max_ms;
+    int max_attempts;
+    size_t max_response, max_request;
+    int max_in_flight;
+    int in_flight_limit;  /* lowered on SlowDown, raised again after successes */
+    int successes_since_slowdown;
+    enum s3l_s3_integrity integrity;
+    bool sign_payload;
+    long clock_offset_s;  /* server time minus ours, learnt from RequestTimeTooSkewed */
+    uint64_t rng;
+    struct s3l__sigv4_cache key_cache;
+    /* counters, for tests and the trace */
+    uint64_t n_requests, n_retries, n_slowdowns;
+};
+
+#define S3L__MAX_HDRS 20
+#define S3L__MAX_QUERY 8
+
+/* One S3 request and, after s3l__http_run, its answer. Zero it, fill the inputs, run, then
+ * s3l__http_req_cleanup. Inputs are borrowed and must outlive the run. */
+struct s3l__http_req {
+    const char *op;     /* S3 operation name: trace and error messages */
+    const char *method; /* GET HEAD PUT POST DELETE */
+    const char *bucket;
+    const char *key;    /* NULL or "" for bucket-level requests */
+    struct s3l__kv query[S3L__MAX_QUERY];
+    size_t n_query;
+    struct s3l__kv headers[S3L__MAX_HDRS]; /* signed, besides host/date/sha256/token */
+    size_t n_headers;
+    const uint8_t *body;
+    size_t body_len;
+    bool has_body;        /* send a body (Content-Length body_len, 0 allowed) */
+    size_t max_response;  /* 0: client default */
+    bool no_low_speed;    /* CompleteMultipartUpload: never abandoned for being slow */
+    bool error_in_200;    /* a 200 may carry an <Error> (Complete, Copy, UploadPartCopy) */
+    bool not_found_ok;    /* 404 is an answer, not an error (DeleteObject on RGW, HEAD probe) */
+    /* answer */
+    long status;
+    struct s3l_buf resp;
+    char etag[S3L_S3_ETAG_MAX];
+    char request_id[128];
+    char bucket_region[64];
+    char date[64];
+    char last_modified[64];
+    char upload_meta[128];
+    char content_range[128];
+    uint64_t content_length;
+    bool have_content_length;
+    int attempts;
+    int rc;
+    struct s3l_error err;
+    /* private to http.c */
+    CURL *easy;
+    struct curl_slist *slist;
+    size_t body_off;
+    int64_t next_at_ms;
+    int64_t started_ms;
+    int state;
+    bool too_large;
+    size_t resp_cap; /* the cap on a 2xx answer's body */
+    char payload_hash[65];
+    char curl_err[CURL_ERROR_SIZE];
+};
+
+/* Runs n requests, at most c->in_flight_limit at once, each retried as include/s3l/s3.h says.
+ * Returns 0 when all succeeded, else the first failing request's code with err copied from it;
+ * each request's own rc and err are kept. */
+int s3l__http_run(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n,
+                  struct s3l_error *err);
+void s3l__http_req_cleanup(struct s3l__http_req *r);
+/* Adds a header to r (names and values borrowed). Returns 0 or S3L_EINTERNAL when full. */
+int s3l__http_add_header(struct s3l__http_req *r, const char *name, const char *value);
+int s3l__http_add_query(struct s3l__http_req *r, const char *name, const char *value);
+
+/* Maps an HTTP status and S3 error code to the taxonomy (DESIGN.md section 5). */
+int s3l__s3_code_to_error(long status, const char *s3_code);
+
+/* Checks a bucket name and a key against S3's rules before anything is sent. */
+int s3l__check_bucket(const char *bucket, struct s3l_error *err);
+int s3l__check_key(const char *key, struct s3l_error *err);
+
+/* Base64 of n bytes into out (4 * ceil(n / 3) + 1 bytes). */
+void s3l__base64(const uint8_t *in, size_t n, char *out);
+/* CRC32C (Castagnoli, RFC 3720) of data. */
+uint32_t s3l__crc32c(const void *data, size_t len);
+
+/* Shared by the operations (client.c, multipart.c). */
+int s3l__run1(struct s3l_s3_client *c, struct s3l__http_req *r, struct s3l_error *err);
+void s3l__object_from_head(const struct s3l__http_req *r, struct s3l_s3_object *o);
+/* Adds Content-MD5 or x-amz-checksum-crc32c for data; buf64 (>= 32 bytes) holds the value. */
+int s3l__integrity_header(struct s3l_s3_client *c, struct s3l__http_req *r, const void *data,
+                          size_t len, char *buf64);
+/* SSE, storage class, metadata, content type; conditions too unless create. */
+int s3l__put_headers(struct s3l__http_req *r, const struct s3l_s3_put_options *o, bool create);
+/* CompleteMultipartUpload with optional conditions (AWS honours them; RGW 16 ignores them). */
+int s3l__complete(struct s3l_s3_client *c, const char *bucket, const char *key,
+                  const char *upload_id, const struct s3l_s3_part *parts, size_t n,
+                  bool if_none_match, const char *if_match, struct s3l_s3_object *out,
+                  struct s3l_error *err);
+/* x-amz-copy-source: /BUCKET/KEY with the key URI-encoded. */
+int s3l__copy_source(struct s3l_buf *b, const char *src_bucket, const char *src_key);
+
+#endif

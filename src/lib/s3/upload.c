@@ -1,0 +1,348 @@
+/*
+ * Streaming uploads and large copies on top of the operations: bytes become parts of a
+ * multipart upload as they arrive, up to max_in_flight parts are sent at once, and memory stays
+ * at part_size * max_in_flight. Publishing settles the cases where S3 leaves the outcome unknown
+ * (DESIGN.md section 5 and issue 4): a Complete whose answer was lost is retried by the transport;
+ * if the retry says NoSuchUpload, 5xx or times out, a HEAD decides, by the random token stored in
+ * x-amz-meta-s3land-upload at create and the size, never by an ETag computed from the parts
+ * (which is not an MD5 under SSE-KMS). Ceph RGW's empty Complete ETag is filled by a HEAD too.
+ */
+#include <openssl/rand.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "s3/s3_int.h"
+
+#define MIN_PART (5u << 20) /* S3: every part but the last is at least 5 MiB */
+#define DEFAULT_PART (8u << 20)
+
+struct s3l_s3_upload {
+    struct s3l_s3_client *c;
+    char *bucket, *key;
+    char *content_type, *sse, *sse_kms_key_id, *storage_class, *if_match;
+    bool if_none_match;
+    char token[33];
+    char *upload_id;
+    size_t part_size;
+    int max_bufs;
+    uint8_t **bufs;
+    size_t *lens;
+    int n_full;
+    struct s3l_s3_part *parts;
+    size_t n_parts, cap_parts;
+    uint64_t size;
+    int rc; /* sticky: the first failure */
+    struct s3l_error first;
+};
+
+uint64_t s3l_s3_upload_size(const struct s3l_s3_upload *u)
+{
+    return u ? u->size : 0;
+}
+
+void s3l_s3_client_counters(const struct s3l_s3_client *c, uint64_t *requests, uint64_t *retries,
+                            uint64_t *slowdowns)
+{
+    if (requests)
+        *requests = c->n_requests;
+    if (retries)
+        *retries = c->n_retries;
+    if (slowdowns)
+        *slowdowns = c->n_slowdowns;
+}
+
+static void upload_free(struct s3l_s3_upload *u)
+{
+    if (!u)
+        return;
+    for (int i = 0; u->bufs && i < u->max_bufs; i++)
+        s3l_free(u->bufs[i]);
+    s3l_free(u->bufs), s3l_free(u->lens), s3l_free(u->parts), s3l_free(u->upload_id);
+    s3l_free(u->bucket), s3l_free(u->key), s3l_free(u->content_type), s3l_free(u->sse);
+    s3l_free(u->sse_kms_key_id), s3l_free(u->storage_class), s3l_free(u->if_match);
+    s3l_free(u);
+}
+
+static bool dup_into(char **dst, const char *src)
+{
+    if (!src)
+        return true;
+    *dst = s3l_strdup(src);
+    return *dst != NULL;
+}
+
+static int random_token(char out[33])
+{
+    uint8_t b[16];
+    if (RAND_bytes(b, sizeof(b)) != 1)
+        return S3L_EINTERNAL;
+    s3l_hex_encode(b, sizeof(b), out);
+    return 0;
+}
+
+int s3l_s3_upload_begin(struct s3l_s3_client *c, const char *bucket, const char *key,
+                        const struct s3l_s3_put_options *opts, size_t part_size,
+                        struct s3l_s3_upload **out, struct s3l_error *err)
+{
+    *out = NULL;
+    int rc = s3l__check_bucket(bucket, err);
+    if (rc == 0)
+        rc = s3l__check_key(key, err);
+    if (rc == 0 && part_size != 0 && part_size < MIN_PART)
+        rc = s3l_error_set(err, S3L_EINVALID_CONFIG, "part size %zu is below S3's 5 MiB minimum",
+                           part_size);
+    if (rc != 0)
+        return rc;
+    struct s3l_s3_upload *u = s3l_calloc(1, sizeof(*u));
+    bool ok = u != NULL;
+    if (ok) {
+        u->c = c;
+        u->part_size = part_size ? part_size : DEFAULT_PART;
+        u->max_bufs = c->max_in_flight;
+        u->bufs = s3l_calloc((size_t)u->max_bufs, sizeof(*u->bufs));
+        u->lens = s3l_calloc((size_t)u->max_bufs, sizeof(*u->lens));
+        ok = u->bufs && u->lens && dup_into(&u->bucket, bucket) && dup_into(&u->key, key);
+    }
+    if (ok && opts) {
+        u->if_none_match = opts->if_none_match;
+        ok = dup_into(&u->content_type, opts->content_type) && dup_into(&u->sse, opts->sse) &&
+             dup_into(&u->sse_kms_key_id, opts->sse_kms_key_id) &&
+             dup_into(&u->storage_class, opts->storage_class) &&
+             dup_into(&u->if_match, opts->if_match);
+    }
+    if (!ok || random_token(u->token) != 0) {
+        upload_free(u);
+        return s3l_error_set(err, S3L_ENOMEM, "upload of %s: out of memory", key);
+    }
+    *out = u;
+    return 0;
+}
+
+static struct s3l_s3_put_options put_opts(const struct s3l_s3_upload *u, bool conditions)
+{
+    struct s3l_s3_put_options o = {
+        .content_type = u->content_type, .sse = u->sse, .sse_kms_key_id = u->sse_kms_key_id,
+        .storage_class = u->storage_class, .upload_meta = u->token,
+    };
+    if (conditions) {
+        o.if_none_match = u->if_none_match;
+        o.if_match = u->if_match;
+    }
+    return o;
+}
+
+static int fail(struct s3l_s3_upload *u, int rc, const struct s3l_error *e)
+{
+    if (u->rc == 0) {
+        u->rc = rc;
+        u->first = *e;
+    }
+    return rc;
+}
+
+/* Sends bufs[0..n) as the next n parts (creating the multipart upload first if needed). */
+static int send_parts(struct s3l_s3_upload *u, int n, struct s3l_error *err)
+{
+    int rc = 0;
+    if (!u->upload_id) {
+        struct s3l_s3_put_options o = put_opts(u, false);
+        rc = s3l_s3_create_multipart(u->c, u->bucket, u->key, &o, &u->upload_id, err);
+    }
+    if (rc == 0 && u->n_parts + (size_t)n > 10000)
+        rc = s3l_error_set(err, S3L_ETOO_LARGE, "upload of %s: more than 10,000 parts of %zu "
+                           "bytes; raise the part size", u->key, u->part_size);
+    if (rc == 0 && u->n_parts + (size_t)n > u->cap_parts) {
+        size_t cap = S3L_MAX(u->cap_parts * 2, u->n_parts + (size_t)n + 16);
+        struct s3l_s3_part *p = s3l_realloc(u->parts, cap * sizeof(*p));
+        if (!p)
+            rc = s3l_error_set(err, S3L_ENOMEM, "upload of %s: out of memory", u->key);
+        else
+            u->parts = p, u->cap_parts = cap;
+    }
+    if (rc == 0) {
+        struct s3l_s3_part *p = u->parts + u->n_parts;
+        for (int i = 0; i < n; i++) {
+            memset(&p[i], 0, sizeof(p[i]));
+            p[i].number = (int)u->n_parts + i + 1;
+        }
+        const void *d[64];
+        for (int i = 0; i < n && i < 64; i++)
+            d[i] = u->bufs[i];
+        rc = s3l_s3_upload_parts(u->c, u->bucket, u->key, u->upload_id, d, u->lens, p,
+                                 (size_t)n, err);
+        if (rc == 0)
+            u->n_parts += (size_t)n;
+    }
+    return rc;
+}
+
+int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
+                        struct s3l_error *err)
+{
+    if (u->rc != 0)
+        return s3l_error_set(err, u->rc, "upload of %s failed earlier: %s", u->key,
+                             u->first.message);
+    const uint8_t *p = data;
+    while (len > 0) {
+        /* full parts wait until more bytes come: the last one may be the object's last part */
+        if (u->n_full == u->max_bufs) {
+            struct s3l_error e = {0};
+            int rc = send_parts(u, u->n_full, &e);
+            if (rc != 0) {
+                if (err && err->code == 0)
+                    *err = e;
+                return fail(u, rc, &e);
+            }
+            for (int k = 0; k < u->n_full; k++)
+                u->lens[k] = 0;
+            u->n_full = 0;
+        }
+        int i = u->n_full;
+        if (!u->bufs[i] && !(u->bufs[i] = s3l_malloc(u->part_size))) {
+            struct s3l_error e = {0};
+            s3l_error_set(&e, S3L_ENOMEM, "upload of %s: no memory for a part", u->key);
+            if (err && err->code == 0)
+                *err = e;
+            return fail(u, S3L_ENOMEM, &e);
+        }
+        size_t n = S3L_MIN(len, u->part_size - u->lens[i]);
+        memcpy(u->bufs[i] + u->lens[i], p, n);
+        u->lens[i] += n;
+        u->size += n;
+        p += n;
+        len -= n;
+        if (u->lens[i] == u->part_size)
+            u->n_full++;
+    }
+    return 0;
+}
+
+/* HEAD after an unknown or empty-ETag Complete: ours when it has our token and our size. */
+static int settle(struct s3l_s3_upload *u, struct s3l_s3_object *o, struct s3l_error *err)
+{
+    struct s3l_error e = {0};
+    int rc = s3l_s3_head_object(u->c, u->bucket, u->key, o, &e);
+    if (rc != 0) {
+        *err = e;
+        return rc;
+    }
+    if (strcmp(o->upload_meta, u->token) != 0 || o->size != u->size)
+        return s3l_error_set(err, S3L_ECONFLICT, "upload of %s: the object is not ours (another "
+                             "writer's, or the Complete did not happen)", u->key);
+    return 0;
+}
+
+static int complete(struct s3l_s3_upload *u, struct s3l_s3_object *out, struct s3l_error *err)
+{
+    struct s3l_s3_object o = {0};
+    struct s3l_error e = {0};
+    int rc = s3l__complete(u->c, u->bucket, u->key, u->upload_id, u->parts, u->n_parts,
+                           u->if_none_match, u->if_match, &o, &e);
+    if (rc == 0 && o.etag[0] == 0)
+        rc = settle(u, &o, &e); /* RGW answers <ETag></ETag> */
+    else if (rc == S3L_ETRANSIENT || rc == S3L_ETHROTTLED || rc == S3L_ENOT_FOUND) {
+        struct s3l_error e2 = {0};
+        if (settle(u, &o, &e2) == 0)
+            rc = 0; /* the lost answer was a success */
+    }
+    if (rc != 0) {
+        *err = e;
+        return rc;
+    }
+    o.size = u->size;
+    if (out)
+        *out = o;
+    return 0;
+}
+
+int s3l_s3_upload_publish(struct s3l_s3_upload *u, struct s3l_s3_object *out,
+                          struct s3l_error *err)
+{
+    int rc = u->rc;
+    if (rc != 0) {
+        s3l_error_set(err, rc, "upload of %s failed earlier: %s", u->key, u->first.message);
+        s3l_s3_upload_abort(u);
+        return rc;
+    }
+    int pending = u->n_full + (u->n_full < u->max_bufs && u->lens[u->n_full] > 0);
+    if (!u->upload_id && pending <= 1) {
+        struct s3l_s3_put_options o = put_opts(u, true);
+        rc = s3l_s3_put_object(u->c, u->bucket, u->key, u->size ? u->bufs[0] : NULL, u->size, &o,
+                               out, err);
+        upload_free(u);
+        return rc;
+    }
+    rc = send_parts(u, pending, err);
+    if (rc == 0)
+        rc = complete(u, out, err);
+    if (rc != 0) {
+        s3l_s3_upload_abort(u);
+        return rc;
+    }
+    upload_free(u);
+    return 0;
+}
+
+void s3l_s3_upload_abort(struct s3l_s3_upload *u)
+{
+    if (!u)
+        return;
+    if (u->upload_id) {
+        struct s3l_error e = {0};
+        (void)s3l_s3_abort_multipart(u->c, u->bucket, u->key, u->upload_id, &e);
+    }
+    upload_free(u);
+}
+
+static int copy_parts(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                      const char *bucket, const char *key, uint64_t size, uint64_t part_size,
+                      struct s3l_s3_object *out, struct s3l_error *err)
+{
+    struct s3l_s3_upload *u = NULL;
+    int rc = s3l_s3_upload_begin(c, bucket, key, NULL, 0, &u, err);
+    if (rc != 0)
+        return rc;
+    size_t n = (size_t)((size + part_size - 1) / part_size);
+    struct s3l_s3_put_options o = put_opts(u, false);
+    rc = n > 10000 ? s3l_error_set(err, S3L_ETOO_LARGE, "copy of %s: over 10,000 parts", key)
+                   : s3l_s3_create_multipart(c, bucket, key, &o, &u->upload_id, err);
+    if (rc == 0 && !(u->parts = s3l_calloc(n, sizeof(*u->parts))))
+        rc = s3l_error_set(err, S3L_ENOMEM, "copy of %s: out of memory", key);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        uint64_t first = i * part_size, last = S3L_MIN(size, first + part_size) - 1;
+        u->parts[i].number = (int)i + 1;
+        rc = s3l_s3_upload_part_copy(c, bucket, key, u->upload_id, src_bucket, src_key, first,
+                                     last, &u->parts[i], err);
+        u->n_parts += rc == 0;
+    }
+    u->size = size;
+    if (rc == 0)
+        rc = complete(u, out, err);
+    if (rc != 0)
+        s3l_s3_upload_abort(u);
+    else
+        upload_free(u);
+    return rc;
+}
+
+int s3l_s3_copy(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                const char *bucket, const char *key, uint64_t threshold, uint64_t part_size,
+                struct s3l_s3_object *out, struct s3l_error *err)
+{
+    threshold = threshold ? threshold : (uint64_t)5 << 30;
+    part_size = part_size ? part_size : (uint64_t)512 << 20;
+    if (part_size < MIN_PART)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "copy part size %llu is below 5 MiB",
+                             (unsigned long long)part_size);
+    struct s3l_s3_object src;
+    int rc = s3l_s3_head_object(c, src_bucket, src_key, &src, err);
+    if (rc != 0)
+        return rc;
+    if (src.size <= threshold) {
+        rc = s3l_s3_copy_object(c, src_bucket, src_key, bucket, key, out, err);
+        if (rc == 0 && out)
+            out->size = src.size;
+        return rc;
+    }
+    return copy_parts(c, src_bucket, src_key, bucket, key, src.size, part_size, out, err);
+}

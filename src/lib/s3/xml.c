@@ -1,0 +1,501 @@
+/*
+ * S3's XML answers, parsed with expat into a small tree, then read into the public shapes of
+ * include/s3l/s3.h (S3 API Reference: ListObjectsV2, Error responses, CreateMultipartUpload,
+ * CompleteMultipartUpload, CopyObject, UploadPartCopy, ListParts, ListMultipartUploads,
+ * DeleteObjects). Never string search: a key that contains "<Error>" is only a key.
+ * Hostile input is bounded: no DOCTYPE (so no entities), depth 32, 1,000,000 elements, and the
+ * transport caps the document's size before it gets here.
+ */
+#include <expat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "s3/s3_int.h"
+
+#define MAX_DEPTH 32
+#define MAX_NODES 1000000
+
+struct parser {
+    XML_Parser xp;
+    struct s3l__xml_doc *doc;
+    struct s3l__xml_node *stack[MAX_DEPTH];
+    int depth;
+    size_t nodes;
+    struct s3l_buf text;
+    int rc;
+    const char *why;
+};
+
+static void stop(struct parser *p, int rc, const char *why)
+{
+    if (p->rc == 0) {
+        p->rc = rc;
+        p->why = why;
+    }
+    XML_StopParser(p->xp, XML_FALSE);
+}
+
+static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
+{
+    (void)attrs;
+    struct parser *p = ud;
+    if (p->rc != 0)
+        return;
+    if (p->depth >= MAX_DEPTH || ++p->nodes > MAX_NODES) {
+        stop(p, S3L_ECORRUPT, "XML nested too deep or too many elements");
+        return;
+    }
+    const char *local = strrchr(name, '|'); /* namespace separator set at create */
+    local = local ? local + 1 : name;
+    struct s3l__xml_node *n = s3l_arena_alloc(&p->doc->arena, sizeof(*n));
+    char *nm = n ? s3l_arena_strndup(&p->doc->arena, local, strlen(local)) : NULL;
+    if (!nm) {
+        stop(p, S3L_ENOMEM, "out of memory");
+        return;
+    }
+    memset(n, 0, sizeof(*n));
+    n->name = nm;
+    n->text = "";
+    if (p->depth == 0) {
+        if (p->doc->root) {
+            stop(p, S3L_ECORRUPT, "XML has two root elements");
+            return;
+        }
+        p->doc->root = n;
+    } else {
+        struct s3l__xml_node *parent = p->stack[p->depth - 1];
+        if (parent->last_child)
+            parent->last_child->next = n;
+        else
+            parent->child = n;
+        parent->last_child = n;
+    }
+    p->stack[p->depth++] = n;
+    s3l_buf_reset(&p->text);
+}
+
+static void XMLCALL on_end(void *ud, const XML_Char *name)
+{
+    (void)name;
+    struct parser *p = ud;
+    if (p->rc != 0 || p->depth == 0)
+        return;
+    struct s3l__xml_node *n = p->stack[--p->depth];
+    if (!n->child && p->text.len > 0) {
+        char *t = s3l_arena_strndup(&p->doc->arena, (const char *)p->text.ptr, p->text.len);
+        if (!t) {
+            stop(p, S3L_ENOMEM, "out of memory");
+            return;
+        }
+        n->text = t;
+    }
+    s3l_buf_reset(&p->text);
+}
+
+static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
+{
+    struct parser *p = ud;
+    if (p->rc != 0)
+        return;
+    if (s3l_buf_append(&p->text, s, (size_t)len) != 0)
+        stop(p, S3L_ENOMEM, "out of memory");
+}
+
+static void XMLCALL on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
+                               const XML_Char *pubid, int has_internal_subset)
+{
+    (void)name, (void)sysid, (void)pubid, (void)has_internal_subset;
+    stop(ud, S3L_ECORRUPT, "XML with a DOCTYPE is refused");
+}
+
+int s3l__xml_parse(struct s3l__xml_doc *doc, const void *data, size_t len, struct s3l_error *err)
+{
+    memset(doc, 0, sizeof(*doc));
+    s3l_arena_init(&doc->arena, 16384);
+    if (len > (size_t)INT32_MAX)
+        return s3l_error_set(err, S3L_ETOO_LARGE, "XML answer of %zu bytes is too large", len);
+    struct parser p = {0};
+    p.doc = doc;
+    s3l_buf_init(&p.text, len + 1);
+    p.xp = XML_ParserCreateNS(NULL, '|');
+    if (!p.xp)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory creating the XML parser");
+    XML_SetUserData(p.xp, &p);
+    XML_SetElementHandler(p.xp, on_start, on_end);
+    XML_SetCharacterDataHandler(p.xp, on_text);
+    XML_SetStartDoctypeDeclHandler(p.xp, on_doctype);
+    enum XML_Status st = XML_Parse(p.xp, data, (int)len, XML_TRUE);
+    int rc = p.rc;
+    if (rc == 0 && st != XML_STATUS_OK)
+        rc = s3l_error_set(err, S3L_ECORRUPT, "answer is not XML: %s at line %lu, column %lu",
+                           XML_ErrorString(XML_GetErrorCode(p.xp)),
+                           (unsigned long)XML_GetCurrentLineNumber(p.xp),
+                           (unsigned long)XML_GetCurrentColumnNumber(p.xp));
+    else if (rc != 0)
+        s3l_error_set(err, rc, "%s", p.why);
+    else if (!doc->root)
+        rc = s3l_error_set(err, S3L_ECORRUPT, "answer is an empty XML document");
+    XML_ParserFree(p.xp);
+    s3l_buf_free(&p.text);
+    return rc;
+}
+
+void s3l__xml_doc_free(struct s3l__xml_doc *doc)
+{
+    s3l_arena_free(&doc->arena);
+    doc->root = NULL;
+}
+
+const struct s3l__xml_node *s3l__xml_child(const struct s3l__xml_node *n, const char *name)
+{
+    for (const struct s3l__xml_node *c = n ? n->child : NULL; c; c = c->next)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+const char *s3l__xml_text(const struct s3l__xml_node *n, const char *name)
+{
+    const struct s3l__xml_node *c = s3l__xml_child(n, name);
+    return c ? c->text : NULL;
+}
+
+static void copy_field(char *dst, size_t cap, const char *src)
+{
+    snprintf(dst, cap, "%s", src ? src : "");
+}
+
+void s3l__etag_copy(char dst[S3L_S3_ETAG_MAX], const char *src, size_t len)
+{
+    while (len > 0 && (*src == '"' || *src == ' ')) {
+        src++;
+        len--;
+    }
+    while (len > 0 && (src[len - 1] == '"' || src[len - 1] == ' ' || src[len - 1] == '\r'))
+        len--;
+    if (len >= S3L_S3_ETAG_MAX)
+        len = S3L_S3_ETAG_MAX - 1;
+    memcpy(dst, src, len);
+    dst[len] = 0;
+}
+
+int64_t s3l__parse_time_ns(const char *s)
+{
+    struct tm tm = {0};
+    char mon[4] = {0};
+    int ms = 0;
+    static const char *months = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    if (!s)
+        return 0;
+    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+               &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) >= 6) {
+        tm.tm_mon -= 1;
+    } else if (sscanf(s, "%*3s, %2d %3s %4d %2d:%2d:%2d", &tm.tm_mday, mon, &tm.tm_year,
+                      &tm.tm_hour, &tm.tm_min, &tm.tm_sec) == 6) {
+        const char *m = strstr(months, mon);
+        if (!m || mon[0] == 0 || (m - months) % 3 != 0)
+            return 0;
+        tm.tm_mon = (int)(m - months) / 3;
+    } else {
+        return 0;
+    }
+    tm.tm_year -= 1900;
+    time_t t = timegm(&tm);
+    if (t == (time_t)-1)
+        return 0;
+    return (int64_t)t * 1000000000 + (int64_t)ms * 1000000;
+}
+
+bool s3l__xml_error(const void *body, size_t len, struct s3l__s3_error_body *e)
+{
+    memset(e, 0, sizeof(*e));
+    if (len == 0)
+        return false;
+    struct s3l__xml_doc doc;
+    bool is_error = false;
+    if (s3l__xml_parse(&doc, body, len, NULL) == 0 && strcmp(doc.root->name, "Error") == 0) {
+        is_error = true;
+        copy_field(e->code, sizeof(e->code), s3l__xml_text(doc.root, "Code"));
+        copy_field(e->message, sizeof(e->message), s3l__xml_text(doc.root, "Message"));
+        copy_field(e->request_id, sizeof(e->request_id), s3l__xml_text(doc.root, "RequestId"));
+        copy_field(e->region, sizeof(e->region), s3l__xml_text(doc.root, "Region"));
+        copy_field(e->server_time, sizeof(e->server_time),
+                   s3l__xml_text(doc.root, "ServerTime"));
+    }
+    s3l__xml_doc_free(&doc);
+    return is_error;
+}
+
+/* Parses body and checks that its root is `root`. */
+static int open_doc(struct s3l__xml_doc *doc, const void *body, size_t len, const char *root,
+                    struct s3l_error *err)
+{
+    int rc = s3l__xml_parse(doc, body, len, err);
+    if (rc == 0 && strcmp(doc->root->name, root) != 0)
+        rc = s3l_error_set(err, S3L_ECORRUPT, "expected <%s> in the answer, got <%.64s>", root,
+                           doc->root->name);
+    return rc;
+}
+
+static size_t count_children(const struct s3l__xml_node *n, const char *name)
+{
+    size_t k = 0;
+    for (const struct s3l__xml_node *c = n->child; c; c = c->next)
+        k += strcmp(c->name, name) == 0;
+    return k;
+}
+
+static bool is_true(const char *s)
+{
+    return s && strcmp(s, "true") == 0;
+}
+
+static uint64_t to_u64(const char *s)
+{
+    return s ? strtoull(s, NULL, 10) : 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s && *s ? s3l_strdup(s) : NULL;
+}
+
+static int fill_object(struct s3l_s3_object *o, const struct s3l__xml_node *c)
+{
+    const char *key = s3l__xml_text(c, "Key"), *etag = s3l__xml_text(c, "ETag");
+    if (!key)
+        return S3L_ECORRUPT;
+    o->key = s3l_strdup(key);
+    if (!o->key)
+        return S3L_ENOMEM;
+    o->size = to_u64(s3l__xml_text(c, "Size"));
+    o->mtime_ns = s3l__parse_time_ns(s3l__xml_text(c, "LastModified"));
+    if (etag)
+        s3l__etag_copy(o->etag, etag, strlen(etag));
+    return 0;
+}
+
+int s3l__xml_list_objects(const void *body, size_t len, struct s3l_s3_list_page *page,
+                          struct s3l_error *err)
+{
+    memset(page, 0, sizeof(*page));
+    struct s3l__xml_doc doc;
+    int rc = open_doc(&doc, body, len, "ListBucketResult", err);
+    const struct s3l__xml_node *r = doc.root;
+    if (rc == 0) {
+        size_t no = count_children(r, "Contents"), np = count_children(r, "CommonPrefixes");
+        page->objects = s3l_calloc(no ? no : 1, sizeof(*page->objects));
+        page->prefixes = s3l_calloc(np ? np : 1, sizeof(*page->prefixes));
+        page->truncated = is_true(s3l__xml_text(r, "IsTruncated"));
+        const char *tok = s3l__xml_text(r, "NextContinuationToken");
+        page->next_token = dup_or_null(tok);
+        if (!page->objects || !page->prefixes || (tok && *tok && !page->next_token))
+            rc = S3L_ENOMEM;
+    }
+    for (const struct s3l__xml_node *c = rc == 0 ? r->child : NULL; c && rc == 0; c = c->next) {
+        if (strcmp(c->name, "Contents") == 0) {
+            rc = fill_object(&page->objects[page->n_objects], c);
+            page->n_objects += rc == 0;
+        } else if (strcmp(c->name, "CommonPrefixes") == 0) {
+            const char *pfx = s3l__xml_text(c, "Prefix");
+            page->prefixes[page->n_prefixes] = s3l_strdup(pfx ? pfx : "");
+            rc = page->prefixes[page->n_prefixes] ? 0 : S3L_ENOMEM;
+            page->n_prefixes += rc == 0;
+        }
+    }
+    if (rc == 0 && page->truncated && !page->next_token)
+        rc = s3l_error_set(err, S3L_ECORRUPT, "truncated listing without a continuation token");
+    if (rc == S3L_ECORRUPT || rc == S3L_ENOMEM)
+        s3l_error_set(err, rc, "ListObjectsV2 answer: %s",
+                      rc == S3L_ENOMEM ? "out of memory" : "an entry without <Key>");
+    if (rc != 0)
+        s3l_s3_list_page_free(page);
+    s3l__xml_doc_free(&doc);
+    return rc;
+}
+
+void s3l_s3_list_page_free(struct s3l_s3_list_page *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; p->objects && i < p->n_objects; i++)
+        s3l_free(p->objects[i].key);
+    for (size_t i = 0; p->prefixes && i < p->n_prefixes; i++)
+        s3l_free(p->prefixes[i]);
+    s3l_free(p->objects);
+    s3l_free(p->prefixes);
+    s3l_free(p->next_token);
+    memset(p, 0, sizeof(*p));
+}
+
+int s3l__xml_initiate(const void *body, size_t len, char **upload_id, struct s3l_error *err)
+{
+    *upload_id = NULL;
+    struct s3l__xml_doc doc;
+    int rc = open_doc(&doc, body, len, "InitiateMultipartUploadResult", err);
+    if (rc == 0) {
+        const char *id = s3l__xml_text(doc.root, "UploadId");
+        if (!id || !*id)
+            rc = s3l_error_set(err, S3L_ECORRUPT, "CreateMultipartUpload answer has no UploadId");
+        else if (!(*upload_id = s3l_strdup(id)))
+            rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    }
+    s3l__xml_doc_free(&doc);
+    return rc;
+}
+
+int s3l__xml_complete(const void *body, size_t len, char etag[S3L_S3_ETAG_MAX],
+                      struct s3l_error *err)
+{
+    etag[0] = 0;
+    struct s3l__xml_doc doc;
+    int rc = open_doc(&doc, body, len, "CompleteMultipartUploadResult", err);
+    if (rc == 0) {
+        const char *t = s3l__xml_text(doc.root, "ETag");
+        if (t)
+            s3l__etag_copy(etag, t, strlen(t));
+    }
+    s3l__xml_doc_free(&doc);
+    return rc;
+}
+
+int s3l__xml_copy_result(const void *body, size_t len, char etag[S3L_S3_ETAG_MAX],
+                         int64_t *mtime_ns, struct s3l_error *err)
+{
+    etag[0] = 0;
+    struct s3l__xml_doc doc;
+    int rc = s3l__xml_parse(&doc, body, len, err);
+    if (rc == 0 && strcmp(doc.root->name, "CopyObjectResult") != 0 &&
+        strcmp(doc.root->name, "CopyPartResult") != 0)
+        rc = s3l_error_set(err, S3L_ECORRUPT, "expected <CopyObjectResult>, got <%.64s>",
+                           doc.root->name);
+    if (rc == 0) {
+        const char *t = s3l__xml_text(doc.root, "ETag");
+        if (!t || !*t)
+            rc = s3l_error_set(err, S3L_ECORRUPT, "copy answer has no ETag");
+        else
+            s3l__etag_copy(etag, t, strlen(t));
+        if (mtime_ns)
+            *mtime_ns = s3l__parse_time_ns(s3l__xml_text(doc.root, "LastModified"));
+    }
+    s3l__xml_doc_free(&doc);
+    return rc;
+}
+
+int s3l__xml_list_parts(const void *body, size_t len, struct s3l_s3_parts_page *page,
+                        struct s3l_error *err)
+{
+    memset(page, 0, sizeof(*page));
+    struct s3l__xml_doc doc;
+    int rc = open_doc(&doc, body, len, "ListPartsResult", err);
+    if (rc == 0) {
+        size_t n = count_children(doc.root, "Part");
+        page->parts = s3l_calloc(n ? n : 1, sizeof(*page->parts));
+        if (!page->parts)
+            rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
+        page->truncated = is_true(s3l__xml_text(doc.root, "IsTruncated"));
+        page->next_marker = (int)to_u64(s3l__xml_text(doc.root, "NextPartNumberMarker"));
+    }
+    for (const struct s3l__xml_node *c = rc == 0 ? doc.root->child : NULL; c; c = c->next) {
+        if (strcmp(c->name, "Part") != 0)
+            continue;
+        struct s3l_s3_part *p = &page->parts[page->n++];
+        const char *num = s3l__xml_text(c, "PartNumber"), *etag = s3l__xml_text(c, "ETag");
+        p->number = (int)to_u64(num);
+        p->size = to_u64(s3l__xml_text(c, "Size"));
+        if (etag)
+            s3l__etag_copy(p->etag, etag, strlen(etag));
+        if (p->number < 1 || p->number > 10000) {
+            rc = s3l_error_set(err, S3L_ECORRUPT, "ListParts answer: part number %.16s",
+                               num ? num : "(missing)");
+            break;
+        }
+    }
+    if (rc != 0)
+        s3l_s3_parts_page_free(page);
+    s3l__xml_doc_free(&doc);
+    return rc;
+}
+
+void s3l_s3_parts_page_free(struct s3l_s3_parts_page *p)
+{
+    if (!p)
+        return;
+    s3l_free(p->parts);
+    memset(p, 0, sizeof(*p));
+}
+
+int s3l__xml_list_uploads(const void *body, size_t len, struct s3l_s3_uploads_page *page,
+                          struct s3l_error *err)
+{
+    memset(page, 0, sizeof(*page));
+    struct s3l__xml_doc doc;
+    int rc = open_doc(&doc, body, len, "ListMultipartUploadsResult", err);
+    if (rc == 0) {
+        size_t n = count_children(doc.root, "Upload");
+        page->uploads = s3l_calloc(n ? n : 1, sizeof(*page->uploads));
+        page->truncated = is_true(s3l__xml_text(doc.root, "IsTruncated"));
+        page->next_key_marker = dup_or_null(s3l__xml_text(doc.root, "NextKeyMarker"));
+        page->next_upload_id_marker = dup_or_null(s3l__xml_text(doc.root, "NextUploadIdMarker"));
+        if (!page->uploads)
+            rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    }
+    for (const struct s3l__xml_node *c = rc == 0 ? doc.root->child : NULL; c; c = c->next) {
+        if (strcmp(c->name, "Upload") != 0)
+            continue;
+        const char *k = s3l__xml_text(c, "Key"), *id = s3l__xml_text(c, "UploadId");
+        if (!k || !id || !*id) {
+            rc = s3l_error_set(err, S3L_ECORRUPT, "ListMultipartUploads: entry without Key");
+            break;
+        }
+        struct s3l_s3_upload_info *u = &page->uploads[page->n++];
+        u->key = s3l_strdup(k);
+        u->upload_id = s3l_strdup(id);
+        if (!u->key || !u->upload_id) {
+            rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
+            break;
+        }
+    }
+    if (rc != 0)
+        s3l_s3_uploads_page_free(page);
+    s3l__xml_doc_free(&doc);
+    return rc;
+}
+
+void s3l_s3_uploads_page_free(struct s3l_s3_uploads_page *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; p->uploads && i < p->n; i++) {
+        s3l_free(p->uploads[i].key);
+        s3l_free(p->uploads[i].upload_id);
+    }
+    s3l_free(p->uploads);
+    s3l_free(p->next_key_marker);
+    s3l_free(p->next_upload_id_marker);
+    memset(p, 0, sizeof(*p));
+}
+
+int s3l__xml_delete_result(const void *body, size_t len, size_t *n_deleted,
+                           struct s3l__s3_error_body *e, struct s3l_error *err)
+{
+    memset(e, 0, sizeof(*e));
+    *n_deleted = 0;
+    struct s3l__xml_doc doc;
+    int rc = open_doc(&doc, body, len, "DeleteResult", err);
+    for (const struct s3l__xml_node *c = rc == 0 ? doc.root->child : NULL; c; c = c->next) {
+        if (strcmp(c->name, "Deleted") == 0) {
+            (*n_deleted)++;
+        } else if (strcmp(c->name, "Error") == 0 && e->code[0] == 0) {
+            copy_field(e->code, sizeof(e->code), s3l__xml_text(c, "Code"));
+            if (e->code[0] == 0)
+                copy_field(e->code, sizeof(e->code), "Unknown");
+            snprintf(e->message, sizeof(e->message), "key %.160s: %.80s",
+                     s3l__xml_text(c, "Key") ? s3l__xml_text(c, "Key") : "?",
+                     s3l__xml_text(c, "Message") ? s3l__xml_text(c, "Message") : "");
+        }
+    }
+    s3l__xml_doc_free(&doc);
+    return rc;
+}

@@ -1,0 +1,437 @@
+/*
+ * Fault tests of the S3 client: the client talks to Ceph RGW through tests/support/
+ * fault-proxy.mjs, which injects the faults each test picks and counts, on its own side, every
+ * request it sees per operation and key. From those counts (never the client's) the tests show
+ * that transient faults are retried and the data arrives once, that SlowDown lowers the number
+ * of requests in flight, that permanent faults stop at once with the right code, that a
+ * Complete whose outcome is unknown is settled, and that no partial object is ever visible.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "s3/s3_int.h"
+
+static char rgw_dir[512], bucket[64], proxy_url[128];
+static bool started_here;
+static pid_t proxy_pid;
+
+static void load_env(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    while (f && fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        char *eq = strchr(line, '=');
+        if (eq) {
+            *eq = 0;
+            setenv(line, eq + 1, 1);
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+static int start_proxy(const char *target)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    const char *src = getenv("S3L_SOURCE_DIR");
+    char script[1024];
+    snprintf(script, sizeof(script), "%s/tests/support/fault-proxy.mjs", src ? src : ".");
+    proxy_pid = fork();
+    if (proxy_pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        execlp("node", "node", script, "--target", target, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "r");
+    char line[128] = {0};
+    int port = 0;
+    if (f && fgets(line, sizeof(line), f))
+        sscanf(line, "LISTENING %d", &port);
+    if (f)
+        fclose(f);
+    snprintf(proxy_url, sizeof(proxy_url), "http://127.0.0.1:%d", port);
+    return port > 0 ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *env = getenv("S3L_RGW_ENV");
+    char path[1024];
+    if (!env) {
+        const char *src = getenv("S3L_SOURCE_DIR");
+        snprintf(rgw_dir, sizeof(rgw_dir), "/tmp/s3land-rgw-fault.%d", (int)getpid());
+        char cmd[2048];
+        snprintf(cmd, sizeof(cmd), "RGW_DIR=%s %s/tests/stores/start-rgw.sh >/dev/null", rgw_dir,
+                 src ? src : ".");
+        if (system(cmd) != 0)
+            return -1;
+        started_here = true;
+        snprintf(path, sizeof(path), "%s/env", rgw_dir);
+        env = path;
+    }
+    load_env(env);
+    snprintf(bucket, sizeof(bucket), "%s", getenv("RGW_BUCKET"));
+    unsetenv("AWS_ENDPOINT_URL");
+    unsetenv("AWS_ENDPOINT_URL_S3");
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    return start_proxy(getenv("RGW_ENDPOINT"));
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (proxy_pid > 0) {
+        kill(proxy_pid, SIGTERM);
+        waitpid(proxy_pid, NULL, 0);
+    }
+    curl_global_cleanup();
+    if (started_here) {
+        char cmd[2048];
+        const char *src = getenv("S3L_SOURCE_DIR");
+        snprintf(cmd, sizeof(cmd), "%s/tests/stores/stop-rgw.sh %s", src ? src : ".", rgw_dir);
+        return system(cmd) == 0 ? 0 : -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ proxy control */
+
+static size_t collect(char *p, size_t s, size_t n, void *ud)
+{
+    s3l_buf_append(ud, p, s * n);
+    return s * n;
+}
+
+static json_t *proxy(const char *what, const char *body)
+{
+    CURL *e = curl_easy_init();
+    char url[256];
+    snprintf(url, sizeof(url), "%s/__proxy/%s", proxy_url, what);
+    struct s3l_buf out;
+    s3l_buf_init(&out, 64 << 20);
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    if (body)
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+    else if (strcmp(what, "reset") == 0)
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &out);
+    assert_int_equal(curl_easy_perform(e), CURLE_OK);
+    curl_easy_cleanup(e);
+    json_t *j = json_loads((char *)out.ptr, 0, NULL);
+    s3l_buf_free(&out);
+    assert_non_null(j);
+    return j;
+}
+
+static void rules(const char *json)
+{
+    json_decref(proxy("reset", NULL));
+    json_decref(proxy("rules", json));
+}
+
+/* The proxy's count FIELD of "OP KEY" (0 when never seen). */
+static int count(const char *op, const char *key, const char *field)
+{
+    json_t *j = proxy("counts", NULL);
+    char name[512];
+    snprintf(name, sizeof(name), "%s %s", op, key);
+    int v = (int)json_integer_value(json_object_get(json_object_get(json_object_get(j, "ops"),
+                                                                    name), field));
+    json_decref(j);
+    return v;
+}
+
+static struct s3l_s3_client *client(int max_in_flight)
+{
+    struct s3l_s3_config cfg = {.version = S3L_S3_CONFIG_VERSION, .endpoint = proxy_url,
+                                .backoff_base_ms = 5, .backoff_max_ms = 50,
+                                .max_in_flight = max_in_flight};
+    struct s3l_s3_client *c = NULL;
+    struct s3l_error e = {0};
+    if (s3l_s3_client_new(&cfg, &c, &e) != 0)
+        fail_msg("client: %s", e.message);
+    return c;
+}
+
+#define OK(call)                                                                                   \
+    do {                                                                                           \
+        struct s3l_error e_ = {0};                                                                 \
+        struct s3l_error *err = &e_;                                                               \
+        int rc_ = (call);                                                                          \
+        if (rc_ != 0)                                                                              \
+            fail_msg("%s failed: %s (%s)", #call, e_.message, s3l_error_name(rc_));                \
+    } while (0)
+
+static uint8_t *pattern(size_t n)
+{
+    uint8_t *p = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(i * 131 + (i >> 9));
+    return p;
+}
+
+static void expect_content(struct s3l_s3_client *c, const char *key, const uint8_t *d, size_t n)
+{
+    uint8_t *got = NULL;
+    size_t got_n = 0;
+    OK(s3l_s3_get_object(c, bucket, key, 0, 0, n + 1, &got, &got_n, NULL, err));
+    assert_true(got_n == n);
+    assert_memory_equal(got, d, n);
+    s3l_free(got);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void transient_faults_are_retried_and_data_arrives_once(void **state)
+{
+    (void)state;
+    struct s3l_s3_client *c = client(4);
+    rules("[{\"op\":\"PutObject\",\"key\":\"f/put\",\"times\":2,\"action\":\"error500\"},"
+          " {\"op\":\"HeadObject\",\"key\":\"f/put\",\"times\":1,\"action\":\"html\"},"
+          " {\"op\":\"GetObject\",\"key\":\"f/put\",\"times\":1,\"action\":\"slowdown\"}]");
+    OK(s3l_s3_put_object(c, bucket, "f/put", "payload", 7, NULL, NULL, err));
+    assert_int_equal(count("PutObject", "f/put", "seen"), 3);
+    assert_int_equal(count("PutObject", "f/put", "forwarded"), 1); /* the store saw it once */
+    struct s3l_s3_object o;
+    OK(s3l_s3_head_object(c, bucket, "f/put", &o, err));
+    assert_int_equal(count("HeadObject", "f/put", "seen"), 2);
+    expect_content(c, "f/put", (const uint8_t *)"payload", 7);
+    assert_int_equal(count("GetObject", "f/put", "seen"), 2);
+
+    /* a reset in the middle of a part's body: that part is sent again, the object is whole */
+    size_t n = (11u << 20) + 5;
+    uint8_t *d = pattern(n);
+    rules("[{\"op\":\"UploadPart\",\"key\":\"f/stream\",\"skip\":1,\"times\":1,"
+          "\"action\":\"reset\"},"
+          " {\"op\":\"CompleteMultipartUpload\",\"key\":\"f/stream\",\"times\":1,"
+          "\"action\":\"error_in_200\"}]");
+    struct s3l_s3_upload *u = NULL;
+    OK(s3l_s3_upload_begin(c, bucket, "f/stream", NULL, 5u << 20, &u, err));
+    OK(s3l_s3_upload_write(u, d, n, err));
+    OK(s3l_s3_upload_publish(u, NULL, err));
+    assert_int_equal(count("UploadPart", "f/stream", "seen"), 4);
+    assert_int_equal(count("UploadPart", "f/stream", "forwarded"), 3);
+    /* the 200 carrying InternalError was retried; RGW accepts the repeated Complete */
+    assert_int_equal(count("CompleteMultipartUpload", "f/stream", "seen"), 2);
+    expect_content(c, "f/stream", d, n);
+    free(d);
+    s3l_s3_client_free(c);
+}
+
+static void slowdown_lowers_requests_in_flight(void **state)
+{
+    (void)state;
+    struct s3l_s3_client *c = client(4);
+    /* the SlowDown answers take 50 ms, so that the first four are in flight together */
+    rules("[{\"op\":\"UploadPart\",\"key\":\"f/slow\",\"times\":4,\"action\":\"slowdown\","
+          "\"delayMs\":50},"
+          " {\"op\":\"UploadPart\",\"key\":\"f/slow\",\"times\":-1,\"action\":\"slow\","
+          "\"delayMs\":30}]");
+    char *id = NULL;
+    OK(s3l_s3_create_multipart(c, bucket, "f/slow", NULL, &id, err));
+    enum { N = 24 };
+    struct s3l_s3_part parts[N];
+    const void *d[N];
+    size_t len[N];
+    for (int i = 0; i < N; i++) {
+        memset(&parts[i], 0, sizeof(parts[i]));
+        parts[i].number = i + 1;
+        d[i] = "tiny part";
+        len[i] = 9;
+    }
+    OK(s3l_s3_upload_parts(c, bucket, "f/slow", id, d, len, parts, N, err));
+    json_t *j = proxy("counts", NULL);
+    json_t *log = json_object_get(j, "log");
+    int before = 0, after = 0, slowed = 0;
+    size_t i;
+    json_t *ent;
+    json_array_foreach(log, i, ent)
+    {
+        if (strcmp(json_string_value(json_object_get(ent, "op")), "UploadPart") != 0)
+            continue;
+        int inflight = (int)json_integer_value(json_object_get(ent, "inFlight"));
+        const char *action = json_string_value(json_object_get(ent, "action"));
+        if (strcmp(action, "slowdown") == 0) {
+            before = S3L_MAX(before, inflight);
+        } else {
+            after = S3L_MAX(after, inflight);
+            if (slowed++ < 8) /* right after four SlowDowns the client sends one at a time */
+                assert_int_equal(inflight, 1);
+        }
+    }
+    json_decref(j);
+    print_message("UploadPart in flight: %d before SlowDown, at most %d after\n", before, after);
+    assert_int_equal(before, 4);
+    assert_true(after < before);
+    assert_int_equal(count("UploadPart", "f/slow", "forwarded"), N); /* each part once */
+    struct s3l_s3_parts_page pg;
+    OK(s3l_s3_list_parts(c, bucket, "f/slow", id, 0, 0, &pg, err));
+    assert_int_equal(pg.n, N);
+    s3l_s3_parts_page_free(&pg);
+    OK(s3l_s3_abort_multipart(c, bucket, "f/slow", id, err));
+    s3l_free(id);
+    s3l_s3_client_free(c);
+}
+
+static void permanent_faults_stop_at_once(void **state)
+{
+    (void)state;
+    struct s3l_s3_client *c = client(4);
+    struct s3l_error e = {0};
+    rules("[{\"op\":\"PutObject\",\"key\":\"f/denied\",\"times\":-1,\"action\":\"deny\"},"
+          " {\"op\":\"HeadObject\",\"key\":\"f/moved\",\"times\":-1,\"action\":\"redirect\","
+          "\"region\":\"eu-west-1\"},"
+          " {\"op\":\"GetObject\",\"key\":\"f/html\",\"times\":-1,\"action\":\"html\"}]");
+    assert_int_equal(s3l_s3_put_object(c, bucket, "f/denied", "x", 1, NULL, NULL, &e),
+                     S3L_EPERMISSION_DENIED);
+    assert_string_equal(e.s3_code, "AccessDenied");
+    assert_int_equal(e.http_status, 403);
+    assert_true(strncmp(e.request_id, "proxy-", 6) == 0);
+    assert_int_equal(count("PutObject", "f/denied", "seen"), 1);
+
+    struct s3l_s3_object o;
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_head_object(c, bucket, "f/moved", &o, &e), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(e.message, "region eu-west-1"));
+    assert_int_equal(count("HeadObject", "f/moved", "seen"), 1);
+
+    /* garbage (HTML) from a 502 is transient, retried to the limit, then named as such */
+    uint8_t *d = NULL;
+    size_t n;
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_get_object(c, bucket, "f/html", 0, 0, 100, &d, &n, NULL, &e),
+                     S3L_ETRANSIENT);
+    assert_non_null(strstr(e.message, "not S3 XML"));
+    assert_int_equal(count("GetObject", "f/html", "seen"), 6);
+    s3l_s3_client_free(c);
+}
+
+static void expired_token_and_clock_skew(void **state)
+{
+    (void)state;
+    struct s3l_s3_client *c = client(4);
+    rules("[{\"op\":\"PutObject\",\"key\":\"f/token\",\"times\":1,\"action\":\"expired_token\"},"
+          " {\"op\":\"PutObject\",\"key\":\"f/skew\",\"times\":1,\"action\":\"skew\","
+          "\"skewSeconds\":600}]");
+    OK(s3l_s3_put_object(c, bucket, "f/token", "t", 1, NULL, NULL, err));
+    assert_int_equal(count("PutObject", "f/token", "seen"), 2);
+    /* RGW's AccessDenied for an expired token is permanent: tried once (research note) */
+    OK(s3l_s3_put_object(c, bucket, "f/skew", "s", 1, NULL, NULL, err));
+    assert_int_equal(count("PutObject", "f/skew", "seen"), 2);
+    /* the retry was signed with the server's clock: 600 s ahead of the first attempt */
+    json_t *j = proxy("counts", NULL);
+    json_t *log = json_object_get(j, "log");
+    const char *d1 = NULL, *d2 = NULL;
+    size_t i;
+    json_t *ent;
+    json_array_foreach(log, i, ent)
+    {
+        if (strcmp(json_string_value(json_object_get(ent, "key")), "f/skew") != 0)
+            continue;
+        const char *d = json_string_value(json_object_get(ent, "amzDate"));
+        if (!d1)
+            d1 = d;
+        else
+            d2 = d;
+    }
+    assert_non_null(d1);
+    assert_non_null(d2);
+    struct tm a = {0}, b = {0};
+    sscanf(d1, "%4d%2d%2dT%2d%2d%2dZ", &a.tm_year, &a.tm_mon, &a.tm_mday, &a.tm_hour, &a.tm_min,
+           &a.tm_sec);
+    sscanf(d2, "%4d%2d%2dT%2d%2d%2dZ", &b.tm_year, &b.tm_mon, &b.tm_mday, &b.tm_hour, &b.tm_min,
+           &b.tm_sec);
+    a.tm_year -= 1900, b.tm_year -= 1900, a.tm_mon -= 1, b.tm_mon -= 1;
+    long delta = (long)(timegm(&b) - timegm(&a));
+    print_message("skew corrected by %ld s\n", delta);
+    assert_true(delta >= 595 && delta <= 605);
+    json_decref(j);
+    s3l_s3_client_free(c);
+}
+
+static void unknown_complete_is_settled_and_nothing_partial_is_visible(void **state)
+{
+    (void)state;
+    struct s3l_s3_client *c = client(4);
+    size_t n = (11u << 20) + 1;
+    uint8_t *d = pattern(n);
+    /* every Complete reaches the store, then the answer is lost: settled by HEAD + token */
+    rules("[{\"op\":\"CompleteMultipartUpload\",\"key\":\"f/lost\",\"times\":-1,"
+          "\"action\":\"reset_after\"}]");
+    struct s3l_s3_upload *u = NULL;
+    struct s3l_s3_object o;
+    OK(s3l_s3_upload_begin(c, bucket, "f/lost", NULL, 5u << 20, &u, err));
+    OK(s3l_s3_upload_write(u, d, n, err));
+    OK(s3l_s3_upload_publish(u, &o, err));
+    assert_true(o.size == n);
+    assert_int_equal(count("CompleteMultipartUpload", "f/lost", "forwarded"), 6);
+    rules("[]");
+    expect_content(c, "f/lost", d, n);
+
+    /* a permanent refusal of the Complete: publish fails, nothing visible, upload aborted */
+    rules("[{\"op\":\"CompleteMultipartUpload\",\"key\":\"f/never\",\"times\":-1,"
+          "\"action\":\"deny\"}]");
+    struct s3l_error e = {0};
+    OK(s3l_s3_upload_begin(c, bucket, "f/never", NULL, 5u << 20, &u, err));
+    OK(s3l_s3_upload_write(u, d, n, err));
+    assert_int_equal(s3l_s3_upload_publish(u, NULL, &e), S3L_EPERMISSION_DENIED);
+    assert_int_equal(count("CompleteMultipartUpload", "f/never", "seen"), 1);
+    assert_int_equal(count("AbortMultipartUpload", "f/never", "ok"), 1);
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_head_object(c, bucket, "f/never", &o, &e), S3L_ENOT_FOUND);
+
+    /* a permanent refusal of a part in the middle of the stream: same */
+    rules("[{\"op\":\"UploadPart\",\"key\":\"f/part\",\"skip\":2,\"times\":-1,"
+          "\"action\":\"deny\"}]");
+    OK(s3l_s3_upload_begin(c, bucket, "f/part", NULL, 5u << 20, &u, err));
+    int rc = 0;
+    for (int k = 0; k < 8 && rc == 0; k++) {
+        s3l_error_clear(&e);
+        rc = s3l_s3_upload_write(u, d, 5u << 20, &e);
+    }
+    assert_int_equal(rc, S3L_EPERMISSION_DENIED);
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_upload_publish(u, NULL, &e), S3L_EPERMISSION_DENIED);
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_head_object(c, bucket, "f/part", &o, &e), S3L_ENOT_FOUND);
+    struct s3l_s3_uploads_page up;
+    OK(s3l_s3_list_uploads(c, bucket, "f/part", NULL, NULL, 0, &up, err));
+    assert_int_equal(up.n, 0);
+    s3l_s3_uploads_page_free(&up);
+    OK(s3l_s3_list_uploads(c, bucket, "f/never", NULL, NULL, 0, &up, err));
+    assert_int_equal(up.n, 0);
+    s3l_s3_uploads_page_free(&up);
+    free(d);
+    s3l_s3_client_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(transient_faults_are_retried_and_data_arrives_once),
+        cmocka_unit_test(slowdown_lowers_requests_in_flight),
+        cmocka_unit_test(permanent_faults_stop_at_once),
+        cmocka_unit_test(expired_token_and_clock_skew),
+        cmocka_unit_test(unknown_complete_is_settled_and_nothing_partial_is_visible),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# start-rgw.sh: starts a throw-away S3 server for the tests: Ceph's RADOS Gateway on a one-node
+# cluster (one mon, one OSD, no mgr, no systemd), all under one temporary directory, listening on
+# 127.0.0.1 only. Installs Debian's ceph-mon, ceph-osd, radosgw and ceph-common when missing.
+#
+# Prints shell assignments (RGW_DIR, RGW_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+# AWS_DEFAULT_REGION, RGW_BUCKET) and writes them to $RGW_DIR/env. Every daemon it starts is
+# recorded as "NAME PID" in $RGW_DIR/pids; stop-rgw.sh stops exactly those.
+#
+# Environment (all optional):
+#   RGW_DIR        state directory (default: a new mktemp -d)
+#   RGW_PORT       S3 port (default: a free port); RGW_TLS_PORT adds an HTTPS frontend, with a
+#                  throw-away CA and certificate made here ($RGW_DIR/tls/ca.pem, name localhost)
+#   RGW_STORE      memstore (default: data in RAM, fastest start) or bluestore (sparse file)
+#   RGW_STORE_BYTES  store size (default 4 GiB)
+#   RGW_DNS_NAME   rgw_dns_name, for virtual-hosted requests (default s3.localhost.test)
+#   RGW_BUCKET     bucket created for the tests (default s3land-test)
+#   RGW_TIMEOUT    seconds allowed per readiness step (default 90)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+say() { printf '[start-rgw %s] %s\n' "$(date +%T)" "$*" >&2; }
+fail() { say "error: $*"; exit 1; }
+
+RGW_STORE=${RGW_STORE:-memstore}
+RGW_STORE_BYTES=${RGW_STORE_BYTES:-4294967296}
+RGW_DNS_NAME=${RGW_DNS_NAME:-s3.localhost.test}
+RGW_BUCKET=${RGW_BUCKET:-s3land-test}
+RGW_TIMEOUT=${RGW_TIMEOUT:-90}
+ACCESS=${RGW_ACCESS_KEY:-S3LANDTESTKEY0000001}
+SECRET=${RGW_SECRET_KEY:-s3land/test+secret=0000000000000000000001}
+t0=$SECONDS
+
+# ---- packages: only what is missing, the way scripts/install-deps.sh does it
+missing=()
+for tool in ceph-mon:ceph-mon ceph-osd:ceph-osd radosgw:radosgw ceph:ceph-common \
+            radosgw-admin:ceph-common monmaptool:ceph-common ceph-authtool:ceph-common \
+            uuidgen:uuid-runtime openssl:openssl curl:curl; do
+    command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    say "installing ${missing[*]}"
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+    export DEBIAN_FRONTEND=noninteractive
+    apt-cache show radosgw >/dev/null 2>&1 || $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+    $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+        ceph-mon ceph-osd radosgw ceph-common uuid-runtime openssl curl >&2
+fi
+
+# ---- free ports: ask the kernel by probing; a port that answers is someone else's
+busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+free_port() {
+    local p
+    for _ in $(seq 1 200); do
+        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 30000 ))
+        busy "$p" || { echo "$p"; return; }
+    done
+    fail "no free port found"
+}
+RGW_PORT=${RGW_PORT:-$(free_port)}
+MON_PORT=$(free_port)
+OSD_MIN=$(free_port); OSD_MAX=$((OSD_MIN + 40))
+busy "$RGW_PORT" && fail "127.0.0.1:$RGW_PORT is in use"
+
+RGW_DIR=${RGW_DIR:-$(mktemp -d /tmp/s3land-rgw.XXXXXX)}
+mkdir -p "$RGW_DIR"
+RGW_DIR=$(cd "$RGW_DIR" && pwd -P)
+[ -e "$RGW_DIR/pids" ] && fail "$RGW_DIR already has a running store"
+mkdir -p "$RGW_DIR"/{log,run,mon.a,osd.0,rgw,tls}
+: > "$RGW_DIR/pids"
+cleanup_on_failure() {
+    local rc=$?
+    [ $rc -eq 0 ] && return
+    say "start failed ($rc); last log lines:"
+    tail -n 20 "$RGW_DIR"/log/*.log "$RGW_DIR"/log/*.out 2>/dev/null >&2 || true
+    "$here/stop-rgw.sh" "$RGW_DIR" --keep >&2 || true
+}
+trap cleanup_on_failure EXIT
+
+frontends="beast endpoint=127.0.0.1:$RGW_PORT"
+if [ -n "${RGW_TLS_PORT:-}" ]; then
+    # a throw-away CA and a server certificate for localhost / 127.0.0.1, for the TLS tests
+    tls=$RGW_DIR/tls
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=s3land test CA" \
+        -keyout "$tls/ca.key" -out "$tls/ca.pem" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$tls/server.key" \
+        -out "$tls/server.csr" 2>/dev/null
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' > "$tls/ext"
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+        -CAcreateserial -days 2 -extfile "$tls/ext" -out "$tls/server.pem" 2>/dev/null
+    frontends="beast endpoint=127.0.0.1:$RGW_PORT ssl_endpoint=127.0.0.1:$RGW_TLS_PORT"
+    frontends+=" ssl_certificate=$tls/server.pem ssl_private_key=$tls/server.key"
+fi
+
+conf=$RGW_DIR/ceph.conf
+fsid=$(uuidgen)
+# With auth off, every messenger must use crc mode, or radosgw never reaches the mon.
+cat > "$conf" <<CONF
+[global]
+fsid = $fsid
+mon_host = [v2:127.0.0.1:$MON_PORT]
+public_addr = 127.0.0.1
+public_network = 127.0.0.1/32
+cluster_network = 127.0.0.1/32
+ms_bind_msgr1 = false
+ms_bind_msgr2 = true
+ms_bind_port_min = $OSD_MIN
+ms_bind_port_max = $OSD_MAX
+auth_cluster_required = none
+auth_service_required = none
+auth_client_required = none
+auth_allow_insecure_global_id_reclaim = true
+mon_warn_on_insecure_global_id_reclaim_allowed = false
+ms_mon_client_mode = crc
+ms_mon_service_mode = crc
+ms_mon_cluster_mode = crc
+ms_client_mode = crc
+ms_service_mode = crc
+ms_cluster_mode = crc
+keyring = $RGW_DIR/keyring
+run_dir = $RGW_DIR/run
+log_file = $RGW_DIR/log/\$name.log
+admin_socket = $RGW_DIR/run/\$name.asok
+pid_file = $RGW_DIR/run/\$name.pid
+crash_dir = $RGW_DIR/run
+log_to_stderr = false
+osd_pool_default_size = 1
+osd_pool_default_min_size = 1
+osd_pool_default_pg_num = 8
+osd_pool_default_pgp_num = 8
+osd_pool_default_pg_autoscale_mode = off
+osd_crush_chooseleaf_type = 0
+mon_allow_pool_size_one = true
+mon_warn_on_pool_no_redundancy = false
+mon_max_pg_per_osd = 1000
+mon_data_avail_warn = 1
+mon_data_avail_crit = 0
+osd_objectstore = $RGW_STORE
+[mon]
+mon_data = $RGW_DIR/mon.\$id
+[osd]
+osd_data = $RGW_DIR/osd.\$id
+memstore_device_bytes = $RGW_STORE_BYTES
+bluestore_block_path = $RGW_DIR/osd.\$id/block
+bluestore_block_size = $RGW_STORE_BYTES
+bluestore_block_create = true
+bluestore_fsck_on_mount = false
+osd_op_num_shards = 2
+osd_op_num_threads_per_shard = 1
+[client.rgw.a]
+rgw_data = $RGW_DIR/rgw
+rgw_frontends = $frontends
+rgw_dns_name = $RGW_DNS_NAME
+rgw_enable_usage_log = false
+CONF
+
+wait_for() { # wait_for WHAT CMD...: polls CMD every 0.3 s until it succeeds or time runs out
+    local what=$1; shift
+    local end=$((SECONDS + RGW_TIMEOUT))
+    until "$@" >/dev/null 2>&1; do
+        [ $SECONDS -lt $end ] || fail "$what not ready after ${RGW_TIMEOUT}s; logs in $RGW_DIR/log"
+        sleep 0.3
+    done
+}
+ceph_() { ceph --conf "$conf" --connect-timeout 10 "$@"; }
+
+ceph-authtool --create-keyring "$RGW_DIR/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
+monmaptool --create --fsid "$fsid" --addv a "[v2:127.0.0.1:$MON_PORT]" "$RGW_DIR/monmap" >/dev/null
+ceph-mon --conf "$conf" --mkfs -i a --monmap "$RGW_DIR/monmap" --keyring "$RGW_DIR/keyring" \
+    2>>"$RGW_DIR/log/mkfs.out"
+ceph-mon --conf "$conf" -i a -f </dev/null >>"$RGW_DIR/log/mon.out" 2>&1 &
+echo "mon.a $!" >> "$RGW_DIR/pids"
+wait_for "mon" ceph_ mon stat
+say "mon up ($((SECONDS - t0)) s)"
+
+osd_uuid=$(uuidgen)
+[ "$(ceph_ osd new "$osd_uuid")" = 0 ] || fail "unexpected OSD id"
+ceph-osd --conf "$conf" -i 0 --mkfs --osd-uuid "$osd_uuid" >>"$RGW_DIR/log/mkfs.out" 2>&1
+ceph-osd --conf "$conf" -i 0 -f </dev/null >>"$RGW_DIR/log/osd.out" 2>&1 &
+echo "osd.0 $!" >> "$RGW_DIR/pids"
+osd_up() { ceph_ osd dump 2>/dev/null | grep -q '^osd\.0 up'; }
+wait_for "osd" osd_up
+say "osd up ($((SECONDS - t0)) s)"
+
+radosgw --conf "$conf" -n client.rgw.a -f </dev/null >>"$RGW_DIR/log/rgw.out" 2>&1 &
+rgw_pid=$!
+echo "rgw.a $rgw_pid" >> "$RGW_DIR/pids"
+answers() {
+    kill -0 "$rgw_pid" || fail "radosgw exited; see $RGW_DIR/log"
+    curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$RGW_PORT/"
+}
+wait_for "radosgw" answers
+radosgw-admin --conf "$conf" user create --uid=s3land --display-name=s3land \
+    --access-key="$ACCESS" --secret-key="$SECRET" >/dev/null 2>>"$RGW_DIR/log/admin.out"
+# ready when a signed request works; the same request creates the test bucket
+make_bucket() {
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -X PUT --aws-sigv4 'aws:amz:us-east-1:s3' \
+        -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' --user "$ACCESS:$SECRET" \
+        "http://127.0.0.1:$RGW_PORT/$RGW_BUCKET")" = 200 ]
+}
+wait_for "bucket $RGW_BUCKET" make_bucket
+say "ready ($((SECONDS - t0)) s) on 127.0.0.1:$RGW_PORT, state in $RGW_DIR"
+
+{
+    echo "RGW_DIR=$RGW_DIR"
+    echo "RGW_ENDPOINT=http://127.0.0.1:$RGW_PORT"
+    [ -n "${RGW_TLS_PORT:-}" ] && echo "RGW_TLS_ENDPOINT=https://127.0.0.1:$RGW_TLS_PORT" \
+        && echo "RGW_CA_FILE=$RGW_DIR/tls/ca.pem"
+    echo "RGW_PORT=$RGW_PORT"
+    echo "RGW_DNS_NAME=$RGW_DNS_NAME"
+    echo "RGW_BUCKET=$RGW_BUCKET"
+    echo "AWS_ACCESS_KEY_ID=$ACCESS"
+    echo "AWS_SECRET_ACCESS_KEY=$SECRET"
+    echo "AWS_DEFAULT_REGION=us-east-1"
+} > "$RGW_DIR/env"
+cat "$RGW_DIR/env"

@@ -1,0 +1,224 @@
+// fault-proxy.mjs: a fault-injecting HTTP proxy that sits between the S3 client and the test
+// store (Ceph RGW). It forwards requests unchanged (the client signed them for this proxy's
+// host:port, and RGW checks the Host header as sent), names each one by S3 operation and key,
+// counts what it sees, and injects the faults a test asks for. The counts are the proxy's own:
+// tests judge retries and concurrency from them, never from the client's word.
+//
+//   node fault-proxy.mjs --target http://127.0.0.1:PORT [--port 0]
+// prints "LISTENING <port>" on stdout when ready. Control, on the same port:
+//   POST /__proxy/rules   JSON array of rules, replacing the current ones
+//   GET  /__proxy/counts  JSON: {ops: {"OP KEY": {seen, forwarded, injected, ok}},
+//                                maxInFlight: {OP: n}, log: [{op, key, inFlight, amzDate,
+//                                action, status}]}
+//   POST /__proxy/reset   forget rules and counts
+// A rule: {op, key?, times? (default 1; -1 every time), skip? (let this many pass first),
+//          action, delayMs? (also delays injected answers), region?, skewSeconds?}. Actions:
+//   slowdown        503 SlowDown, not forwarded
+//   error500        500 InternalError, not forwarded
+//   reset           the connection is destroyed in the middle of the request body
+//   reset_after     forwarded, then the connection is destroyed instead of answering
+//   slow            forwarded after delayMs
+//   error_in_200    forwarded, then answered 200 with an <Error><Code>InternalError body
+//   expired_token   400 ExpiredToken, not forwarded
+//   redirect        301 PermanentRedirect with x-amz-bucket-region: region, not forwarded
+//   skew            403 RequestTimeTooSkewed with a Date skewSeconds ahead, not forwarded
+//   deny            403 AccessDenied, not forwarded
+//   html            502 with an HTML body, not forwarded
+import http from 'node:http';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const target = new URL(opt('--target', 'http://127.0.0.1:7480'));
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+let rules = [];
+let counts = {};
+let maxInFlight = {};
+let inFlight = {};
+let log = [];
+
+function reset() {
+  rules = [];
+  counts = {};
+  maxInFlight = {};
+  inFlight = {};
+  log = [];
+}
+
+// S3 operation and key of a path-style request, from method, query and headers.
+function classify(req) {
+  const u = new URL(req.url, 'http://x');
+  const parts = u.pathname.split('/');
+  const key = parts.length > 2 ? decodeURIComponent(parts.slice(2).join('/')) : '';
+  const q = u.searchParams;
+  const copy = 'x-amz-copy-source' in req.headers;
+  const m = req.method;
+  let op = 'Unknown';
+  if (m === 'PUT') op = q.has('partNumber') ? (copy ? 'UploadPartCopy' : 'UploadPart')
+                                             : (copy ? 'CopyObject' : 'PutObject');
+  else if (m === 'POST') op = q.has('uploads') ? 'CreateMultipartUpload'
+                           : q.has('uploadId') ? 'CompleteMultipartUpload'
+                           : q.has('delete') ? 'DeleteObjects' : 'Post';
+  else if (m === 'DELETE') op = q.has('uploadId') ? 'AbortMultipartUpload' : 'DeleteObject';
+  else if (m === 'GET') op = q.has('uploadId') ? 'ListParts' : q.has('uploads')
+                           ? 'ListMultipartUploads' : key ? 'GetObject' : 'ListObjectsV2';
+  else if (m === 'HEAD') op = key ? 'HeadObject' : 'HeadBucket';
+  return { op, key };
+}
+
+function pickRule(op, key) {
+  for (const r of rules) {
+    if (r.op !== op || (r.key !== undefined && r.key !== key)) continue;
+    r.seen = (r.seen || 0) + 1;
+    if (r.seen <= (r.skip || 0)) continue;
+    const times = r.times === undefined ? 1 : r.times;
+    if (times >= 0 && (r.used || 0) >= times) continue;
+    r.used = (r.used || 0) + 1;
+    return r;
+  }
+  return null;
+}
+
+function s3Error(res, status, code, message, extraHeaders = {}) {
+  const body = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code>` +
+    `<Message>${message}</Message><RequestId>proxy-${Date.now()}</RequestId></Error>`;
+  res.writeHead(status, { 'Content-Type': 'application/xml', 'Content-Length':
+    Buffer.byteLength(body), 'x-amz-request-id': `proxy-${Date.now()}`, ...extraHeaders });
+  res.end(body);
+}
+
+function forward(req, body, onAnswer) {
+  const up = http.request({
+    host: target.hostname, port: target.port, method: req.method, path: req.url,
+    headers: req.headers, agent,
+  }, (ures) => {
+    const chunks = [];
+    ures.on('data', (c) => chunks.push(c));
+    ures.on('end', () => onAnswer(ures.statusCode, ures.headers, Buffer.concat(chunks)));
+  });
+  up.on('error', () => onAnswer(502, {}, Buffer.from('upstream error')));
+  up.end(body);
+}
+
+function control(req, res, body) {
+  if (req.url === '/__proxy/rules' && req.method === 'POST') {
+    rules = JSON.parse(body.toString() || '[]');
+  } else if (req.url === '/__proxy/reset') {
+    reset();
+  } else if (req.url !== '/__proxy/counts') {
+    res.writeHead(404);
+    res.end();
+    return;
+  }
+  const out = JSON.stringify({ ops: counts, maxInFlight, log });
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length':
+    Buffer.byteLength(out) });
+  res.end(out);
+}
+
+function handle(req, res, body, op, key, rule) {
+  const name = `${op} ${key}`;
+  const c = counts[name] || (counts[name] = { seen: 0, forwarded: 0, injected: 0, ok: 0 });
+  c.seen++;
+  const entry = { op, key, inFlight: inFlight[op], amzDate: req.headers['x-amz-date'] || '',
+                  action: rule ? rule.action : '', status: 0 };
+  log.push(entry);
+  const done = (status) => {
+    entry.status = status;
+    inFlight[op]--;
+  };
+  const pass = (status, headers, data) => {
+    c.forwarded++;
+    if (status >= 200 && status < 300) c.ok++;
+    done(status);
+    res.writeHead(status, headers);
+    res.end(data);
+  };
+  const inject = (status, code, msg, extra) => {
+    c.injected++;
+    const answer = () => {
+      done(status);
+      s3Error(res, status, code, msg, extra);
+    };
+    if (rule && rule.delayMs) setTimeout(answer, rule.delayMs);
+    else answer();
+  };
+  switch (rule ? rule.action : '') {
+  case 'slowdown': return inject(503, 'SlowDown', 'Please reduce your request rate.');
+  case 'error500': return inject(500, 'InternalError', 'We encountered an internal error.');
+  case 'expired_token': return inject(400, 'ExpiredToken', 'The provided token has expired.');
+  case 'deny': return inject(403, 'AccessDenied', 'Access Denied');
+  case 'redirect':
+    return inject(301, 'PermanentRedirect', 'Use the specified endpoint.',
+                  { 'x-amz-bucket-region': rule.region || 'eu-west-1' });
+  case 'skew':
+    return inject(403, 'RequestTimeTooSkewed', 'The difference is too large.',
+                  { Date: new Date(Date.now() + (rule.skewSeconds || 600) * 1000).toUTCString() });
+  case 'html': {
+    c.injected++;
+    done(502);
+    const h = '<html><body><h1>502 Bad Gateway</h1></body></html>';
+    res.writeHead(502, { 'Content-Type': 'text/html', 'Content-Length': h.length });
+    return res.end(h);
+  }
+  case 'reset_after':
+    return forward(req, body, (status) => {
+      c.forwarded++;
+      c.injected++;
+      done(-1);
+      req.socket.destroy();
+    });
+  case 'error_in_200':
+    return forward(req, body, (status, headers) => {
+      c.forwarded++;
+      c.injected++;
+      done(200);
+      const b = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code>' +
+        '<Message>We encountered an internal error. Please try again.</Message></Error>';
+      res.writeHead(200, { 'Content-Type': 'application/xml', 'Content-Length': b.length,
+                           'x-amz-request-id': headers['x-amz-request-id'] || 'proxy' });
+      res.end(b);
+    });
+  case 'slow':
+    return setTimeout(() => forward(req, body, pass), rule.delayMs || 1000);
+  default:
+    return forward(req, body, pass);
+  }
+}
+
+const server = http.createServer((req, res) => {
+  if (req.url.startsWith('/__proxy/')) {
+    const chunks = [];
+    req.on('data', (d) => chunks.push(d));
+    req.on('end', () => control(req, res, Buffer.concat(chunks)));
+    return;
+  }
+  const { op, key } = classify(req);
+  inFlight[op] = (inFlight[op] || 0) + 1;
+  maxInFlight[op] = Math.max(maxInFlight[op] || 0, inFlight[op]);
+  const rule = pickRule(op, key);
+  if (rule && rule.action === 'reset') {
+    // destroy the connection once part of the request body has arrived (or at once if none)
+    const name = `${op} ${key}`;
+    const c = counts[name] || (counts[name] = { seen: 0, forwarded: 0, injected: 0, ok: 0 });
+    c.seen++;
+    c.injected++;
+    log.push({ op, key, inFlight: inFlight[op], amzDate: req.headers['x-amz-date'] || '',
+               action: 'reset', status: -1 });
+    inFlight[op]--;
+    if (Number(req.headers['content-length'] || 0) === 0) return req.socket.destroy();
+    req.once('data', () => req.socket.destroy());
+    return;
+  }
+  const chunks = [];
+  req.on('data', (d) => chunks.push(d));
+  req.on('end', () => handle(req, res, Buffer.concat(chunks), op, key, rule));
+});
+server.keepAliveTimeout = 30000;
+server.listen(Number(opt('--port', '0')), '127.0.0.1', () => {
+  process.stdout.write(`LISTENING ${server.address().port}\n`);
+});
+process.on('SIGTERM', () => process.exit(0));

@@ -1,0 +1,195 @@
+/*
+ * Unit tests of the S3 client's pieces that need no server: URI encoding, bucket and key rules,
+ * the error taxonomy, integrity checksums (published check values), configuration from the
+ * environment, and the signing-key cache. The transport is tested against RGW and through the
+ * fault proxy (tests/integration, tests/fault).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "s3/s3_int.h"
+
+static void uri_encoding(void **state)
+{
+    (void)state;
+    struct s3l_buf b;
+    s3l_buf_init(&b, 1024);
+    const char *in = "a b/c~d+e=f%2F\xc3\xa9";
+    assert_int_equal(s3l__uri_encode(&b, in, strlen(in), true), 0);
+    assert_string_equal((char *)b.ptr, "a%20b/c~d%2Be%3Df%252F%C3%A9");
+    s3l_buf_reset(&b);
+    assert_int_equal(s3l__uri_encode(&b, "x/y", 3, false), 0);
+    assert_string_equal((char *)b.ptr, "x%2Fy");
+    s3l_buf_free(&b);
+}
+
+static void bucket_and_key_rules(void **state)
+{
+    (void)state;
+    /* S3 User Guide, "Bucket naming rules" */
+    const char *good[] = {"abc", "my-bucket.data", "a1-2", "s3land-test"};
+    const char *bad[] = {"ab", "Abc", "a_b", "-ab", "ab-", "a..b", "a.-b", "a-.b", "10.0.0.1",
+                         "a234567890123456789012345678901234567890123456789012345678901234"};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(good); i++)
+        assert_int_equal(s3l__check_bucket(good[i], NULL), 0);
+    for (size_t i = 0; i < S3L_ARRAY_LEN(bad); i++) {
+        struct s3l_error e = {0};
+        assert_int_equal(s3l__check_bucket(bad[i], &e), S3L_EINVALID_ARGUMENT);
+        assert_non_null(strstr(e.message, "bucket name"));
+    }
+    char k[1026];
+    memset(k, 'a', sizeof(k));
+    k[1024] = 0;
+    assert_int_equal(s3l__check_key(k, NULL), 0);
+    k[1024] = 'a';
+    k[1025] = 0;
+    assert_int_equal(s3l__check_key(k, NULL), S3L_EINVALID_ARGUMENT);
+    assert_int_equal(s3l__check_key("", NULL), S3L_EINVALID_ARGUMENT);
+    struct s3l_error e = {0};
+    assert_int_equal(s3l__check_key("ok/\xff", &e), S3L_EINVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "byte 3"));
+    assert_int_equal(s3l__check_key("\xc0\xaf", NULL), S3L_EINVALID_ARGUMENT);     /* overlong */
+    assert_int_equal(s3l__check_key("\xed\xa0\x80", NULL), S3L_EINVALID_ARGUMENT); /* surrogate */
+    assert_int_equal(s3l__check_key("\xf0\x9f\x98\x80 ok", NULL), 0);
+}
+
+static void taxonomy(void **state)
+{
+    (void)state;
+    /* DESIGN.md section 5 and the S3 API Reference's error code list */
+    static const struct {
+        long status;
+        const char *code;
+        int want;
+    } cases[] = {
+        {503, "SlowDown", S3L_ETHROTTLED},
+        {429, NULL, S3L_ETHROTTLED},
+        {500, "InternalError", S3L_ETRANSIENT},
+        {502, NULL, S3L_ETRANSIENT},
+        {200, "InternalError", S3L_ETRANSIENT},
+        {400, "ExpiredToken", S3L_EAUTH_EXPIRED},
+        {403, "InvalidAccessKeyId", S3L_EAUTH_INVALID},
+        {403, "SignatureDoesNotMatch", S3L_EAUTH_INVALID},
+        {403, "AccessDenied", S3L_EPERMISSION_DENIED},
+        {403, "Forbidden", S3L_EPERMISSION_DENIED},
+        {404, "NoSuchUpload", S3L_ENOT_FOUND},
+        {404, "NotFound", S3L_ENOT_FOUND},
+        {412, "PreconditionFailed", S3L_EPRECONDITION_FAILED},
+        {409, "ConditionalRequestConflict", S3L_ECONFLICT},
+        {301, "PermanentRedirect", S3L_EINVALID_CONFIG},
+        {400, "AuthorizationHeaderMalformed", S3L_EINVALID_CONFIG},
+        {400, "InvalidPart", S3L_EINVALID_ARGUMENT},
+        {400, "EntityTooSmall", S3L_EINVALID_ARGUMENT},
+        {400, "RequestTimeTooSkewed", S3L_ETRANSIENT},
+        {403, "RequestTimeTooSkewed", S3L_ETRANSIENT},
+    };
+    for (size_t i = 0; i < S3L_ARRAY_LEN(cases); i++) {
+        int got = s3l__s3_code_to_error(cases[i].status, cases[i].code);
+        if (got != cases[i].want)
+            fail_msg("%ld %s: got %s", cases[i].status, cases[i].code ? cases[i].code : "-",
+                     s3l_error_name(got));
+    }
+}
+
+static void checksums(void **state)
+{
+    (void)state;
+    /* CRC-32C check value of "123456789" (RFC 3720 appendix B.4 / the CRC catalogue) */
+    assert_true(s3l__crc32c("123456789", 9) == 0xE3069283u);
+    assert_true(s3l__crc32c("", 0) == 0);
+    char b64[32];
+    /* Content-MD5 of an empty body, as S3's documentation shows it */
+    static const uint8_t md5_empty[16] = {0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00, 0xb2, 0x04,
+                                          0xe9, 0x80, 0x09, 0x98, 0xec, 0xf8, 0x42, 0x7e};
+    s3l__base64(md5_empty, 16, b64);
+    assert_string_equal(b64, "1B2M2Y8AsgTpgAmY7PhCfg==");
+}
+
+static void config_from_env(void **state)
+{
+    (void)state;
+    struct s3l_s3_config cfg = {.version = S3L_S3_CONFIG_VERSION};
+    struct s3l_s3_client *c = NULL;
+    struct s3l_error e = {0};
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    unsetenv("S3LAND_TRACE");
+    assert_int_equal(s3l_s3_client_new(&cfg, &c, &e), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(e.message, "AWS_ACCESS_KEY_ID"));
+    setenv("AWS_ACCESS_KEY_ID", "AKID", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "SECRET", 1);
+    setenv("AWS_DEFAULT_REGION", "eu-west-1", 1);
+    setenv("AWS_REGION", "eu-central-1", 1);
+    unsetenv("AWS_ENDPOINT_URL");
+    unsetenv("AWS_ENDPOINT_URL_S3");
+    assert_int_equal(s3l_s3_client_new(&cfg, &c, &e), 0);
+    assert_string_equal(c->region, "eu-central-1"); /* AWS_REGION wins, as in the AWS CLI */
+    assert_string_equal(c->host, "s3.eu-central-1.amazonaws.com");
+    assert_true(c->aws && !c->path_style);
+    s3l_s3_client_free(c);
+    setenv("AWS_ENDPOINT_URL", "http://general:1", 1);
+    setenv("AWS_ENDPOINT_URL_S3", "https://only-s3:9000/", 1);
+    assert_int_equal(s3l_s3_client_new(&cfg, &c, &e), 0);
+    assert_string_equal(c->host, "only-s3:9000");
+    assert_string_equal(c->scheme, "https");
+    assert_true(c->path_style && !c->aws);
+    s3l_s3_client_free(c);
+    unsetenv("AWS_ENDPOINT_URL_S3");
+    unsetenv("AWS_ENDPOINT_URL");
+    const char *bad[] = {"not a url", "ftp://host", "http://host/some/path", "http://"};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(bad); i++) {
+        struct s3l_s3_config b = {.version = S3L_S3_CONFIG_VERSION, .endpoint = bad[i]};
+        s3l_error_clear(&e);
+        assert_int_equal(s3l_s3_client_new(&b, &c, &e), S3L_EINVALID_CONFIG);
+        assert_null(c);
+        assert_non_null(strstr(e.message, "endpoint"));
+    }
+    struct s3l_s3_config badr = {.version = S3L_S3_CONFIG_VERSION, .region = "a b"};
+    assert_int_equal(s3l_s3_client_new(&badr, &c, &e), S3L_EINVALID_CONFIG);
+}
+
+static void signing_key_cache(void **state)
+{
+    (void)state;
+    struct s3l__kv h[] = {{"host", "example.com"}, {"x-amz-date", "20261130T000000Z"}};
+    struct s3l__sigv4_request req = {.method = "GET", .path = "/", .headers = h, .n_headers = 2,
+                                     .payload_hash = S3L_SIGV4_EMPTY_SHA256, .s3 = true};
+    struct s3l__creds a = {"AK", "secret-one", NULL}, b = {"AK", "secret-two", NULL};
+    struct s3l__sigv4_cache cache = {0};
+    struct s3l__sigv4_result r1, r2, r3;
+    s3l__sigv4_result_init(&r1), s3l__sigv4_result_init(&r2), s3l__sigv4_result_init(&r3);
+    time_t t = 1796013015;
+    assert_int_equal(s3l__sigv4_sign(&req, &a, "us-east-1", "s3", t, &cache, &r1), 0);
+    assert_true(cache.valid);
+    assert_int_equal(s3l__sigv4_sign(&req, &a, "us-east-1", "s3", t, &cache, &r2), 0);
+    assert_string_equal(r1.signature, r2.signature);
+    /* another secret, the same day: the cached key must not be used */
+    assert_int_equal(s3l__sigv4_sign(&req, &b, "us-east-1", "s3", t, &cache, &r2), 0);
+    assert_int_equal(s3l__sigv4_sign(&req, &b, "us-east-1", "s3", t, NULL, &r3), 0);
+    assert_string_equal(r2.signature, r3.signature);
+    assert_string_not_equal(r1.signature, r2.signature);
+    /* the cache holds no secret in clear */
+    const uint8_t *raw = (const uint8_t *)&cache;
+    for (size_t i = 0; i + 10 <= sizeof(cache); i++)
+        assert_false(memcmp(raw + i, "secret-two", 10) == 0);
+    /* no host header: refused */
+    req.n_headers = 0;
+    assert_int_equal(s3l__sigv4_sign(&req, &a, "us-east-1", "s3", t, NULL, &r3),
+                     S3L_EINVALID_ARGUMENT);
+    s3l__sigv4_result_free(&r1), s3l__sigv4_result_free(&r2), s3l__sigv4_result_free(&r3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(uri_encoding),    cmocka_unit_test(bucket_and_key_rules),
+        cmocka_unit_test(taxonomy),        cmocka_unit_test(checksums),
+        cmocka_unit_test(config_from_env), cmocka_unit_test(signing_key_cache),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
