@@ -186,10 +186,12 @@ static void c_free(void *vw)
     s3l_free(w);
 }
 
-static int c_merge(void *ctx, const char *table, const char *record, size_t len,
+static int c_merge(void *ctx, const char *table, const char *record_url, const char *record,
+                   size_t len,
                    const struct s3l_schema *schema, bool allow, char **out, struct s3l_error *err)
 {
     (void)ctx;
+    (void)record_url;
     json_t *doc = record ? json_loadb(record, len, 0, NULL) : json_pack("{s:[]}", "columns");
     json_t *cols = doc ? json_object_get(doc, "columns") : NULL;
     if (!json_is_array(cols)) {

@@ -27,7 +27,8 @@
  * rest (footer) into the sink. free: frees a writer, closed or not.
  * schema_merge: record (len bytes, NULL when there is none yet) merged with schema: *out is the
  * new record text (s3l_free) or NULL when the record already covers schema; S3L_ESCHEMA_DRIFT
- * naming table, column, old and new type unless allow; S3L_ECORRUPT for a bad record.
+ * naming table, column, old and new type and record_url (the record's full URL, to remove it)
+ * unless allow; S3L_ECORRUPT for a bad record.
  * destroy: frees ctx (may be NULL).
  */
 struct s3l__dest_codec {
@@ -40,8 +41,8 @@ struct s3l__dest_codec {
     uint64_t (*size_estimate)(void *w);
     int (*close)(void *w, struct s3l_error *err);
     void (*free)(void *w);
-    int (*schema_merge)(void *ctx, const char *table, const char *record, size_t len,
-                        const struct s3l_schema *schema, bool allow, char **out,
+    int (*schema_merge)(void *ctx, const char *table, const char *record_url, const char *record,
+                        size_t len, const struct s3l_schema *schema, bool allow, char **out,
                         struct s3l_error *err);
     void (*destroy)(void *ctx);
 };

@@ -461,8 +461,12 @@ static int record_schema(struct s3l_dest *d, const char *table, const struct s3l
             break;
         }
         char *merged = NULL;
-        rc = d->codec.schema_merge(d->codec.ctx, table, exists ? (const char *)rec : NULL, len,
-                                   schema, d->allow_type_changes, &merged, err);
+        char *url = fmt_alloc("%s/%s", d->store->url, key);
+        rc = url ? d->codec.schema_merge(d->codec.ctx, table, url,
+                                         exists ? (const char *)rec : NULL, len, schema,
+                                         d->allow_type_changes, &merged, err)
+                 : S3L_ENOMEM;
+        s3l_free(url);
         s3l_free(rec);
         if (rc || !merged)
             break;
