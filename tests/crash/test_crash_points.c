@@ -100,8 +100,13 @@ static void crash_at_every_operation(void **state)
     for (k = 1;; k++) {
         struct lake l;
         lake_new(&l);
-        struct s3l_test_run r = {.url = l.url, .pipeline = "pk", .lanes = 2, .tables = 2,
-                                 .file_size = 40, .total_rows = 20, .epoch_rows = 8,
+        struct s3l_test_run r = {.url = l.url,
+                                 .pipeline = "pk",
+                                 .lanes = 2,
+                                 .tables = 2,
+                                 .file_size = 40,
+                                 .total_rows = 20,
+                                 .epoch_rows = 8,
                                  .reject_every = 9};
         int status = run_child(&r, k, NULL, 0);
         char what[32];
@@ -130,21 +135,22 @@ static void named_points(void **state)
         bool pending;
         unsigned staged, data_files, markers;
     } cases[] = {
-        {"after-stage", 1, false, 1, 0, 0},
-        {"after-stage", 2, false, 2, 0, 0},
-        {"after-prepare", 1, false, 3, 0, 0},
-        {"after-checkpoint", 1, true, 3, 0, 0},
-        {"between-copies", 1, true, 3, 1, 0},
-        {"between-copies", 2, true, 3, 2, 0},
-        {"before-marker", 1, true, 3, 3, 0},
-        {"after-marker", 1, true, 3, 3, 1},
+        {"after-stage", 1, false, 1, 0, 0},   {"after-stage", 2, false, 2, 0, 0},
+        {"after-prepare", 1, false, 3, 0, 0}, {"after-checkpoint", 1, true, 3, 0, 0},
+        {"between-copies", 1, true, 3, 1, 0}, {"between-copies", 2, true, 3, 2, 0},
+        {"before-marker", 1, true, 3, 3, 0},  {"after-marker", 1, true, 3, 3, 1},
         {"after-commit", 1, false, 3, 3, 1},
     };
     for (size_t i = 0; i < S3L_ARRAY_LEN(cases); i++) {
         struct lake l;
         lake_new(&l);
-        struct s3l_test_run r = {.url = l.url, .pipeline = "pn", .lanes = 1, .tables = 1,
-                                 .file_size = 30, .total_rows = 24, .epoch_rows = 12};
+        struct s3l_test_run r = {.url = l.url,
+                                 .pipeline = "pn",
+                                 .lanes = 1,
+                                 .tables = 1,
+                                 .file_size = 30,
+                                 .total_rows = 24,
+                                 .epoch_rows = 12};
         char what[64];
         snprintf(what, sizeof(what), "%s #%u", cases[i].point, cases[i].nth);
         int status = run_child(&r, 0, cases[i].point, cases[i].nth);
@@ -152,8 +158,8 @@ static void named_points(void **state)
             fail_msg("%s: the child did not die by SIGKILL (status %d)", what, status);
         struct s3l_test_census c;
         assert_int_equal(s3l_test_census(&r, &c), 0);
-        if (c.pending != cases[i].pending || c.staged != cases[i].staged
-            || c.data_files != cases[i].data_files || c.markers != cases[i].markers)
+        if (c.pending != cases[i].pending || c.staged != cases[i].staged ||
+            c.data_files != cases[i].data_files || c.markers != cases[i].markers)
             fail_msg("%s: pending %d staged %u files %u markers %u; expected %d %u %u %u", what,
                      c.pending, c.staged, c.data_files, c.markers, cases[i].pending,
                      cases[i].staged, cases[i].data_files, cases[i].markers);
@@ -167,8 +173,13 @@ static void crash_in_gc(void **state)
     (void)state;
     struct lake l;
     lake_new(&l);
-    struct s3l_test_run r = {.url = l.url, .pipeline = "pg", .lanes = 1, .tables = 1,
-                             .file_size = 30, .total_rows = 24, .epoch_rows = 12};
+    struct s3l_test_run r = {.url = l.url,
+                             .pipeline = "pg",
+                             .lanes = 1,
+                             .tables = 1,
+                             .file_size = 30,
+                             .total_rows = 24,
+                             .epoch_rows = 12};
     /* Garbage: a writer killed after staging, before its commit point. */
     assert_true(killed(run_child(&r, 0, "after-prepare", 1)));
     struct s3l_test_census c;
@@ -214,8 +225,13 @@ static void random_kills_and_idempotent_rerun(void **state)
     srand(seed);
     struct lake l;
     lake_new(&l);
-    struct s3l_test_run r = {.url = l.url, .pipeline = "pr", .lanes = 2, .tables = 2,
-                             .file_size = 400, .total_rows = 2000, .epoch_rows = 300,
+    struct s3l_test_run r = {.url = l.url,
+                             .pipeline = "pr",
+                             .lanes = 2,
+                             .tables = 2,
+                             .file_size = 400,
+                             .total_rows = 2000,
+                             .epoch_rows = 300,
                              .reject_every = 97};
     /* Learn the run's length once, then kill 50 runs at random operations of it. */
     struct s3l_error err = {0};

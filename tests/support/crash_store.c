@@ -206,8 +206,7 @@ static const struct s3l_store_ops cs_ops = {
     .event = cs_event,
 };
 
-static int wrap(void *ctx, struct s3l_store *inner, struct s3l_store **outer,
-                struct s3l_error *err)
+static int wrap(void *ctx, struct s3l_store *inner, struct s3l_store **outer, struct s3l_error *err)
 {
     (void)ctx;
     (void)err;

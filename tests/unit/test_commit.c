@@ -144,8 +144,7 @@ static void layout_checkpoint_and_marker(void **state)
     assert_int_equal(ci.rows, 3);
     /* The names of issue 3 item 6, written out by hand. */
     const char *k0 = "ns/orders/p1-00000000000000000001-g00000000000000000001-00000.parquet";
-    const char *k1 =
-        "ns/orders/p1-00000000000000000001-g00000000000000000001-00001-00000.parquet";
+    const char *k1 = "ns/orders/p1-00000000000000000001-g00000000000000000001-00001-00000.parquet";
     char *t0 = get_text(f, k0), *t1 = get_text(f, k1);
     assert_non_null(t0);
     assert_non_null(t1);
@@ -180,9 +179,8 @@ static void layout_checkpoint_and_marker(void **state)
     assert_int_equal(json_integer_value(json_object_get(cj, "generation")), 1);
     assert_int_equal(json_integer_value(json_object_get(cj, "committed_epoch")), 1);
     assert_true(json_is_null(json_object_get(cj, "pending")));
-    assert_int_equal(json_integer_value(
-                         json_object_get(json_object_get(json_object_get(cj, "state"), "input"),
-                                         "offset")),
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_object_get(json_object_get(cj, "state"), "input"), "offset")),
                      42);
     json_decref(cj);
     s3l_free(ck);
@@ -292,8 +290,9 @@ static void dead_letters_commit_with_their_epoch(void **state)
     char *t = get_text(f, "_openetl/deadletter/t/p1-00000000000000000001-g00000000000000000001"
                           ".ndjson");
     assert_non_null(t);
-    assert_string_equal(t, "{\"reason\":\"line 3: id: null key\",\"record\":\"{\\\"id\\\": null}\"}\n"
-                           "{\"reason\":\"invalid UTF-8\",\"record_hex\":\"ff01\"}\n");
+    assert_string_equal(t,
+                        "{\"reason\":\"line 3: id: null key\",\"record\":\"{\\\"id\\\": null}\"}\n"
+                        "{\"reason\":\"invalid UTF-8\",\"record_hex\":\"ff01\"}\n");
     s3l_free(t);
     assert_true(exists(f, "_openetl/markers/t/p1-00000000000000000001.json"));
     s3l_dest_free(d);
@@ -460,8 +459,8 @@ static void lanes_from_threads(void **state)
     assert_int_equal(ci.rows + ci.rejected, 4000);
     assert_int_equal(ci.rejected, 39);
     s3l_dest_free(d);
-    struct s3l_test_run r = {.url = f->url, .pipeline = PIPE, .lanes = 4, .tables = 1,
-                             .total_rows = 4000};
+    struct s3l_test_run r = {
+        .url = f->url, .pipeline = PIPE, .lanes = 4, .tables = 1, .total_rows = 4000};
     char why[256] = "";
     if (s3l_test_verify(&r, true, why, sizeof(why)) != 0)
         fail_msg("%s", why);
@@ -506,8 +505,8 @@ static void full_disk_commits_nothing_half(void **state)
         fail_msg("message does not name the path: %s", err.message);
     s3l_dest_abort(d);
     s3l_dest_free(d);
-    struct s3l_test_run r = {.url = f.url, .pipeline = PIPE, .lanes = 1, .tables = 1,
-                             .total_rows = 1};
+    struct s3l_test_run r = {
+        .url = f.url, .pipeline = PIPE, .lanes = 1, .tables = 1, .total_rows = 1};
     char why[256] = "";
     if (s3l_test_verify(&r, true, why, sizeof(why)) != 0)
         fail_msg("after ENOSPC: %s", why);
@@ -581,8 +580,13 @@ static void fault_model(bool lost_reply)
         assert_non_null(mkdtemp(dir));
         char url[96];
         snprintf(url, sizeof(url), "file://%s", dir);
-        struct s3l_test_run r = {.url = url, .pipeline = "pf", .lanes = 2, .tables = 2,
-                                 .file_size = 40, .total_rows = 24, .epoch_rows = 10,
+        struct s3l_test_run r = {.url = url,
+                                 .pipeline = "pf",
+                                 .lanes = 2,
+                                 .tables = 2,
+                                 .file_size = 40,
+                                 .total_rows = 24,
+                                 .epoch_rows = 10,
                                  .reject_every = 7};
         struct s3l_error err = {0};
         if (k == 0)

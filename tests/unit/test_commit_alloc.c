@@ -58,8 +58,13 @@ static void fail_every_allocation(void **state)
                  access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
         assert_non_null(mkdtemp(dir));
         snprintf(url, sizeof(url), "file://%s", dir);
-        struct s3l_test_run r = {.url = url, .pipeline = "pa", .lanes = 2, .tables = 2,
-                                 .file_size = 30, .total_rows = 8, .epoch_rows = 4,
+        struct s3l_test_run r = {.url = url,
+                                 .pipeline = "pa",
+                                 .lanes = 2,
+                                 .tables = 2,
+                                 .file_size = 30,
+                                 .total_rows = 8,
+                                 .epoch_rows = 4,
                                  .reject_every = 5};
         n_alloc = 0;
         fail_at = k;

@@ -88,8 +88,8 @@ static int check_marker(void *ctx, const struct s3l_dest_marker *m)
         uint8_t *p = NULL;
         size_t n = 0;
         struct s3l_error err = {0};
-        assert_int_equal(s3l_store_get(store, m->files[i].key, 0, UINT64_MAX, 1 << 26, &p, &n,
-                                       NULL, &err), 0);
+        assert_int_equal(
+            s3l_store_get(store, m->files[i].key, 0, UINT64_MAX, 1 << 26, &p, &n, NULL, &err), 0);
         assert_int_equal(n, m->files[i].size);
         assert_memory_equal(p, "PAR1", 4);
         assert_memory_equal(p + n - 4, "PAR1", 4);
@@ -116,9 +116,9 @@ static int check_marker(void *ctx, const struct s3l_dest_marker *m)
 static void parquet_files_and_schema_records(void **state)
 {
     (void)state;
-    struct s3l_schema *sc = schema_of(
-        "[{\"name\": \"id\", \"type\": \"int64\", \"nullable\": false, \"key\": true},"
-        " {\"name\": \"s\", \"type\": \"string\"}]");
+    struct s3l_schema *sc =
+        schema_of("[{\"name\": \"id\", \"type\": \"int64\", \"nullable\": false, \"key\": true},"
+                  " {\"name\": \"s\", \"type\": \"string\"}]");
     struct s3l_dest *d = open_dest(false);
     struct s3l_dest_stream *st;
     struct s3l_error err = {0};
@@ -168,12 +168,12 @@ static void parquet_files_and_schema_records(void **state)
     s3l_schema_free(rs);
     s3l_free(rec);
     /* A changed type is drift, named; allowed, it updates the record. */
-    struct s3l_schema *drift = schema_of(
-        "[{\"name\": \"id\", \"type\": \"string\", \"nullable\": false, \"key\": true}]");
+    struct s3l_schema *drift =
+        schema_of("[{\"name\": \"id\", \"type\": \"string\", \"nullable\": false, \"key\": true}]");
     d = open_dest(false);
     assert_int_equal(s3l_dest_stream(d, NULL, "t", drift, &st, &err), S3L_ESCHEMA_DRIFT);
-    if (!strstr(err.message, "int64") || !strstr(err.message, "string")
-        || !strstr(err.message, "_openetl/schemas/t.json") || !strstr(err.message, dir))
+    if (!strstr(err.message, "int64") || !strstr(err.message, "string") ||
+        !strstr(err.message, "_openetl/schemas/t.json") || !strstr(err.message, dir))
         fail_msg("drift message: %s", err.message);
     s3l_dest_free(d);
     s3l_error_clear(&err);

@@ -103,8 +103,7 @@ int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *
  * c->etag. When the condition fails, re-reads: a higher generation than `mine` gives
  * S3L_EFENCED, anything else S3L_ECONFLICT.
  */
-int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
-                    struct s3l_error *err);
+int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err);
 
 /* The marker key of (T, pipeline, epoch) (s3l_free). */
 char *s3l__marker_key(const char *table, const char *pipeline, uint64_t epoch);
@@ -125,14 +124,14 @@ int s3l__marker_decode(const char *text, size_t len, const char *key,
                        struct s3l_error *err);
 
 /* Protocol step names announced through s3l_store_event. */
-#define S3L__EV_AFTER_STAGE "after-stage"
-#define S3L__EV_AFTER_PREPARE "after-prepare"
+#define S3L__EV_AFTER_STAGE      "after-stage"
+#define S3L__EV_AFTER_PREPARE    "after-prepare"
 #define S3L__EV_AFTER_CHECKPOINT "after-checkpoint"
-#define S3L__EV_BETWEEN_COPIES "between-copies"
-#define S3L__EV_BEFORE_MARKER "before-marker"
-#define S3L__EV_AFTER_MARKER "after-marker"
-#define S3L__EV_AFTER_COMMIT "after-commit"
-#define S3L__EV_IN_GC "in-gc"
+#define S3L__EV_BETWEEN_COPIES   "between-copies"
+#define S3L__EV_BEFORE_MARKER    "before-marker"
+#define S3L__EV_AFTER_MARKER     "after-marker"
+#define S3L__EV_AFTER_COMMIT     "after-commit"
+#define S3L__EV_IN_GC            "in-gc"
 
 /* Commits the pending epoch recorded in c: copies, markers, checkpoint, staged deletes. */
 int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,

@@ -23,15 +23,16 @@ static int copy_one(struct s3l_store *s, const struct s3l__ckpt_file *f, struct 
             return 0;
         return s3l_error_set(err, S3L_ECORRUPT,
                              "pending file %s: neither the staged copy %s nor the final file is "
-                             "there", f->final, f->staged);
+                             "there",
+                             f->final, f->staged);
     }
     if (rc && err && err->code == 0)
         *err = e2;
     return rc;
 }
 
-static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *table,
-                        bool *copied, struct s3l_error *err)
+static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *table, bool *copied,
+                        struct s3l_error *err)
 {
     char *mkey = s3l__marker_key(table, c->pipeline, c->pending_epoch);
     char *doc = NULL;

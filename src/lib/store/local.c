@@ -564,8 +564,8 @@ static const struct s3l_store_ops local_ops = {
     .event = NULL,
 };
 
-int s3l__store_local_open(const char *root, const char *url, bool create,
-                          struct s3l_store **out, struct s3l_error *err)
+int s3l__store_local_open(const char *root, const char *url, bool create, struct s3l_store **out,
+                          struct s3l_error *err)
 {
     int rc = create ? s3l__os_mkdirs(root, err) : 0;
     struct s3l__os_stat st;
