@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <openssl/evp.h>
 
 #include "crash_store.h"
 #include "model_runner.h"
@@ -194,6 +195,7 @@ static void crash_in_gc(void **state)
 }
 
 struct snap {
+    struct s3l_store *store;
     char text[1 << 16];
     size_t len;
 };
@@ -201,8 +203,19 @@ struct snap {
 static int snap_obj(void *ctx, const struct s3l_object_info *info)
 {
     struct snap *s = ctx;
-    s->len += (size_t)snprintf(s->text + s->len, sizeof(s->text) - s->len, "%s %llu %s\n",
-                               info->key, (unsigned long long)info->size, info->etag);
+    /* Name, size, mtime and the content's digest: a rerun must change none of them. */
+    uint8_t *p = NULL;
+    size_t n = 0;
+    uint8_t md[32];
+    char hex[65] = "";
+    unsigned int mdlen = 0;
+    if (s3l_store_get(s->store, info->key, 0, UINT64_MAX, 1 << 26, &p, &n, NULL, NULL) == 0 &&
+        EVP_Digest(p, n, md, &mdlen, EVP_sha256(), NULL))
+        s3l_hex_encode(md, 32, hex);
+    s3l_free(p);
+    s->len +=
+        (size_t)snprintf(s->text + s->len, sizeof(s->text) - s->len, "%s %llu %lld %s\n", info->key,
+                         (unsigned long long)info->size, (long long)info->mtime_ns, hex);
     return 0;
 }
 
@@ -212,6 +225,7 @@ static void snapshot(const char *url, struct snap *s)
     struct s3l_error err = {0};
     s->len = 0;
     assert_int_equal(s3l_store_open(url, NULL, &st, &err), 0);
+    s->store = st;
     assert_int_equal(s3l_store_list(st, "", snap_obj, s, &err), 0);
     s3l_store_free(st);
 }

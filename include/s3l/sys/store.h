@@ -99,7 +99,8 @@ struct s3l_store_ops {
     /* Size, mtime and ETag of key. S3L_ENOT_FOUND. */
     int (*stat)(struct s3l_store *s, const char *key, struct s3l_object_info *info,
                 struct s3l_error *err);
-    /* Every object whose key starts with prefix ("" for all), in byte order of keys. */
+    /* Every object whose key starts with prefix ("" for all), in byte order of keys. The
+     * ETag may be "" (the local backend does not read contents to list). */
     int (*list)(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb, void *ctx,
                 struct s3l_error *err);
     /* Deletes key. A missing key is success (S3 DeleteObject semantics). */
