@@ -275,10 +275,18 @@ static int lane_open_file(struct lane *l)
     return 0;
 }
 
+static void lane_drop(struct lane *l);
+
 static int lane_close_file(struct lane *l, struct s3l_error *err)
 {
     struct s3l_dest *d = l->st->d;
     uint64_t rows = d->codec.rows(l->w);
+    if (rows == 0) {
+        /* Every row of this file was refused: no rows, no file (the upload is aborted). */
+        lane_drop(l);
+        l->next_file--;
+        return 0;
+    }
     int rc = d->codec.close(l->w, err);
     d->codec.free(l->w);
     l->w = NULL;
