@@ -128,7 +128,7 @@ for i in $(seq 1 50); do
     mkdir -p "$lake"
     "$S3LAND" write --url "file://$lake" "${big[@]}" big.ndjson 2>/dev/null &
     pid=$!
-    sleep "$(printf '0.%06d' "$delay")" 2>/dev/null || sleep 0
+    sleep "$(awk -v u="$delay" 'BEGIN { printf "%.6f", u / 1e6 }')"
     kill -9 "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     echo "random run $i: seed $seed, kill -9 after ${delay}us of ${span}us"
