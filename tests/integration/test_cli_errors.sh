@@ -169,4 +169,15 @@ printf '{"a":9}\n{"a":2}\n' >"$work/good.ndjson"
 expect 2 "good\.ndjson was rewritten" "a rewritten input is refused" -- \
     write --url "$lake" --table json --schema "$schema" "$work/good.ndjson"
 
+printf '{"a":1}\n{"a":2}\n' >"$work/rot.ndjson"
+"$S3LAND" write --url "$lake" --table rot --schema "$schema" --quiet "$work/rot.ndjson"
+printf '{"a":1}\n{"a":2}\n{"a":3}\n' >"$work/rot.ndjson.1"
+mv "$work/rot.ndjson.1" "$work/rot.ndjson"
+expect 2 "rot\.ndjson was replaced \(rotated\?\)" "a rotated input is refused" -- \
+    write --url "$lake" --table rot --schema "$schema" "$work/rot.ndjson"
+"$S3LAND" write --url "$lake" --table trunc --schema "$schema" --quiet "$work/rot.ndjson"
+: >"$work/rot.ndjson"
+expect 2 "rot\.ndjson was truncated" "a truncated input is refused" -- \
+    write --url "$lake" --table trunc --schema "$schema" "$work/rot.ndjson"
+
 [ $fails -eq 0 ] && echo "all checks passed" || { echo "$fails check(s) failed"; exit 1; }
