@@ -61,7 +61,8 @@ static const char write_help[] =
     "                         the inputs' real paths, so a rerun is the same pipeline)\n"
     "Output:\n"
     "  -q, --quiet            errors only (stdin's committed offsets are still printed)\n"
-    "  --json                 one JSON object per line on stdout: commit events and the summary\n"
+    "  --json                 one JSON object per line on stdout: progress and commit events,\n"
+    "                         the summary\n"
     "  -h, --help             this help\n"
     "\n"
     "Sizes take B, K/KiB, M/MiB, G/GiB (1024-based) or KB, MB, GB (1000-based).\n"
@@ -339,7 +340,14 @@ static void on_report(void *ctx, const struct s3l_pipeline_report *p)
     const struct s3l_pipeline_stats *s = p->stats;
     switch (p->event) {
     case S3L_EVENT_PROGRESS:
-        if (c->quiet || c->json || !c->tty)
+        if (c->json) {
+            cli_emit_json(json_pack("{s:s, s:I, s:I, s:I, s:f}", "event", "progress", "rows",
+                                    (json_int_t)s->rows, "bytes_in", (json_int_t)s->bytes_in,
+                                    "bytes_out", (json_int_t)s->bytes_out, "rows_per_s",
+                                    rate(s->rows, s->elapsed_ns)));
+            return;
+        }
+        if (c->quiet || !c->tty)
             return;
         char in[32], out[32];
         fprintf(stderr, "\r\033[K%llu rows, %s read, %s committed, %.0f rows/s",
