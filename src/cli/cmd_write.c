@@ -36,6 +36,8 @@ static const char write_help[] =
     "                           \"nullable\": true, \"key\": false}]\n"
     "                         (default: inferred from the first --infer-rows records)\n"
     "  --infer-rows N         records sampled to infer a schema (default 1000)\n"
+    "  --nested-as-json       inference: objects and arrays become json text columns (default:\n"
+    "                         struct and list)\n"
     "  --max-record-size SIZE longest accepted record (default 16MiB)\n"
     "  --bad-records MODE     fail (default: the epoch holding a bad record is not committed),\n"
     "                         skip (drop and count), or dead-letter (write them with their\n"
@@ -74,7 +76,7 @@ enum {
     OPT_URL = 256, OPT_TABLE, OPT_NAMESPACE, OPT_SCHEMA, OPT_FORMAT, OPT_COMPRESSION,
     OPT_LEVEL, OPT_FILE_SIZE, OPT_RG_SIZE, OPT_RG_ROWS, OPT_MEMORY, OPT_EPOCH_ROWS,
     OPT_INTERVAL, OPT_LANES, OPT_PIPELINE_ID, OPT_TYPE_CHANGES, OPT_TS_UNIT, OPT_BAD,
-    OPT_DISPOSITION, OPT_MAX_RECORD, OPT_INFER_ROWS, OPT_JSON,
+    OPT_DISPOSITION, OPT_MAX_RECORD, OPT_INFER_ROWS, OPT_JSON, OPT_NESTED_JSON,
 };
 
 static const struct option write_options[] = {
@@ -99,6 +101,7 @@ static const struct option write_options[] = {
     {"disposition", required_argument, NULL, OPT_DISPOSITION},
     {"max-record-size", required_argument, NULL, OPT_MAX_RECORD},
     {"infer-rows", required_argument, NULL, OPT_INFER_ROWS},
+    {"nested-as-json", no_argument, NULL, OPT_NESTED_JSON},
     {"json", no_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -253,6 +256,10 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
         if (opt == 'h') {
             *help = true;
             return 0;
+        }
+        if (opt == OPT_NESTED_JSON) {
+            a->o.nested_as_json = true;
+            continue;
         }
         if (opt == 'q' || opt == OPT_JSON) {
             cli_common_flag(c, opt == 'q' ? "--quiet" : "--json");

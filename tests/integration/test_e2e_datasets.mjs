@@ -108,6 +108,19 @@ for (const d of [datasets[1], datasets[4], datasets[0]]) {
     await exceptAll(src, tableSql(path.join(lake, table)), `${table}: inferred schema`);
 }
 
+// --nested-as-json: GeoJSON features' objects become json text columns holding the same values.
+{
+    runOk(['write', '--url', url, '--table', 'quakes_json', '--nested-as-json', '--quiet', quakesNd]);
+    const rec = JSON.parse(runOk(['schema', '--url', url, '--table', 'quakes_json', '--json']).stdout).record;
+    const types = (Array.isArray(rec) ? rec : rec.columns).map((c) => `${c.name}:${c.type}`).join(',');
+    check(types === 'type:string,properties:json,geometry:json,id:string', `nested columns inferred as json (${types})`);
+    const pick = `SELECT id, json_extract_string(properties, '$.place') AS place,
+                  json_extract(properties, '$.mag')::DOUBLE AS mag,
+                  json_extract(geometry, '$.coordinates[2]')::DOUBLE AS depth`;
+    await exceptAll(`${pick} FROM read_json(${lit(quakesNd)}, columns={'id': 'VARCHAR', 'properties': 'JSON', 'geometry': 'JSON'})`,
+        `${pick} FROM read_parquet(${lit(path.join(lake, 'quakes_json', '*.parquet'))})`, 'json text columns hold the input values');
+}
+
 // Parallel lanes: 3 encoding threads, epochs of 70,000 rows, files per lane; still exactly the input.
 {
     const d = datasets[0];

@@ -301,7 +301,8 @@ static int sample(struct glue_source *s, struct s3l_error *err)
 {
     struct glue *g = s->g;
     size_t cap = g->o->infer_rows ? g->o->infer_rows : 1000;
-    struct s3l_infer_options io = {S3L_INFER_OPTIONS_VERSION, false, g->o->timestamp_unit};
+    struct s3l_infer_options io = {S3L_INFER_OPTIONS_VERSION, g->o->nested_as_json,
+                                   g->o->timestamp_unit};
     struct s3l_infer *inf = s3l_infer_new(&io);
     s->held = s3l_calloc(cap + 1, sizeof(*s->held));
     if (!inf || !s->held) {
