@@ -17,19 +17,19 @@
 /* Exit codes, documented in `s3land --help` and docs/cli.md. Stable: scripts rely on them. */
 enum cli_exit {
     CLI_EX_OK = 0,
-    CLI_EX_USAGE = 1,       /* bad command line, options or configuration (schema file, URL) */
-    CLI_EX_INPUT = 2,       /* an input is missing, unreadable, malformed, changed, or too large */
-    CLI_EX_DEST = 3,        /* the destination or store failed (permission, no space, I/O) */
-    CLI_EX_DRIFT = 4,       /* SCHEMA_DRIFT: a column's type changed (see --type-changes) */
-    CLI_EX_FENCED = 5,      /* FENCED: a newer run of the same pipeline owns it */
-    CLI_EX_REFUSED = 6,     /* not supported: replace/merge disposition, a feature not built in */
-    CLI_EX_INTERNAL = 7,    /* out of memory or an internal error */
+    CLI_EX_USAGE = 1,    /* bad command line, options or configuration (schema file, URL) */
+    CLI_EX_INPUT = 2,    /* an input is missing, unreadable, malformed, changed, or too large */
+    CLI_EX_DEST = 3,     /* the destination or store failed (permission, no space, I/O) */
+    CLI_EX_DRIFT = 4,    /* SCHEMA_DRIFT: a column's type changed (see --type-changes) */
+    CLI_EX_FENCED = 5,   /* FENCED: a newer run of the same pipeline owns it */
+    CLI_EX_REFUSED = 6,  /* not supported: replace/merge disposition, a feature not built in */
+    CLI_EX_INTERNAL = 7, /* out of memory or an internal error */
 };
 
 struct cli {
-    bool quiet;    /* no progress, no summary; errors only (and stdin resume offsets) */
-    bool json;     /* one JSON object per line on stdout for each event and the summary */
-    bool tty;      /* stderr is a terminal: draw progress */
+    bool quiet; /* no progress, no summary; errors only (and stdin resume offsets) */
+    bool json;  /* one JSON object per line on stdout for each event and the summary */
+    bool tty;   /* stderr is a terminal: draw progress */
     const char *prog;
 };
 

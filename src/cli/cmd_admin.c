@@ -58,12 +58,9 @@ static const char check_help[] =
 enum { O_URL = 256, O_ID, O_JSON };
 
 static const struct option admin_options[] = {
-    {"url", required_argument, NULL, O_URL},
-    {"pipeline-id", required_argument, NULL, O_ID},
-    {"json", no_argument, NULL, O_JSON},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"url", required_argument, NULL, O_URL}, {"pipeline-id", required_argument, NULL, O_ID},
+    {"json", no_argument, NULL, O_JSON},     {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 };
 
 struct admin {
@@ -85,14 +82,23 @@ static int parse(struct admin *a, int argc, char **argv)
     int opt;
     while ((opt = getopt_long(argc, argv, "qh", admin_options, NULL)) != -1) {
         switch (opt) {
-        case O_URL: a->url_arg = optarg; break;
-        case O_ID: a->id = optarg; break;
-        case O_JSON: a->c->json = true; break;
-        case 'q': a->c->quiet = true; break;
-        case 'h': a->help = true; return 0;
+        case O_URL:
+            a->url_arg = optarg;
+            break;
+        case O_ID:
+            a->id = optarg;
+            break;
+        case O_JSON:
+            a->c->json = true;
+            break;
+        case 'q':
+            a->c->quiet = true;
+            break;
+        case 'h':
+            a->help = true;
+            return 0;
         default:
-            return cli_usage(a->c, a->cmd, "unknown option or missing value: %s",
-                             argv[optind - 1]);
+            return cli_usage(a->c, a->cmd, "unknown option or missing value: %s", argv[optind - 1]);
         }
     }
     if (optind < argc)

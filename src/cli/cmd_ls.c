@@ -27,7 +27,8 @@ static const char ls_help[] =
     "  --namespace NAME   the table's namespace\n"
     "  --committed        only files that a marker covers\n"
     "  -q, --quiet        only the listing, no totals\n"
-    "  --json             one JSON object per line: {\"table\"...}, {\"marker\"...}, {\"file\"...}\n"
+    "  --json             one JSON object per line: {\"table\"...}, {\"marker\"...},\n"
+    "                     {\"file\"...}\n"
     "  -h, --help         this help\n"
     "\n";
 
@@ -64,13 +65,27 @@ static int parse(struct cli *c, const char *cmd, int argc, char **argv, struct l
     int opt;
     while ((opt = getopt_long(argc, argv, "qh", ls_options, NULL)) != -1) {
         switch (opt) {
-        case O_URL: a->url = optarg; break;
-        case O_TABLE: a->table = optarg; break;
-        case O_NS: a->ns = optarg; break;
-        case O_COMMITTED: a->committed = true; break;
-        case O_JSON: c->json = true; break;
-        case 'q': c->quiet = true; break;
-        case 'h': a->help = true; return 0;
+        case O_URL:
+            a->url = optarg;
+            break;
+        case O_TABLE:
+            a->table = optarg;
+            break;
+        case O_NS:
+            a->ns = optarg;
+            break;
+        case O_COMMITTED:
+            a->committed = true;
+            break;
+        case O_JSON:
+            c->json = true;
+            break;
+        case 'q':
+            c->quiet = true;
+            break;
+        case 'h':
+            a->help = true;
+            return 0;
         default:
             return cli_usage(c, cmd, "unknown option or missing value: %s", argv[optind - 1]);
         }
@@ -156,8 +171,8 @@ static int on_marker(void *ctx, const struct s3l_dest_marker *m)
         return 0;
     }
     printf("  epoch %llu  pipeline %s  generation %llu  %zu file%s  %llu rows",
-           (unsigned long long)m->epoch, m->pipeline, (unsigned long long)m->generation,
-           m->n_files, m->n_files == 1 ? "" : "s", (unsigned long long)m->rows);
+           (unsigned long long)m->epoch, m->pipeline, (unsigned long long)m->generation, m->n_files,
+           m->n_files == 1 ? "" : "s", (unsigned long long)m->rows);
     if (m->n_deadletter)
         printf("  %zu dead-letter file%s", m->n_deadletter, m->n_deadletter == 1 ? "" : "s");
     printf("\n");
@@ -182,9 +197,9 @@ static int on_file(void *ctx, const struct s3l_object_info *info, bool committed
     if (!t->print)
         return 0;
     if (t->c->json) {
-        cli_emit_json(json_pack("{s:s, s:s, s:I, s:I, s:b}", "file", info->key, "table",
-                                t->table, "size", (json_int_t)info->size, "rows",
-                                (json_int_t)rows, "committed", committed));
+        cli_emit_json(json_pack("{s:s, s:s, s:I, s:I, s:b}", "file", info->key, "table", t->table,
+                                "size", (json_int_t)info->size, "rows", (json_int_t)rows,
+                                "committed", committed));
         return 0;
     }
     char sz[32];
@@ -230,9 +245,9 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
     } else if (detail) {
         if (!c->quiet)
             printf("total: %llu file%s, %llu rows (from footers), %s; %llu epoch%s\n",
-                   (unsigned long long)t.files, t.files == 1 ? "" : "s",
-                   (unsigned long long)t.rows, cli_fmt_bytes(t.bytes, sz, sizeof(sz)),
-                   (unsigned long long)t.markers, t.markers == 1 ? "" : "s");
+                   (unsigned long long)t.files, t.files == 1 ? "" : "s", (unsigned long long)t.rows,
+                   cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
+                   t.markers == 1 ? "" : "s");
     } else {
         printf("  %-30s %6llu files %12llu rows %12s\n", tpath, (unsigned long long)t.files,
                (unsigned long long)t.rows, cli_fmt_bytes(t.bytes, sz, sizeof(sz)));

@@ -73,10 +73,29 @@ static const char write_help[] =
     "\n";
 
 enum {
-    OPT_URL = 256, OPT_TABLE, OPT_NAMESPACE, OPT_SCHEMA, OPT_FORMAT, OPT_COMPRESSION,
-    OPT_LEVEL, OPT_FILE_SIZE, OPT_RG_SIZE, OPT_RG_ROWS, OPT_MEMORY, OPT_EPOCH_ROWS,
-    OPT_INTERVAL, OPT_LANES, OPT_PIPELINE_ID, OPT_TYPE_CHANGES, OPT_TS_UNIT, OPT_BAD,
-    OPT_DISPOSITION, OPT_MAX_RECORD, OPT_INFER_ROWS, OPT_JSON, OPT_NESTED_JSON,
+    OPT_URL = 256,
+    OPT_TABLE,
+    OPT_NAMESPACE,
+    OPT_SCHEMA,
+    OPT_FORMAT,
+    OPT_COMPRESSION,
+    OPT_LEVEL,
+    OPT_FILE_SIZE,
+    OPT_RG_SIZE,
+    OPT_RG_ROWS,
+    OPT_MEMORY,
+    OPT_EPOCH_ROWS,
+    OPT_INTERVAL,
+    OPT_LANES,
+    OPT_PIPELINE_ID,
+    OPT_TYPE_CHANGES,
+    OPT_TS_UNIT,
+    OPT_BAD,
+    OPT_DISPOSITION,
+    OPT_MAX_RECORD,
+    OPT_INFER_ROWS,
+    OPT_JSON,
+    OPT_NESTED_JSON,
 };
 
 static const struct option write_options[] = {
@@ -120,8 +139,10 @@ static bool parse_codec(const char *s, enum s3l_codec *out)
     static const struct {
         const char *name;
         enum s3l_codec codec;
-    } codecs[] = {{"zstd", S3L_CODEC_ZSTD}, {"snappy", S3L_CODEC_SNAPPY},
-                  {"gzip", S3L_CODEC_GZIP}, {"none", S3L_CODEC_NONE},
+    } codecs[] = {{"zstd", S3L_CODEC_ZSTD},
+                  {"snappy", S3L_CODEC_SNAPPY},
+                  {"gzip", S3L_CODEC_GZIP},
+                  {"none", S3L_CODEC_NONE},
                   {"uncompressed", S3L_CODEC_NONE}};
     for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++)
         if (strcmp(s, codecs[i].name) == 0) {
@@ -138,10 +159,18 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
     uint64_t n = 0;
     int64_t ns = 0;
     switch (opt) {
-    case OPT_URL: o->url = v; return 0;
-    case OPT_TABLE: o->table = v; return 0;
-    case OPT_NAMESPACE: o->ns = v; return 0;
-    case OPT_SCHEMA: a->schema_file = v; return 0;
+    case OPT_URL:
+        o->url = v;
+        return 0;
+    case OPT_TABLE:
+        o->table = v;
+        return 0;
+    case OPT_NAMESPACE:
+        o->ns = v;
+        return 0;
+    case OPT_SCHEMA:
+        a->schema_file = v;
+        return 0;
     case OPT_FORMAT:
         if (strcmp(v, "ndjson") && strcmp(v, "json") && strcmp(v, "csv"))
             return cli_usage(c, "write", "--input-format %s: expected ndjson, json or csv", v);
@@ -159,8 +188,10 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         return 0;
     case OPT_FILE_SIZE:
         if (!cli_parse_size(v, &n) || n < 4096)
-            return cli_usage(c, "write", "--file-size %s: expected a size of at least 4KiB "
-                             "(such as 256MiB)", v);
+            return cli_usage(c, "write",
+                             "--file-size %s: expected a size of at least 4KiB "
+                             "(such as 256MiB)",
+                             v);
         o->file_size = n;
         return 0;
     case OPT_RG_SIZE:
@@ -183,8 +214,10 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         return 0;
     case OPT_INTERVAL:
         if (!cli_parse_duration(v, &ns))
-            return cli_usage(c, "write", "--commit-interval %s: expected a duration such as "
-                             "30s or 500ms", v);
+            return cli_usage(c, "write",
+                             "--commit-interval %s: expected a duration such as "
+                             "30s or 500ms",
+                             v);
         o->commit_interval_ns = ns;
         return 0;
     case OPT_LANES:
@@ -194,8 +227,10 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         return 0;
     case OPT_PIPELINE_ID:
         if (!s3l_uuid_valid(v))
-            return cli_usage(c, "write", "--pipeline-id %s: expected a UUID "
-                             "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", v);
+            return cli_usage(c, "write",
+                             "--pipeline-id %s: expected a UUID "
+                             "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
+                             v);
         o->pipeline_id = v;
         return 0;
     case OPT_TYPE_CHANGES:
@@ -216,8 +251,7 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         else if (strcmp(v, "dead-letter") == 0)
             o->bad_records = S3L_BAD_RECORDS_DEAD_LETTER;
         else
-            return cli_usage(c, "write", "--bad-records %s: expected fail, skip or dead-letter",
-                             v);
+            return cli_usage(c, "write", "--bad-records %s: expected fail, skip or dead-letter", v);
         return 0;
     case OPT_DISPOSITION:
         if (strcmp(v, "append") == 0)
@@ -227,8 +261,10 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         else if (strcmp(v, "merge") == 0)
             o->disposition = S3L_DISPOSITION_MERGE;
         else
-            return cli_usage(c, "write", "--disposition %s: expected append (replace and merge "
-                             "are refused)", v);
+            return cli_usage(c, "write",
+                             "--disposition %s: expected append (replace and merge "
+                             "are refused)",
+                             v);
         return 0;
     case OPT_MAX_RECORD:
         if (!cli_parse_size(v, &n) || n < 16 || n > (1ULL << 31))
@@ -266,8 +302,7 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
             continue;
         }
         if (opt == '?' || opt == ':')
-            return cli_usage(c, "write", "unknown option or missing value: %s",
-                             argv[optind - 1]);
+            return cli_usage(c, "write", "unknown option or missing value: %s", argv[optind - 1]);
         int rc = set_option(c, a, opt, optarg);
         if (rc)
             return rc;
@@ -291,7 +326,7 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
     return 0;
 }
 
-/* ---- Reporting -------------------------------------------------------------------------------- */
+/* ---- Reporting ------------------------------------------------------------------------------- */
 
 struct reporter {
     struct cli *c;
@@ -387,14 +422,14 @@ static void summary(struct cli *c, const struct write_args *a, const struct s3l_
                     int rc)
 {
     if (c->json) {
-        cli_emit_json(json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
-                                "event", "summary", "url", a->url ? a->url : "", "table",
-                                a->o.table, "ok", rc == 0, "rows", (json_int_t)s->rows,
-                                "rows_bad", (json_int_t)s->rows_bad, "bytes_in",
-                                (json_int_t)s->bytes_in, "bytes_out", (json_int_t)s->bytes_out,
-                                "files", (json_int_t)s->files, "epochs", (json_int_t)s->epochs,
-                                "elapsed_ns", (json_int_t)s->elapsed_ns, "rows_per_s",
-                                rate(s->rows, s->elapsed_ns)));
+        cli_emit_json(
+            json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "event",
+                      "summary", "url", a->url ? a->url : "", "table", a->o.table, "ok", rc == 0,
+                      "rows", (json_int_t)s->rows, "rows_bad", (json_int_t)s->rows_bad,
+                      "values_ignored", (json_int_t)s->values_ignored, "bytes_in",
+                      (json_int_t)s->bytes_in, "bytes_out", (json_int_t)s->bytes_out, "files",
+                      (json_int_t)s->files, "epochs", (json_int_t)s->epochs, "elapsed_ns",
+                      (json_int_t)s->elapsed_ns, "rows_per_s", rate(s->rows, s->elapsed_ns)));
         return;
     }
     if (c->quiet || rc != 0)
@@ -415,9 +450,15 @@ static void summary(struct cli *c, const struct write_args *a, const struct s3l_
     if (s->rows_bad)
         fprintf(stderr, ", %llu bad records", (unsigned long long)s->rows_bad);
     fputc('\n', stderr);
+    if (s->values_ignored)
+        fprintf(stderr,
+                "note: %llu values of keys that the table's schema lacks were not "
+                "written (declare those columns with --schema, or give them a value within the "
+                "first --infer-rows records)\n",
+                (unsigned long long)s->values_ignored);
 }
 
-/* ---- The command ------------------------------------------------------------------------------ */
+/* ---- The command ----------------------------------------------------------------------------- */
 
 static int load_schema(struct cli *c, const char *path, struct s3l_schema **out)
 {

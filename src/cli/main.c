@@ -66,8 +66,10 @@ int main(int argc, char **argv)
         return CLI_EX_USAGE;
     }
     if (i >= argc) {
-        fprintf(stderr, "%s: a command is needed (write, ls, schema, recover, gc, check)\n"
-                        "Try '%s --help'.\n", c.prog, c.prog);
+        fprintf(stderr,
+                "%s: a command is needed (write, ls, schema, recover, gc, check)\n"
+                "Try '%s --help'.\n",
+                c.prog, c.prog);
         return CLI_EX_USAGE;
     }
     if (strcmp(argv[i], "help") == 0) {

@@ -47,11 +47,20 @@ bool cli_parse_size(const char *s, uint64_t *out)
         const char *suffix;
         uint64_t mult;
     } units[] = {
-        {"", 1},          {"b", 1},
-        {"k", 1ULL << 10}, {"kib", 1ULL << 10}, {"kb", 1000ULL},
-        {"m", 1ULL << 20}, {"mib", 1ULL << 20}, {"mb", 1000000ULL},
-        {"g", 1ULL << 30}, {"gib", 1ULL << 30}, {"gb", 1000000000ULL},
-        {"t", 1ULL << 40}, {"tib", 1ULL << 40}, {"tb", 1000000000000ULL},
+        {"", 1},
+        {"b", 1},
+        {"k", 1ULL << 10},
+        {"kib", 1ULL << 10},
+        {"kb", 1000ULL},
+        {"m", 1ULL << 20},
+        {"mib", 1ULL << 20},
+        {"mb", 1000000ULL},
+        {"g", 1ULL << 30},
+        {"gib", 1ULL << 30},
+        {"gb", 1000000000ULL},
+        {"t", 1ULL << 40},
+        {"tib", 1ULL << 40},
+        {"tb", 1000000000000ULL},
     };
     if (!s || !isdigit((unsigned char)*s))
         return false;
@@ -78,7 +87,7 @@ bool cli_parse_duration(const char *s, int64_t *out_ns)
         const char *suffix;
         int64_t mult;
     } units[] = {
-        {"", 1000000000LL}, {"s", 1000000000LL}, {"ms", 1000000LL},
+        {"", 1000000000LL},   {"s", 1000000000LL},    {"ms", 1000000LL},
         {"m", 60000000000LL}, {"min", 60000000000LL}, {"h", 3600000000000LL},
     };
     if (!s || !isdigit((unsigned char)*s))
@@ -115,7 +124,7 @@ int cli_exit_for(int code, enum s3l_pipeline_side side)
         return CLI_EX_INTERNAL;
     default:
         /* NOT_FOUND, PERMISSION_DENIED, IO, TOO_LARGE ...: the side decides. */
-        return side == S3L_SIDE_INPUT ? CLI_EX_INPUT
+        return side == S3L_SIDE_INPUT    ? CLI_EX_INPUT
                : side == S3L_SIDE_CONFIG ? CLI_EX_USAGE
                                          : CLI_EX_DEST;
     }

@@ -22,9 +22,9 @@
 
 /* A copy of a record of the inference sample, or of a bad record met while sampling. */
 struct held {
-    struct s3l_record rec;  /* values, raw and strings point into the sample's arena */
-    int code;               /* 0, or the reader's error for a bad record */
-    char *message;          /* its message (arena) */
+    struct s3l_record rec; /* values, raw and strings point into the sample's arena */
+    int code;              /* 0, or the reader's error for a bad record */
+    char *message;         /* its message (arena) */
 };
 
 struct glue {
@@ -38,9 +38,9 @@ struct glue {
     struct s3l_converter *conv;
     struct s3l_row_sink *sinks; /* per lane */
     enum s3l_input_format fmt;
-    uint64_t bytes0;            /* store->bytes_written at the last commit */
+    uint64_t bytes0; /* store->bytes_written at the last commit */
     bool saw_pending;
-    struct s3l__lanes *lanes;   /* worker threads when lanes > 1, else NULL (convert inline) */
+    struct s3l__lanes *lanes; /* worker threads when lanes > 1, else NULL (convert inline) */
     struct s3l_pipeline_stats *stats;
 };
 
@@ -180,7 +180,8 @@ static int open_stream(struct glue *g, struct s3l_error *err)
     if (g->schema->n_fields == 0)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "table %s: no column has a value to infer its type from; declare "
-                             "the schema with --schema", g->tpath);
+                             "the schema with --schema",
+                             g->tpath);
     int rc = s3l_dest_stream(g->dest, g->o->ns, g->o->table, g->schema, &g->stream, err);
     if (rc == 0)
         rc = s3l_converter_new(g->schema, NULL, &g->conv, err);
@@ -190,7 +191,7 @@ static int open_stream(struct glue *g, struct s3l_error *err)
     for (unsigned i = 0; rc == 0 && i < lanes; i++)
         rc = s3l_dest_lane_sink(g->stream, i, &g->sinks[i]);
     if (rc == 0 && lanes > 1) {
-        struct s3l__lanes_config lc = {lanes, g->schema, g->sinks, g->o->bad_records,
+        struct s3l__lanes_config lc = {lanes,        g->schema,    g->sinks, g->o->bad_records,
                                        lanes_reject, lanes_report, g};
         rc = s3l__lanes_new(&lc, &g->lanes, err);
     }
@@ -285,8 +286,8 @@ static int hold(struct glue_source *s, const struct s3l_record *rec, struct held
     }
     h->rec.values = v;
     h->rec.raw = rec->raw ? s3l_arena_strndup(&s->arena, rec->raw, rec->raw_len) : NULL;
-    h->rec.source = rec->source ? s3l_arena_strndup(&s->arena, rec->source,
-                                                    strlen(rec->source)) : NULL;
+    h->rec.source =
+        rec->source ? s3l_arena_strndup(&s->arena, rec->source, strlen(rec->source)) : NULL;
     if ((rec->raw && !h->rec.raw) || (rec->source && !h->rec.source))
         return S3L_ENOMEM;
     return 0;
@@ -482,8 +483,8 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
     g.id = id;
     g.stats = stats;
     *side = S3L_SIDE_CONFIG;
-    int rc = s3l_input_format_parse(opts->input_format ? opts->input_format : "ndjson", &g.fmt,
-                                    err);
+    int rc =
+        s3l_input_format_parse(opts->input_format ? opts->input_format : "ndjson", &g.fmt, err);
     if (rc == 0)
         rc = s3l_dest_check_disposition("append", err);
     if (rc == 0)
@@ -501,6 +502,10 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
         goto out;
     struct s3l__runner_env env = {&glue_dest_ops, &g, g_source_open, &g, s3l__now_ns, 0};
     rc = s3l__runner_loop(opts, &env, pos, fds, n, stats, side, err);
+    if (g.lanes)
+        stats->values_ignored = s3l__lanes_ignored(g.lanes);
+    else if (g.conv)
+        stats->values_ignored = s3l_converter_ignored(g.conv);
     s3l__lanes_free(g.lanes); /* joins the workers before their sinks go away */
     g.lanes = NULL;
     if (rc && g.dest)

@@ -19,7 +19,7 @@
 #include "s3l/input.h"
 
 #define BATCH_RECORDS 2048
-#define BATCH_BYTES (1u << 20)
+#define BATCH_BYTES   (1u << 20)
 
 struct batch {
     struct s3l_arena arena;
@@ -35,21 +35,21 @@ struct worker {
     bool started;
     struct s3l_converter *conv;
     struct batch b[2];
-    int filling;        /* index of the batch the reader fills */
-    bool busy;          /* b[1 - filling] is being converted */
+    int filling; /* index of the batch the reader fills */
+    bool busy;   /* b[1 - filling] is being converted */
 };
 
 struct s3l__lanes {
     struct s3l__lanes_config cfg;
     unsigned n;
     struct worker *w;
-    unsigned next;      /* the worker whose batch the reader fills */
+    unsigned next; /* the worker whose batch the reader fills */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool stop;
-    int failed;         /* first fatal code, 0 */
+    int failed; /* first fatal code, 0 */
     struct s3l_error err;
-    uint64_t bad;       /* records skipped or dead-lettered since the last barrier */
+    uint64_t bad; /* records skipped or dead-lettered since the last barrier */
 };
 
 static void batch_reset(struct batch *b)
@@ -268,6 +268,16 @@ int s3l__lanes_barrier(struct s3l__lanes *l, uint64_t *bad, struct s3l_error *er
     pthread_mutex_unlock(&l->mu);
     l->next = 0;
     return failure(l, err);
+}
+
+uint64_t s3l__lanes_ignored(struct s3l__lanes *l)
+{
+    uint64_t n = 0;
+    pthread_mutex_lock(&l->mu);
+    for (unsigned i = 0; i < l->n; i++)
+        n += s3l_converter_ignored(l->w[i].conv); /* workers are idle or between records */
+    pthread_mutex_unlock(&l->mu);
+    return n;
 }
 
 void s3l__lanes_free(struct s3l__lanes *l)
