@@ -242,7 +242,8 @@ int s3l_s3_list_uploads(struct s3l_s3_client *c, const char *bucket, const char 
 /*
  * A streaming upload: bytes are written in any pieces; they become parts of part_size bytes
  * (0: 8 MiB; at least 5 MiB, S3's minimum for all parts but the last), sent up to the client's
- * max_in_flight at once, so memory is bounded by part_size * max_in_flight, never by the object.
+ * max_in_flight at once while the next part fills, so memory is bounded by
+ * part_size * (max_in_flight + 1), never by the object. Transfers move on at every write.
  * Nothing is visible until publish. An object that fits in one part is one PutObject (an empty
  * object is a PutObject with Content-Length 0); a larger one is a multipart upload, created at
  * the first full part with x-amz-meta-s3land-upload set to a random token, so that a Complete
