@@ -128,4 +128,39 @@ int s3l_schema_from_json(const char *json, size_t len, struct s3l_schema **out,
  */
 int s3l_schema_to_json(const struct s3l_schema *s, char **out, size_t *out_len);
 
+/*
+ * The common type of a and b, for inference over a sample (docs/internals/schema.md has the
+ * table): equal types stay; a type id 0 ("no value seen yet") yields the other; integers widen to
+ * int64, integers and floats to double; date32 and timestamp without zone to the timestamp; two
+ * timestamps with (or without) zone to the finer unit; struct and struct to the union of their
+ * fields (a's order, then b's new fields; all nullable); list and list to a list of the widened
+ * items; a nested type or json with anything else to json; other mixes to string.
+ * *out is owned by the caller (s3l_type_cleanup). S3L_ENOMEM.
+ */
+int s3l_type_widen(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out);
+
+/* Options of s3l_schema_merge. table and record_path only go into messages. */
+struct s3l_schema_merge_options {
+    const char *table;       /* "NAMESPACE/TABLE" or "TABLE" */
+    const char *record_path; /* "URL/_openetl/schemas/T.json" */
+    bool allow_type_changes; /* --type-changes allow: the incoming type replaces the recorded one */
+};
+
+/*
+ * Merges the schema of a stream (incoming) into the table's record (recorded; NULL when the table
+ * has no record yet), per DESIGN.md section 3:
+ *  - columns of recorded keep their order; columns only in incoming are appended in its order;
+ *  - a column missing from incoming is kept, made nullable (files written now lack it);
+ *  - a column whose type differs (s3l_type_equal, nested names and nullability included) fails
+ *    with S3L_ESCHEMA_DRIFT: "table T: column "c" changed type from int64 to string; remove
+ *    RECORD_PATH to accept it (or allow type changes)", unless allow_type_changes, when the
+ *    incoming type is taken;
+ *  - a column nullable in incoming becomes nullable.
+ * On success *out is a new schema (s3l_schema_free) and *changed (may be NULL) says whether it
+ * differs from recorded, i.e. the record must be rewritten. Errors: S3L_ESCHEMA_DRIFT, S3L_ENOMEM.
+ */
+int s3l_schema_merge(const struct s3l_schema *recorded, const struct s3l_schema *incoming,
+                     const struct s3l_schema_merge_options *opt, struct s3l_schema **out,
+                     bool *changed, struct s3l_error *err);
+
 #endif

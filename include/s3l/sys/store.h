@@ -2,12 +2,22 @@
  * The storage vtable, for people writing a storage backend (local file://, S3, test wrappers).
  *
  * A store is rooted at a URL (file:///abs/path, s3://bucket/prefix); keys are relative to that
- * root, '/'-separated, never starting with '/'. Backends embed struct s3l_store as their first
- * member. Callers never call ops directly: they use the s3l_store_* dispatch functions, which
- * count operations and bytes and give test wrappers one place to hook in.
+ * root, '/'-separated, never starting with '/', never holding an empty, "." or ".." segment or a
+ * NUL. Backends embed struct s3l_store as their first member. Callers never call ops directly:
+ * they use the s3l_store_* dispatch functions below, which check keys, count operations and bytes
+ * and give test wrappers one place to hook in.
  *
  * An upload is invisible until published: begin, write, publish (local: fsync, rename, fsync of
  * the directory; S3: CompleteMultipartUpload or one PutObject) or abort.
+ *
+ * Errors every op may return (besides the ones listed per op): S3L_ENOMEM; S3L_EIO for an
+ * unclassified OS failure; S3L_EPERMISSION_DENIED (EACCES, EPERM, EROFS; S3 403);
+ * S3L_ENO_SPACE (ENOSPC, EDQUOT); S3L_EAUTH_*, S3L_ETHROTTLED, S3L_ETRANSIENT (S3 only);
+ * S3L_EINVALID_ARGUMENT for a key that breaks the rules above. Each message names the key (and
+ * for the local backend the path and the syscall).
+ *
+ * Thread safety: the dispatch functions and the backends in this project may be called from
+ * several threads at once on the same store; one upload handle is used by one thread at a time.
  */
 #ifndef S3L_SYS_STORE_H
 #define S3L_SYS_STORE_H
@@ -26,7 +36,12 @@
 #define S3L_STORE_CAP_MULTIPART 0x4      /* uploads stream as parts */
 #define S3L_STORE_CAP_SERVER_COPY 0x8    /* copy happens in the store */
 
-/* What is known of one object. etag: opaque version token ("" when unknown), NUL-terminated. */
+/*
+ * What is known of one object. etag: opaque version token ("" when unknown), NUL-terminated:
+ * two reads with the same etag saw the same bytes. The local backend's ETag is the lowercase hex
+ * SHA-256 of the content for objects up to 1 MiB (checkpoints, markers, schema records: the
+ * objects that conditional writes protect), else "s<size>-m<mtime_ns>-i<inode>" in hex.
+ */
 struct s3l_object_info {
     char *key; /* in list callbacks only; owned by the store, valid during the callback */
     uint64_t size;
@@ -34,49 +49,80 @@ struct s3l_object_info {
     char etag[132];
 };
 
-/* Conditions and metadata for put and upload_begin. Zero-initialise. */
+/*
+ * Conditions and metadata for put and upload_begin. Zero-initialise.
+ * if_none_match: the publish fails with S3L_EPRECONDITION_FAILED if the key exists (S3
+ * If-None-Match: *; local: link(2) of the fsynced temp file). if_match: the publish fails with
+ * S3L_EPRECONDITION_FAILED unless the key exists with this ETag (S3 If-Match; local: compare
+ * and rename under flock(2) of a sibling lock file). Without either, publish replaces.
+ */
 struct s3l_put_options {
-    bool if_none_match;     /* fail with S3L_EPRECONDITION_FAILED (or S3L_EEXISTS) if the key exists */
-    const char *if_match;   /* fail with S3L_EPRECONDITION_FAILED unless the ETag is this */
+    bool if_none_match;
+    const char *if_match;
     const char *content_type;
 };
 
 struct s3l_store;
 struct s3l_upload;
 
+/* Return non-zero to stop the listing; s3l_store_list then returns that value. */
 typedef int (*s3l_store_list_cb)(void *ctx, const struct s3l_object_info *info);
 
 struct s3l_store_ops {
     int version; /* S3L_STORE_OPS_VERSION */
     const char *name;
     unsigned caps;
+    /* Starts an upload of key. Nothing is visible at key until publish. */
     int (*upload_begin)(struct s3l_store *s, const char *key, const struct s3l_put_options *opts,
                         struct s3l_upload **out, struct s3l_error *err);
     int (*upload_write)(struct s3l_upload *u, const void *data, size_t len, struct s3l_error *err);
+    /*
+     * Makes the object visible, atomically and durably, and fills info (may be NULL). Frees u
+     * whatever the outcome. S3L_EPRECONDITION_FAILED when a condition of upload_begin fails.
+     */
     int (*upload_publish)(struct s3l_upload *u, struct s3l_object_info *info,
                           struct s3l_error *err);
-    void (*upload_abort)(struct s3l_upload *u); /* also frees u */
+    void (*upload_abort)(struct s3l_upload *u); /* also frees u; nothing becomes visible */
+    /* One-shot upload: as upload_begin + write + publish. */
     int (*put)(struct s3l_store *s, const char *key, const void *data, size_t len,
                const struct s3l_put_options *opts, struct s3l_object_info *info,
                struct s3l_error *err);
+    /*
+     * Reads bytes [offset, offset + len) of key (len UINT64_MAX: to the end) into *data (owned
+     * by the caller, s3l_free; NUL-terminated, the NUL not counted in *data_len). info (may be
+     * NULL) gets the size and ETag of the object version that was read. S3L_ENOT_FOUND;
+     * S3L_ETOO_LARGE when more than max bytes would be returned.
+     */
     int (*get)(struct s3l_store *s, const char *key, uint64_t offset, uint64_t len, size_t max,
-               uint8_t **data, size_t *data_len, struct s3l_error *err);
+               uint8_t **data, size_t *data_len, struct s3l_object_info *info,
+               struct s3l_error *err);
+    /* Size, mtime and ETag of key. S3L_ENOT_FOUND. */
     int (*stat)(struct s3l_store *s, const char *key, struct s3l_object_info *info,
                 struct s3l_error *err);
+    /* Every object whose key starts with prefix ("" for all), in byte order of keys. */
     int (*list)(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb, void *ctx,
                 struct s3l_error *err);
+    /* Deletes key. A missing key is success (S3 DeleteObject semantics). */
     int (*remove)(struct s3l_store *s, const char *key, struct s3l_error *err);
+    /* Copies src_key to dst_key, replacing dst_key atomically. S3L_ENOT_FOUND for src_key. */
     int (*copy)(struct s3l_store *s, const char *src_key, const char *dst_key,
                 struct s3l_error *err);
     void (*destroy)(struct s3l_store *s);
+    /*
+     * Optional (may be NULL): a protocol step was reached. The destination announces each step
+     * of its commit protocol by name (docs/internals/commit.md lists them); backends ignore it,
+     * test wrappers use it to crash at a named point. Never fails.
+     */
+    void (*event)(struct s3l_store *s, const char *name);
 };
 
 /* The base every backend embeds first. */
 struct s3l_store {
     const struct s3l_store_ops *ops;
     char *url; /* the root URL, canonical (no trailing slash) */
-    uint64_t n_ops;
-    uint64_t bytes_written;
+    uint64_t n_ops;         /* counted by the dispatch functions (atomically) */
+    uint64_t bytes_written; /* bytes given to upload_write and put */
+    uint64_t bytes_read;    /* bytes returned by get */
 };
 
 /* An upload's base, embedded first by backends. */
@@ -85,5 +131,47 @@ struct s3l_upload {
     char *key;
     uint64_t size; /* bytes written so far */
 };
+
+/*
+ * The dispatch functions: each checks the key (S3L_EINVALID_ARGUMENT), counts one operation in
+ * s->n_ops (and bytes), and calls the op. Shapes and errors are those of the ops above.
+ */
+int s3l_store_upload_begin(struct s3l_store *s, const char *key,
+                           const struct s3l_put_options *opts, struct s3l_upload **out,
+                           struct s3l_error *err);
+int s3l_store_upload_write(struct s3l_upload *u, const void *data, size_t len,
+                           struct s3l_error *err);
+int s3l_store_upload_publish(struct s3l_upload *u, struct s3l_object_info *info,
+                             struct s3l_error *err);
+void s3l_store_upload_abort(struct s3l_upload *u); /* NULL is a no-op */
+int s3l_store_put(struct s3l_store *s, const char *key, const void *data, size_t len,
+                  const struct s3l_put_options *opts, struct s3l_object_info *info,
+                  struct s3l_error *err);
+int s3l_store_get(struct s3l_store *s, const char *key, uint64_t offset, uint64_t len, size_t max,
+                  uint8_t **data, size_t *data_len, struct s3l_object_info *info,
+                  struct s3l_error *err);
+int s3l_store_stat(struct s3l_store *s, const char *key, struct s3l_object_info *info,
+                   struct s3l_error *err);
+int s3l_store_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb, void *ctx,
+                   struct s3l_error *err);
+int s3l_store_remove(struct s3l_store *s, const char *key, struct s3l_error *err);
+int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key,
+                   struct s3l_error *err);
+/* Announces a protocol step (ops->event if set). Not counted as an operation. */
+void s3l_store_event(struct s3l_store *s, const char *name);
+
+/* Whether key follows the key rules above. */
+bool s3l_store_key_valid(const char *key);
+
+/*
+ * The wrapper registration hook (SQLite's VFS registration): every store that s3l_store_open
+ * creates afterwards is passed to wrap(ctx, inner, &outer); the wrapper returns 0 with *outer a
+ * store that owns inner (destroying outer destroys inner), or a negative code (the open fails and
+ * inner is destroyed by s3l_store_open). NULL unregisters. Call it before any store is opened,
+ * e.g. from a constructor in a test build (tests/support/crash_store.c). Not thread-safe.
+ */
+typedef int (*s3l_store_wrap_fn)(void *ctx, struct s3l_store *inner, struct s3l_store **outer,
+                                 struct s3l_error *err);
+void s3l_store_set_wrapper(s3l_store_wrap_fn wrap, void *ctx);
 
 #endif

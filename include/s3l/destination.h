@@ -1,0 +1,207 @@
+/*
+ * The Parquet table destination: lands rows of one or more tables (streams) under a store root,
+ * exactly once per epoch, with the layout and protocol of docs/internals/commit.md (issue 3,
+ * item 6; DESIGN.md section 3). T below is "NAMESPACE/TABLE", or "TABLE" without a namespace.
+ *
+ *   URL/T/<pipeline>-<epoch %020>-g<generation %020>-<file %05>.parquet        lane 0
+ *   URL/T/<pipeline>-<epoch %020>-g<generation %020>-<lane %05>-<file %05>.parquet  lanes 1..
+ *   URL/_openetl/staging/<pipeline>/g<generation %020>/T/<same file name>
+ *   URL/_openetl/markers/T/<pipeline>-<epoch %020>.json      put-if-absent, one per stream+epoch
+ *   URL/_openetl/schemas/T.json                             the table's column record
+ *   URL/_openetl/checkpoints/<pipeline>.json                the checkpoint (written atomically)
+ *   URL/_openetl/deadletter/T/<pipeline>-<epoch %020>-g<generation %020>.ndjson
+ *
+ * Use: s3l_dest_open (bumps the generation, then commits a pending epoch left by a crash), read
+ * s3l_dest_state to resume the inputs, s3l_dest_stream per table, s3l_dest_lane_sink per lane,
+ * feed rows, s3l_dest_commit at every epoch boundary (with the input positions after it), or
+ * s3l_dest_abort to drop the epoch in progress; s3l_dest_free.
+ *
+ * Threads: the row sinks of different lanes (of the same or different streams) and
+ * s3l_dest_reject may be called from different threads at once; one lane sink is used by one
+ * thread at a time. s3l_dest_open, s3l_dest_stream, s3l_dest_commit, s3l_dest_abort, s3l_dest_gc
+ * and s3l_dest_free must not run concurrently with anything else on the same destination.
+ */
+#ifndef S3L_DESTINATION_H
+#define S3L_DESTINATION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/error.h"
+#include "s3l/parquet.h"
+#include "s3l/row.h"
+#include "s3l/schema.h"
+#include "s3l/sys/store.h"
+
+#define S3L_DEST_OPTIONS_VERSION 1
+#define S3L_DEST_DEFAULT_FILE_SIZE (256ull << 20)
+#define S3L_DEST_MAX_LANES 256
+
+/* Options of s3l_dest_open. Zero-initialise, then set version and pipeline_id. */
+struct s3l_dest_options {
+    int version;               /* S3L_DEST_OPTIONS_VERSION */
+    const char *pipeline_id;   /* required: 1..64 bytes of [A-Za-z0-9._-] (a UUID by default) */
+    uint64_t file_size;        /* bytes at which a data file closes; 0: 256 MiB */
+    unsigned lanes;            /* writers per table (1..256); 0: 1 */
+    const char *disposition;   /* NULL or "append"; "replace" and "merge" are refused */
+    bool allow_type_changes;   /* a changed column type updates the record instead of failing */
+    const struct s3l_pq_options *parquet; /* NULL: s3l_pq_options_init defaults */
+    size_t memory;             /* bytes of the budget all writers share; 0: parquet.h default */
+};
+
+struct s3l_dest;
+struct s3l_dest_stream;
+
+/*
+ * Checks a write disposition. NULL and "append" pass; "replace" and "merge" are refused with
+ * S3L_EUNSUPPORTED and the reason (plain files cannot be replaced or merged atomically; DESIGN.md
+ * section 8); anything else S3L_EINVALID_CONFIG. s3l_dest_open calls it before touching the store.
+ */
+int s3l_dest_check_disposition(const char *disposition, struct s3l_error *err);
+
+/*
+ * "NAMESPACE/TABLE" (or "TABLE" when ns is NULL or empty) into *out (s3l_free), after checking
+ * both names with s3l_name_check. S3L_EINVALID_CONFIG naming the bad name; S3L_ENOMEM.
+ */
+int s3l_dest_table_path(const char *ns, const char *table, char **out, struct s3l_error *err);
+
+/*
+ * Opens the destination for pipeline o->pipeline_id on store (borrowed; must outlive the
+ * destination). Reads the checkpoint, adds 1 to its generation and writes it back with a
+ * conditional write (the lock of file://) before anything is staged; then, if the checkpoint holds
+ * a pending epoch, commits it under the generation recorded with it (same copies, same names).
+ * Errors: S3L_EUNSUPPORTED / S3L_EINVALID_CONFIG for the disposition or options (named);
+ * S3L_ECORRUPT for a checkpoint that cannot be parsed (naming its key); S3L_EFENCED if a newer
+ * writer took the pipeline during recovery; S3L_ECONFLICT for a marker that exists with other
+ * content; the store's errors (s3l/sys/store.h); S3L_ENOMEM.
+ */
+int s3l_dest_open(struct s3l_store *store, const struct s3l_dest_options *o, struct s3l_dest **out,
+                  struct s3l_error *err);
+
+/* This writer's generation (>= 1). */
+uint64_t s3l_dest_generation(const struct s3l_dest *d);
+/* The last committed epoch (0: none yet). The epoch in progress is this + 1. */
+uint64_t s3l_dest_committed_epoch(const struct s3l_dest *d);
+/*
+ * The runner's JSON value recorded with the last committed epoch (input positions), as compact
+ * JSON text, or NULL when none was ever recorded. Owned by d; valid until the next commit.
+ */
+const char *s3l_dest_state(const struct s3l_dest *d);
+
+/*
+ * Adds a stream writing table T = ns/table with schema (borrowed: it must outlive d). Checks the
+ * schema against URL/_openetl/schemas/T.json and records new columns there (conditional write).
+ * Errors: S3L_EINVALID_CONFIG for a bad name (s3l_name_check) or a table added twice;
+ * S3L_ESCHEMA_DRIFT when a recorded column changed type (unless allow_type_changes), naming
+ * table, column, old and new type, and saying to remove the record to accept it (the other
+ * streams go on); S3L_ECORRUPT for an unreadable record; store errors; S3L_ENOMEM.
+ */
+int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
+                    const struct s3l_schema *schema, struct s3l_dest_stream **out,
+                    struct s3l_error *err);
+
+/*
+ * The row sink of lane `lane` (0 .. lanes-1) of a stream; valid as long as d. A file is started
+ * at the first row of an epoch (so a lane without rows writes nothing) and closed, staged, when
+ * its size estimate reaches file_size. row_end returns S3L_EINVALID_INPUT for a row that does not
+ * fit (dropped; the lane goes on); any other failure (store, codec) is sticky for the lane and
+ * makes s3l_dest_commit fail. S3L_EINVALID_ARGUMENT for a lane out of range.
+ */
+int s3l_dest_lane_sink(struct s3l_dest_stream *st, unsigned lane, struct s3l_row_sink *out);
+
+/*
+ * Dead-letters a rejected record: appends {"reason": ..., "record": ...} as one NDJSON line to
+ * the stream's dead-letter file of the epoch in progress ("record_hex" instead of "record" when
+ * the bytes are not valid UTF-8). It is staged and committed with the epoch, listed in the
+ * epoch's marker. Store errors; S3L_ENOMEM.
+ */
+int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, const char *reason,
+                    struct s3l_error *err);
+
+/* What one s3l_dest_commit did. */
+struct s3l_dest_commit_info {
+    uint64_t epoch;     /* the epoch committed, or 0 when no stream had rows or rejects */
+    uint64_t files;     /* data files committed */
+    uint64_t rows;      /* data rows committed */
+    uint64_t rejected;  /* dead-lettered records committed */
+};
+
+/*
+ * Ends the epoch in progress and commits it: closes and stages every open file (prepare),
+ * records the pending epoch and state_json (the runner's input positions, any JSON value; NULL
+ * keeps the previous one) in the checkpoint (the commit point), copies each staged file to its
+ * final name, writes each stream's marker (put-if-absent), records the epoch as committed and
+ * deletes the staged files. A stream without rows in the epoch gets no file and no marker; when
+ * no stream has any, only the state is recorded. info may be NULL.
+ * Errors: a lane's sticky failure; S3L_EFENCED when a newer generation owns the pipeline
+ * (nothing is committed by this writer then); S3L_EINVALID_CONFIG for state_json that is not
+ * JSON; S3L_ECONFLICT for a marker that exists with other content; store errors. After a failure
+ * before the commit point, call s3l_dest_abort; after it, reopening recovers the epoch.
+ */
+int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_commit_info *info,
+                    struct s3l_error *err);
+
+/* Drops the epoch in progress: aborts open files, deletes what it staged. Nothing is committed;
+ * the next epoch reuses the number. Best effort (failures leave garbage for s3l_dest_gc). */
+void s3l_dest_abort(struct s3l_dest *d);
+
+/*
+ * Removes staged files of this pipeline that can never commit: those of generations below this
+ * writer's that the checkpoint does not hold as pending. *removed (may be NULL) gets the count.
+ * Store errors.
+ */
+int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err);
+
+/* Frees d (aborting an epoch in progress). NULL is a no-op. */
+void s3l_dest_free(struct s3l_dest *d);
+
+/* --- Reading a destination (ls, inspect, schema): no pipeline needed. --- */
+
+/* One file a marker lists. key: relative to the store root. */
+struct s3l_dest_file {
+    const char *key;
+    uint64_t size;    /* bytes */
+    uint64_t rows;    /* data rows, or dead-lettered records */
+    const char *sha256; /* lowercase hex */
+};
+
+/* One marker: a committed (stream, epoch). Valid during the callback only. */
+struct s3l_dest_marker {
+    const char *key;
+    const char *pipeline;
+    const char *table;
+    uint64_t epoch;
+    uint64_t generation;
+    uint64_t rows; /* total data rows */
+    size_t n_files;
+    const struct s3l_dest_file *files;
+    size_t n_deadletter;
+    const struct s3l_dest_file *deadletter;
+};
+
+/* Calls cb(ctx, T) for every table with a schema record, in byte order. cb's non-zero result
+ * stops the listing and is returned. Store errors. */
+int s3l_dest_list_tables(struct s3l_store *s, int (*cb)(void *ctx, const char *table), void *ctx,
+                         struct s3l_error *err);
+
+/* Calls cb for every marker of table T, in key order (pipeline, then epoch). S3L_ECORRUPT for a
+ * marker that cannot be parsed (naming its key); store errors. */
+int s3l_dest_list_markers(struct s3l_store *s, const char *table,
+                          int (*cb)(void *ctx, const struct s3l_dest_marker *m), void *ctx,
+                          struct s3l_error *err);
+
+/*
+ * Calls cb for every data file directly under URL/T/ (not in sub-tables), in key order, with
+ * committed = whether a marker lists it. committed_only: skip the others (files of an epoch
+ * whose marker is not written yet). Errors as s3l_dest_list_markers.
+ */
+int s3l_dest_list_files(struct s3l_store *s, const char *table, bool committed_only,
+                        int (*cb)(void *ctx, const struct s3l_object_info *info, bool committed),
+                        void *ctx, struct s3l_error *err);
+
+/* The schema record of T as JSON text (*json: s3l_free, NUL-terminated). S3L_ENOT_FOUND. */
+int s3l_dest_read_schema(struct s3l_store *s, const char *table, char **json, size_t *len,
+                         struct s3l_error *err);
+
+#endif

@@ -1,0 +1,241 @@
+/*
+ * Input readers and the record converter: how bytes of NDJSON, a JSON array of objects or CSV
+ * become rows of a schema (include/s3l/schema.h) handed to a row sink (include/s3l/row.h).
+ *
+ * A reader pulls one record at a time from a file descriptor (stdin works), reading blocks of
+ * block_bytes; memory is bounded by max_record_bytes, never by the input's size. Each record comes
+ * as a tape: a flat array of struct s3l_value in document order, where record.values[0] is the
+ * top-level object, an object's members follow it as (key, value) pairs and every entry says
+ * where its subtree ends. Strings are decoded UTF-8; numbers keep their text. Records carry the
+ * line number and the byte offset just after them, which the runner checkpoints; a reader can be
+ * opened at such an offset (with the CSV header it recorded) to resume.
+ *
+ * Inference (s3l_infer_*) turns a sample of records into a schema; the converter (s3l_convert)
+ * turns a record into row-sink calls for a schema, applying only lossless coercions.
+ * docs/internals/json.md and csv.md describe the formats, schema.md the types and coercions.
+ */
+#ifndef S3L_INPUT_H
+#define S3L_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/error.h"
+#include "s3l/row.h"
+#include "s3l/schema.h"
+
+/* ---- records ------------------------------------------------------------------------------- */
+
+enum s3l_value_kind {
+    S3L_VALUE_NULL = 0,
+    S3L_VALUE_FALSE,
+    S3L_VALUE_TRUE,
+    S3L_VALUE_NUMBER, /* str/len: the number's text as written (RFC 8259 section 6 grammar) */
+    S3L_VALUE_STRING, /* str/len: decoded, valid UTF-8; may hold NUL bytes */
+    S3L_VALUE_ARRAY,  /* len: element count; the elements follow */
+    S3L_VALUE_OBJECT, /* len: member count; (key STRING, value) pairs follow */
+};
+
+/* flags of a value */
+#define S3L_VALUE_TEXT 0x1u /* a CSV field: text whose type is read from its shape */
+#define S3L_VALUE_INT 0x2u  /* a NUMBER without fraction or exponent */
+
+/*
+ * One entry of a record's tape (24 bytes). Pointers stay valid until the next s3l_reader_next.
+ * kind and flags are 16-bit rather than char-sized on purpose: a store through a char type may
+ * alias anything, which would make the compiler reload the scanner's state after every entry.
+ */
+struct s3l_value {
+    uint16_t kind;  /* enum s3l_value_kind */
+    uint16_t flags; /* S3L_VALUE_* */
+    uint32_t len;  /* bytes (STRING, NUMBER), elements (ARRAY) or members (OBJECT) */
+    uint32_t end;  /* index of the first entry after this value and everything inside it */
+    uint32_t pos;  /* byte offset of the value within its record (for messages) */
+    const char *str;
+};
+
+struct s3l_record {
+    const struct s3l_value *values; /* the tape; values[0] is an OBJECT */
+    size_t n_values;
+    uint64_t line;       /* 1-based line number of the record's first line */
+    uint64_t offset;     /* byte offset of the record's first byte in the input */
+    uint64_t end_offset; /* byte offset just after the record (its line end included) */
+    const char *raw;     /* the record's bytes, line end excluded (for dead letters) */
+    size_t raw_len;
+    const char *source; /* the input's name given at open, for messages */
+};
+
+/* ---- readers ------------------------------------------------------------------------------- */
+
+enum s3l_input_format {
+    S3L_INPUT_NDJSON = 1, /* one JSON object per line (blank lines skipped) */
+    S3L_INPUT_JSON,       /* one JSON array of objects [{...}, {...}], or objects back to back */
+    S3L_INPUT_CSV,        /* RFC 4180 with a header row */
+};
+
+/* "ndjson" (also "jsonl"), "json", "csv". S3L_EINVALID_CONFIG naming the accepted names. */
+int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct s3l_error *err);
+
+#define S3L_READER_OPTIONS_VERSION 1
+#define S3L_DEFAULT_MAX_RECORD_BYTES (16u << 20)
+#define S3L_DEFAULT_BLOCK_BYTES (1u << 20)
+
+struct s3l_reader_options {
+    int version;                  /* S3L_READER_OPTIONS_VERSION */
+    enum s3l_input_format format; /* required */
+    const char *name;             /* the input's name in messages ("orders.ndjson", "stdin") */
+    size_t max_record_bytes;      /* longest record (line, array element, CSV row); 0: 16 MiB */
+    size_t block_bytes;           /* read() size; 0: 1 MiB */
+    uint64_t start_offset;        /* resume at this byte offset (a record's end_offset) */
+    uint64_t start_line;          /* line number of the line at start_offset; 0: 1 */
+    char csv_delimiter;           /* 0: ',' */
+    /* CSV resuming at start_offset > 0: the header line as s3l_reader_csv_header gave it. */
+    const char *csv_header;
+    size_t csv_header_len;
+};
+
+struct s3l_reader;
+
+/*
+ * Opens a reader over fd (not owned: the caller closes it after s3l_reader_free). When
+ * start_offset > 0 the reader seeks there (lseek, or reads and discards on a pipe); for JSON it
+ * then expects ',' or ']' (just after an array element) or '{' (the next top-level object), for
+ * CSV it needs csv_header.
+ * Errors: S3L_EINVALID_ARGUMENT (bad options; CSV resume without header), S3L_EIO (seek/read
+ * failed, naming the input), S3L_ENOMEM.
+ */
+int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_reader **out,
+                    struct s3l_error *err);
+
+/*
+ * Reads the next record into *rec. Returns 1 with a record, 0 at the end of the input, or:
+ *  - S3L_EINVALID_INPUT: a malformed record (bad JSON, invalid UTF-8, a line that is not an
+ *    object, a record over max_record_bytes (also S3L_ETOO_LARGE's text), a CSV row with the
+ *    wrong number of fields), err naming input, line, byte offset and column. rec->line, offset,
+ *    end_offset and raw (raw_len 0 when too long) describe the bad record. NDJSON and CSV rows
+ *    are independent: the next call continues after it. A JSON array cannot be resynchronised,
+ *    nor can a CSV quote left open at the end: the error then repeats on every call.
+ *  - S3L_EIO: read() failed (sticky); S3L_ENOMEM.
+ * Nothing in *rec outlives the next call or s3l_reader_free.
+ */
+int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
+
+/* Byte offset just after the last record returned or skipped (the resume point). */
+uint64_t s3l_reader_offset(const struct s3l_reader *r);
+
+/* Number of the line at s3l_reader_offset (1-based): start_line for a resumed reader. */
+uint64_t s3l_reader_line(const struct s3l_reader *r);
+
+/*
+ * CSV: the header line's bytes (line end excluded), to record in the checkpoint; available after
+ * the first s3l_reader_next (or at once when resumed). NULL with *len 0 before, and for JSON.
+ */
+const char *s3l_reader_csv_header(const struct s3l_reader *r, size_t *len);
+
+/* Frees the reader (not its fd). NULL is a no-op. */
+void s3l_reader_free(struct s3l_reader *r);
+
+/* ---- inference ----------------------------------------------------------------------------- */
+
+#define S3L_INFER_OPTIONS_VERSION 1
+#define S3L_DEFAULT_INFER_RECORDS 1000
+
+struct s3l_infer_options {
+    int version;                        /* S3L_INFER_OPTIONS_VERSION */
+    bool nested_as_json;                /* objects and arrays become json text, not struct/list */
+    enum s3l_time_unit timestamp_unit;  /* unit of inferred timestamps; S3L_UNIT_SECOND (0) = us */
+};
+
+struct s3l_infer;
+
+/* A new inference over records added one by one. opt may be NULL (defaults). NULL on ENOMEM. */
+struct s3l_infer *s3l_infer_new(const struct s3l_infer_options *opt);
+void s3l_infer_free(struct s3l_infer *inf);
+
+/*
+ * Adds one record of the sample (the caller decides the sample size; 1,000 by default):
+ *  NUMBER -> int64 (when it fits, no fraction/exponent) or double; true/false -> bool;
+ *  STRING -> date32[day] for YYYY-MM-DD, timestamp[us] for a date and time, timestamp[us, tz=UTC]
+ *  when an offset or Z is written, else string; CSV text also -> int64, double, bool;
+ *  OBJECT -> struct, ARRAY -> list (json with nested_as_json); null -> no type yet.
+ * Types of a column are combined by s3l_type_widen. S3L_ENOMEM.
+ */
+int s3l_infer_add(struct s3l_infer *inf, const struct s3l_record *rec);
+
+/* Records added so far. */
+size_t s3l_infer_count(const struct s3l_infer *inf);
+
+/*
+ * The inferred schema: every column with a type, nullable, in order of first appearance. Columns
+ * that were null in every record have no type yet and are left out: s3l_infer_pending lists them
+ * (the caller types them when a value arrives, with s3l_infer_value). Nested fields that only held
+ * nulls are left out of their struct; a struct left empty or a list of only nulls is pending too.
+ * *out: s3l_schema_free. S3L_ENOMEM.
+ */
+int s3l_infer_schema(const struct s3l_infer *inf, struct s3l_schema **out);
+
+/* Columns seen only with nulls: count, and the i-th name (NUL-terminated, owned by inf). */
+size_t s3l_infer_n_pending(const struct s3l_infer *inf);
+const char *s3l_infer_pending(const struct s3l_infer *inf, size_t i);
+
+/*
+ * The type of one value (values[i] of a tape), by the rules of s3l_infer_add. out->id is 0 when
+ * the value says nothing (null, an empty array, an object of nulls). *out: s3l_type_cleanup.
+ * S3L_ENOMEM.
+ */
+int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
+                    struct s3l_type *out);
+
+/* ---- conversion ---------------------------------------------------------------------------- */
+
+#define S3L_CONVERTER_OPTIONS_VERSION 1
+
+struct s3l_converter_options {
+    int version; /* S3L_CONVERTER_OPTIONS_VERSION */
+    /* When a record has a top-level key that the schema lacks, with a non-null value: false
+     * ignores it (counted by s3l_converter_ignored); true stops before the row with
+     * S3L_CONVERT_NEW_COLUMNS so that the caller can grow the schema. */
+    bool stop_on_unknown;
+};
+
+/* s3l_convert's positive result: the record has columns the schema lacks; nothing was written. */
+#define S3L_CONVERT_NEW_COLUMNS 1
+
+struct s3l_converter;
+
+/*
+ * A converter for schema (copied). opt may be NULL. Errors: S3L_EUNSUPPORTED for a column type it
+ * cannot fill (naming it), S3L_ENOMEM.
+ */
+int s3l_converter_new(const struct s3l_schema *schema, const struct s3l_converter_options *opt,
+                      struct s3l_converter **out, struct s3l_error *err);
+void s3l_converter_free(struct s3l_converter *c);
+
+/*
+ * Writes rec as one row of the converter's schema into sink: row_begin, one value per column in
+ * schema order (a missing key is null), row_end. Coercions (all lossless; docs/internals/schema.md):
+ * a number into a string column keeps its text; an integer into float or decimal columns; text
+ * holding a valid number, bool, decimal, date, time, timestamp (ISO-8601, offsets applied), UUID
+ * or interval (ISO-8601 duration) into that column; an array into a list, an object into a struct
+ * or a map; anything into json (its JSON text). Returns:
+ *  0 when the row was written;
+ *  S3L_CONVERT_NEW_COLUMNS (stop_on_unknown only): s3l_converter_unknown lists the new keys;
+ *  S3L_EINVALID_INPUT when a value does not fit (a fraction or text into an integer, an overflow,
+ *    a null in a key or non-nullable column, an object into a scalar ...): the row is aborted
+ *    (row_abort) and err says "SOURCE line N, column "c.d[2]": expected int64, got 1.5 (a
+ *    fraction)";
+ *  the sink's error when row_end fails; S3L_ENOMEM.
+ */
+int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
+                const struct s3l_row_sink *sink, struct s3l_error *err);
+
+/* After S3L_CONVERT_NEW_COLUMNS: the number of new keys, and the tape index of the i-th key
+ * (its value is the entry after it) in the record given to s3l_convert. */
+size_t s3l_converter_n_unknown(const struct s3l_converter *c);
+size_t s3l_converter_unknown(const struct s3l_converter *c, size_t i);
+
+/* Values of unknown keys ignored so far (stop_on_unknown false). */
+uint64_t s3l_converter_ignored(const struct s3l_converter *c);
+
+#endif

@@ -1,0 +1,261 @@
+/*
+ * The pipeline runner's bookkeeping: who a pipeline is and where each of its inputs stands.
+ *
+ * A pipeline reads inputs (files or stdin) into a table destination in epochs. Its identity is a
+ * name-based UUID (RFC 4122 section 4.3, version 5, SHA-1) over the canonical destination URL,
+ * the table path T (NAMESPACE/TABLE or TABLE) and the sorted real paths of its inputs, so a rerun
+ * from another directory, or with a trailing slash on the URL, is the same pipeline (issue 3,
+ * item 6). Each input's position is its identity (real path, device, inode), the byte offset
+ * after the last checkpointed epoch, the SHA-256 of the (up to) 4 KiB before that offset, and for
+ * CSV the header line. The destination keeps the positions as an opaque JSON value inside its
+ * checkpoint; on a rerun the runner reads them back, refuses an input that was rotated, truncated
+ * or rewritten, and resumes every other input at its offset.
+ *
+ * stdin (path "-") and other non-seekable inputs cannot be replayed: their position records the
+ * offset only (no identity, no hash) and is never verified.
+ */
+#ifndef S3L_PIPELINE_H
+#define S3L_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/error.h"
+#include "s3l/parquet.h"
+#include "s3l/schema.h"
+
+/* Bytes before an input's offset that are hashed to detect a rewrite. */
+#define S3L_INPUT_HASH_WINDOW 4096
+
+/*
+ * The fixed namespace UUID of pipeline ids (chosen once, never to change: changing it would give
+ * every existing pipeline a new id and re-land its inputs).
+ */
+#define S3L_PIPELINE_NAMESPACE "221245c7-ac52-4405-b24f-f3fd2fdc3460"
+
+/* Length of a UUID in text form, without the NUL. */
+#define S3L_UUID_STR_LEN 36
+
+/* Where one input stands. Owned strings are freed by s3l_input_position_cleanup. */
+struct s3l_input_position {
+    char *path;         /* real path (realpath(3)), or "-" for stdin */
+    bool replayable;    /* a regular file: identity and hash are meaningful */
+    uint64_t dev;       /* st_dev of the file; 0 when not replayable */
+    uint64_t ino;       /* st_ino of the file; 0 when not replayable */
+    uint64_t offset;    /* bytes of the input consumed by committed epochs */
+    char sha256[65];    /* lowercase hex SHA-256 of bytes [max(0, offset - 4096), offset); "" when
+                           not replayable */
+    char *csv_header;   /* the CSV header line as read (no line end), or NULL */
+};
+
+/*
+ * Opens the input at `path` for reading ("-" is stdin: *fd_out is 0, not to be closed) and fills
+ * *pos with its identity: real path, device and inode, offset 0 and the hash of no bytes.
+ * *pos is overwritten (call s3l_input_position_cleanup when done); *fd_out is owned by the caller.
+ * Errors: S3L_ENOT_FOUND (missing), S3L_EPERMISSION_DENIED (unreadable), S3L_EINVALID_INPUT (a
+ * directory), S3L_EIO, S3L_ENOMEM; each names the path.
+ */
+int s3l_input_open(const char *path, struct s3l_input_position *pos, int *fd_out,
+                   struct s3l_error *err);
+
+/* Frees what pos owns and zeroes it. NULL is a no-op. */
+void s3l_input_position_cleanup(struct s3l_input_position *pos);
+
+/* Deep copy of src into *dst (dst is overwritten). S3L_ENOMEM. */
+int s3l_input_position_copy(struct s3l_input_position *dst, const struct s3l_input_position *src);
+
+/*
+ * Records that the input read through fd (the file pos describes) is consumed up to `offset`
+ * bytes: sets pos->offset and, for a replayable input, re-hashes the window before it with
+ * pread(2), leaving the file position unchanged. Errors: S3L_EIO (read failed or the file is
+ * shorter than offset), naming the path.
+ */
+int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t offset,
+                               struct s3l_error *err);
+
+/*
+ * Checks that the input now open as fd (described by `current`, from s3l_input_open) is the
+ * same file, with the same bytes before the offset, as `recorded` (from the checkpoint). Rotated
+ * (another device/inode at the path), truncated (shorter than the offset) and rewritten (the
+ * hashed window differs) inputs are refused with S3L_EINVALID_INPUT naming the path and what
+ * changed; so is a recorded position for stdin when the input now is a file, or the reverse.
+ * A non-replayable recorded position verifies trivially. S3L_EIO when reading fails.
+ */
+int s3l_input_position_verify(const struct s3l_input_position *recorded,
+                              const struct s3l_input_position *current, int fd,
+                              struct s3l_error *err);
+
+/*
+ * Canonical form of a destination URL: "file:///abs/path" (lexically normalised: no "//", "."
+ * or ".." segments, no trailing slash), a bare path ("lake", "/tmp/lake") taken as a file://
+ * URL relative to the working directory, or "s3://bucket/prefix" without trailing slashes.
+ * *out is NUL-terminated and owned by the caller (s3l_free).
+ * Errors: S3L_EINVALID_CONFIG for an empty URL, an unknown scheme or a relative file:// path;
+ * S3L_EIO when the working directory cannot be found; S3L_ENOMEM.
+ */
+int s3l_url_canonical(const char *url, char **out, struct s3l_error *err);
+
+/*
+ * The deterministic pipeline id: UUIDv5 (namespace S3L_PIPELINE_NAMESPACE) over the UTF-8 name
+ * "<canonical url>\n<table path>\n<path 1>\n...<path n>\n", the paths sorted bytewise (strcmp)
+ * and given as real paths ("-" for stdin). url must already be canonical (s3l_url_canonical).
+ * out receives 36 characters and a NUL (lowercase). Errors: S3L_EINVALID_ARGUMENT for an empty
+ * url or table; S3L_ENOMEM.
+ */
+int s3l_pipeline_id(const char *url, const char *table_path, const char *const *paths, size_t n,
+                    char out[S3L_UUID_STR_LEN + 1], struct s3l_error *err);
+
+/* Whether s is a UUID in text form (8-4-4-4-12 hex digits); for --pipeline-id. */
+bool s3l_uuid_valid(const char *s);
+
+/*
+ * Serialises n positions as the JSON object the destination keeps in its checkpoint:
+ * {"version":1,"inputs":[{"path":..,"replayable":..,"dev":..,"ino":..,"offset":..,
+ * "sha256":..,"csv_header":..}, ...]} (csv_header omitted when NULL). *out is NUL-terminated,
+ * owned by the caller (s3l_free). S3L_ENOMEM.
+ */
+int s3l_positions_to_json(const struct s3l_input_position *pos, size_t n, char **out);
+
+/*
+ * Parses what s3l_positions_to_json wrote. *out is an array of *n_out positions owned by the
+ * caller (free with s3l_positions_free). Errors: S3L_ECORRUPT naming the entry and field that is
+ * missing or of the wrong type, or an unknown version; S3L_ENOMEM.
+ */
+int s3l_positions_from_json(const char *json, size_t len, struct s3l_input_position **out,
+                            size_t *n_out, struct s3l_error *err);
+
+/* Frees an array of n positions. NULL is a no-op. */
+void s3l_positions_free(struct s3l_input_position *pos, size_t n);
+
+/* The position for real path `path` in pos[0..n), or NULL. */
+const struct s3l_input_position *s3l_positions_find(const struct s3l_input_position *pos,
+                                                    size_t n, const char *path);
+
+struct s3l_store;
+
+/*
+ * Reads the checkpoint of pipeline `id` on store without taking the pipeline over (no generation
+ * bump, nothing written): *state gets the runner's positions JSON (NULL when none; s3l_free),
+ * *pending whether an epoch awaits recovery, *committed_epoch the last committed epoch; each out
+ * pointer may be NULL. A missing checkpoint is success with NULL, false, 0.
+ * Errors: S3L_ECORRUPT (not a JSON object, naming the key); the store's errors; S3L_ENOMEM.
+ */
+int s3l_pipeline_peek(struct s3l_store *store, const char *id, char **state, bool *pending,
+                      uint64_t *committed_epoch, struct s3l_error *err);
+
+/*
+ * Calls cb(ctx, id) for every pipeline with a checkpoint on store, in byte order of ids. cb's
+ * non-zero result stops the listing and is returned. The store's errors.
+ */
+int s3l_pipeline_list(struct s3l_store *store, int (*cb)(void *ctx, const char *id), void *ctx,
+                      struct s3l_error *err);
+
+/* ---- The runner ------------------------------------------------------------------------------ */
+
+/* What happens to a record that does not fit the schema (issue 3, item 5). */
+enum s3l_bad_records {
+    S3L_BAD_RECORDS_FAIL = 0,    /* the epoch holding it is not committed; the run stops */
+    S3L_BAD_RECORDS_SKIP,        /* dropped and counted */
+    S3L_BAD_RECORDS_DEAD_LETTER, /* written with its reason under URL/_openetl/deadletter/T/ */
+};
+
+/* Write dispositions. Only APPEND exists on plain files; the others are refused at start. */
+enum s3l_disposition {
+    S3L_DISPOSITION_APPEND = 0,
+    S3L_DISPOSITION_REPLACE,
+    S3L_DISPOSITION_MERGE,
+};
+
+/* Where a failure of s3l_pipeline_run came from, so a caller can tell input from store. */
+enum s3l_pipeline_side {
+    S3L_SIDE_NONE = 0,
+    S3L_SIDE_CONFIG,      /* options, schema file */
+    S3L_SIDE_INPUT,       /* opening, reading or parsing an input; a changed input */
+    S3L_SIDE_DESTINATION, /* the store and the commit protocol */
+};
+
+/* What a progress callback is told. */
+enum s3l_pipeline_event {
+    S3L_EVENT_PROGRESS = 1, /* periodically (about every 0.5 s) while rows flow */
+    S3L_EVENT_COMMIT,       /* an epoch was committed (its marker written) */
+    S3L_EVENT_RECOVERED,    /* a pending epoch of an earlier run was committed at start */
+    S3L_EVENT_UP_TO_DATE,   /* at start: every input is already committed to its end */
+    S3L_EVENT_BAD_RECORD,   /* a record was skipped or dead-lettered (message in `message`) */
+};
+
+/* Counters since the start of the run; times in ns. */
+struct s3l_pipeline_stats {
+    uint64_t rows;          /* rows accepted into the table */
+    uint64_t rows_bad;      /* rows skipped or dead-lettered */
+    uint64_t bytes_in;      /* input bytes consumed */
+    uint64_t bytes_out;     /* Parquet bytes committed */
+    uint64_t files;         /* data files committed */
+    uint64_t epochs;        /* epochs committed by this run */
+    uint64_t last_epoch;    /* number of the last committed epoch (0: none yet) */
+    int64_t elapsed_ns;     /* since s3l_pipeline_run started */
+};
+
+struct s3l_pipeline_report {
+    enum s3l_pipeline_event event;
+    const struct s3l_pipeline_stats *stats;
+    /* COMMIT: the committed position of each input (n_inputs entries), for resuming stdin. */
+    const struct s3l_input_position *inputs;
+    size_t n_inputs;
+    const char *message; /* BAD_RECORD: why (names file, line, column); else NULL */
+};
+
+typedef void (*s3l_pipeline_report_cb)(void *ctx, const struct s3l_pipeline_report *report);
+
+#define S3L_PIPELINE_OPTIONS_VERSION 1
+
+/* Options of one run. Fill with s3l_pipeline_options_init, then set what differs. */
+struct s3l_pipeline_options {
+    int version;                 /* S3L_PIPELINE_OPTIONS_VERSION */
+    const char *url;             /* destination; any form s3l_url_canonical takes */
+    const char *table;           /* required */
+    const char *ns;              /* namespace, or NULL */
+    const struct s3l_schema *schema; /* declared schema, or NULL to infer */
+    const char *input_format;    /* "ndjson" (default), "json" (an array) or "csv" */
+    const char *const *inputs;   /* paths, "-" for stdin; n_inputs >= 1 */
+    size_t n_inputs;
+    enum s3l_codec codec;        /* default ZSTD */
+    int codec_level;             /* 0: the codec's default */
+    uint64_t file_size;          /* bytes at which a data file closes; default 256 MiB */
+    size_t row_group_bytes;      /* default 128 MiB (the memory budget may flush earlier) */
+    uint64_t row_group_rows;     /* 0: no row limit */
+    size_t memory;               /* budget of buffered Parquet bytes, all lanes; default 48 MiB */
+    uint64_t epoch_rows;         /* commit every this many rows; 0: no row limit; default 1e6 */
+    int64_t commit_interval_ns;  /* commit at least this often; 0: no time limit; default 60 s */
+    unsigned lanes;              /* encoding threads; default 1 */
+    const char *pipeline_id;     /* a UUID, or NULL for the deterministic id */
+    bool allow_type_changes;     /* let the destination update a changed column's type */
+    enum s3l_time_unit timestamp_unit; /* MICRO (default) or NANO */
+    enum s3l_bad_records bad_records;
+    enum s3l_disposition disposition;
+    size_t max_record_size;      /* bytes; default 16 MiB */
+    size_t infer_rows;           /* records sampled for inference; default 1,000 */
+    s3l_pipeline_report_cb report; /* may be NULL */
+    void *report_ctx;
+};
+
+/* Fills o with the defaults above. */
+void s3l_pipeline_options_init(struct s3l_pipeline_options *o);
+
+/*
+ * Runs a pipeline to the end of its inputs: opens the destination (creating a file:// root),
+ * commits a pending epoch left by an earlier run, verifies each input against its recorded
+ * position (refusing a changed one), resumes each at its offset, and commits an epoch every
+ * epoch_rows rows or commit_interval_ns, and at the end of the input. stats (may be NULL) gets
+ * the final counters, also on failure. *side (may be NULL) says where a failure came from.
+ * Errors: S3L_EUNSUPPORTED for a replace or merge disposition (before any data moves, with the
+ * reason); S3L_EINVALID_CONFIG for bad options; the input's errors (S3L_ENOT_FOUND,
+ * S3L_EPERMISSION_DENIED, S3L_EINVALID_INPUT naming file, line and column, S3L_ETOO_LARGE for a
+ * record over max_record_size); the destination's (S3L_ESCHEMA_DRIFT, S3L_EFENCED,
+ * S3L_ENO_SPACE, S3L_EPERMISSION_DENIED, S3L_EIO, ...). On failure the epoch in progress is not
+ * committed and nothing committed before is touched.
+ */
+int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipeline_stats *stats,
+                     enum s3l_pipeline_side *side, struct s3l_error *err);
+
+#endif

@@ -1,0 +1,247 @@
+/*
+ * The checkpoint document and its conditional updates. The checkpoint is the commit point of the
+ * protocol (docs/internals/commit.md): it holds the pipeline id, the current generation, the last
+ * committed epoch, the pending epoch (its generation and every staged file: staged key, final key,
+ * size, rows, SHA-256) and the runner's opaque state (input positions). Every write is
+ * conditional on the version read or written last (If-Match; put-if-absent when new), so a writer
+ * whose generation was superseded learns it (S3L_EFENCED) instead of overwriting a newer one.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commit/commit.h"
+#include "util/util.h"
+
+void s3l__ckpt_clear_pending(struct s3l__ckpt *c)
+{
+    for (size_t i = 0; i < c->n_files; i++) {
+        s3l_free(c->files[i].table);
+        s3l_free(c->files[i].staged);
+        s3l_free(c->files[i].final);
+    }
+    s3l_free(c->files);
+    c->files = NULL;
+    c->n_files = 0;
+    c->has_pending = false;
+    c->pending_epoch = 0;
+    c->pending_generation = 0;
+}
+
+void s3l__ckpt_cleanup(struct s3l__ckpt *c)
+{
+    s3l__ckpt_clear_pending(c);
+    s3l_free(c->pipeline);
+    s3l_free(c->state);
+    memset(c, 0, sizeof(*c));
+}
+
+char *s3l__ckpt_key(const char *pipeline)
+{
+    size_t n = strlen(pipeline) + 64;
+    char *k = s3l_malloc(n);
+    if (k)
+        snprintf(k, n, "_openetl/checkpoints/%s.json", pipeline);
+    return k;
+}
+
+static json_t *file_json(const struct s3l__ckpt_file *f)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:s}", "table", f->table, "kind",
+                     f->deadletter ? "deadletter" : "data", "staged", f->staged, "final", f->final,
+                     "size", (json_int_t)f->size, "rows", (json_int_t)f->rows, "sha256", f->sha256);
+}
+
+int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct s3l_error *err)
+{
+    json_t *state = NULL;
+    if (c->state) {
+        json_error_t je;
+        state = json_loads(c->state, JSON_DECODE_ANY, &je);
+        if (!state)
+            return s3l_error_set(err, S3L_EINVALID_CONFIG, "runner state is not JSON: %s (at %d)",
+                                 je.text, je.position);
+    }
+    json_t *pending = json_null();
+    if (c->has_pending) {
+        json_t *files = json_array();
+        for (size_t i = 0; files && i < c->n_files; i++)
+            json_array_append_new(files, file_json(&c->files[i]));
+        pending = json_pack("{s:I, s:I, s:o}", "epoch", (json_int_t)c->pending_epoch,
+                            "generation", (json_int_t)c->pending_generation, "files", files);
+    }
+    json_t *doc = json_pack("{s:i, s:s, s:I, s:I, s:o, s:o}", "version", 1, "pipeline",
+                            c->pipeline, "generation", (json_int_t)c->generation,
+                            "committed_epoch", (json_int_t)c->committed_epoch, "pending", pending,
+                            "state", state ? state : json_null());
+    if (!doc)
+        return S3L_ENOMEM;
+    char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (!text)
+        return S3L_ENOMEM;
+    *out = s3l_strdup(text);
+    free(text);
+    if (!*out)
+        return S3L_ENOMEM;
+    *len = strlen(*out);
+    return 0;
+}
+
+static int bad(struct s3l_error *err, const char *key, const char *what)
+{
+    return s3l_error_set(err, S3L_ECORRUPT, "checkpoint %s: %s", key, what);
+}
+
+static int get_u64(json_t *o, const char *name, uint64_t *v)
+{
+    json_t *x = json_object_get(o, name);
+    if (!json_is_integer(x) || json_integer_value(x) < 0)
+        return -1;
+    *v = (uint64_t)json_integer_value(x);
+    return 0;
+}
+
+static char *get_str(json_t *o, const char *name)
+{
+    json_t *x = json_object_get(o, name);
+    return json_is_string(x) ? s3l_strdup(json_string_value(x)) : NULL;
+}
+
+static int decode_pending(json_t *p, const char *key, struct s3l__ckpt *c, struct s3l_error *err)
+{
+    json_t *files = json_object_get(p, "files");
+    if (get_u64(p, "epoch", &c->pending_epoch) || get_u64(p, "generation", &c->pending_generation)
+        || !json_is_array(files))
+        return bad(err, key, "pending epoch lacks epoch, generation or files");
+    size_t n = json_array_size(files);
+    c->files = s3l_calloc(n ? n : 1, sizeof(*c->files));
+    if (!c->files)
+        return S3L_ENOMEM;
+    c->has_pending = true;
+    for (size_t i = 0; i < n; i++) {
+        json_t *f = json_array_get(files, i);
+        struct s3l__ckpt_file *cf = &c->files[i];
+        c->n_files = i + 1;
+        cf->table = get_str(f, "table");
+        cf->staged = get_str(f, "staged");
+        cf->final = get_str(f, "final");
+        json_t *sha = json_object_get(f, "sha256");
+        json_t *kind = json_object_get(f, "kind");
+        if (!cf->table || !cf->staged || !cf->final || get_u64(f, "size", &cf->size)
+            || get_u64(f, "rows", &cf->rows) || !json_is_string(sha)
+            || strlen(json_string_value(sha)) != 64 || !json_is_string(kind)
+            || !s3l_store_key_valid(cf->staged) || !s3l_store_key_valid(cf->final))
+            return bad(err, key, "a pending file lacks table, keys, size, rows, kind or sha256");
+        memcpy(cf->sha256, json_string_value(sha), 65);
+        cf->deadletter = strcmp(json_string_value(kind), "deadletter") == 0;
+    }
+    return 0;
+}
+
+int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__ckpt *c,
+                     struct s3l_error *err)
+{
+    json_error_t je;
+    json_t *doc = json_loadb(text, len, 0, &je);
+    if (!doc)
+        return s3l_error_set(err, S3L_ECORRUPT, "checkpoint %s: not JSON: %s (line %d)", key,
+                             je.text, je.line);
+    int rc = 0;
+    json_t *version = json_object_get(doc, "version");
+    json_t *pending = json_object_get(doc, "pending");
+    json_t *state = json_object_get(doc, "state");
+    if (!json_is_integer(version) || json_integer_value(version) != 1)
+        rc = bad(err, key, "unknown version (expected 1)");
+    else if (!(c->pipeline = get_str(doc, "pipeline")))
+        rc = bad(err, key, "no pipeline");
+    else if (get_u64(doc, "generation", &c->generation)
+             || get_u64(doc, "committed_epoch", &c->committed_epoch))
+        rc = bad(err, key, "no generation or committed_epoch");
+    else if (pending && !json_is_null(pending))
+        rc = decode_pending(pending, key, c, err);
+    if (rc == 0 && state && !json_is_null(state)) {
+        char *t = json_dumps(state, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+        c->state = t ? s3l_strdup(t) : NULL;
+        free(t);
+        if (!c->state)
+            rc = S3L_ENOMEM;
+    }
+    json_decref(doc);
+    return rc;
+}
+
+int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *c,
+                   struct s3l_error *err)
+{
+    char *key = s3l__ckpt_key(pipeline);
+    if (!key)
+        return S3L_ENOMEM;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    struct s3l_object_info info;
+    struct s3l_error e2 = {0};
+    memset(c, 0, sizeof(*c));
+    int rc = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &data, &len, &info, &e2);
+    if (rc == S3L_ENOT_FOUND) {
+        c->pipeline = s3l_strdup(pipeline);
+        rc = c->pipeline ? 0 : S3L_ENOMEM;
+    } else if (rc) {
+        if (err && err->code == 0)
+            *err = e2;
+    } else {
+        rc = s3l__ckpt_decode((const char *)data, len, key, c, err);
+        if (rc == 0 && strcmp(c->pipeline, pipeline) != 0)
+            rc = bad(err, key, "it belongs to another pipeline");
+        if (rc == 0) {
+            c->exists = true;
+            memcpy(c->etag, info.etag, sizeof(c->etag));
+        }
+    }
+    if (rc)
+        s3l__ckpt_cleanup(c);
+    s3l_free(data);
+    s3l_free(key);
+    return rc;
+}
+
+int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
+                    struct s3l_error *err)
+{
+    char *text = NULL, *key = s3l__ckpt_key(c->pipeline);
+    size_t len = 0;
+    int rc = key ? s3l__ckpt_encode(c, &text, &len, err) : S3L_ENOMEM;
+    if (rc == 0) {
+        struct s3l_put_options po = {0};
+        po.if_none_match = !c->exists;
+        po.if_match = c->exists ? c->etag : NULL;
+        po.content_type = "application/json";
+        struct s3l_object_info info;
+        struct s3l_error e2 = {0};
+        rc = s3l_store_put(s, key, text, len, &po, &info, &e2);
+        if (rc == 0) {
+            c->exists = true;
+            memcpy(c->etag, info.etag, sizeof(c->etag));
+        } else if (rc == S3L_EPRECONDITION_FAILED) {
+            struct s3l__ckpt now;
+            struct s3l_error e3 = {0};
+            if (s3l__ckpt_read(s, c->pipeline, &now, &e3) == 0 && now.generation > mine)
+                rc = s3l_error_set(err, S3L_EFENCED,
+                                   "pipeline %s: generation %llu took over from this writer "
+                                   "(generation %llu); it stops without committing",
+                                   c->pipeline, (unsigned long long)now.generation,
+                                   (unsigned long long)mine);
+            else
+                rc = s3l_error_set(err, S3L_ECONFLICT,
+                                   "checkpoint %s changed under this writer (generation %llu)",
+                                   key, (unsigned long long)mine);
+            s3l__ckpt_cleanup(&now);
+        } else if (err && err->code == 0) {
+            *err = e2;
+        }
+    }
+    s3l_free(text);
+    s3l_free(key);
+    return rc;
+}

@@ -1,0 +1,167 @@
+/*
+ * The production codec of the destination: data files are Parquet (include/s3l/parquet.h), all
+ * writers of a destination share one memory budget, and the schema record is the column list of
+ * s3l_schema_to_json (include/s3l/schema.h). The record merge is append-only: a new column is
+ * added; a recorded column whose type differs is SCHEMA_DRIFT (or, allowed, takes the new type).
+ * s3l_dest_open lives here so that programs using only s3l__dest_open_codec (the protocol tests)
+ * do not link the Parquet writer.
+ */
+#include <string.h>
+
+#include "commit/commit.h"
+#include "util/util.h"
+
+struct pq_ctx {
+    struct s3l_pq_options opts;
+    struct s3l_pq_budget *budget;
+};
+
+static int pq_open(void *ctx, const struct s3l_schema *schema, struct s3l_pq_sink sink, void **w,
+                   struct s3l_error *err)
+{
+    struct pq_ctx *c = ctx;
+    struct s3l_pq_writer *pw = NULL;
+    int rc = s3l_pq_writer_new(schema, &c->opts, sink, &pw, err);
+    if (rc == 0)
+        *w = pw;
+    return rc;
+}
+
+static struct s3l_row_sink pq_row_sink(void *w)
+{
+    return s3l_pq_writer_row_sink(w);
+}
+
+static uint64_t pq_rows(void *w)
+{
+    return s3l_pq_writer_rows(w);
+}
+
+static uint64_t pq_size(void *w)
+{
+    return s3l_pq_writer_size_estimate(w);
+}
+
+static int pq_close(void *w, struct s3l_error *err)
+{
+    return s3l_pq_writer_close(w, err);
+}
+
+static void pq_free(void *w)
+{
+    s3l_pq_writer_free(w);
+}
+
+static int drift(struct s3l_error *err, const char *table, const struct s3l_field *old,
+                 const struct s3l_field *now)
+{
+    char a[256], b[256];
+    s3l_type_format(&old->type, a, sizeof(a));
+    s3l_type_format(&now->type, b, sizeof(b));
+    return s3l_error_set(err, S3L_ESCHEMA_DRIFT,
+                         "table %s: column %s changed type from %s to %s; remove "
+                         "_openetl/schemas/%s.json to accept it (or allow type changes)",
+                         table, now->name, a, b, table);
+}
+
+static int pq_merge(void *ctx, const char *table, const char *record, size_t len,
+                    const struct s3l_schema *schema, bool allow, char **out,
+                    struct s3l_error *err)
+{
+    (void)ctx;
+    struct s3l_schema *rec = NULL;
+    struct s3l_error e2 = {0};
+    int rc = record ? s3l_schema_from_json(record, len, &rec, &e2) : 0;
+    if (rc)
+        return s3l_error_set(err, S3L_ECORRUPT, "schema record _openetl/schemas/%s.json: %s",
+                             table, e2.message);
+    if (!rec && !(rec = s3l_schema_new()))
+        return S3L_ENOMEM;
+    bool changed = record == NULL;
+    for (size_t i = 0; i < schema->n_fields && rc == 0; i++) {
+        const struct s3l_field *f = &schema->fields[i];
+        int at = s3l_schema_find(rec, f->name, strlen(f->name));
+        if (at < 0) {
+            rc = s3l_schema_add_field(rec, f, err);
+            changed = true;
+        } else if (!s3l_type_equal(&rec->fields[at].type, &f->type)) {
+            if (!allow) {
+                rc = drift(err, table, &rec->fields[at], f);
+                break;
+            }
+            struct s3l_type t;
+            rc = s3l_type_copy(&t, &f->type);
+            if (rc == 0) {
+                s3l_type_cleanup(&rec->fields[at].type);
+                rec->fields[at].type = t;
+                changed = true;
+            }
+        }
+    }
+    *out = NULL;
+    if (rc == 0 && changed) {
+        size_t n = 0;
+        rc = s3l_schema_to_json(rec, out, &n);
+    }
+    s3l_schema_free(rec);
+    return rc;
+}
+
+static void pq_destroy(void *ctx)
+{
+    struct pq_ctx *c = ctx;
+    if (!c)
+        return;
+    s3l_pq_budget_free(c->budget);
+    s3l_free(c);
+}
+
+int s3l__codec_parquet(const struct s3l_pq_options *opts, size_t memory,
+                       struct s3l__dest_codec *out, struct s3l_error *err)
+{
+    struct pq_ctx *c = s3l_calloc(1, sizeof(*c));
+    if (!c)
+        return S3L_ENOMEM;
+    if (opts)
+        c->opts = *opts;
+    else
+        s3l_pq_options_init(&c->opts);
+    if (c->opts.version != S3L_PQ_OPTIONS_VERSION) {
+        s3l_free(c);
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "Parquet options: bad version");
+    }
+    c->budget = s3l_pq_budget_new(memory);
+    if (!c->budget) {
+        s3l_free(c);
+        return S3L_ENOMEM;
+    }
+    c->opts.budget = c->budget;
+    memset(out, 0, sizeof(*out));
+    out->ext = ".parquet";
+    out->ctx = c;
+    out->open = pq_open;
+    out->row_sink = pq_row_sink;
+    out->rows = pq_rows;
+    out->size_estimate = pq_size;
+    out->close = pq_close;
+    out->free = pq_free;
+    out->schema_merge = pq_merge;
+    out->destroy = pq_destroy;
+    return 0;
+}
+
+int s3l_dest_open(struct s3l_store *store, const struct s3l_dest_options *o, struct s3l_dest **out,
+                  struct s3l_error *err)
+{
+    if (!o || o->version != S3L_DEST_OPTIONS_VERSION)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "destination options: bad version");
+    /* Refused before anything is allocated or touched. */
+    int rc = s3l_dest_check_disposition(o->disposition, err);
+    if (rc)
+        return rc;
+    struct s3l__dest_codec codec;
+    rc = s3l__codec_parquet(o->parquet, o->memory, &codec, err);
+    if (rc)
+        return rc;
+    return s3l__dest_open_codec(store, o, &codec, out, err);
+}

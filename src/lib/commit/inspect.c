@@ -1,0 +1,169 @@
+/*
+ * Reading a destination without a pipeline: the tables (from their schema records), the markers
+ * of a table, its data files (with whether a marker covers them) and its schema record. This is
+ * what `s3land ls` and `s3land schema` print; a reader that wants only committed data uses the
+ * files that markers list.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commit/commit.h"
+#include "util/util.h"
+
+struct tables_ctx {
+    int (*cb)(void *ctx, const char *table);
+    void *ctx;
+};
+
+static int on_schema(void *ctx, const struct s3l_object_info *info)
+{
+    struct tables_ctx *t = ctx;
+    const char *rest = info->key + strlen("_openetl/schemas/");
+    size_t n = strlen(rest);
+    if (n <= 5 || strcmp(rest + n - 5, ".json") != 0)
+        return 0;
+    char *table = s3l_strndup(rest, n - 5);
+    if (!table)
+        return S3L_ENOMEM;
+    int rc = t->cb(t->ctx, table);
+    s3l_free(table);
+    return rc;
+}
+
+int s3l_dest_list_tables(struct s3l_store *s, int (*cb)(void *ctx, const char *table), void *ctx,
+                         struct s3l_error *err)
+{
+    struct tables_ctx t = {cb, ctx};
+    return s3l_store_list(s, "_openetl/schemas/", on_schema, &t, err);
+}
+
+struct markers_ctx {
+    struct s3l_store *s;
+    size_t prefix_len;
+    int (*cb)(void *ctx, const struct s3l_dest_marker *m);
+    void *ctx;
+    struct s3l_error *err;
+};
+
+static int on_marker(void *ctx, const struct s3l_object_info *info)
+{
+    struct markers_ctx *m = ctx;
+    /* Only this table's markers, not those of tables under it (T/x/...). */
+    if (strchr(info->key + m->prefix_len, '/'))
+        return 0;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = s3l_store_get(m->s, info->key, 0, UINT64_MAX, S3L__DOC_MAX, &data, &len, NULL,
+                           m->err);
+    if (rc == 0)
+        rc = s3l__marker_decode((const char *)data, len, info->key, m->cb, m->ctx, m->err);
+    s3l_free(data);
+    return rc;
+}
+
+int s3l_dest_list_markers(struct s3l_store *s, const char *table,
+                          int (*cb)(void *ctx, const struct s3l_dest_marker *m), void *ctx,
+                          struct s3l_error *err)
+{
+    size_t n = strlen(table) + 32;
+    char *prefix = s3l_malloc(n);
+    if (!prefix)
+        return S3L_ENOMEM;
+    snprintf(prefix, n, "_openetl/markers/%s/", table);
+    struct markers_ctx m = {s, strlen(prefix), cb, ctx, err};
+    int rc = s3l_store_list(s, prefix, on_marker, &m, err);
+    s3l_free(prefix);
+    return rc;
+}
+
+/* The set of committed keys, gathered from the markers (sorted for bsearch). */
+struct keyset {
+    char **keys;
+    size_t n, cap;
+};
+
+static int add_marker_keys(void *ctx, const struct s3l_dest_marker *m)
+{
+    struct keyset *k = ctx;
+    for (size_t i = 0; i < m->n_files; i++) {
+        if (k->n == k->cap) {
+            size_t cap = k->cap ? k->cap * 2 : 64;
+            char **p = s3l_realloc(k->keys, cap * sizeof(*p));
+            if (!p)
+                return S3L_ENOMEM;
+            k->keys = p;
+            k->cap = cap;
+        }
+        if (!(k->keys[k->n] = s3l_strdup(m->files[i].key)))
+            return S3L_ENOMEM;
+        k->n++;
+    }
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct files_ctx {
+    struct keyset *set;
+    size_t prefix_len;
+    bool committed_only;
+    int (*cb)(void *ctx, const struct s3l_object_info *info, bool committed);
+    void *ctx;
+};
+
+static int on_file(void *ctx, const struct s3l_object_info *info)
+{
+    struct files_ctx *f = ctx;
+    if (strchr(info->key + f->prefix_len, '/'))
+        return 0;
+    const char *key = info->key;
+    bool committed = f->set->n
+                     && bsearch(&key, f->set->keys, f->set->n, sizeof(char *), cmp_str) != NULL;
+    if (f->committed_only && !committed)
+        return 0;
+    return f->cb(f->ctx, info, committed);
+}
+
+int s3l_dest_list_files(struct s3l_store *s, const char *table, bool committed_only,
+                        int (*cb)(void *ctx, const struct s3l_object_info *info, bool committed),
+                        void *ctx, struct s3l_error *err)
+{
+    struct keyset set = {0};
+    int rc = s3l_dest_list_markers(s, table, add_marker_keys, &set, err);
+    if (rc == 0 && set.n > 1)
+        qsort(set.keys, set.n, sizeof(*set.keys), cmp_str);
+    size_t n = strlen(table) + 2;
+    char *prefix = rc == 0 ? s3l_malloc(n) : NULL;
+    if (rc == 0 && !prefix)
+        rc = S3L_ENOMEM;
+    if (rc == 0) {
+        snprintf(prefix, n, "%s/", table);
+        struct files_ctx f = {&set, strlen(prefix), committed_only, cb, ctx};
+        rc = s3l_store_list(s, prefix, on_file, &f, err);
+    }
+    for (size_t i = 0; i < set.n; i++)
+        s3l_free(set.keys[i]);
+    s3l_free(set.keys);
+    s3l_free(prefix);
+    return rc;
+}
+
+int s3l_dest_read_schema(struct s3l_store *s, const char *table, char **json, size_t *len,
+                         struct s3l_error *err)
+{
+    size_t n = strlen(table) + 32;
+    char *key = s3l_malloc(n);
+    if (!key)
+        return S3L_ENOMEM;
+    snprintf(key, n, "_openetl/schemas/%s.json", table);
+    uint8_t *data = NULL;
+    int rc = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &data, len, NULL, err);
+    if (rc == 0)
+        *json = (char *)data;
+    s3l_free(key);
+    return rc;
+}

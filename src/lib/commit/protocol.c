@@ -1,0 +1,116 @@
+/*
+ * Steps 4 and 5 of the protocol (docs/internals/commit.md): finishing a pending epoch, whether
+ * right after its commit point or on the next start (recovery). For each stream of the epoch:
+ * copy every staged file to its final name, then write the stream's marker put-if-absent; then
+ * record the epoch as committed; then delete the staged files. Every step is idempotent (a copy
+ * replaces its target with the same bytes, a marker that exists with the same bytes is success),
+ * so a crash anywhere is repaired by running this again with the same checkpoint; the names come
+ * from the checkpoint, so recovery writes under the generation recorded with the epoch.
+ */
+#include <string.h>
+
+#include "commit/commit.h"
+#include "util/util.h"
+
+static int copy_one(struct s3l_store *s, const struct s3l__ckpt_file *f, struct s3l_error *err)
+{
+    struct s3l_error e2 = {0};
+    int rc = s3l_store_copy(s, f->staged, f->final, &e2);
+    if (rc == S3L_ENOT_FOUND) {
+        /* The staged file is gone: fine only if the final one is there, whole. */
+        struct s3l_object_info info;
+        if (s3l_store_stat(s, f->final, &info, NULL) == 0 && info.size == f->size)
+            return 0;
+        return s3l_error_set(err, S3L_ECORRUPT,
+                             "pending file %s: neither the staged copy %s nor the final file is "
+                             "there", f->final, f->staged);
+    }
+    if (rc && err && err->code == 0)
+        *err = e2;
+    return rc;
+}
+
+static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *table,
+                        bool *copied, struct s3l_error *err)
+{
+    char *mkey = s3l__marker_key(table, c->pipeline, c->pending_epoch);
+    char *doc = NULL;
+    size_t len = 0;
+    int rc = mkey ? s3l__marker_encode(c, table, &doc, &len) : S3L_ENOMEM;
+    struct s3l_object_info info;
+    struct s3l_error e2 = {0};
+    int st = rc == 0 ? s3l_store_stat(s, mkey, &info, &e2) : rc;
+    if (rc == 0 && st == 0) {
+        /* The marker exists, so the copies were done; check it is ours. */
+        rc = s3l__marker_put(s, mkey, doc, len, err);
+    } else if (rc == 0 && st != S3L_ENOT_FOUND) {
+        rc = st;
+        if (err && err->code == 0)
+            *err = e2;
+    } else if (rc == 0) {
+        for (size_t i = 0; i < c->n_files && rc == 0; i++) {
+            if (strcmp(c->files[i].table, table) != 0)
+                continue;
+            if (*copied)
+                s3l_store_event(s, S3L__EV_BETWEEN_COPIES);
+            rc = copy_one(s, &c->files[i], err);
+            *copied = true;
+        }
+        if (rc == 0) {
+            s3l_store_event(s, S3L__EV_BEFORE_MARKER);
+            rc = s3l__marker_put(s, mkey, doc, len, err);
+        }
+        if (rc == 0)
+            s3l_store_event(s, S3L__EV_AFTER_MARKER);
+    }
+    s3l_free(doc);
+    s3l_free(mkey);
+    return rc;
+}
+
+int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
+                        struct s3l_error *err)
+{
+    int rc = 0;
+    bool copied = false;
+    for (size_t i = 0; i < c->n_files && rc == 0; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(c->files[j].table, c->files[i].table) == 0;
+        if (!seen)
+            rc = finish_table(s, c, c->files[i].table, &copied, err);
+    }
+    if (rc)
+        return s3l_error_prefix(err, "committing epoch %llu", (unsigned long long)c->pending_epoch);
+    /* Record the epoch as committed, keeping the staged keys to delete afterwards. */
+    size_t n = c->n_files;
+    struct s3l__ckpt_file *files = c->files;
+    uint64_t epoch = c->pending_epoch, gen = c->pending_generation, before = c->committed_epoch;
+    c->files = NULL;
+    c->n_files = 0;
+    c->has_pending = false;
+    c->pending_epoch = 0;
+    c->pending_generation = 0;
+    c->committed_epoch = epoch;
+    rc = s3l__ckpt_write(s, c, mine, err);
+    if (rc) {
+        /* Still pending as far as the store knows: restore it for the caller. */
+        c->files = files;
+        c->n_files = n;
+        c->has_pending = true;
+        c->pending_epoch = epoch;
+        c->pending_generation = gen;
+        c->committed_epoch = before;
+        return rc;
+    }
+    s3l_store_event(s, S3L__EV_AFTER_COMMIT);
+    /* Staged copies are garbage now; a failure here leaves them for gc. */
+    for (size_t i = 0; i < n; i++) {
+        s3l_store_remove(s, files[i].staged, NULL);
+        s3l_free(files[i].table);
+        s3l_free(files[i].staged);
+        s3l_free(files[i].final);
+    }
+    s3l_free(files);
+    return 0;
+}

@@ -1,0 +1,279 @@
+/*
+ * Schema inference over a sample of records (the first 1,000 by default; the caller feeds them).
+ * Each value gets a type (s3l_infer_value) and a column's types are combined with the widening
+ * lattice of s3l_type_widen. A column that only held nulls has no type: it is never written with
+ * a guessed one, and waits for its first value (the issue 3 rule). CSV text is typed by its shape
+ * (integer, float, bool, ISO-8601 date or timestamp); JSON strings only by the date shapes, since
+ * a JSON string that looks like a number is still a string.
+ */
+#include <string.h>
+
+#include "json/json.h"
+#include "schema/schema_int.h"
+
+struct col {
+    char *name;
+    size_t name_len;
+    struct s3l_type type; /* id S3L__TYPE_NONE while only nulls were seen */
+};
+
+struct s3l_infer {
+    struct s3l_infer_options opt;
+    struct col *cols;
+    size_t n;
+    size_t cap;
+    size_t count;
+};
+
+static int set_simple(struct s3l_type *out, enum s3l_type_id id)
+{
+    memset(out, 0, sizeof(*out));
+    out->id = id;
+    return 0;
+}
+
+static int set_timestamp(struct s3l_type *out, const struct s3l_infer_options *opt, bool tz)
+{
+    set_simple(out, S3L_TYPE_TIMESTAMP);
+    out->unit = opt && opt->timestamp_unit != S3L_UNIT_SECOND ? opt->timestamp_unit : S3L_UNIT_MICRO;
+    if (tz && !(out->tz = s3l_strdup("UTC")))
+        return S3L_ENOMEM;
+    return 0;
+}
+
+static int string_type(const struct s3l_value *v, const struct s3l_infer_options *opt,
+                       struct s3l_type *out)
+{
+    enum s3l__text_shape shape = s3l__text_shape(v->str, v->len);
+    if (!(v->flags & S3L_VALUE_TEXT) && shape != S3L__SHAPE_DATE &&
+        shape != S3L__SHAPE_TIMESTAMP && shape != S3L__SHAPE_TIMESTAMP_TZ)
+        shape = S3L__SHAPE_TEXT;
+    switch (shape) {
+    case S3L__SHAPE_INT: return set_simple(out, S3L_TYPE_INT64);
+    case S3L__SHAPE_FLOAT: return set_simple(out, S3L_TYPE_FLOAT64);
+    case S3L__SHAPE_BOOL: return set_simple(out, S3L_TYPE_BOOL);
+    case S3L__SHAPE_DATE: return set_simple(out, S3L_TYPE_DATE32);
+    case S3L__SHAPE_TIMESTAMP: return set_timestamp(out, opt, false);
+    case S3L__SHAPE_TIMESTAMP_TZ: return set_timestamp(out, opt, true);
+    default: return set_simple(out, S3L_TYPE_UTF8);
+    }
+}
+
+/* Widens *acc with t (consumed). */
+static int widen_into(struct s3l_type *acc, struct s3l_type *t)
+{
+    struct s3l_type w;
+    int rc = s3l_type_widen(acc, t, &w);
+    s3l_type_cleanup(t);
+    if (rc)
+        return rc;
+    s3l_type_cleanup(acc);
+    *acc = w;
+    return 0;
+}
+
+static int list_type(const struct s3l_value *values, size_t i,
+                     const struct s3l_infer_options *opt, struct s3l_type *out)
+{
+    struct s3l_type item = {0};
+    size_t j = i + 1;
+    int rc = 0;
+    for (uint32_t k = 0; k < values[i].len && rc == 0; k++) {
+        struct s3l_type t;
+        rc = s3l_infer_value(values, j, opt, &t);
+        if (rc == 0)
+            rc = widen_into(&item, &t);
+        j = values[j].end;
+    }
+    if (rc || (int)item.id == S3L__TYPE_NONE) {
+        s3l_type_cleanup(&item);
+        set_simple(out, (enum s3l_type_id)S3L__TYPE_NONE);
+        return rc;
+    }
+    set_simple(out, S3L_TYPE_LIST);
+    out->children = s3l_calloc(1, sizeof(*out->children));
+    if (!out->children || !(out->children[0].name = s3l_strdup("item"))) {
+        s3l_type_cleanup(&item);
+        s3l_type_cleanup(out);
+        return S3L_ENOMEM;
+    }
+    out->n_children = 1;
+    out->children[0].nullable = true;
+    out->children[0].type = item;
+    return 0;
+}
+
+static int struct_type(const struct s3l_value *values, size_t i,
+                       const struct s3l_infer_options *opt, struct s3l_type *out)
+{
+    /* Each member as a one-field struct, widened in: duplicates and order handled by widen. */
+    struct s3l_type acc = {0};
+    size_t j = i + 1;
+    int rc = 0;
+    for (uint32_t k = 0; k < values[i].len && rc == 0; k++) {
+        const struct s3l_value *key = &values[j];
+        struct s3l_field f = {0};
+        rc = s3l_infer_value(values, j + 1, opt, &f.type);
+        j = values[j + 1].end;
+        if (rc || (int)f.type.id == S3L__TYPE_NONE) {
+            s3l_type_cleanup(&f.type);
+            continue;
+        }
+        f.nullable = true;
+        f.name = s3l_strndup(key->str, key->len);
+        if (!f.name) {
+            s3l_type_cleanup(&f.type);
+            rc = S3L_ENOMEM;
+            break;
+        }
+        struct s3l_type one = {.id = S3L_TYPE_STRUCT, .n_children = 1, .children = &f};
+        struct s3l_type w;
+        if ((int)acc.id == S3L__TYPE_NONE)
+            acc.id = S3L_TYPE_STRUCT;
+        rc = s3l_type_widen(&acc, &one, &w);
+        s3l_field_cleanup(&f);
+        if (rc == 0) {
+            s3l_type_cleanup(&acc);
+            acc = w;
+        }
+    }
+    if (rc || acc.n_children == 0) {
+        s3l_type_cleanup(&acc);
+        set_simple(out, (enum s3l_type_id)S3L__TYPE_NONE);
+        return rc;
+    }
+    *out = acc;
+    return 0;
+}
+
+int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
+                    struct s3l_type *out)
+{
+    const struct s3l_value *v = &values[i];
+    bool as_json = opt && opt->nested_as_json;
+    switch (v->kind) {
+    case S3L_VALUE_TRUE:
+    case S3L_VALUE_FALSE: return set_simple(out, S3L_TYPE_BOOL);
+    case S3L_VALUE_NUMBER: {
+        int64_t x;
+        const char *why;
+        if ((v->flags & S3L_VALUE_INT) &&
+            s3l__parse_int(v->str, v->len, INT64_MIN, INT64_MAX, &x, &why) == 0)
+            return set_simple(out, S3L_TYPE_INT64);
+        return set_simple(out, S3L_TYPE_FLOAT64);
+    }
+    case S3L_VALUE_STRING: return string_type(v, opt, out);
+    case S3L_VALUE_ARRAY:
+        return as_json ? set_simple(out, S3L_TYPE_JSON) : list_type(values, i, opt, out);
+    case S3L_VALUE_OBJECT:
+        return as_json ? set_simple(out, S3L_TYPE_JSON) : struct_type(values, i, opt, out);
+    default: return set_simple(out, (enum s3l_type_id)S3L__TYPE_NONE);
+    }
+}
+
+struct s3l_infer *s3l_infer_new(const struct s3l_infer_options *opt)
+{
+    struct s3l_infer *inf = s3l_calloc(1, sizeof(*inf));
+    if (inf && opt)
+        inf->opt = *opt;
+    return inf;
+}
+
+void s3l_infer_free(struct s3l_infer *inf)
+{
+    if (!inf)
+        return;
+    for (size_t i = 0; i < inf->n; i++) {
+        s3l_free(inf->cols[i].name);
+        s3l_type_cleanup(&inf->cols[i].type);
+    }
+    s3l_free(inf->cols);
+    s3l_free(inf);
+}
+
+static struct col *find_or_add(struct s3l_infer *inf, const struct s3l_value *key, size_t hint)
+{
+    if (hint < inf->n && inf->cols[hint].name_len == key->len &&
+        memcmp(inf->cols[hint].name, key->str, key->len) == 0)
+        return &inf->cols[hint];
+    for (size_t i = 0; i < inf->n; i++)
+        if (inf->cols[i].name_len == key->len && memcmp(inf->cols[i].name, key->str, key->len) == 0)
+            return &inf->cols[i];
+    if (inf->n == inf->cap) {
+        size_t cap = inf->cap ? inf->cap * 2 : 16;
+        struct col *c = s3l_realloc(inf->cols, cap * sizeof(*c));
+        if (!c)
+            return NULL;
+        inf->cols = c;
+        inf->cap = cap;
+    }
+    struct col *c = &inf->cols[inf->n];
+    memset(c, 0, sizeof(*c));
+    if (!(c->name = s3l_strndup(key->str, key->len)))
+        return NULL;
+    c->name_len = key->len;
+    inf->n++;
+    return c;
+}
+
+int s3l_infer_add(struct s3l_infer *inf, const struct s3l_record *rec)
+{
+    const struct s3l_value *values = rec->values;
+    if (!values || values[0].kind != S3L_VALUE_OBJECT)
+        return 0;
+    size_t j = 1;
+    for (uint32_t k = 0; k < values[0].len; k++) {
+        struct col *c = find_or_add(inf, &values[j], k);
+        if (!c)
+            return S3L_ENOMEM;
+        struct s3l_type t;
+        int rc = s3l_infer_value(values, j + 1, &inf->opt, &t);
+        if (rc == 0)
+            rc = widen_into(&c->type, &t);
+        if (rc)
+            return rc;
+        j = values[j + 1].end;
+    }
+    inf->count++;
+    return 0;
+}
+
+size_t s3l_infer_count(const struct s3l_infer *inf)
+{
+    return inf->count;
+}
+
+int s3l_infer_schema(const struct s3l_infer *inf, struct s3l_schema **out)
+{
+    struct s3l_schema *s = s3l_schema_new();
+    if (!s)
+        return S3L_ENOMEM;
+    for (size_t i = 0; i < inf->n; i++) {
+        const struct col *c = &inf->cols[i];
+        if ((int)c->type.id == S3L__TYPE_NONE)
+            continue;
+        struct s3l_field f = {.name = c->name, .type = c->type, .nullable = true};
+        if (s3l_schema_add_field(s, &f, NULL) != 0) {
+            s3l_schema_free(s);
+            return S3L_ENOMEM;
+        }
+    }
+    *out = s;
+    return 0;
+}
+
+size_t s3l_infer_n_pending(const struct s3l_infer *inf)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < inf->n; i++)
+        n += (int)inf->cols[i].type.id == S3L__TYPE_NONE;
+    return n;
+}
+
+const char *s3l_infer_pending(const struct s3l_infer *inf, size_t i)
+{
+    for (size_t k = 0; k < inf->n; k++)
+        if ((int)inf->cols[k].type.id == S3L__TYPE_NONE && i-- == 0)
+            return inf->cols[k].name;
+    return NULL;
+}

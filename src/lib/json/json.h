@@ -1,0 +1,108 @@
+/*
+ * The json module's internal header: the JSON scanner that fills a record's tape (the NDJSON hot
+ * path), UTF-8 validation, the JSON writer used for json columns and dead letters, and the
+ * reader object shared by the NDJSON, JSON-array and CSV readers (src/lib/csv uses it too).
+ */
+#ifndef S3L_JSON_INT_H
+#define S3L_JSON_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/input.h"
+#include "util/util.h"
+
+/* Deepest nesting of arrays and objects a record may have (jansson allows 2048). */
+#define S3L_JSON_MAX_DEPTH 1000
+
+/*
+ * A scanner: the tape it fills and the arena holding decoded strings, both reused per record.
+ * After a failure, err_pos is the byte offset of the fault within the text and err_what says
+ * what was expected ("',' or '}'", "valid UTF-8", ...).
+ */
+struct s3l__jscan {
+    struct s3l_value *tape;
+    size_t n;
+    size_t cap;
+    size_t max_values; /* the tape never grows past this (bounded by max_record_bytes) */
+    struct s3l_arena arena;
+    size_t err_pos;
+    const char *err_what;
+};
+
+void s3l__jscan_init(struct s3l__jscan *s, size_t max_values);
+void s3l__jscan_cleanup(struct s3l__jscan *s);
+
+/*
+ * Scans text (len bytes) holding exactly one JSON value (RFC 8259) with optional whitespace
+ * around it into s->tape (reset first). Strings without escapes point into text; strings with
+ * escapes are decoded into s->arena. Returns 0; S3L_EINVALID_INPUT with err_pos/err_what;
+ * S3L_ETOO_LARGE when the value has more than max_values entries; S3L_ENOMEM.
+ */
+int s3l__json_scan(struct s3l__jscan *s, const char *text, size_t len);
+
+/* Whether p[0..n) is valid UTF-8 (RFC 3629: no overlongs, surrogates or code points past
+ * U+10FFFF); on false *bad is the offset of the first bad byte. */
+bool s3l__utf8_valid(const uint8_t *p, size_t n, size_t *bad);
+
+/* Appends the compact JSON text of values[i] (and its subtree) to b. S3L_ETOO_LARGE, S3L_ENOMEM. */
+int s3l__json_write(struct s3l_buf *b, const struct s3l_value *values, size_t i);
+/* Appends s (n bytes of UTF-8) as a JSON string literal, quotes included. */
+int s3l__json_write_string(struct s3l_buf *b, const char *s, size_t n);
+
+/* ---- readers (reader.c; the CSV reader is src/lib/csv/csv.c) -------------------------------- */
+
+/*
+ * A reader's state. The unconsumed input is buf.ptr[head .. buf.len); buf.ptr[0] is at input
+ * offset base. buf's cap is max_record_bytes + 2 * block_bytes, so memory never depends on the
+ * input's size.
+ */
+struct s3l_reader {
+    struct s3l_reader_options opt;
+    char *name;
+    int fd;
+    bool eof;                /* read() returned 0 */
+    int sticky;              /* a fatal error repeated on every call, or 0 */
+    struct s3l_error sticky_err;
+    struct s3l_buf buf;
+    size_t head;             /* first unconsumed byte */
+    size_t scan_pos;         /* how far the search for the current record's end got */
+    uint64_t base;           /* input offset of buf.ptr[0] */
+    uint64_t line;           /* line number at head */
+    uint64_t offset;         /* resume offset: just after the last record returned or skipped */
+    bool started;            /* the BOM check at offset 0 is done */
+    struct s3l__jscan scan;
+    /* JSON array */
+    int jstate;
+    int jdepth;
+    bool jin_str;
+    bool jesc;
+    /* CSV */
+    bool cin_quotes;
+    bool cafter_quote;
+    bool cfield_start;
+    struct s3l_value *cfields; /* one row's fields before they go on the tape */
+    size_t cfields_cap;
+    char *header;            /* the header line (owned), NUL-terminated */
+    size_t header_len;
+    size_t n_columns;
+    struct s3l_value *columns; /* key entries: name str/len into header_names */
+    char *header_names;
+};
+
+/* Reads one more block. 1 when bytes came, 0 at end of input, S3L_EIO (sticky) or S3L_ENOMEM. */
+int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err);
+/* Skips a UTF-8 byte order mark at input offset 0. */
+int s3l__reader_skip_bom(struct s3l_reader *r, struct s3l_error *err);
+/* Makes err a sticky failure of r (returned again by every later call). Returns code. */
+int s3l__reader_fatal(struct s3l_reader *r, struct s3l_error *err, int code);
+/* Fills rec's position fields for a record spanning buf [start, end) of bytes, line `line`. */
+void s3l__reader_record(const struct s3l_reader *r, struct s3l_record *rec, size_t start,
+                        size_t end, uint64_t line);
+
+int s3l__csv_open(struct s3l_reader *r, struct s3l_error *err);
+int s3l__csv_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
+void s3l__csv_cleanup(struct s3l_reader *r);
+
+#endif

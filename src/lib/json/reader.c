@@ -1,0 +1,535 @@
+/*
+ * The pull readers over a file descriptor: the shared block buffer (read in block_bytes pieces,
+ * compacted so that it never holds more than one record plus two blocks), the NDJSON reader (one
+ * object per line, blank lines skipped; https://github.com/ndjson/ndjson-spec) and the streaming
+ * reader of one JSON array of objects, which finds each element's extent with a resumable
+ * bracket matcher and only then scans it. Offsets and line numbers are kept for every record so
+ * that the runner can checkpoint and resume.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json/json.h"
+
+typedef unsigned long long ull;
+
+int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct s3l_error *err)
+{
+    if (name && (strcmp(name, "ndjson") == 0 || strcmp(name, "jsonl") == 0))
+        *out = S3L_INPUT_NDJSON;
+    else if (name && strcmp(name, "json") == 0)
+        *out = S3L_INPUT_JSON;
+    else if (name && strcmp(name, "csv") == 0)
+        *out = S3L_INPUT_CSV;
+    else
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "input format \"%s\": expected ndjson (or jsonl), json or csv",
+                             name ? name : "");
+    return 0;
+}
+
+int s3l__reader_fatal(struct s3l_reader *r, struct s3l_error *err, int code)
+{
+    r->sticky = code;
+    if (err && err->code)
+        r->sticky_err = *err;
+    else
+        s3l_error_set(&r->sticky_err, code, "%s: %s", r->name, s3l_strerror(code));
+    return code;
+}
+
+int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
+{
+    if (r->eof)
+        return 0;
+    if (r->head > 0) {
+        size_t keep = r->buf.len - r->head;
+        memmove(r->buf.ptr, r->buf.ptr + r->head, keep);
+        r->base += r->head;
+        r->scan_pos -= r->head;
+        r->buf.len = keep;
+        r->head = 0;
+    }
+    size_t want = S3L_MIN(r->opt.block_bytes, r->buf.max - r->buf.len);
+    if (want == 0)
+        return s3l__reader_fatal(
+            r, err, s3l_error_set(err, S3L_EINTERNAL, "%s: read buffer full", r->name));
+    if (s3l_buf_reserve(&r->buf, want) != 0)
+        return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory for the read buffer", r->name);
+    ssize_t n;
+    do {
+        n = read(r->fd, r->buf.ptr + r->buf.len, want);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        s3l_error_set_errno(err, S3L_EIO, errno, "read %s at byte offset %llu", r->name,
+                            (ull)(r->base + r->buf.len));
+        return s3l__reader_fatal(r, err, S3L_EIO);
+    }
+    if (n == 0) {
+        r->eof = true;
+        return 0;
+    }
+    r->buf.len += (size_t)n;
+    r->buf.ptr[r->buf.len] = 0;
+    return 1;
+}
+
+int s3l__reader_skip_bom(struct s3l_reader *r, struct s3l_error *err)
+{
+    if (r->started)
+        return 0;
+    while (r->buf.len < 3 && !r->eof) {
+        int rc = s3l__reader_fill(r, err);
+        if (rc < 0)
+            return rc;
+    }
+    r->started = true;
+    if (r->buf.len >= 3 && memcmp(r->buf.ptr, "\xEF\xBB\xBF", 3) == 0) {
+        r->head = r->scan_pos = 3;
+        r->offset = r->base + 3;
+    }
+    return 0;
+}
+
+void s3l__reader_record(const struct s3l_reader *r, struct s3l_record *rec, size_t start,
+                        size_t end, uint64_t line)
+{
+    rec->values = NULL;
+    rec->n_values = 0;
+    rec->line = line;
+    rec->offset = r->base + start;
+    rec->end_offset = r->base + end;
+    rec->raw = (const char *)r->buf.ptr + start;
+    rec->raw_len = end - start;
+    rec->source = r->name;
+}
+
+/* Counts the line ends in buf [from, to). */
+static uint64_t count_lines(const struct s3l_reader *r, size_t from, size_t to)
+{
+    uint64_t n = 0;
+    const uint8_t *p = r->buf.ptr + from, *end = r->buf.ptr + to;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        n++;
+        p++;
+    }
+    return n;
+}
+
+static int scan_error(struct s3l_reader *r, struct s3l_record *rec, int rc, struct s3l_error *err)
+{
+    if (rc == S3L_ENOMEM)
+        return s3l_error_set(err, S3L_ENOMEM, "%s line %llu: out of memory", r->name,
+                             (ull)rec->line);
+    /* column: 1-based byte column within the record's first line (NDJSON: the line). */
+    return s3l_error_set(err, S3L_EINVALID_INPUT,
+                         "%s line %llu, column %zu (byte offset %llu): expected %s", r->name,
+                         (ull)rec->line, r->scan.err_pos + 1, (ull)(rec->offset + r->scan.err_pos),
+                         r->scan.err_what ? r->scan.err_what : "valid JSON");
+}
+
+static const char *kind_name(unsigned kind)
+{
+    static const char *const names[] = {"null", "false", "true", "a number",
+                                        "a string", "an array", "an object"};
+    return kind < 7 ? names[kind] : "?";
+}
+
+/* Scans rec's raw bytes as one JSON object. 1 with the tape in rec, or an error. */
+static int scan_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    int rc = s3l__json_scan(&r->scan, rec->raw, rec->raw_len);
+    if (rc)
+        return scan_error(r, rec, rc, err);
+    if (r->scan.tape[0].kind != S3L_VALUE_OBJECT)
+        return s3l_error_set(err, S3L_EINVALID_INPUT,
+                             "%s line %llu, column %u (byte offset %llu): expected a JSON object, "
+                             "got %s", r->name, (ull)rec->line, r->scan.tape[0].pos + 1,
+                             (ull)(rec->offset + r->scan.tape[0].pos),
+                             kind_name(r->scan.tape[0].kind));
+    rec->values = r->scan.tape;
+    rec->n_values = r->scan.n;
+    return 1;
+}
+
+/* A record over max_record_bytes starting at head: skip to the end of its line, streaming. */
+static int ndjson_too_long(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    uint64_t line = r->line, off = r->base + r->head;
+    for (;;) {
+        const uint8_t *p = r->buf.ptr;
+        const uint8_t *nl = r->scan_pos < r->buf.len
+                                ? memchr(p + r->scan_pos, '\n', r->buf.len - r->scan_pos)
+                                : NULL;
+        if (nl) {
+            r->head = r->scan_pos = (size_t)(nl - p) + 1;
+            r->line++;
+            break;
+        }
+        r->head = r->scan_pos = r->buf.len;
+        int rc = s3l__reader_fill(r, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            break;
+    }
+    s3l__reader_record(r, rec, r->head, r->head, line);
+    rec->offset = off;
+    rec->raw = NULL;
+    r->offset = rec->end_offset;
+    return s3l_error_set(err, S3L_EINVALID_INPUT,
+                         "%s line %llu (byte offset %llu): the record is longer than the maximum "
+                         "record size (%zu bytes)", r->name, (ull)line, (ull)off,
+                         r->opt.max_record_bytes);
+}
+
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            return false;
+    return true;
+}
+
+static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    for (;;) {
+        const uint8_t *p = r->buf.ptr;
+        const uint8_t *nl = r->scan_pos < r->buf.len
+                                ? memchr(p + r->scan_pos, '\n', r->buf.len - r->scan_pos)
+                                : NULL;
+        size_t end, next;
+        if (!nl) {
+            r->scan_pos = r->buf.len;
+            if (r->buf.len - r->head > r->opt.max_record_bytes)
+                return ndjson_too_long(r, rec, err);
+            if (!r->eof) {
+                int rc = s3l__reader_fill(r, err);
+                if (rc < 0)
+                    return rc;
+                continue;
+            }
+            if (r->head == r->buf.len)
+                return 0;
+            end = next = r->buf.len;
+        } else {
+            end = (size_t)(nl - p);
+            next = end + 1;
+        }
+        size_t start = r->head;
+        s3l__reader_record(r, rec, start, next, r->line);
+        r->head = r->scan_pos = next;
+        r->offset = r->base + next;
+        if (nl)
+            r->line++;
+        size_t len = end - start;
+        if (len && p[end - 1] == '\r')
+            len--;
+        rec->raw_len = len;
+        if (len > r->opt.max_record_bytes) {
+            rec->raw = NULL;
+            rec->raw_len = 0;
+            return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                 "%s line %llu (byte offset %llu): the record is longer than the "
+                                 "maximum record size (%zu bytes)", r->name, (ull)rec->line,
+                                 (ull)rec->offset, r->opt.max_record_bytes);
+        }
+        if (blank(rec->raw, len))
+            continue;
+        return scan_object(r, rec, err);
+    }
+}
+
+/* ---- one JSON array of objects ------------------------------------------------------------- */
+
+/*
+ * States: before '[' (or the first object), after '[', after an element, after ',', after ']';
+ * J_OBJECTS reads top-level objects one after another (a file that is one object, such as a
+ * GeoJSON FeatureCollection, or pretty-printed objects back to back); J_RESUME is where a reader
+ * opened at an offset starts: ',' or ']' continue an array, '{' continues objects.
+ */
+enum { J_START, J_FIRST, J_AFTER, J_ELEMENT, J_DONE, J_OBJECTS, J_RESUME };
+
+/* Moves head over whitespace (counting lines). 1 when a byte is at head, 0 at the end, < 0. */
+static int skip_ws(struct s3l_reader *r, struct s3l_error *err)
+{
+    for (;;) {
+        while (r->head < r->buf.len) {
+            uint8_t c = r->buf.ptr[r->head];
+            if (c == '\n')
+                r->line++;
+            else if (c != ' ' && c != '\t' && c != '\r')
+                return 1;
+            r->head++;
+        }
+        r->scan_pos = r->head;
+        int rc = s3l__reader_fill(r, err);
+        if (rc <= 0)
+            return rc;
+    }
+}
+
+static int json_fatal(struct s3l_reader *r, struct s3l_error *err, const char *what)
+{
+    s3l_error_set(err, S3L_EINVALID_INPUT, "%s line %llu (byte offset %llu): expected %s", r->name,
+                  (ull)r->line, (ull)(r->base + r->head), what);
+    return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
+}
+
+/* Finds the end of the element at head (resumable across fills): 1 with *end, or < 0. */
+static int element_extent(struct s3l_reader *r, size_t *end, struct s3l_error *err)
+{
+    for (;;) {
+        const uint8_t *p = r->buf.ptr;
+        for (size_t i = r->scan_pos; i < r->buf.len; i++) {
+            uint8_t c = p[i];
+            if (r->jin_str) {
+                if (r->jesc)
+                    r->jesc = false;
+                else if (c == '\\')
+                    r->jesc = true;
+                else if (c == '"') {
+                    r->jin_str = false;
+                    if (r->jdepth == 0) {
+                        *end = i + 1;
+                        return 1;
+                    }
+                }
+                continue;
+            }
+            if (c == '"') {
+                r->jin_str = true;
+            } else if (c == '{' || c == '[') {
+                r->jdepth++;
+            } else if (c == '}' || c == ']') {
+                if (r->jdepth == 0) { /* a scalar element ended by the array's ']' */
+                    *end = i;
+                    return 1;
+                }
+                if (--r->jdepth == 0) {
+                    *end = i + 1;
+                    return 1;
+                }
+            } else if (r->jdepth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\t' ||
+                                          c == '\r')) {
+                *end = i;
+                return 1;
+            }
+        }
+        r->scan_pos = r->buf.len;
+        if (r->buf.len - r->head > r->opt.max_record_bytes) {
+            s3l_error_set(err, S3L_EINVALID_INPUT,
+                          "%s line %llu (byte offset %llu): the array element is longer than the "
+                          "maximum record size (%zu bytes)", r->name, (ull)r->line,
+                          (ull)(r->base + r->head), r->opt.max_record_bytes);
+            return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
+        }
+        int rc = s3l__reader_fill(r, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            if (r->jdepth == 0 && !r->jin_str) {
+                *end = r->buf.len;
+                return 1;
+            }
+            return json_fatal(r, err, "the rest of the array element (the input ended)");
+        }
+    }
+}
+
+static int json_element(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    size_t end = 0;
+    r->scan_pos = r->head;
+    r->jdepth = 0;
+    r->jin_str = r->jesc = false;
+    int rc = element_extent(r, &end, err);
+    if (rc < 0)
+        return rc;
+    size_t start = r->head;
+    s3l__reader_record(r, rec, start, end, r->line);
+    r->line += count_lines(r, start, end);
+    r->head = r->scan_pos = end;
+    r->offset = r->base + end;
+    if (r->jstate != J_OBJECTS)
+        r->jstate = J_AFTER;
+    return scan_object(r, rec, err);
+}
+
+static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    for (;;) {
+        int rc = skip_ws(r, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            if (r->jstate == J_START || r->jstate == J_DONE || r->jstate == J_OBJECTS ||
+                r->jstate == J_RESUME)
+                return 0;
+            return json_fatal(r, err, "',' or ']' (the input ended inside the array)");
+        }
+        uint8_t c = r->buf.ptr[r->head];
+        switch (r->jstate) {
+        case J_START:
+        case J_RESUME:
+            if (c == '{') {
+                r->jstate = J_OBJECTS;
+                return json_element(r, rec, err);
+            }
+            if (r->jstate == J_RESUME) {
+                r->jstate = J_AFTER;
+                break;
+            }
+            if (c != '[')
+                return json_fatal(r, err, "'[' (a JSON array of objects) or '{' (objects)");
+            r->head++;
+            r->jstate = J_FIRST;
+            break;
+        case J_OBJECTS:
+            if (c != '{')
+                return json_fatal(r, err, "'{' (the next top-level object)");
+            return json_element(r, rec, err);
+        case J_FIRST:
+            if (c == ']') {
+                r->head++;
+                r->jstate = J_DONE;
+                break;
+            }
+            return json_element(r, rec, err);
+        case J_ELEMENT:
+            return json_element(r, rec, err);
+        case J_AFTER:
+            if (c == ',') {
+                r->head++;
+                r->jstate = J_ELEMENT;
+            } else if (c == ']') {
+                r->head++;
+                r->jstate = J_DONE;
+            } else {
+                return json_fatal(r, err, "',' or ']' after an array element");
+            }
+            break;
+        default:
+            return json_fatal(r, err, "the end of the input after the array's ']'");
+        }
+    }
+}
+
+/* ---- the reader object --------------------------------------------------------------------- */
+
+static int seek_to(struct s3l_reader *r, struct s3l_error *err)
+{
+    uint64_t off = r->opt.start_offset;
+    if (lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
+        return 0;
+    if (errno != ESPIPE)
+        return s3l_error_set_errno(err, S3L_EIO, errno, "seek %s to byte offset %llu", r->name,
+                                   (ull)off);
+    /* A pipe: read and drop the bytes before the offset. */
+    uint64_t left = off;
+    while (left > 0) {
+        if (r->head == r->buf.len) {
+            int rc = s3l__reader_fill(r, err);
+            if (rc < 0)
+                return rc;
+            if (rc == 0)
+                return s3l_error_set(err, S3L_EIO, "%s ends before byte offset %llu", r->name,
+                                     (ull)off);
+        }
+        size_t n = (size_t)S3L_MIN((uint64_t)(r->buf.len - r->head), left);
+        r->head += n;
+        left -= n;
+    }
+    return 0;
+}
+
+int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_reader **out,
+                    struct s3l_error *err)
+{
+    if (!opt || opt->version != S3L_READER_OPTIONS_VERSION || opt->format < S3L_INPUT_NDJSON ||
+        opt->format > S3L_INPUT_CSV)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "reader options: bad version or format");
+    struct s3l_reader *r = s3l_calloc(1, sizeof(*r));
+    if (!r || !(r->name = s3l_strdup(opt->name ? opt->name : "input"))) {
+        s3l_free(r);
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory opening a reader");
+    }
+    r->opt = *opt;
+    r->opt.name = r->name;
+    if (!r->opt.max_record_bytes)
+        r->opt.max_record_bytes = S3L_DEFAULT_MAX_RECORD_BYTES;
+    if (!r->opt.block_bytes)
+        r->opt.block_bytes = S3L_DEFAULT_BLOCK_BYTES;
+    if (!r->opt.csv_delimiter)
+        r->opt.csv_delimiter = ',';
+    r->fd = fd;
+    r->line = opt->start_line ? opt->start_line : 1;
+    s3l_buf_init(&r->buf, r->opt.max_record_bytes + 2 * r->opt.block_bytes);
+    s3l__jscan_init(&r->scan, r->opt.max_record_bytes / 2 + 16);
+    int rc = 0;
+    if (opt->start_offset > 0) {
+        rc = seek_to(r, err);
+        if (r->buf.len == 0)
+            r->base = opt->start_offset; /* seeked; else base + head is the offset already */
+        r->scan_pos = r->head;
+        r->offset = opt->start_offset;
+        r->started = true;
+        r->jstate = J_RESUME;
+    }
+    if (rc == 0 && opt->format == S3L_INPUT_CSV)
+        rc = s3l__csv_open(r, err);
+    if (rc) {
+        s3l_reader_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    memset(rec, 0, sizeof(*rec));
+    rec->source = r->name;
+    if (r->sticky) {
+        if (err && !err->code)
+            *err = r->sticky_err;
+        return r->sticky;
+    }
+    int rc = s3l__reader_skip_bom(r, err);
+    if (rc < 0)
+        return rc;
+    switch (r->opt.format) {
+    case S3L_INPUT_NDJSON: return ndjson_next(r, rec, err);
+    case S3L_INPUT_JSON: return json_next(r, rec, err);
+    default: return s3l__csv_next(r, rec, err);
+    }
+}
+
+uint64_t s3l_reader_offset(const struct s3l_reader *r)
+{
+    return r->offset;
+}
+
+uint64_t s3l_reader_line(const struct s3l_reader *r)
+{
+    return r->line;
+}
+
+const char *s3l_reader_csv_header(const struct s3l_reader *r, size_t *len)
+{
+    *len = r->header ? r->header_len : 0;
+    return r->header;
+}
+
+void s3l_reader_free(struct s3l_reader *r)
+{
+    if (!r)
+        return;
+    s3l__csv_cleanup(r);
+    s3l__jscan_cleanup(&r->scan);
+    s3l_buf_free(&r->buf);
+    s3l_free(r->name);
+    s3l_free(r);
+}

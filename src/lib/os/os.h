@@ -1,0 +1,69 @@
+/*
+ * os: the only module that makes OS calls. Each function returns 0 or a negative S3L_E* code
+ * and, on failure, fills err with a message naming the syscall and the path, errno mapped to the
+ * taxonomy by s3l__os_code (docs/internals/store.md has the table).
+ */
+#ifndef S3L_OS_H
+#define S3L_OS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/error.h"
+
+/* What the local backend needs to know of a file. */
+struct s3l__os_stat {
+    uint64_t size;
+    int64_t mtime_ns;
+    uint64_t ino;
+    uint64_t dev;
+    bool is_dir;
+    bool is_reg;
+};
+
+/* errno -> S3L_E*: EACCES/EPERM/EROFS -> PERMISSION_DENIED, ENOSPC/EDQUOT -> NO_SPACE,
+ * ENOENT/ENOTDIR -> NOT_FOUND, EEXIST -> EXISTS, ENAMETOOLONG -> INVALID_ARGUMENT, ENOMEM ->
+ * NOMEM, else IO. */
+int s3l__os_code(int e);
+/* Sets err from errno value e: "<syscall> <path>: <strerror>". Returns the mapped code. */
+int s3l__os_fail(struct s3l_error *err, int e, const char *syscall, const char *path);
+
+int s3l__os_stat(const char *path, struct s3l__os_stat *st, struct s3l_error *err);
+/* Creates path and its missing parents (mode 0755), fsyncing each parent that gained an entry,
+ * so that a later fsynced file in it survives a crash. Existing directories are fine. */
+int s3l__os_mkdirs(const char *path, struct s3l_error *err);
+/* Creates a new file (O_EXCL, 0644) at path; *fd is open for writing. */
+int s3l__os_create_excl(const char *path, int *fd, struct s3l_error *err);
+int s3l__os_open_read(const char *path, int *fd, struct s3l_error *err);
+int s3l__os_fstat(int fd, const char *path, struct s3l__os_stat *st, struct s3l_error *err);
+/* Writes all len bytes (retrying short writes and EINTR). */
+int s3l__os_write_all(int fd, const void *data, size_t len, const char *path,
+                      struct s3l_error *err);
+/* Reads up to len bytes at offset; *got < len only at end of file. */
+int s3l__os_pread_full(int fd, void *buf, size_t len, uint64_t offset, size_t *got,
+                       const char *path, struct s3l_error *err);
+int s3l__os_fsync(int fd, const char *path, struct s3l_error *err);
+/* close(2); errors are reported (a close error after write can mean lost data on NFS). */
+int s3l__os_close(int fd, const char *path, struct s3l_error *err);
+/* Opens the directory and fsyncs it, making renames/links/unlinks in it durable. */
+int s3l__os_fsync_dir(const char *dir, struct s3l_error *err);
+int s3l__os_rename(const char *from, const char *to, struct s3l_error *err);
+/* link(2); S3L_EEXISTS when to exists. */
+int s3l__os_link(const char *from, const char *to, struct s3l_error *err);
+/* unlink(2); a missing file is success when missing_ok. */
+int s3l__os_unlink(const char *path, bool missing_ok, struct s3l_error *err);
+/* rmdir(2) if empty; any failure is ignored (returns false). */
+bool s3l__os_rmdir_if_empty(const char *path);
+/* Opens (creating, 0644) path and takes an exclusive flock(2) on it; *fd is the held lock. */
+int s3l__os_lock(const char *path, int *fd, struct s3l_error *err);
+void s3l__os_unlock(int fd);
+/* Calls cb(ctx, name, is_dir) for every entry of dir but "." and "..". A non-zero cb result
+ * stops and is returned. */
+int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool is_dir),
+                    void *ctx, struct s3l_error *err);
+/* A process-unique number for temp names (pid and a counter). */
+uint64_t s3l__os_unique(void);
+int s3l__os_getpid(void);
+
+#endif

@@ -1,0 +1,256 @@
+/*
+ * The dictionary of a column chunk (Encodings.md, "Dictionary Encoding (PLAIN_DICTIONARY = 2 and
+ * RLE_DICTIONARY = 8)"): distinct values in first-seen order, written PLAIN in the dictionary page,
+ * and the page's values replaced by their indices. An open-addressing hash table (linear probing,
+ * power-of-two size, load <= 1/2) maps a value to its index without per-value allocation.
+ */
+#include "parquet/pq.h"
+
+#define INITIAL_SLOTS 1024u
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= 0xd6e8feb86659fd93ull;
+    x ^= x >> 32;
+    x *= 0xd6e8feb86659fd93ull;
+    x ^= x >> 32;
+    return x;
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+    if (n <= 8) { /* short strings, the common case: one load, one mix */
+        uint64_t v = 0;
+        memcpy(&v, p, n);
+        return mix64(v ^ ((uint64_t)n << 59) ^ 0x9e3779b97f4a7c15ull);
+    }
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 0xff51afd7ed558ccdull);
+    while (n >= 8) {
+        h = (h ^ load64(p)) * 0x9fb21c651e98df25ull;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, p, n);
+    h = (h ^ tail) * 0x9fb21c651e98df25ull;
+    return mix64(h);
+}
+
+void s3l__pq_dict_init(struct pq_dict *d)
+{
+    memset(d, 0, sizeof(*d));
+    s3l_buf_init(&d->values, SIZE_MAX / 2);
+}
+
+void s3l__pq_dict_reset(struct pq_dict *d)
+{
+    s3l_buf_reset(&d->values);
+    d->n = 0;
+    if (d->slots)
+        memset(d->slots, 0, ((size_t)d->slot_mask + 1) * sizeof(*d->slots));
+}
+
+void s3l__pq_dict_free(struct pq_dict *d)
+{
+    s3l_buf_free(&d->values);
+    s3l_free(d->offsets);
+    s3l_free(d->slots);
+    memset(d, 0, sizeof(*d));
+}
+
+static inline uint32_t slot_of(uint64_t key, bool direct, uint32_t mask)
+{
+    return (uint32_t)(direct ? mix64(key) : key) & mask;
+}
+
+static int grow_table(struct pq_dict *d, bool direct)
+{
+    size_t cap = d->slots ? ((size_t)d->slot_mask + 1) * 2 : INITIAL_SLOTS;
+    if (cap > ((size_t)1 << 31))
+        return S3L_ETOO_LARGE;
+    struct pq_dict_slot *slots = s3l_calloc(cap, sizeof(*slots));
+    if (!slots)
+        return S3L_ENOMEM;
+    uint32_t mask = (uint32_t)(cap - 1);
+    for (size_t i = 0; d->slots && i <= d->slot_mask; i++) {
+        if (!d->slots[i].idx)
+            continue;
+        uint32_t s = slot_of(d->slots[i].key, direct, mask);
+        while (slots[s].idx)
+            s = (s + 1) & mask;
+        slots[s] = d->slots[i];
+    }
+    s3l_free(d->slots);
+    d->slots = slots;
+    d->slot_mask = mask;
+    return 0;
+}
+
+static int add_offset(struct pq_dict *d, uint32_t off)
+{
+    if (d->n + 2 > d->offsets_cap) {
+        size_t cap = d->offsets_cap ? d->offsets_cap * 2 : 1024;
+        uint32_t *p = s3l_realloc(d->offsets, cap * sizeof(*p));
+        if (!p)
+            return S3L_ENOMEM;
+        d->offsets = p;
+        d->offsets_cap = cap;
+    }
+    d->offsets[d->n] = off;
+    return 0;
+}
+
+static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n <= 16) {
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != b[i])
+                return false;
+        return true;
+    }
+    return memcmp(a, b, n) == 0;
+}
+
+/* Appends a new entry (PLAIN bytes p[0..n)) into slot s. */
+static int add_entry(struct pq_dict *d, bool var, uint32_t s, uint64_t key, const uint8_t *p,
+                     size_t n, uint32_t *index)
+{
+    if (var) {
+        if (d->values.len + n > UINT32_MAX)
+            return S3L_ETOO_LARGE;
+        int rc = add_offset(d, (uint32_t)d->values.len);
+        if (rc)
+            return rc;
+    }
+    int rc = s3l_buf_append(&d->values, p, n);
+    if (rc)
+        return rc;
+    d->slots[s].key = key;
+    d->slots[s].idx = d->n + 1;
+    *index = d->n++;
+    if (var)
+        d->offsets[d->n] = (uint32_t)d->values.len;
+    return 0;
+}
+
+/*
+ * Looks value (PLAIN bytes p[0..n), for BYTE_ARRAY including the 4-byte length) up, adding it
+ * when new. direct: key is the value's bits (fixed width <= 8), else its hash. *index gets its
+ * index.
+ */
+static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width,
+                         const uint8_t *p, size_t n, uint64_t key, uint32_t *index)
+{
+    if ((size_t)(d->n + 1) * 2 > (size_t)d->slot_mask + 1 || !d->slots) {
+        int rc = grow_table(d, direct);
+        if (rc)
+            return rc;
+    }
+    uint32_t s = slot_of(key, direct, d->slot_mask);
+    for (;;) {
+        const struct pq_dict_slot *sl = &d->slots[s];
+        if (!sl->idx)
+            return add_entry(d, var, s, key, p, n, index);
+        if (sl->key == key) {
+            uint32_t e = sl->idx;
+            if (direct) {
+                *index = e - 1;
+                return 0;
+            }
+            const uint8_t *q;
+            size_t qn;
+            if (var) {
+                q = d->values.ptr + d->offsets[e - 1];
+                qn = d->offsets[e] - d->offsets[e - 1];
+            } else {
+                q = d->values.ptr + (size_t)(e - 1) * width;
+                qn = width;
+            }
+            if (qn == n && same_bytes(p, q, n)) {
+                *index = e - 1;
+                return 0;
+            }
+        }
+        s = (s + 1) & d->slot_mask;
+    }
+}
+
+int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
+                        struct s3l_buf *idx)
+{
+    uint32_t n0 = d->n;
+    size_t len0 = d->values.len;
+    bool var = c->phys == PQ_BYTE_ARRAY;
+    size_t width = c->value_width;
+    s3l_buf_reset(idx);
+    int rc = s3l_buf_reserve(idx, c->n_values * sizeof(uint32_t));
+    if (rc)
+        return rc;
+    uint32_t *out = (uint32_t *)(void *)idx->ptr;
+    if (var && d->n == 0) {
+        rc = add_offset(d, 0);
+        if (rc)
+            return rc;
+        d->offsets[0] = 0;
+    }
+    const uint8_t *p = c->values.ptr;
+    const uint8_t *end = p + c->values.len;
+    bool direct = !var && width <= 8;
+    uint64_t last_key = 0;
+    uint32_t last_idx = UINT32_MAX;
+    for (uint64_t i = 0; i < c->n_values; i++) {
+        size_t n;
+        uint64_t key;
+        if (var) {
+            uint32_t len;
+            memcpy(&len, p, 4);
+            n = 4 + (size_t)len;
+            if (len <= 8 && p + 12 <= end) {
+                /* One unaligned load, masked to the string (no variable-size copy). */
+                uint64_t v = load64(p + 4);
+                v &= len == 8 ? ~0ull : (1ull << (8 * len)) - 1;
+                key = mix64(v ^ ((uint64_t)len << 59) ^ 0x9e3779b97f4a7c15ull);
+            } else {
+                key = hash_bytes(p + 4, len);
+            }
+        } else if (direct) {
+            n = width;
+            key = 0;
+            memcpy(&key, p, width);
+            /* Sorted or clustered data repeats values: skip the probe for a repeat. */
+            if (key == last_key && last_idx != UINT32_MAX) {
+                out[i] = last_idx;
+                p += n;
+                continue;
+            }
+        } else {
+            n = width;
+            key = hash_bytes(p, n);
+        }
+        rc = lookup(d, var, direct, width, p, n, key, &out[i]);
+        if (rc)
+            return rc;
+        last_key = key;
+        last_idx = out[i];
+        p += n;
+        if (d->values.len > limit)
+            break;
+    }
+    if (d->values.len > limit) {
+        /* Fall back: forget this page's entries; the dictionary page keeps the earlier ones. */
+        d->n = n0;
+        s3l_buf_truncate(&d->values, len0);
+        return 1;
+    }
+    idx->len = c->n_values * sizeof(uint32_t);
+    return 0;
+}

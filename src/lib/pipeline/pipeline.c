@@ -1,0 +1,145 @@
+/*
+ * s3l_pipeline_run: checks the options, opens the inputs, derives the pipeline id, and hands
+ * over to the runner's loop with the real sources and destination (glue.c).
+ *
+ * Everything that can be refused without touching the destination is refused here first: a
+ * replace or merge disposition (issue 3, item 6: plain files cannot replace or merge atomically),
+ * bad options, missing or unreadable inputs.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+static int check_options(const struct s3l_pipeline_options *o, struct s3l_error *err)
+{
+    if (!o || o->version != S3L_PIPELINE_OPTIONS_VERSION)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
+                             "pipeline options: version %d, expected %d (call "
+                             "s3l_pipeline_options_init)", o ? o->version : -1,
+                             S3L_PIPELINE_OPTIONS_VERSION);
+    if (o->disposition == S3L_DISPOSITION_REPLACE)
+        return s3l_error_set(err, S3L_EUNSUPPORTED,
+                             "disposition replace is refused before any data moves: plain Parquet "
+                             "files cannot replace a table atomically (readers would see old and "
+                             "new files mixed, or none); append is the only disposition, use a "
+                             "table format such as Iceberg to replace");
+    if (o->disposition == S3L_DISPOSITION_MERGE)
+        return s3l_error_set(err, S3L_EUNSUPPORTED,
+                             "disposition merge is refused before any data moves: plain Parquet "
+                             "files cannot merge or upsert rows (files are immutable and readers "
+                             "know no deletes); append is the only disposition, use a table "
+                             "format such as Iceberg to merge");
+    if (o->disposition != S3L_DISPOSITION_APPEND)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "unknown disposition %d", o->disposition);
+    if (!o->table || !*o->table)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "a table name is required");
+    if (!o->inputs || o->n_inputs == 0)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "at least one input is required");
+    const char *f = o->input_format ? o->input_format : "ndjson";
+    if (strcmp(f, "ndjson") && strcmp(f, "json") && strcmp(f, "csv"))
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "input format %s: expected ndjson, json or csv", f);
+    if (o->pipeline_id && !s3l_uuid_valid(o->pipeline_id))
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "pipeline id %s is not a UUID",
+                             o->pipeline_id);
+    if (o->timestamp_unit != S3L_UNIT_MICRO && o->timestamp_unit != S3L_UNIT_NANO)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "timestamp unit: expected us or ns");
+    if (o->lanes < 1 || o->lanes > 64)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "lanes %u: expected 1..64", o->lanes);
+    if (o->max_record_size < 16)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "max record size %zu is too small",
+                             o->max_record_size);
+    return 0;
+}
+
+/* Opens every input; on failure closes the ones opened. */
+static int open_inputs(const struct s3l_pipeline_options *o, struct s3l_input_position *pos,
+                       int *fds, struct s3l_error *err)
+{
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        int rc = s3l_input_open(o->inputs[i], &pos[i], &fds[i], err);
+        for (size_t k = 0; rc == 0 && k < i; k++)
+            if (strcmp(pos[k].path, pos[i].path) == 0)
+                rc = s3l_error_set(err, S3L_EINVALID_CONFIG, "input %s is given twice (as %s)",
+                                   o->inputs[i], pos[i].path);
+        if (rc) {
+            for (size_t k = 0; k <= i; k++) {
+                if (fds[k] > 0)
+                    close(fds[k]);
+                s3l_input_position_cleanup(&pos[k]);
+            }
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static const char *table_path(const struct s3l_pipeline_options *o, struct s3l_buf *b)
+{
+    if (o->ns && *o->ns)
+        s3l_buf_printf(b, "%s/%s", o->ns, o->table);
+    else
+        s3l_buf_append_str(b, o->table);
+    return b->ptr ? (const char *)b->ptr : NULL;
+}
+
+int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipeline_stats *stats,
+                     enum s3l_pipeline_side *side, struct s3l_error *err)
+{
+    struct s3l_pipeline_stats dummy_stats;
+    enum s3l_pipeline_side dummy_side;
+    if (!stats)
+        stats = &dummy_stats;
+    if (!side)
+        side = &dummy_side;
+    memset(stats, 0, sizeof(*stats));
+    *side = S3L_SIDE_CONFIG;
+    int rc = check_options(opts, err);
+    if (rc)
+        return rc;
+    char *url = NULL;
+    rc = s3l_url_canonical(opts->url ? opts->url : "lake", &url, err);
+    if (rc)
+        return rc;
+    size_t n = opts->n_inputs;
+    struct s3l_input_position *pos = s3l_calloc(n, sizeof(*pos));
+    int *fds = s3l_calloc(n, sizeof(*fds));
+    const char **paths = s3l_calloc(n, sizeof(*paths));
+    struct s3l_buf tb;
+    s3l_buf_init(&tb, 4096);
+    const char *tpath = table_path(opts, &tb);
+    if (!pos || !fds || !paths || !tpath) {
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory starting the pipeline");
+        goto out;
+    }
+    *side = S3L_SIDE_INPUT;
+    rc = open_inputs(opts, pos, fds, err);
+    if (rc)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        paths[i] = pos[i].path;
+    char id[S3L_UUID_STR_LEN + 1];
+    *side = S3L_SIDE_CONFIG;
+    if (opts->pipeline_id) {
+        for (size_t i = 0; i <= S3L_UUID_STR_LEN; i++) /* ids are lowercase everywhere */
+            id[i] = (char)((opts->pipeline_id[i] >= 'A' && opts->pipeline_id[i] <= 'F')
+                               ? opts->pipeline_id[i] + 32 : opts->pipeline_id[i]);
+    } else {
+        rc = s3l_pipeline_id(url, tpath, paths, n, id, err);
+    }
+    if (rc == 0)
+        rc = s3l__glue_run(opts, url, id, pos, fds, n, stats, side, err);
+    for (size_t i = 0; i < n; i++) {
+        if (fds[i] > 0)
+            close(fds[i]);
+        s3l_input_position_cleanup(&pos[i]);
+    }
+out:
+    s3l_buf_free(&tb);
+    s3l_free(paths);
+    s3l_free(fds);
+    s3l_free(pos);
+    s3l_free(url);
+    return rc;
+}

@@ -1,0 +1,169 @@
+/*
+ * Who a pipeline is: the canonical destination URL and the deterministic pipeline id.
+ *
+ * The id must not depend on how the user spelled things: a trailing slash, "./" segments, a
+ * relative input path or the directory the command ran from. So the URL is normalised lexically
+ * (no filesystem access: the destination may not exist yet on the first run) and the input paths
+ * are real paths, sorted. The id is a name-based UUID, version 5 (RFC 4122 section 4.3: SHA-1 over
+ * the namespace UUID followed by the name), computed by libuuid's uuid_generate_sha1.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+#include "s3l/pipeline.h"
+#include "util/util.h"
+
+/*
+ * Normalises an absolute path lexically into b: collapses "//", drops "." segments, resolves
+ * ".." against the segments before it (".." at the root stays at the root, as the kernel does),
+ * and drops a trailing slash. The result is "/" or starts with "/" and never ends with one.
+ */
+static int normalise_path(const char *path, struct s3l_buf *b)
+{
+    size_t base = b->len;
+    const char *p = path;
+    int rc = 0;
+    while (*p && rc == 0) {
+        while (*p == '/')
+            p++;
+        const char *seg = p;
+        while (*p && *p != '/')
+            p++;
+        size_t n = (size_t)(p - seg);
+        if (n == 0 || (n == 1 && seg[0] == '.'))
+            continue;
+        if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+            while (b->len > base && b->ptr[b->len - 1] != '/')
+                b->len--;
+            if (b->len > base)
+                b->len--; /* the slash before the dropped segment */
+            if (b->ptr)
+                b->ptr[b->len] = 0; /* keep the buffer's trailing NUL */
+            continue;
+        }
+        rc = s3l_buf_append_byte(b, '/');
+        if (rc == 0)
+            rc = s3l_buf_append(b, seg, n);
+    }
+    if (rc == 0 && b->len == base)
+        rc = s3l_buf_append_byte(b, '/');
+    return rc;
+}
+
+static int canonical_file(const char *path, struct s3l_buf *b, struct s3l_error *err)
+{
+    int rc = s3l_buf_append_str(b, "file://");
+    if (rc)
+        return rc;
+    if (path[0] == '/')
+        return normalise_path(path, b);
+    char *cwd = getcwd(NULL, 0);
+    if (!cwd)
+        return s3l_error_set_errno(err, S3L_EIO, errno, "getcwd for the relative URL %s", path);
+    struct s3l_buf tmp;
+    s3l_buf_init(&tmp, SIZE_MAX / 2);
+    rc = s3l_buf_printf(&tmp, "%s/%s", cwd, path);
+    free(cwd); /* allocated by the C library, not by s3l_malloc */
+    if (rc == 0)
+        rc = normalise_path((const char *)tmp.ptr, b);
+    s3l_buf_free(&tmp);
+    return rc;
+}
+
+int s3l_url_canonical(const char *url, char **out, struct s3l_error *err)
+{
+    if (!url || !*url)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "destination URL is empty");
+    struct s3l_buf b;
+    s3l_buf_init(&b, SIZE_MAX / 2);
+    int rc;
+    const char *colon = strstr(url, "://");
+    if (!colon) {
+        rc = canonical_file(url, &b, err);
+    } else if (strncasecmp(url, "file://", 7) == 0) {
+        if (url[7] != '/') {
+            s3l_buf_free(&b);
+            return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                                 "destination URL %s: file:// needs an absolute path "
+                                 "(file:///abs/path)", url);
+        }
+        rc = canonical_file(url + 7, &b, err);
+    } else if (strncasecmp(url, "s3://", 5) == 0) {
+        size_t n = strlen(url);
+        while (n > 5 && url[n - 1] == '/')
+            n--;
+        rc = s3l_buf_append_str(&b, "s3://");
+        if (rc == 0)
+            rc = s3l_buf_append(&b, url + 5, n - 5);
+        if (rc == 0 && n == 5)
+            rc = s3l_error_set(err, S3L_EINVALID_CONFIG, "destination URL %s has no bucket", url);
+    } else {
+        rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                           "destination URL %s: unknown scheme (expected file:// or s3://)", url);
+    }
+    if (rc == 0) {
+        size_t len;
+        rc = s3l_buf_detach(&b, (uint8_t **)out, &len);
+    }
+    s3l_buf_free(&b);
+    if (rc == S3L_ENOMEM)
+        s3l_error_set(err, rc, "out of memory canonicalising URL");
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int s3l_pipeline_id(const char *url, const char *table_path, const char *const *paths, size_t n,
+                    char out[S3L_UUID_STR_LEN + 1], struct s3l_error *err)
+{
+    if (!url || !*url || !table_path || !*table_path)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "pipeline id needs a URL and a table");
+    const char **sorted = NULL;
+    if (n > 0) {
+        sorted = s3l_calloc(n, sizeof(*sorted));
+        if (!sorted)
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory computing the pipeline id");
+        memcpy(sorted, paths, n * sizeof(*sorted));
+        qsort(sorted, n, sizeof(*sorted), cmp_str);
+    }
+    struct s3l_buf name;
+    s3l_buf_init(&name, SIZE_MAX / 2);
+    int rc = s3l_buf_printf(&name, "%s\n%s\n", url, table_path);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = s3l_buf_printf(&name, "%s\n", sorted[i]);
+    if (rc == 0) {
+        uuid_t ns, id;
+        if (uuid_parse(S3L_PIPELINE_NAMESPACE, ns) != 0) {
+            rc = s3l_error_set(err, S3L_EINTERNAL, "bad pipeline namespace UUID");
+        } else {
+            uuid_generate_sha1(id, ns, (const char *)name.ptr, name.len);
+            uuid_unparse_lower(id, out);
+        }
+    } else {
+        s3l_error_set(err, rc, "out of memory computing the pipeline id");
+    }
+    s3l_buf_free(&name);
+    s3l_free(sorted);
+    return rc;
+}
+
+bool s3l_uuid_valid(const char *s)
+{
+    if (!s || strlen(s) != S3L_UUID_STR_LEN)
+        return false;
+    for (int i = 0; i < S3L_UUID_STR_LEN; i++) {
+        char c = s[i];
+        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? c != '-'
+                 : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+            return false;
+    }
+    return true;
+}

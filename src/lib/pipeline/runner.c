@@ -1,0 +1,294 @@
+/*
+ * The runner's loop: resumes every input where the last committed epoch left it, feeds its
+ * records into the destination's lane sinks, and decides epochs (every epoch_rows rows, every
+ * commit_interval_ns, and at the end of the input; issue 3, item 6).
+ *
+ * Positions: the destination's checkpoint holds, at the commit point of each epoch, the byte
+ * offset after the last record of every input that the epoch covers, with the hash of the 4 KiB
+ * before it (position.c). On a rerun each input is verified against its recorded position and
+ * read from its offset, so appended lines land once and nothing is re-read. A rerun that finds
+ * every input read to its end, and no pending epoch, returns before touching the destination, so
+ * the destination stays byte-identical.
+ */
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "runner.h"
+
+#define PROGRESS_EVERY_NS 500000000LL
+#define CLOCK_EVERY_ROWS 64
+
+void s3l_pipeline_options_init(struct s3l_pipeline_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->version = S3L_PIPELINE_OPTIONS_VERSION;
+    o->input_format = "ndjson";
+    o->codec = S3L_CODEC_ZSTD;
+    o->file_size = 256ULL << 20;
+    o->row_group_bytes = 128u << 20;
+    o->memory = 48u << 20;
+    o->epoch_rows = 1000000;
+    o->commit_interval_ns = 60LL * 1000000000LL;
+    o->lanes = 1;
+    o->timestamp_unit = S3L_UNIT_MICRO;
+    o->max_record_size = 16u << 20;
+    o->infer_rows = 1000;
+}
+
+int64_t s3l__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+struct loop {
+    const struct s3l_pipeline_options *o;
+    const struct s3l__runner_env *env;
+    struct s3l_input_position *pos;
+    const int *fds;
+    size_t n;
+    uint64_t *cur;      /* per input: offset reached, not yet committed */
+    uint64_t *bytes0;   /* per input: bytes of the source already counted */
+    struct s3l_pipeline_stats *st;
+    int64_t now, t_start, t_epoch, t_progress; /* now: the last clock reading */
+    unsigned clock_every;
+    uint64_t epoch_rows; /* rows put since the last commit */
+    bool dirty;          /* a position moved since the last commit */
+    unsigned lane;
+};
+
+static void report(struct loop *l, enum s3l_pipeline_event ev, const char *message)
+{
+    if (!l->o->report)
+        return;
+    l->st->elapsed_ns = l->now - l->t_start;
+    struct s3l_pipeline_report r = {ev, l->st, l->pos, l->n, message};
+    l->o->report(l->o->report_ctx, &r);
+}
+
+/* Records the reached offsets in the positions and commits them with the rows since the last. */
+static int commit(struct loop *l, struct s3l_error *err)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->cur[i] == l->pos[i].offset)
+            continue;
+        int rc = s3l_input_position_advance(&l->pos[i], l->fds[i], l->cur[i], err);
+        if (rc)
+            return rc;
+    }
+    char *json = NULL;
+    if (s3l_positions_to_json(l->pos, l->n, &json) != 0)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory writing input positions");
+    struct s3l__commit_info info;
+    memset(&info, 0, sizeof(info));
+    int rc = l->env->dest->commit(l->env->dest_ctx, json, &info, err);
+    s3l_free(json);
+    if (rc)
+        return rc;
+    l->epoch_rows = 0;
+    l->dirty = false;
+    l->t_epoch = l->now;
+    if (info.epoch) {
+        l->st->epochs++;
+        l->st->last_epoch = info.epoch;
+        l->st->files += info.files;
+        l->st->bytes_out += info.bytes;
+        report(l, S3L_EVENT_COMMIT, NULL);
+    }
+    return 0;
+}
+
+static bool epoch_due(struct loop *l, int64_t now)
+{
+    if (l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows)
+        return true;
+    return l->o->commit_interval_ns > 0 && (l->epoch_rows > 0 || l->dirty) &&
+           now - l->t_epoch >= l->o->commit_interval_ns;
+}
+
+/* A bad record: fail, skip or dead-letter it according to the options. */
+static int bad_record(struct loop *l, struct s3l_slice raw, struct s3l_error *err)
+{
+    if (l->o->bad_records == S3L_BAD_RECORDS_FAIL)
+        return err->code;
+    char reason[S3L_ERROR_MESSAGE_MAX];
+    memcpy(reason, err->message, sizeof(reason));
+    s3l_error_clear(err);
+    if (l->o->bad_records == S3L_BAD_RECORDS_DEAD_LETTER) {
+        int rc = l->env->dest->reject(l->env->dest_ctx, raw.ptr, raw.len, reason, err);
+        if (rc)
+            return rc;
+    }
+    l->st->rows_bad++;
+    report(l, S3L_EVENT_BAD_RECORD, reason);
+    return 0;
+}
+
+/* Reads input i from its offset to its end. *side is set on failure. */
+static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err)
+{
+    struct s3l__source *src = NULL;
+    int rc = l->env->source_open(l->env->source_ctx, i, &l->pos[i], l->fds[i], l->cur[i], &src,
+                                 err);
+    if (rc) {
+        *side = S3L_SIDE_INPUT;
+        return rc;
+    }
+    unsigned lanes = l->o->lanes ? l->o->lanes : 1;
+    uint64_t base = l->st->bytes_in;
+    for (uint64_t k = 0;; k++) {
+        uint64_t off = l->cur[i];
+        struct s3l_slice raw = {0};
+        rc = src->ops->next(src, l->lane, &off, &raw, err);
+        if (rc == 0) {
+            /* The end: the source may have consumed bytes after its last record (blank lines, a
+             * JSON array's closing bracket), which belong to no epoch but must be recorded. */
+            if (off != l->cur[i]) {
+                l->cur[i] = off;
+                l->dirty = true;
+            }
+            break;
+        }
+        if (rc == 1) {
+            l->st->rows++;
+            l->epoch_rows++;
+            l->lane = (l->lane + 1) % lanes;
+        } else if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE) {
+            rc = bad_record(l, raw, err);
+            if (rc) {
+                /* fail: the record's error; dead-letter: the destination refused the record. */
+                *side = l->o->bad_records == S3L_BAD_RECORDS_FAIL ? S3L_SIDE_INPUT
+                                                                  : S3L_SIDE_DESTINATION;
+                break;
+            }
+        } else {
+            *side = rc == S3L_EINVALID_INPUT ? S3L_SIDE_INPUT : S3L_SIDE_DESTINATION;
+            break;
+        }
+        rc = 0;
+        if (off != l->cur[i]) {
+            l->cur[i] = off;
+            l->dirty = true;
+        }
+        if (k % l->clock_every != 0 && !(l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows))
+            continue;
+        int64_t now = l->now = l->env->now_ns();
+        l->st->bytes_in = base + src->ops->bytes(src);
+        if (now - l->t_progress >= PROGRESS_EVERY_NS) {
+            l->t_progress = now;
+            report(l, S3L_EVENT_PROGRESS, NULL);
+        }
+        if (epoch_due(l, now) && (rc = commit(l, err)) != 0) {
+            *side = S3L_SIDE_DESTINATION;
+            break;
+        }
+    }
+    l->st->bytes_in = base + src->ops->bytes(src);
+    src->ops->free(src);
+    return rc;
+}
+
+/*
+ * Verifies each input against the checkpoint's positions and sets where it resumes. *all_done:
+ * every input is a file already read to its end. Empty inputs read for the first time are
+ * refused.
+ */
+static int resume_positions(struct loop *l, const char *json, bool *all_done,
+                            struct s3l_error *err)
+{
+    struct s3l_input_position *rec = NULL;
+    size_t n_rec = 0;
+    int rc = json ? s3l_positions_from_json(json, strlen(json), &rec, &n_rec, err) : 0;
+    if (rc)
+        return rc;
+    *all_done = true;
+    for (size_t i = 0; rc == 0 && i < l->n; i++) {
+        struct s3l_input_position *p = &l->pos[i];
+        const struct s3l_input_position *r = s3l_positions_find(rec, n_rec, p->path);
+        struct stat st;
+        bool have_size = p->replayable && fstat(l->fds[i], &st) == 0;
+        if (r && (rc = s3l_input_position_verify(r, p, l->fds[i], err)) != 0)
+            break;
+        if (r && r->replayable) {
+            p->offset = l->cur[i] = r->offset;
+            memcpy(p->sha256, r->sha256, sizeof(p->sha256));
+            if (r->csv_header && !(p->csv_header = s3l_strdup(r->csv_header)))
+                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
+        } else if (r && !p->replayable) {
+            /* A stream cannot seek: its offsets continue from the committed one, so they stay
+             * offsets into the original stream when the caller resumes it from there. */
+            p->offset = l->cur[i] = r->offset;
+        }
+        if (!have_size || (uint64_t)st.st_size != p->offset)
+            *all_done = false;
+        if (have_size && st.st_size == 0 && !r)
+            rc = s3l_error_set(err, S3L_EINVALID_INPUT, "input %s is empty: nothing to write",
+                               p->path);
+    }
+    s3l_positions_free(rec, n_rec);
+    return rc;
+}
+
+int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__runner_env *env,
+                     struct s3l_input_position *pos, const int *fds, size_t n,
+                     struct s3l_pipeline_stats *stats, enum s3l_pipeline_side *side,
+                     struct s3l_error *err)
+{
+    struct loop l;
+    memset(&l, 0, sizeof(l));
+    l.o = opts;
+    l.env = env;
+    l.pos = pos;
+    l.fds = fds;
+    l.n = n;
+    l.st = stats;
+    l.now = l.t_start = l.t_epoch = l.t_progress = env->now_ns();
+    l.clock_every = env->clock_every_rows ? env->clock_every_rows : CLOCK_EVERY_ROWS;
+    l.cur = s3l_calloc(n ? n : 1, sizeof(*l.cur));
+    if (!l.cur)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory starting the pipeline");
+
+    char *json = NULL;
+    bool pending = false, all_done = false;
+    int rc = env->dest->positions(env->dest_ctx, &json, &pending, err);
+    *side = S3L_SIDE_DESTINATION;
+    if (rc == 0) {
+        rc = resume_positions(&l, json, &all_done, err);
+        *side = S3L_SIDE_INPUT;
+    }
+    s3l_free(json);
+    if (rc == 0 && all_done && !pending) {
+        report(&l, S3L_EVENT_UP_TO_DATE, NULL);
+        goto out;
+    }
+    uint64_t recovered = 0;
+    if (rc == 0) {
+        *side = S3L_SIDE_DESTINATION;
+        rc = env->dest->start(env->dest_ctx, &recovered, err);
+    }
+    if (rc == 0 && recovered) {
+        stats->last_epoch = recovered;
+        report(&l, S3L_EVENT_RECOVERED, NULL);
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = drain(&l, i, side, err);
+    if (rc == 0 && (l.epoch_rows > 0 || l.dirty)) {
+        *side = S3L_SIDE_DESTINATION;
+        l.now = env->now_ns();
+        rc = commit(&l, err);
+    }
+    if (rc == 0 && stats->rows == 0 && stats->rows_bad == 0 && stats->bytes_in == 0 && n == 1 &&
+        !pos[0].replayable && pos[0].offset == 0) {
+        *side = S3L_SIDE_INPUT;
+        rc = s3l_error_set(err, S3L_EINVALID_INPUT, "input %s is empty: nothing to write",
+                           pos[0].path);
+    }
+out:
+    if (rc == 0)
+        *side = S3L_SIDE_NONE;
+    stats->elapsed_ns = env->now_ns() - l.t_start;
+    s3l_free(l.cur);
+    return rc;
+}

@@ -1,0 +1,137 @@
+/*
+ * pipeline: internal header of the runner. The runner's loop (runner.c) drives two narrow
+ * interfaces, a record source per input and a destination, so that its epoch and position logic
+ * is tested with test doubles; glue.c implements both over the public input readers
+ * (include/s3l/input.h) and the table destination (include/s3l/destination.h).
+ */
+#ifndef S3L_PIPELINE_RUNNER_H
+#define S3L_PIPELINE_RUNNER_H
+
+#include "s3l/pipeline.h"
+#include "s3l/row.h"
+#include "util/util.h"
+
+/* One input, opened at an offset, yielding rows into a row sink. */
+struct s3l__source;
+struct s3l__source_ops {
+    /*
+     * Reads the next record and puts it into the destination's row sink of lane `lane` as one
+     * row (the source reaches the destination through the env it was opened with, because the
+     * destination may only learn its schema from the first records). Returns 1 when a row was put,
+     * 0 at the end of the input, or a negative code. *offset_after is the input's byte offset
+     * just after the record (also after a bad record, which is consumed: the caller decides
+     * whether to fail, skip or dead-letter it; *raw then holds its bytes, valid until the next
+     * call). S3L_EINVALID_INPUT and S3L_ETOO_LARGE are bad records; other codes are fatal.
+     */
+    int (*next)(struct s3l__source *src, unsigned lane, uint64_t *offset_after,
+                struct s3l_slice *raw, struct s3l_error *err);
+    /* Bytes consumed so far (for progress). */
+    uint64_t (*bytes)(struct s3l__source *src);
+    void (*free)(struct s3l__source *src);
+};
+struct s3l__source {
+    const struct s3l__source_ops *ops;
+};
+
+/* What one committed epoch added. */
+struct s3l__commit_info {
+    uint64_t epoch;  /* its number; 0 when nothing was committed (no rows, no new position) */
+    uint64_t files;  /* data files it added */
+    uint64_t bytes;  /* bytes written to the destination for it */
+    uint64_t rows;
+};
+
+/* The destination as the runner sees it. ctx is passed back to every call. */
+struct s3l__dest_ops {
+    /*
+     * The opaque input positions of the checkpoint (*json NULL when there is none, else owned
+     * by the caller, s3l_free) and whether an epoch is pending there. Changes nothing.
+     */
+    int (*positions)(void *ctx, char **json, bool *pending, struct s3l_error *err);
+    /*
+     * Takes the pipeline over (generation + 1, fencing) and commits a pending epoch. *recovered
+     * gets the number of a recovered epoch, or 0.
+     */
+    int (*start)(void *ctx, uint64_t *recovered, struct s3l_error *err);
+    /*
+     * Commits the rows put since the last commit, with positions_json as the checkpoint's
+     * opaque value (the commit point records both). An epoch with no rows adds no file and no
+     * marker, but the positions are still recorded.
+     */
+    int (*commit)(void *ctx, const char *positions_json, struct s3l__commit_info *info,
+                  struct s3l_error *err);
+    /* Dead-letters a bad record with its reason; committed with the epoch. */
+    int (*reject)(void *ctx, const void *raw, size_t len, const char *reason,
+                  struct s3l_error *err);
+    /* Drops what was not committed and frees ctx. */
+    void (*close)(void *ctx);
+};
+
+/* The sources and destination of a run, provided by glue.c (or by a test). */
+struct s3l__runner_env {
+    const struct s3l__dest_ops *dest;
+    void *dest_ctx;
+    /*
+     * Opens a source for input i (pos describes it; fd is open; offset is where to start; for
+     * CSV, pos->csv_header is the header recorded earlier, or NULL, and the source sets it).
+     */
+    int (*source_open)(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
+                       uint64_t offset, struct s3l__source **out, struct s3l_error *err);
+    void *source_ctx;
+    int64_t (*now_ns)(void); /* a monotonic clock; tests replace it */
+    unsigned clock_every_rows; /* read the clock every this many rows; 0: 64 */
+};
+
+/*
+ * The runner's loop over already-opened inputs (pos[i], fds[i], n of them): resume each at its
+ * recorded position (refusing a changed input), put every record into lane sinks, commit by
+ * rows, time and at the end. side and stats as for s3l_pipeline_run.
+ */
+int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__runner_env *env,
+                     struct s3l_input_position *pos, const int *fds, size_t n,
+                     struct s3l_pipeline_stats *stats, enum s3l_pipeline_side *side,
+                     struct s3l_error *err);
+
+/*
+ * Runs the pipeline over opened inputs with the real sources and destination (glue.c): url is
+ * canonical, id the pipeline id. Called by s3l_pipeline_run.
+ */
+int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, const char *id,
+                  struct s3l_input_position *pos, const int *fds, size_t n,
+                  struct s3l_pipeline_stats *stats, enum s3l_pipeline_side *side,
+                  struct s3l_error *err);
+
+/* ---- Parallel lanes (lanes.c) ---- */
+
+struct s3l_record;
+struct s3l__lanes;
+
+struct s3l__lanes_config {
+    unsigned n;                       /* worker threads, one per lane (>= 2) */
+    const struct s3l_schema *schema;  /* each worker converts records to it */
+    const struct s3l_row_sink *sinks; /* n lane sinks, fed from the workers' threads */
+    enum s3l_bad_records bad_records;
+    /* Dead-letters a record (thread-safe); called from workers. */
+    int (*reject)(void *ctx, const void *raw, size_t len, const char *reason,
+                  struct s3l_error *err);
+    /* A record was skipped or dead-lettered; called under the lanes' lock. May be NULL. */
+    void (*report)(void *ctx, const char *reason);
+    void *ctx;
+};
+
+/* Starts cfg->n workers. S3L_ENOMEM, S3L_EINTERNAL (threads), the converter's errors. */
+int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
+                   struct s3l_error *err);
+/* Queues a copy of rec for the next lane (blocks while that lane is busy with its previous
+ * batch). Returns a worker's fatal failure, if one happened, so the reader stops early. */
+int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3l_error *err);
+/* Waits until every queued record is converted. *bad: records skipped or dead-lettered since the
+ * last barrier. Returns the first fatal failure of a worker (then nothing may be committed). */
+int s3l__lanes_barrier(struct s3l__lanes *l, uint64_t *bad, struct s3l_error *err);
+/* Stops and joins the workers (finishing queued batches). NULL is a no-op. */
+void s3l__lanes_free(struct s3l__lanes *l);
+
+/* The monotonic clock in ns. */
+int64_t s3l__now_ns(void);
+
+#endif

@@ -1,0 +1,198 @@
+/*
+ * Schema evolution: merging the schema a stream brings with the table's schema record
+ * (URL/_openetl/schemas/T.json, DESIGN.md section 3), and the widening lattice inference uses to
+ * combine the types seen in a sample (int64 + double -> double, date32 + timestamp -> timestamp,
+ * struct + struct -> the union of their fields, mixed scalars -> string, nested + scalar -> json).
+ */
+#include <string.h>
+
+#include "schema/schema_int.h"
+
+static bool is_int(enum s3l_type_id id)
+{
+    return id >= S3L_TYPE_INT8 && id <= S3L_TYPE_UINT64;
+}
+
+static bool is_number(enum s3l_type_id id)
+{
+    return is_int(id) || (id >= S3L_TYPE_FLOAT16 && id <= S3L_TYPE_FLOAT64);
+}
+
+static bool is_nested(enum s3l_type_id id)
+{
+    return id == S3L_TYPE_LIST || id == S3L_TYPE_STRUCT || id == S3L_TYPE_MAP;
+}
+
+static int simple(struct s3l_type *out, enum s3l_type_id id)
+{
+    memset(out, 0, sizeof(*out));
+    out->id = id;
+    return 0;
+}
+
+static int widen_struct(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out)
+{
+    struct s3l_type t = {0};
+    t.id = S3L_TYPE_STRUCT;
+    size_t cap = a->n_children + b->n_children;
+    if (cap && !(t.children = s3l_calloc(cap, sizeof(*t.children))))
+        return S3L_ENOMEM;
+    int rc = 0;
+    /* a's fields in a's order (widened with b's of the same name), then b's new ones. */
+    for (size_t i = 0; i < a->n_children && rc == 0; i++) {
+        const struct s3l_field *fa = &a->children[i], *fb = NULL;
+        for (size_t j = 0; j < b->n_children; j++)
+            if (strcmp(b->children[j].name, fa->name) == 0)
+                fb = &b->children[j];
+        struct s3l_field *f = &t.children[t.n_children];
+        if (!(f->name = s3l_strdup(fa->name))) {
+            rc = S3L_ENOMEM;
+            break;
+        }
+        t.n_children++;
+        f->nullable = true;
+        rc = fb ? s3l_type_widen(&fa->type, &fb->type, &f->type) : s3l_type_copy(&f->type, &fa->type);
+    }
+    for (size_t j = 0; j < b->n_children && rc == 0; j++) {
+        bool seen = false;
+        for (size_t i = 0; i < a->n_children; i++)
+            seen = seen || strcmp(a->children[i].name, b->children[j].name) == 0;
+        if (seen)
+            continue;
+        struct s3l_field *f = &t.children[t.n_children];
+        rc = s3l__field_copy(f, &b->children[j]);
+        if (rc == 0) {
+            t.n_children++;
+            f->nullable = true;
+        }
+    }
+    if (rc) {
+        s3l_type_cleanup(&t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+static int widen_list(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out)
+{
+    struct s3l_type t = {0};
+    t.id = S3L_TYPE_LIST;
+    if (!(t.children = s3l_calloc(1, sizeof(*t.children))))
+        return S3L_ENOMEM;
+    struct s3l_field *f = &t.children[0];
+    int rc = 0;
+    if (!(f->name = s3l_strdup("item")))
+        rc = S3L_ENOMEM;
+    t.n_children = 1;
+    f->nullable = a->children[0].nullable || b->children[0].nullable;
+    if (rc == 0)
+        rc = s3l_type_widen(&a->children[0].type, &b->children[0].type, &f->type);
+    if (rc) {
+        s3l_type_cleanup(&t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+int s3l_type_widen(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out)
+{
+    if ((int)a->id == S3L__TYPE_NONE)
+        return s3l_type_copy(out, b);
+    if ((int)b->id == S3L__TYPE_NONE || s3l_type_equal(a, b))
+        return s3l_type_copy(out, a);
+    if (a->id == S3L_TYPE_STRUCT && b->id == S3L_TYPE_STRUCT)
+        return widen_struct(a, b, out);
+    if (a->id == S3L_TYPE_LIST && b->id == S3L_TYPE_LIST)
+        return widen_list(a, b, out);
+    if (is_nested(a->id) || is_nested(b->id) || a->id == S3L_TYPE_JSON || b->id == S3L_TYPE_JSON)
+        return simple(out, S3L_TYPE_JSON);
+    if (is_int(a->id) && is_int(b->id))
+        return simple(out, S3L_TYPE_INT64);
+    if (is_number(a->id) && is_number(b->id))
+        return simple(out, S3L_TYPE_FLOAT64);
+    /* A date is midnight of a timestamp without zone; a zone on one side only is ambiguous. */
+    const struct s3l_type *d = a->id == S3L_TYPE_DATE32 ? a : b;
+    const struct s3l_type *ts = d == a ? b : a;
+    if (d->id == S3L_TYPE_DATE32 && ts->id == S3L_TYPE_TIMESTAMP && !ts->tz)
+        return s3l_type_copy(out, ts);
+    if (a->id == S3L_TYPE_TIMESTAMP && b->id == S3L_TYPE_TIMESTAMP && !a->tz == !b->tz) {
+        int rc = s3l_type_copy(out, a->unit >= b->unit ? a : b);
+        return rc;
+    }
+    return simple(out, S3L_TYPE_UTF8);
+}
+
+/* ---- the schema record --------------------------------------------------------------------- */
+
+static int drift(const struct s3l_schema_merge_options *opt, const struct s3l_field *old,
+                 const struct s3l_field *new_, struct s3l_error *err)
+{
+    char a[200], b[200];
+    s3l__type_name(&old->type, a, sizeof(a));
+    s3l__type_name(&new_->type, b, sizeof(b));
+    const char *table = opt && opt->table ? opt->table : "?";
+    const char *path = opt && opt->record_path ? opt->record_path : "the schema record";
+    return s3l_error_set(err, S3L_ESCHEMA_DRIFT,
+                         "table %s: column \"%s\" changed type from %s to %s; remove %s to accept "
+                         "it (or allow type changes)", table, old->name, a, b, path);
+}
+
+int s3l_schema_merge(const struct s3l_schema *recorded, const struct s3l_schema *incoming,
+                     const struct s3l_schema_merge_options *opt, struct s3l_schema **out,
+                     bool *changed, struct s3l_error *err)
+{
+    bool allow = opt && opt->allow_type_changes;
+    bool ch = recorded == NULL;
+    struct s3l_schema *m = s3l_schema_copy(recorded ? recorded : incoming);
+    if (!m)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory merging schemas");
+    int rc = 0;
+    for (size_t i = 0; recorded && i < m->n_fields && rc == 0; i++) {
+        struct s3l_field *f = &m->fields[i];
+        int j = s3l_schema_find(incoming, f->name, strlen(f->name));
+        if (j < 0) {
+            /* Files written from now on lack the column: readers see nulls. */
+            if (!f->nullable && !f->key) {
+                f->nullable = true;
+                ch = true;
+            }
+            continue;
+        }
+        const struct s3l_field *in = &incoming->fields[j];
+        if (!s3l_type_equal(&f->type, &in->type)) {
+            if (!allow) {
+                rc = drift(opt, f, in, err);
+                break;
+            }
+            struct s3l_type t;
+            if (s3l_type_copy(&t, &in->type) != 0) {
+                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory merging schemas");
+                break;
+            }
+            s3l_type_cleanup(&f->type);
+            f->type = t;
+            ch = true;
+        }
+        if (in->nullable && !f->nullable) {
+            f->nullable = true;
+            ch = true;
+        }
+    }
+    for (size_t j = 0; recorded && j < incoming->n_fields && rc == 0; j++) {
+        const struct s3l_field *in = &incoming->fields[j];
+        if (s3l_schema_find(m, in->name, strlen(in->name)) >= 0)
+            continue;
+        rc = s3l_schema_add_field(m, in, err);
+        ch = true;
+    }
+    if (rc) {
+        s3l_schema_free(m);
+        return rc;
+    }
+    *out = m;
+    if (changed)
+        *changed = ch;
+    return 0;
+}

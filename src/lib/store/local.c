@@ -1,0 +1,592 @@
+/*
+ * The local (file://) backend. Keys map to paths under the root directory. Every object becomes
+ * visible atomically and durably: an upload writes a temp file (".s3l-tmp-*") in the target's
+ * directory, fsyncs it, then renames it over the target (or link(2)s it for put-if-absent, which
+ * fails if the target exists), then fsyncs the directory. Conditional replaces (if_match) compare
+ * the ETag and rename under an exclusive flock(2) of the directory's ".s3l-lock" file; plain
+ * replaces take the same lock, so a compare-and-swap never interleaves with another publish.
+ * Copy is a hard link when possible (else a byte copy with fsync), renamed over the target.
+ * Temp and lock files are hidden from listings. docs/internals/store.md has the details.
+ */
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "os/os.h"
+#include "store/store.h"
+#include "util/util.h"
+
+struct local_store {
+    struct s3l_store base;
+    char *root; /* absolute, no trailing slash ("/" alone for the root directory) */
+};
+
+struct local_upload {
+    struct s3l_upload base;
+    int fd;
+    char *tmp;  /* temp file path */
+    char *path; /* target path */
+    char *dir;  /* target's directory */
+    bool if_none_match;
+    char *if_match;
+};
+
+static const struct s3l_store_ops local_ops;
+
+static char *join(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    bool slash = !(la > 0 && a[la - 1] == '/');
+    char *p = s3l_malloc(la + lb + 2);
+    if (p)
+        snprintf(p, la + lb + 2, "%s%s%s", a, slash ? "/" : "", b);
+    return p;
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == path)
+        return s3l_strdup("/");
+    return s3l_strndup(path, (size_t)(slash - path));
+}
+
+/* The ETag rule of s3l/sys/store.h: SHA-256 of small content, else size/mtime/inode. */
+static int etag_of_fd(int fd, const char *path, const struct s3l__os_stat *st, char *out,
+                      struct s3l_error *err)
+{
+    if (st->size > S3L__LOCAL_HASH_ETAG_MAX) {
+        snprintf(out, 132, "s%llx-m%llx-i%llx", (unsigned long long)st->size,
+                 (unsigned long long)st->mtime_ns, (unsigned long long)st->ino);
+        return 0;
+    }
+    uint8_t *buf = s3l_malloc(st->size ? st->size : 1);
+    if (!buf)
+        return S3L_ENOMEM;
+    size_t got = 0;
+    int rc = s3l__os_pread_full(fd, buf, st->size, 0, &got, path, err);
+    if (rc == 0) {
+        uint8_t md[32];
+        unsigned int mdlen = 0;
+        if (!EVP_Digest(buf, got, md, &mdlen, EVP_sha256(), NULL))
+            rc = s3l_error_set(err, S3L_EINTERNAL, "sha256 of %s failed", path);
+        else
+            s3l_hex_encode(md, 32, out);
+    }
+    s3l_free(buf);
+    return rc;
+}
+
+static int info_of_path(const char *path, struct s3l_object_info *info, struct s3l_error *err)
+{
+    int fd;
+    int rc = s3l__os_open_read(path, &fd, err);
+    if (rc)
+        return rc;
+    struct s3l__os_stat st;
+    rc = s3l__os_fstat(fd, path, &st, err);
+    if (rc == 0 && !st.is_reg)
+        rc = s3l_error_set(err, S3L_ENOT_FOUND, "%s is not a regular file", path);
+    if (rc == 0) {
+        info->key = NULL;
+        info->size = st.size;
+        info->mtime_ns = st.mtime_ns;
+        rc = etag_of_fd(fd, path, &st, info->etag, err);
+    }
+    s3l__os_close(fd, path, NULL);
+    return rc;
+}
+
+static char *key_path(struct s3l_store *s, const char *key)
+{
+    return join(((struct local_store *)s)->root, key);
+}
+
+static void upload_free(struct local_upload *u)
+{
+    if (u->fd >= 0)
+        s3l__os_close(u->fd, u->tmp, NULL);
+    s3l_free(u->tmp);
+    s3l_free(u->path);
+    s3l_free(u->dir);
+    s3l_free(u->if_match);
+    s3l_free(u->base.key);
+    s3l_free(u);
+}
+
+/* Creates a new temp file in dir; retries when the directory vanished meanwhile (a concurrent
+ * remove pruned it while empty). */
+static int make_temp(const char *dir, char **tmp, int *fd, struct s3l_error *err)
+{
+    for (int attempt = 0;; attempt++) {
+        int rc = s3l__os_mkdirs(dir, err);
+        if (rc)
+            return rc;
+        char name[64];
+        snprintf(name, sizeof(name), S3L__LOCAL_TMP_PREFIX "%016llx",
+                 (unsigned long long)s3l__os_unique());
+        char *p = join(dir, name);
+        if (!p)
+            return S3L_ENOMEM;
+        struct s3l_error e2 = {0};
+        rc = s3l__os_create_excl(p, fd, &e2);
+        if (rc == 0) {
+            *tmp = p;
+            return 0;
+        }
+        s3l_free(p);
+        if (rc != S3L_ENOT_FOUND || attempt >= 3) {
+            if (err && err->code == 0)
+                *err = e2;
+            return rc;
+        }
+    }
+}
+
+static int local_upload_begin(struct s3l_store *s, const char *key,
+                              const struct s3l_put_options *opts, struct s3l_upload **out,
+                              struct s3l_error *err)
+{
+    struct local_upload *u = s3l_calloc(1, sizeof(*u));
+    if (!u)
+        return S3L_ENOMEM;
+    u->fd = -1;
+    u->base.store = s;
+    u->base.key = s3l_strdup(key);
+    u->path = key_path(s, key);
+    u->dir = u->path ? dir_of(u->path) : NULL;
+    u->if_none_match = opts->if_none_match;
+    u->if_match = opts->if_match ? s3l_strdup(opts->if_match) : NULL;
+    int rc = 0;
+    if (!u->base.key || !u->path || !u->dir || (opts->if_match && !u->if_match))
+        rc = S3L_ENOMEM;
+    if (rc == 0)
+        rc = make_temp(u->dir, &u->tmp, &u->fd, err);
+    if (rc) {
+        upload_free(u);
+        return rc;
+    }
+    *out = &u->base;
+    return 0;
+}
+
+static int local_upload_write(struct s3l_upload *up, const void *data, size_t len,
+                              struct s3l_error *err)
+{
+    struct local_upload *u = (struct local_upload *)up;
+    int rc = s3l__os_write_all(u->fd, data, len, u->tmp, err);
+    if (rc == 0)
+        up->size += len;
+    return rc;
+}
+
+/* Under the directory lock: checks if_match against the current object, then renames. */
+static int publish_locked(struct local_upload *u, struct s3l_error *err)
+{
+    char *lock = join(u->dir, S3L__LOCAL_LOCK_PREFIX "dir");
+    if (!lock)
+        return S3L_ENOMEM;
+    int lfd = -1;
+    int rc = s3l__os_lock(lock, &lfd, err);
+    if (rc == 0 && u->if_match) {
+        struct s3l_object_info cur;
+        struct s3l_error e2 = {0};
+        rc = info_of_path(u->path, &cur, &e2);
+        if (rc == S3L_ENOT_FOUND)
+            rc = s3l_error_set(err, S3L_EPRECONDITION_FAILED,
+                               "conditional put of '%s': the object does not exist", u->base.key);
+        else if (rc)
+            *err = e2;
+        else if (strcmp(cur.etag, u->if_match) != 0)
+            rc = s3l_error_set(err, S3L_EPRECONDITION_FAILED,
+                               "conditional put of '%s': the object changed (ETag %s, expected %s)",
+                               u->base.key, cur.etag, u->if_match);
+    }
+    if (rc == 0)
+        rc = s3l__os_rename(u->tmp, u->path, err);
+    s3l__os_unlock(lfd);
+    s3l_free(lock);
+    return rc;
+}
+
+static int local_upload_publish(struct s3l_upload *up, struct s3l_object_info *info,
+                                struct s3l_error *err)
+{
+    struct local_upload *u = (struct local_upload *)up;
+    int rc = s3l__os_fsync(u->fd, u->tmp, err);
+    int crc = s3l__os_close(u->fd, u->tmp, err);
+    u->fd = -1;
+    if (rc == 0)
+        rc = crc;
+    if (rc == 0 && u->if_none_match) {
+        struct s3l_error e2 = {0};
+        rc = s3l__os_link(u->tmp, u->path, &e2);
+        if (rc == S3L_EEXISTS)
+            rc = s3l_error_set(err, S3L_EPRECONDITION_FAILED,
+                               "put-if-absent of '%s': the object exists", u->base.key);
+        else if (rc && err && err->code == 0)
+            *err = e2;
+        s3l__os_unlink(u->tmp, true, NULL);
+    } else if (rc == 0) {
+        rc = publish_locked(u, err);
+    }
+    if (rc == 0)
+        rc = s3l__os_fsync_dir(u->dir, err);
+    else
+        s3l__os_unlink(u->tmp, true, NULL);
+    if (rc == 0 && info)
+        rc = info_of_path(u->path, info, err);
+    upload_free(u);
+    return rc;
+}
+
+static void local_upload_abort(struct s3l_upload *up)
+{
+    struct local_upload *u = (struct local_upload *)up;
+    if (u->tmp)
+        s3l__os_unlink(u->tmp, true, NULL);
+    upload_free(u);
+}
+
+static int local_put(struct s3l_store *s, const char *key, const void *data, size_t len,
+                     const struct s3l_put_options *opts, struct s3l_object_info *info,
+                     struct s3l_error *err)
+{
+    struct s3l_upload *u;
+    int rc = local_upload_begin(s, key, opts, &u, err);
+    if (rc)
+        return rc;
+    rc = local_upload_write(u, data, len, err);
+    if (rc) {
+        local_upload_abort(u);
+        return rc;
+    }
+    return local_upload_publish(u, info, err);
+}
+
+static int local_get(struct s3l_store *s, const char *key, uint64_t offset, uint64_t len,
+                     size_t max, uint8_t **data, size_t *data_len, struct s3l_object_info *info,
+                     struct s3l_error *err)
+{
+    char *path = key_path(s, key);
+    if (!path)
+        return S3L_ENOMEM;
+    int fd = -1;
+    struct s3l__os_stat st;
+    int rc = s3l__os_open_read(path, &fd, err);
+    if (rc == 0)
+        rc = s3l__os_fstat(fd, path, &st, err);
+    if (rc == 0 && !st.is_reg)
+        rc = s3l_error_set(err, S3L_ENOT_FOUND, "get '%s': not a regular file", key);
+    uint64_t n = 0;
+    if (rc == 0) {
+        n = offset >= st.size ? 0 : st.size - offset;
+        if (len < n)
+            n = len;
+        if (n > max)
+            rc = s3l_error_set(err, S3L_ETOO_LARGE, "get '%s': %llu bytes, more than %zu", key,
+                               (unsigned long long)n, max);
+    }
+    uint8_t *buf = NULL;
+    size_t got = 0;
+    if (rc == 0) {
+        buf = s3l_malloc((size_t)n + 1);
+        rc = buf ? s3l__os_pread_full(fd, buf, (size_t)n, offset, &got, path, err) : S3L_ENOMEM;
+    }
+    if (rc == 0 && info) {
+        info->key = NULL;
+        info->size = st.size;
+        info->mtime_ns = st.mtime_ns;
+        rc = etag_of_fd(fd, path, &st, info->etag, err);
+    }
+    if (fd >= 0)
+        s3l__os_close(fd, path, NULL);
+    s3l_free(path);
+    if (rc) {
+        s3l_free(buf);
+        return rc;
+    }
+    buf[got] = 0;
+    *data = buf;
+    *data_len = got;
+    return 0;
+}
+
+static int local_stat(struct s3l_store *s, const char *key, struct s3l_object_info *info,
+                      struct s3l_error *err)
+{
+    char *path = key_path(s, key);
+    if (!path)
+        return S3L_ENOMEM;
+    int rc = info_of_path(path, info, err);
+    s3l_free(path);
+    return rc;
+}
+
+/* Listing: collect matching keys recursively, sort them bytewise, then report each. */
+struct walk {
+    const char *root;
+    const char *name_prefix; /* filter on the first level only */
+    char **keys;
+    size_t n, cap;
+    struct s3l_error *err;
+};
+
+static int walk_dir(struct walk *w, const char *key_dir, bool top);
+
+struct walk_level {
+    struct walk *w;
+    const char *key_dir;
+    bool top;
+};
+
+static int walk_entry(void *ctx, const char *name, bool is_dir)
+{
+    struct walk_level *l = ctx;
+    struct walk *w = l->w;
+    if (strncmp(name, ".s3l-", 5) == 0)
+        return 0;
+    if (l->top && strncmp(name, w->name_prefix, strlen(w->name_prefix)) != 0)
+        return 0;
+    char *key = *l->key_dir ? join(l->key_dir, name) : s3l_strdup(name);
+    if (!key)
+        return S3L_ENOMEM;
+    if (is_dir) {
+        int rc = walk_dir(w, key, false);
+        s3l_free(key);
+        return rc;
+    }
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 64;
+        char **k = s3l_realloc(w->keys, cap * sizeof(*k));
+        if (!k) {
+            s3l_free(key);
+            return S3L_ENOMEM;
+        }
+        w->keys = k;
+        w->cap = cap;
+    }
+    w->keys[w->n++] = key;
+    return 0;
+}
+
+static int walk_dir(struct walk *w, const char *key_dir, bool top)
+{
+    char *path = *key_dir ? join(w->root, key_dir) : s3l_strdup(w->root);
+    if (!path)
+        return S3L_ENOMEM;
+    struct walk_level l = {w, key_dir, top};
+    struct s3l_error e2 = {0};
+    int rc = s3l__os_readdir(path, walk_entry, &l, &e2);
+    if (rc == S3L_ENOT_FOUND && e2.code)
+        rc = 0; /* a missing directory holds no keys (or vanished while pruned) */
+    else if (rc && e2.code && w->err && w->err->code == 0)
+        *w->err = e2;
+    s3l_free(path);
+    return rc;
+}
+
+static int cmp_keys(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int local_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb, void *ctx,
+                      struct s3l_error *err)
+{
+    struct local_store *ls = (struct local_store *)s;
+    const char *slash = strrchr(prefix, '/');
+    char *key_dir = slash ? s3l_strndup(prefix, (size_t)(slash - prefix)) : s3l_strdup("");
+    if (!key_dir)
+        return S3L_ENOMEM;
+    struct walk w = {ls->root, slash ? slash + 1 : prefix, NULL, 0, 0, err};
+    int rc = walk_dir(&w, key_dir, true);
+    if (rc == 0 && w.n > 1)
+        qsort(w.keys, w.n, sizeof(*w.keys), cmp_keys);
+    for (size_t i = 0; i < w.n && rc == 0; i++) {
+        struct s3l_object_info info;
+        struct s3l_error e2 = {0};
+        rc = local_stat(s, w.keys[i], &info, &e2);
+        if (rc == S3L_ENOT_FOUND) {
+            rc = 0; /* removed since the walk */
+            continue;
+        }
+        if (rc) {
+            if (err && err->code == 0)
+                *err = e2;
+            break;
+        }
+        info.key = w.keys[i];
+        rc = cb(ctx, &info);
+    }
+    for (size_t i = 0; i < w.n; i++)
+        s3l_free(w.keys[i]);
+    s3l_free(w.keys);
+    s3l_free(key_dir);
+    return rc;
+}
+
+static int local_remove(struct s3l_store *s, const char *key, struct s3l_error *err)
+{
+    struct local_store *ls = (struct local_store *)s;
+    char *path = key_path(s, key);
+    if (!path)
+        return S3L_ENOMEM;
+    struct s3l_error e2 = {0};
+    int rc = s3l__os_unlink(path, false, &e2);
+    if (rc == S3L_ENOT_FOUND) {
+        s3l_free(path);
+        return 0; /* already gone: S3 DeleteObject semantics */
+    }
+    if (rc && err && err->code == 0)
+        *err = e2;
+    char *dir = rc == 0 ? dir_of(path) : NULL;
+    if (dir)
+        rc = s3l__os_fsync_dir(dir, err);
+    /* Prune directories left empty, up to (not including) the root: staging leaves many. */
+    size_t root_len = strlen(ls->root);
+    while (rc == 0 && dir && strlen(dir) > root_len) {
+        char *lock = join(dir, S3L__LOCAL_LOCK_PREFIX "dir");
+        if (lock)
+            s3l__os_unlink(lock, true, NULL);
+        s3l_free(lock);
+        if (!s3l__os_rmdir_if_empty(dir))
+            break;
+        char *up = dir_of(dir);
+        s3l_free(dir);
+        dir = up;
+    }
+    s3l_free(dir);
+    s3l_free(path);
+    return rc;
+}
+
+/* Byte copy of src into the open temp file fd (when a hard link is not possible). */
+static int copy_bytes(const char *src, int fd, const char *tmp, struct s3l_error *err)
+{
+    int in;
+    int rc = s3l__os_open_read(src, &in, err);
+    if (rc)
+        return rc;
+    size_t cap = 1 << 20;
+    uint8_t *buf = s3l_malloc(cap);
+    uint64_t off = 0;
+    for (rc = buf ? 0 : S3L_ENOMEM; rc == 0;) {
+        size_t got = 0;
+        rc = s3l__os_pread_full(in, buf, cap, off, &got, src, err);
+        if (rc == 0 && got > 0)
+            rc = s3l__os_write_all(fd, buf, got, tmp, err);
+        if (got < cap)
+            break;
+        off += got;
+    }
+    s3l_free(buf);
+    s3l__os_close(in, src, NULL);
+    if (rc == 0)
+        rc = s3l__os_fsync(fd, tmp, err);
+    return rc;
+}
+
+static int local_copy(struct s3l_store *s, const char *src_key, const char *dst_key,
+                      struct s3l_error *err)
+{
+    char *src = key_path(s, src_key), *dst = key_path(s, dst_key);
+    char *dir = dst ? dir_of(dst) : NULL;
+    char *tmp = NULL;
+    int fd = -1;
+    int rc = src && dst && dir ? 0 : S3L_ENOMEM;
+    struct s3l__os_stat st;
+    if (rc == 0) {
+        struct s3l_error e2 = {0};
+        rc = s3l__os_stat(src, &st, &e2);
+        if (rc == S3L_ENOT_FOUND)
+            rc = s3l_error_set(err, S3L_ENOT_FOUND, "copy: source '%s' does not exist", src_key);
+        else if (rc && err && err->code == 0)
+            *err = e2;
+    }
+    if (rc == 0)
+        rc = make_temp(dir, &tmp, &fd, err);
+    if (rc == 0) {
+        /* Replace the fresh temp file by a hard link to the source when the filesystem allows. */
+        struct s3l_error e2 = {0};
+        if (s3l__os_unlink(tmp, false, &e2) == 0 && s3l__os_link(src, tmp, &e2) == 0) {
+            s3l__os_close(fd, tmp, NULL);
+            fd = -1;
+        } else {
+            s3l__os_close(fd, tmp, NULL);
+            fd = -1;
+            s3l__os_unlink(tmp, true, NULL);
+            rc = s3l__os_create_excl(tmp, &fd, err);
+            if (rc == 0)
+                rc = copy_bytes(src, fd, tmp, err);
+        }
+    }
+    if (fd >= 0 && s3l__os_close(fd, tmp, rc ? NULL : err) != 0 && rc == 0)
+        rc = err ? err->code : S3L_EIO;
+    if (rc == 0)
+        rc = s3l__os_rename(tmp, dst, err);
+    if (rc == 0)
+        rc = s3l__os_fsync_dir(dir, err);
+    else if (tmp)
+        s3l__os_unlink(tmp, true, NULL);
+    s3l_free(src);
+    s3l_free(dst);
+    s3l_free(dir);
+    s3l_free(tmp);
+    return rc;
+}
+
+static void local_destroy(struct s3l_store *s)
+{
+    struct local_store *ls = (struct local_store *)s;
+    s3l_free(ls->root);
+    s3l__store_base_cleanup(s);
+    s3l_free(ls);
+}
+
+static const struct s3l_store_ops local_ops = {
+    .version = S3L_STORE_OPS_VERSION,
+    .name = "local",
+    .caps = S3L_STORE_CAP_PUT_IF_ABSENT | S3L_STORE_CAP_CONDITIONAL,
+    .upload_begin = local_upload_begin,
+    .upload_write = local_upload_write,
+    .upload_publish = local_upload_publish,
+    .upload_abort = local_upload_abort,
+    .put = local_put,
+    .get = local_get,
+    .stat = local_stat,
+    .list = local_list,
+    .remove = local_remove,
+    .copy = local_copy,
+    .destroy = local_destroy,
+    .event = NULL,
+};
+
+int s3l__store_local_open(const char *root, const char *url, bool create,
+                          struct s3l_store **out, struct s3l_error *err)
+{
+    int rc = create ? s3l__os_mkdirs(root, err) : 0;
+    struct s3l__os_stat st;
+    if (rc == 0)
+        rc = s3l__os_stat(root, &st, err);
+    if (rc == S3L_ENOT_FOUND)
+        return s3l_error_prefix(err, "destination %s does not exist", url);
+    if (rc)
+        return rc;
+    if (!st.is_dir)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "destination %s is not a directory", url);
+    struct local_store *ls = s3l_calloc(1, sizeof(*ls));
+    if (!ls)
+        return S3L_ENOMEM;
+    ls->base.ops = &local_ops;
+    ls->root = s3l_strdup(root);
+    ls->base.url = s3l_strdup(url);
+    if (!ls->root || !ls->base.url) {
+        local_destroy(&ls->base);
+        return S3L_ENOMEM;
+    }
+    *out = &ls->base;
+    return 0;
+}

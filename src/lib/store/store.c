@@ -1,0 +1,328 @@
+/*
+ * The storage dispatch layer: every caller reaches a backend through these functions. They check
+ * keys (so no backend ever sees a key that could escape its root), count operations and bytes
+ * (atomically: lanes call from several threads), and apply the registered wrapper to every store
+ * s3l_store_open creates, which is how test builds inject crashes without production switches.
+ * Also here: URL parsing and the table/namespace name rules.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "util/util.h"
+
+static s3l_store_wrap_fn g_wrap;
+static void *g_wrap_ctx;
+
+void s3l_store_set_wrapper(s3l_store_wrap_fn wrap, void *ctx)
+{
+    g_wrap = wrap;
+    g_wrap_ctx = ctx;
+}
+
+static void count(uint64_t *field, uint64_t n)
+{
+    __atomic_add_fetch(field, n, __ATOMIC_RELAXED);
+}
+
+bool s3l_store_key_valid(const char *key)
+{
+    if (!key || !*key || key[0] == '/')
+        return false;
+    const char *seg = key;
+    for (;;) {
+        const char *end = strchr(seg, '/');
+        size_t n = end ? (size_t)(end - seg) : strlen(seg);
+        if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
+            return false;
+        if (!end)
+            return true;
+        seg = end + 1;
+    }
+}
+
+/* A list prefix: every complete segment (before the last '/') follows the key rules. */
+static bool prefix_valid(const char *prefix)
+{
+    if (!prefix)
+        return false;
+    const char *last = strrchr(prefix, '/');
+    if (!last)
+        return true;
+    size_t n = (size_t)(last - prefix);
+    char *dir = s3l_strndup(prefix, n);
+    bool ok = dir && s3l_store_key_valid(dir);
+    s3l_free(dir);
+    return ok;
+}
+
+static int bad_key(struct s3l_error *err, const char *key)
+{
+    return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "invalid store key '%s'", key ? key : "");
+}
+
+int s3l_store_upload_begin(struct s3l_store *s, const char *key,
+                           const struct s3l_put_options *opts, struct s3l_upload **out,
+                           struct s3l_error *err)
+{
+    if (!s3l_store_key_valid(key))
+        return bad_key(err, key);
+    count(&s->n_ops, 1);
+    static const struct s3l_put_options none;
+    return s->ops->upload_begin(s, key, opts ? opts : &none, out, err);
+}
+
+int s3l_store_upload_write(struct s3l_upload *u, const void *data, size_t len,
+                           struct s3l_error *err)
+{
+    count(&u->store->n_ops, 1);
+    count(&u->store->bytes_written, len);
+    return u->store->ops->upload_write(u, data, len, err);
+}
+
+int s3l_store_upload_publish(struct s3l_upload *u, struct s3l_object_info *info,
+                             struct s3l_error *err)
+{
+    count(&u->store->n_ops, 1);
+    return u->store->ops->upload_publish(u, info, err);
+}
+
+void s3l_store_upload_abort(struct s3l_upload *u)
+{
+    if (!u)
+        return;
+    count(&u->store->n_ops, 1);
+    u->store->ops->upload_abort(u);
+}
+
+int s3l_store_put(struct s3l_store *s, const char *key, const void *data, size_t len,
+                  const struct s3l_put_options *opts, struct s3l_object_info *info,
+                  struct s3l_error *err)
+{
+    if (!s3l_store_key_valid(key))
+        return bad_key(err, key);
+    count(&s->n_ops, 1);
+    count(&s->bytes_written, len);
+    static const struct s3l_put_options none;
+    return s->ops->put(s, key, data, len, opts ? opts : &none, info, err);
+}
+
+int s3l_store_get(struct s3l_store *s, const char *key, uint64_t offset, uint64_t len, size_t max,
+                  uint8_t **data, size_t *data_len, struct s3l_object_info *info,
+                  struct s3l_error *err)
+{
+    if (!s3l_store_key_valid(key))
+        return bad_key(err, key);
+    count(&s->n_ops, 1);
+    int rc = s->ops->get(s, key, offset, len, max, data, data_len, info, err);
+    if (rc == 0)
+        count(&s->bytes_read, *data_len);
+    return rc;
+}
+
+int s3l_store_stat(struct s3l_store *s, const char *key, struct s3l_object_info *info,
+                   struct s3l_error *err)
+{
+    if (!s3l_store_key_valid(key))
+        return bad_key(err, key);
+    count(&s->n_ops, 1);
+    return s->ops->stat(s, key, info, err);
+}
+
+int s3l_store_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb, void *ctx,
+                   struct s3l_error *err)
+{
+    if (!prefix_valid(prefix))
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "invalid list prefix '%s'",
+                             prefix ? prefix : "");
+    count(&s->n_ops, 1);
+    return s->ops->list(s, prefix, cb, ctx, err);
+}
+
+int s3l_store_remove(struct s3l_store *s, const char *key, struct s3l_error *err)
+{
+    if (!s3l_store_key_valid(key))
+        return bad_key(err, key);
+    count(&s->n_ops, 1);
+    return s->ops->remove(s, key, err);
+}
+
+int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key,
+                   struct s3l_error *err)
+{
+    if (!s3l_store_key_valid(src_key))
+        return bad_key(err, src_key);
+    if (!s3l_store_key_valid(dst_key))
+        return bad_key(err, dst_key);
+    count(&s->n_ops, 1);
+    return s->ops->copy(s, src_key, dst_key, err);
+}
+
+void s3l_store_event(struct s3l_store *s, const char *name)
+{
+    if (s && s->ops->event)
+        s->ops->event(s, name);
+}
+
+void s3l__store_base_cleanup(struct s3l_store *s)
+{
+    s3l_free(s->url);
+    s->url = NULL;
+}
+
+void s3l_store_free(struct s3l_store *s)
+{
+    if (s)
+        s->ops->destroy(s);
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes %XX and normalises: collapses "//", drops "." segments and the trailing "/". */
+static int normalise_path(const char *url, const char *p, struct s3l_buf *out,
+                          struct s3l_error *err)
+{
+    struct s3l_buf raw;
+    s3l_buf_init(&raw, 1 << 16);
+    int rc = 0;
+    for (size_t i = 0; p[i] && rc == 0; i++) {
+        char c = p[i];
+        if (c == '%') {
+            int h = hexval(p[i + 1]), l = h < 0 ? -1 : hexval(p[i + 2]);
+            if (h < 0 || l < 0 || (h == 0 && l == 0)) {
+                rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                                   "URL '%s': bad %%-escape (a NUL or not two hex digits)", url);
+                break;
+            }
+            c = (char)(h * 16 + l);
+            i += 2;
+        }
+        rc = s3l_buf_append_byte(&raw, (uint8_t)c);
+    }
+    const char *r = raw.ptr ? (const char *)raw.ptr : "";
+    for (size_t i = 0; rc == 0 && r[i];) {
+        while (r[i] == '/')
+            i++;
+        size_t n = strcspn(r + i, "/");
+        if (n == 0)
+            break;
+        if (n == 2 && r[i] == '.' && r[i + 1] == '.')
+            rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                               "URL '%s': a '..' segment is not allowed", url);
+        else if (!(n == 1 && r[i] == '.'))
+            rc = s3l_buf_append_byte(out, '/') || s3l_buf_append(out, r + i, n) ? S3L_ENOMEM : 0;
+        i += n;
+    }
+    if (rc == 0 && out->len == 0)
+        rc = s3l_buf_append_byte(out, '/');
+    s3l_buf_free(&raw);
+    return rc;
+}
+
+int s3l__file_url_parse(const char *url, char **path, char **canonical, struct s3l_error *err)
+{
+    const char *p = NULL;
+    if (strncmp(url, "file:///", 8) == 0)
+        p = url + 7;
+    else if (strncmp(url, "file://localhost/", 17) == 0)
+        p = url + 16;
+    if (!p)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "URL '%s': expected file:///ABSOLUTE/PATH", url);
+    struct s3l_buf b;
+    s3l_buf_init(&b, 1 << 16);
+    int rc = normalise_path(url, p, &b, err);
+    char *canon = NULL;
+    if (rc == 0) {
+        size_t n = b.len + 8;
+        canon = s3l_malloc(n);
+        if (!canon)
+            rc = S3L_ENOMEM;
+        else
+            snprintf(canon, n, "file://%s", (char *)b.ptr);
+    }
+    if (rc) {
+        s3l_buf_free(&b);
+        return rc;
+    }
+    size_t len;
+    uint8_t *out;
+    s3l_buf_detach(&b, &out, &len);
+    *path = (char *)out;
+    *canonical = canon;
+    return 0;
+}
+
+int s3l_store_open(const char *url, const struct s3l_store_options *opts, struct s3l_store **out,
+                   struct s3l_error *err)
+{
+    if (!url)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "no destination URL");
+    struct s3l_store *s = NULL;
+    int rc;
+    if (strncmp(url, "s3://", 5) == 0) {
+        return s3l_error_set(err, S3L_EUNSUPPORTED,
+                             "URL '%s': s3:// is not available in this build", url);
+    } else if (strncmp(url, "file:", 5) == 0) {
+        char *path = NULL, *canon = NULL;
+        rc = s3l__file_url_parse(url, &path, &canon, err);
+        if (rc == 0)
+            rc = s3l__store_local_open(path, canon, opts && opts->create, &s, err);
+        s3l_free(path);
+        s3l_free(canon);
+    } else {
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "URL '%s': unknown scheme (expected file:/// or s3://)", url);
+    }
+    if (rc)
+        return rc;
+    if (g_wrap) {
+        struct s3l_store *outer = NULL;
+        rc = g_wrap(g_wrap_ctx, s, &outer, err);
+        if (rc) {
+            s3l_store_free(s);
+            return rc;
+        }
+        s = outer;
+    }
+    *out = s;
+    return 0;
+}
+
+int s3l_name_check(const char *name, size_t len, const char *what, struct s3l_error *err)
+{
+    const char *why = NULL;
+    if (!name || len == 0)
+        why = "it is empty";
+    else if (len > 255)
+        why = "it is longer than 255 bytes";
+    else if (memchr(name, '\0', len))
+        why = "it holds a NUL byte";
+    else if (name[0] == '/')
+        why = "it is absolute (starts with '/')";
+    else if (memchr(name, '/', len))
+        why = "it holds a '/'";
+    else if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+        why = "'.' and '..' are not names";
+    else if (len == 8 && memcmp(name, "_openetl", 8) == 0)
+        why = "'_openetl' is reserved for the destination's metadata";
+    else if (len >= 5 && memcmp(name, ".s3l-", 5) == 0)
+        why = "names starting with '.s3l-' are reserved for temp and lock files";
+    if (!why)
+        return 0;
+    int shown = (int)S3L_MIN(len, (size_t)64);
+    const char *nul = name ? memchr(name, '\0', (size_t)shown) : NULL;
+    if (nul)
+        shown = (int)(nul - name);
+    return s3l_error_set(err, S3L_EINVALID_CONFIG, "%s name '%.*s%s' refused: %s", what, shown,
+                         name ? name : "", len > 64 ? "..." : "", why);
+}

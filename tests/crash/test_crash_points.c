@@ -1,0 +1,267 @@
+/*
+ * Crash tests of the exactly-once protocol through the destination API (the CLI-level ones are
+ * the shell scripts beside this file). A child process runs the model pipeline with the crash
+ * store armed and is SIGKILLed at store operation k -- every k of a small run -- or at a named
+ * protocol point; the parent checks that the child died by SIGKILL, that the state in between
+ * is the expected one (e.g. one final file and no marker between two copies) and consistent
+ * (every marker's files whole, no row twice), then reruns to the end (recovery + gc) and
+ * requires every row of the model exactly once. Then 50 runs killed at random operations (seed
+ * printed), and a rerun of a finished run, which must change nothing at all.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "crash_store.h"
+#include "model_runner.h"
+#include "s3l/store.h"
+#include "util/util.h"
+
+struct lake {
+    char dir[64];
+    char url[96];
+};
+
+/* Lakes live on tmpfs when there is one: the protocol is what is tested here, and thousands
+ * of fsyncs on a real disk would make the test slow. */
+static void lake_new(struct lake *l)
+{
+    snprintf(l->dir, sizeof(l->dir), "%s/s3l-crash-XXXXXX",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+    assert_non_null(mkdtemp(l->dir));
+    snprintf(l->url, sizeof(l->url), "file://%s", l->dir);
+}
+
+static void lake_rm(struct lake *l)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", l->dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Runs r in a child armed to crash; returns the wait status. */
+static int run_child(const struct s3l_test_run *r, uint64_t at, const char *point, unsigned nth)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* Quiet: the crash store writes one line to stderr when it kills. */
+        s3l_test_crash_arm(at, point, nth);
+        struct s3l_error err = {0};
+        int rc = s3l_test_run(r, &err);
+        if (rc)
+            fprintf(stderr, "child failed without a crash: %s\n", err.message);
+        _exit(rc ? 3 : 0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+static bool killed(int status)
+{
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+static void recover_and_check(struct s3l_test_run *r, const char *what)
+{
+    char why[300] = "";
+    if (s3l_test_verify(r, false, why, sizeof(why)) != 0)
+        fail_msg("%s: inconsistent after the crash: %s", what, why);
+    struct s3l_error err = {0};
+    bool gc = r->gc;
+    r->gc = true;
+    int rc = s3l_test_run(r, &err);
+    r->gc = gc;
+    if (rc)
+        fail_msg("%s: rerun failed: %s", what, err.message);
+    if (s3l_test_verify(r, true, why, sizeof(why)) != 0)
+        fail_msg("%s: after the rerun: %s", what, why);
+    struct s3l_test_census c;
+    assert_int_equal(s3l_test_census(r, &c), 0);
+    if (c.staged || c.pending)
+        fail_msg("%s: %u staged files, pending %d after the rerun", what, c.staged, c.pending);
+}
+
+static void crash_at_every_operation(void **state)
+{
+    (void)state;
+    unsigned k;
+    for (k = 1;; k++) {
+        struct lake l;
+        lake_new(&l);
+        struct s3l_test_run r = {.url = l.url, .pipeline = "pk", .lanes = 2, .tables = 2,
+                                 .file_size = 40, .total_rows = 20, .epoch_rows = 8,
+                                 .reject_every = 9};
+        int status = run_child(&r, k, NULL, 0);
+        char what[32];
+        snprintf(what, sizeof(what), "k=%u", k);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+            lake_rm(&l);
+            break;
+        }
+        if (!killed(status))
+            fail_msg("%s: the child did not die by SIGKILL (status %d)", what, status);
+        recover_and_check(&r, what);
+        lake_rm(&l);
+    }
+    print_message("crash at every operation: %u kill points enumerated\n", k - 1);
+    assert_true(k > 60);
+}
+
+/* The expected state at each named point, for a run whose first epoch stages 3 files of one
+ * table (file_size 30, lane 0 only). */
+static void named_points(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *point;
+        unsigned nth;
+        bool pending;
+        unsigned staged, data_files, markers;
+    } cases[] = {
+        {"after-stage", 1, false, 1, 0, 0},
+        {"after-stage", 2, false, 2, 0, 0},
+        {"after-prepare", 1, false, 3, 0, 0},
+        {"after-checkpoint", 1, true, 3, 0, 0},
+        {"between-copies", 1, true, 3, 1, 0},
+        {"between-copies", 2, true, 3, 2, 0},
+        {"before-marker", 1, true, 3, 3, 0},
+        {"after-marker", 1, true, 3, 3, 1},
+        {"after-commit", 1, false, 3, 3, 1},
+    };
+    for (size_t i = 0; i < S3L_ARRAY_LEN(cases); i++) {
+        struct lake l;
+        lake_new(&l);
+        struct s3l_test_run r = {.url = l.url, .pipeline = "pn", .lanes = 1, .tables = 1,
+                                 .file_size = 30, .total_rows = 24, .epoch_rows = 12};
+        char what[64];
+        snprintf(what, sizeof(what), "%s #%u", cases[i].point, cases[i].nth);
+        int status = run_child(&r, 0, cases[i].point, cases[i].nth);
+        if (!killed(status))
+            fail_msg("%s: the child did not die by SIGKILL (status %d)", what, status);
+        struct s3l_test_census c;
+        assert_int_equal(s3l_test_census(&r, &c), 0);
+        if (c.pending != cases[i].pending || c.staged != cases[i].staged
+            || c.data_files != cases[i].data_files || c.markers != cases[i].markers)
+            fail_msg("%s: pending %d staged %u files %u markers %u; expected %d %u %u %u", what,
+                     c.pending, c.staged, c.data_files, c.markers, cases[i].pending,
+                     cases[i].staged, cases[i].data_files, cases[i].markers);
+        recover_and_check(&r, what);
+        lake_rm(&l);
+    }
+}
+
+static void crash_in_gc(void **state)
+{
+    (void)state;
+    struct lake l;
+    lake_new(&l);
+    struct s3l_test_run r = {.url = l.url, .pipeline = "pg", .lanes = 1, .tables = 1,
+                             .file_size = 30, .total_rows = 24, .epoch_rows = 12};
+    /* Garbage: a writer killed after staging, before its commit point. */
+    assert_true(killed(run_child(&r, 0, "after-prepare", 1)));
+    struct s3l_test_census c;
+    assert_int_equal(s3l_test_census(&r, &c), 0);
+    assert_int_equal(c.staged, 3);
+    r.gc = true;
+    assert_true(killed(run_child(&r, 0, "in-gc", 2)));
+    assert_int_equal(s3l_test_census(&r, &c), 0);
+    assert_int_equal(c.staged, 2); /* one removed before the kill */
+    recover_and_check(&r, "in-gc");
+    lake_rm(&l);
+}
+
+struct snap {
+    char text[1 << 16];
+    size_t len;
+};
+
+static int snap_obj(void *ctx, const struct s3l_object_info *info)
+{
+    struct snap *s = ctx;
+    s->len += (size_t)snprintf(s->text + s->len, sizeof(s->text) - s->len, "%s %llu %s\n",
+                               info->key, (unsigned long long)info->size, info->etag);
+    return 0;
+}
+
+static void snapshot(const char *url, struct snap *s)
+{
+    struct s3l_store *st;
+    struct s3l_error err = {0};
+    s->len = 0;
+    assert_int_equal(s3l_store_open(url, NULL, &st, &err), 0);
+    assert_int_equal(s3l_store_list(st, "", snap_obj, s, &err), 0);
+    s3l_store_free(st);
+}
+
+static void random_kills_and_idempotent_rerun(void **state)
+{
+    (void)state;
+    const char *env = getenv("S3L_CRASH_SEED");
+    unsigned seed = env ? (unsigned)strtoul(env, NULL, 10) : (unsigned)time(NULL);
+    print_message("random kills: seed %u (S3L_CRASH_SEED=%u reproduces)\n", seed, seed);
+    srand(seed);
+    struct lake l;
+    lake_new(&l);
+    struct s3l_test_run r = {.url = l.url, .pipeline = "pr", .lanes = 2, .tables = 2,
+                             .file_size = 400, .total_rows = 2000, .epoch_rows = 300,
+                             .reject_every = 97};
+    /* Learn the run's length once, then kill 50 runs at random operations of it. */
+    struct s3l_error err = {0};
+    s3l_test_crash_arm(0, NULL, 0);
+    assert_int_equal(s3l_test_run(&r, &err), 0);
+    uint64_t total = s3l_test_crash_ops();
+    s3l_test_crash_disarm();
+    lake_rm(&l);
+    for (int i = 0; i < 50; i++) {
+        lake_new(&l);
+        r.url = l.url;
+        uint64_t k = 1 + (uint64_t)rand() % total;
+        char what[64];
+        snprintf(what, sizeof(what), "seed %u run %d k=%llu", seed, i, (unsigned long long)k);
+        int status = run_child(&r, k, NULL, 0);
+        if (!killed(status) && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+            fail_msg("%s: status %d", what, status);
+        /* Kill the recovery too, once in a while. */
+        if (killed(status) && rand() % 3 == 0) {
+            r.gc = true;
+            status = run_child(&r, 1 + (uint64_t)rand() % 200, NULL, 0);
+            r.gc = false;
+        }
+        recover_and_check(&r, what);
+        if (i == 49) {
+            /* A rerun of a finished command changes nothing at all. */
+            struct snap *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+            snapshot(r.url, a);
+            assert_int_equal(s3l_test_run(&r, &err), 0);
+            snapshot(r.url, b);
+            assert_int_equal(a->len, b->len);
+            assert_memory_equal(a->text, b->text, a->len);
+            free(a);
+            free(b);
+        }
+        lake_rm(&l);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(crash_at_every_operation),
+        cmocka_unit_test(named_points),
+        cmocka_unit_test(crash_in_gc),
+        cmocka_unit_test(random_kills_and_idempotent_rerun),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

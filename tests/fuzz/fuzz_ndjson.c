@@ -1,0 +1,144 @@
+/*
+ * Fuzz target: the JSON scanner against jansson (an independent RFC 8259 parser from Debian) on
+ * the same bytes: both accept or both reject, and accepted documents hold equal values (objects
+ * compared with jansson's last-duplicate-wins rule). Known, documented differences are skipped:
+ * jansson refuses integers outside long long and reals that overflow a double (we keep the text),
+ * nests 2048 deep where we stop at 1000, refuses "\u0000" in member names, and reads on past a
+ * raw NUL byte, which we always refuse. Then the same bytes go through the NDJSON and JSON-array
+ * readers with tiny blocks and record limits, checking offsets and line numbers.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json/json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool same(const struct s3l_value *t, size_t i, const json_t *j)
+{
+    const struct s3l_value *v = &t[i];
+    switch (v->kind) {
+    case S3L_VALUE_NULL: return json_is_null(j);
+    case S3L_VALUE_TRUE: return json_is_true(j);
+    case S3L_VALUE_FALSE: return json_is_false(j);
+    case S3L_VALUE_NUMBER: {
+        char tmp[512];
+        if (v->len >= sizeof(tmp))
+            return json_is_number(j); /* long numbers: only the kind is compared */
+        memcpy(tmp, v->str, v->len);
+        tmp[v->len] = 0;
+        if (v->flags & S3L_VALUE_INT)
+            return json_is_integer(j) && json_integer_value(j) == strtoll(tmp, NULL, 10);
+        return json_is_real(j) && json_real_value(j) == strtod(tmp, NULL);
+    }
+    case S3L_VALUE_STRING:
+        return json_is_string(j) && json_string_length(j) == v->len &&
+               memcmp(json_string_value(j), v->str, v->len) == 0;
+    case S3L_VALUE_ARRAY: {
+        if (!json_is_array(j) || json_array_size(j) != v->len)
+            return false;
+        size_t k = i + 1;
+        for (uint32_t e = 0; e < v->len; e++, k = t[k].end)
+            if (!same(t, k, json_array_get(j, e)))
+                return false;
+        return true;
+    }
+    default: {
+        if (!json_is_object(j))
+            return false;
+        size_t distinct = 0, k = i + 1;
+        for (uint32_t m = 0; m < v->len; m++, k = t[k + 1].end) {
+            /* Is this the last member with this key? */
+            bool last = true;
+            for (size_t q = t[k + 1].end, r = m + 1; r < v->len; r++, q = t[q + 1].end)
+                if (t[q].len == t[k].len && memcmp(t[q].str, t[k].str, t[k].len) == 0)
+                    last = false;
+            if (!last)
+                continue;
+            distinct++;
+            const json_t *jv = json_object_getn(j, t[k].str, t[k].len);
+            if (!jv || !same(t, k + 1, jv))
+                return false;
+        }
+        return distinct == json_object_size(j);
+    }
+    }
+}
+
+static void compare_with_jansson(const uint8_t *data, size_t size)
+{
+    struct s3l__jscan s;
+    s3l__jscan_init(&s, 0);
+    int rc = s3l__json_scan(&s, (const char *)data, size);
+    json_error_t e;
+    json_t *j = json_loadb((const char *)data, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+    /* jansson's stream reader takes a raw NUL byte for the end of its chunk and reads on. */
+    bool skip = memchr(data, 0, size) != NULL || (rc && s.err_what && strstr(s.err_what, "nesting")) ||
+                (!j && (strstr(e.text, "too big") || strstr(e.text, "overflow") ||
+                        strstr(e.text, "maximum parsing depth") ||
+                        strstr(e.text, "NUL byte in object key")));
+    if (!skip) {
+        if ((rc == 0) != (j != NULL)) {
+            fprintf(stderr, "disagree: ours %d (%s at %zu), jansson %s\n", rc,
+                    rc ? s.err_what : "ok", s.err_pos, j ? "ok" : e.text);
+            abort();
+        }
+        if (rc == 0 && !same(s.tape, 0, j)) {
+            fprintf(stderr, "values differ\n");
+            abort();
+        }
+    }
+    json_decref(j);
+    s3l__jscan_cleanup(&s);
+}
+
+static void read_through(const uint8_t *data, size_t size, enum s3l_input_format fmt,
+                         size_t block, size_t max)
+{
+    FILE *f = tmpfile();
+    if (!f)
+        abort();
+    if (size && fwrite(data, 1, size, f) != size)
+        abort();
+    fflush(f);
+    rewind(f);
+    struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION, .format = fmt,
+                                     .name = "fuzz", .block_bytes = block,
+                                     .max_record_bytes = max};
+    struct s3l_reader *r;
+    struct s3l_error err = {0};
+    if (s3l_reader_open(fileno(f), &opt, &r, &err) != 0)
+        abort();
+    uint64_t last_end = 0;
+    for (int n = 0; n < 10000; n++) {
+        struct s3l_record rec;
+        s3l_error_clear(&err);
+        int rc = s3l_reader_next(r, &rec, &err);
+        if (rc == 0)
+            break;
+        if (rc < 0 && r->sticky)
+            break;
+        if (rc < 0 && (err.code != S3L_EINVALID_INPUT || strlen(err.message) == 0))
+            abort();
+        if (rec.end_offset > size || rec.offset > rec.end_offset || rec.end_offset < last_end)
+            abort();
+        if (rc == 1 && (rec.values[0].kind != S3L_VALUE_OBJECT ||
+                        rec.values[0].end != rec.n_values))
+            abort();
+        last_end = rec.end_offset;
+    }
+    s3l_reader_free(r);
+    fclose(f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    compare_with_jansson(data, size);
+    read_through(data, size, S3L_INPUT_NDJSON, 3, 64);
+    read_through(data, size, S3L_INPUT_NDJSON, 1 << 16, 1 << 20);
+    read_through(data, size, S3L_INPUT_JSON, 5, 128);
+    return 0;
+}

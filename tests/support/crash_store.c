@@ -1,0 +1,267 @@
+/*
+ * The crash/fault store wrapper (crash_store.h). Production code has no test switches: this file
+ * only uses the public wrapper hook and the generic event notification of s3l/sys/store.h.
+ */
+#include "crash_store.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "s3l/alloc.h"
+#include "s3l/store.h"
+#include "s3l/sys/store.h"
+
+static struct {
+    int mode; /* 0 off, 1 crash, 2 fail */
+    uint64_t at;
+    char point[64];
+    unsigned nth;
+    unsigned seen;
+    uint64_t ops;
+} g;
+
+struct cs {
+    struct s3l_store base;
+    struct s3l_store *inner;
+};
+
+struct cu {
+    struct s3l_upload base;
+    struct s3l_upload *inner;
+};
+
+static void die(const char *what)
+{
+    char msg[160];
+    int n = snprintf(msg, sizeof(msg), "crash_store: SIGKILL at %s\n", what);
+    if (write(2, msg, (size_t)n) < 0) {
+        /* nothing to do: we die anyway */
+    }
+    kill(getpid(), SIGKILL);
+    pause();
+}
+
+/* Counts one operation; returns non-zero when it must fail. */
+static int step(const char *op, const char *key, struct s3l_error *err)
+{
+    if (!g.mode)
+        return 0;
+    uint64_t n = __atomic_add_fetch(&g.ops, 1, __ATOMIC_SEQ_CST);
+    if (g.mode == 1 && g.at && n == g.at) {
+        char what[128];
+        snprintf(what, sizeof(what), "op %llu (%s %.80s)", (unsigned long long)n, op,
+                 key ? key : "");
+        die(what);
+    }
+    if (g.mode == 2 && n >= g.at)
+        return s3l_error_set(err, S3L_EIO, "injected failure at op %llu (%s %s)",
+                             (unsigned long long)n, op, key ? key : "");
+    return 0;
+}
+
+static int cs_upload_begin(struct s3l_store *s, const char *key, const struct s3l_put_options *o,
+                           struct s3l_upload **out, struct s3l_error *err)
+{
+    struct cs *c = (struct cs *)s;
+    if (step("upload_begin", key, err))
+        return S3L_EIO;
+    struct cu *u = s3l_calloc(1, sizeof(*u));
+    if (!u)
+        return S3L_ENOMEM;
+    int rc = s3l_store_upload_begin(c->inner, key, o, &u->inner, err);
+    if (rc) {
+        s3l_free(u);
+        return rc;
+    }
+    u->base.store = s;
+    u->base.key = u->inner->key;
+    *out = &u->base;
+    return 0;
+}
+
+static int cs_upload_write(struct s3l_upload *up, const void *d, size_t n, struct s3l_error *err)
+{
+    struct cu *u = (struct cu *)up;
+    if (step("upload_write", up->key, err))
+        return S3L_EIO;
+    return s3l_store_upload_write(u->inner, d, n, err);
+}
+
+static int cs_upload_publish(struct s3l_upload *up, struct s3l_object_info *info,
+                             struct s3l_error *err)
+{
+    struct cu *u = (struct cu *)up;
+    if (step("upload_publish", up->key, err)) {
+        s3l_store_upload_abort(u->inner);
+        s3l_free(u);
+        return S3L_EIO;
+    }
+    int rc = s3l_store_upload_publish(u->inner, info, err);
+    s3l_free(u);
+    return rc;
+}
+
+static void cs_upload_abort(struct s3l_upload *up)
+{
+    struct cu *u = (struct cu *)up;
+    step("upload_abort", up->key, NULL);
+    s3l_store_upload_abort(u->inner);
+    s3l_free(u);
+}
+
+static int cs_put(struct s3l_store *s, const char *key, const void *d, size_t n,
+                  const struct s3l_put_options *o, struct s3l_object_info *info,
+                  struct s3l_error *err)
+{
+    if (step("put", key, err))
+        return S3L_EIO;
+    return s3l_store_put(((struct cs *)s)->inner, key, d, n, o, info, err);
+}
+
+static int cs_get(struct s3l_store *s, const char *key, uint64_t off, uint64_t len, size_t max,
+                  uint8_t **data, size_t *data_len, struct s3l_object_info *info,
+                  struct s3l_error *err)
+{
+    if (step("get", key, err))
+        return S3L_EIO;
+    return s3l_store_get(((struct cs *)s)->inner, key, off, len, max, data, data_len, info, err);
+}
+
+static int cs_stat(struct s3l_store *s, const char *key, struct s3l_object_info *info,
+                   struct s3l_error *err)
+{
+    if (step("stat", key, err))
+        return S3L_EIO;
+    return s3l_store_stat(((struct cs *)s)->inner, key, info, err);
+}
+
+static int cs_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb, void *ctx,
+                   struct s3l_error *err)
+{
+    if (step("list", prefix, err))
+        return S3L_EIO;
+    return s3l_store_list(((struct cs *)s)->inner, prefix, cb, ctx, err);
+}
+
+static int cs_remove(struct s3l_store *s, const char *key, struct s3l_error *err)
+{
+    if (step("remove", key, err))
+        return S3L_EIO;
+    return s3l_store_remove(((struct cs *)s)->inner, key, err);
+}
+
+static int cs_copy(struct s3l_store *s, const char *src, const char *dst, struct s3l_error *err)
+{
+    if (step("copy", dst, err))
+        return S3L_EIO;
+    return s3l_store_copy(((struct cs *)s)->inner, src, dst, err);
+}
+
+static void cs_destroy(struct s3l_store *s)
+{
+    struct cs *c = (struct cs *)s;
+    s3l_store_free(c->inner);
+    s3l_free(c->base.url);
+    s3l_free(c);
+}
+
+static void cs_event(struct s3l_store *s, const char *name)
+{
+    (void)s;
+    if (g.mode == 1 && g.point[0] && strcmp(name, g.point) == 0 && ++g.seen == g.nth) {
+        char what[96];
+        snprintf(what, sizeof(what), "point %s #%u", name, g.nth);
+        die(what);
+    }
+    s3l_store_event(((struct cs *)s)->inner, name);
+}
+
+static const struct s3l_store_ops cs_ops = {
+    .version = S3L_STORE_OPS_VERSION,
+    .name = "crash",
+    .caps = 0,
+    .upload_begin = cs_upload_begin,
+    .upload_write = cs_upload_write,
+    .upload_publish = cs_upload_publish,
+    .upload_abort = cs_upload_abort,
+    .put = cs_put,
+    .get = cs_get,
+    .stat = cs_stat,
+    .list = cs_list,
+    .remove = cs_remove,
+    .copy = cs_copy,
+    .destroy = cs_destroy,
+    .event = cs_event,
+};
+
+static int wrap(void *ctx, struct s3l_store *inner, struct s3l_store **outer,
+                struct s3l_error *err)
+{
+    (void)ctx;
+    (void)err;
+    struct cs *c = s3l_calloc(1, sizeof(*c));
+    if (!c)
+        return S3L_ENOMEM;
+    c->base.ops = &cs_ops;
+    c->base.url = s3l_strdup(inner->url);
+    c->inner = inner;
+    if (!c->base.url) {
+        s3l_free(c);
+        return S3L_ENOMEM;
+    }
+    c->base.ops = &cs_ops;
+    *outer = &c->base;
+    return 0;
+}
+
+void s3l_test_crash_arm(uint64_t at_op, const char *point, unsigned nth)
+{
+    memset(&g, 0, sizeof(g));
+    g.mode = 1;
+    g.at = at_op;
+    if (point)
+        snprintf(g.point, sizeof(g.point), "%s", point);
+    g.nth = nth ? nth : 1;
+    s3l_store_set_wrapper(wrap, NULL);
+}
+
+void s3l_test_fail_arm(uint64_t from_op)
+{
+    memset(&g, 0, sizeof(g));
+    g.mode = 2;
+    g.at = from_op;
+    s3l_store_set_wrapper(wrap, NULL);
+}
+
+void s3l_test_crash_disarm(void)
+{
+    memset(&g, 0, sizeof(g));
+    s3l_store_set_wrapper(NULL, NULL);
+}
+
+uint64_t s3l_test_crash_ops(void)
+{
+    return __atomic_load_n(&g.ops, __ATOMIC_SEQ_CST);
+}
+
+__attribute__((constructor)) static void arm_from_env(void)
+{
+    const char *at = getenv("S3L_CRASH_AT");
+    const char *point = getenv("S3L_CRASH_POINT");
+    if (at && *at) {
+        s3l_test_crash_arm(strtoull(at, NULL, 10), NULL, 0);
+    } else if (point && *point) {
+        char name[64];
+        snprintf(name, sizeof(name), "%s", point);
+        char *colon = strchr(name, ':');
+        unsigned nth = 1;
+        if (colon) {
+            *colon = 0;
+            nth = (unsigned)strtoul(colon + 1, NULL, 10);
+        }
+        s3l_test_crash_arm(0, name, nth);
+    }
+}

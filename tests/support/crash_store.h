@@ -1,0 +1,28 @@
+/*
+ * A store wrapper for crash and fault tests. Armed, it wraps every store s3l_store_open creates
+ * (s3l_store_set_wrapper) and counts every operation (upload begin/write/publish/abort, put, get,
+ * stat, list, remove, copy) from 1:
+ *   crash mode: SIGKILLs the process just before operation k, or at the n-th announcement of a
+ *   named protocol point (after-stage, after-prepare, after-checkpoint, between-copies,
+ *   before-marker, after-marker, in-gc, after-commit);
+ *   fail mode: operation k and every later one fail with S3L_EIO ("injected"), like a store that
+ *   went away, without killing the process.
+ * A crash-test build of the CLI links this file; its constructor arms crash mode from the
+ * environment: S3L_CRASH_AT=k, or S3L_CRASH_POINT=name or name:n.
+ */
+#ifndef S3L_CRASH_STORE_H
+#define S3L_CRASH_STORE_H
+
+#include <stdint.h>
+
+/* Crash mode: at operation at_op (0: never) or at the nth (>= 1) event named point (NULL: none). */
+void s3l_test_crash_arm(uint64_t at_op, const char *point, unsigned nth);
+/* Fail mode: operations from_op, from_op + 1, ... fail. */
+void s3l_test_fail_arm(uint64_t from_op);
+/* Stops wrapping new stores and resets the counters (stores already wrapped stay wrapped but
+ * pass everything through). */
+void s3l_test_crash_disarm(void);
+/* Operations counted since the last arm. */
+uint64_t s3l_test_crash_ops(void);
+
+#endif

@@ -1,0 +1,346 @@
+/*
+ * pq_footer_dump: prints a Parquet file's footer as JSON through the library's footer reader
+ * (include/s3l/pq_footer.h), independent of the CLI. Tests compare its output with DuckDB's
+ * parquet_metadata() / parquet_schema(); people use it to look at a file.
+ *   pq_footer_dump FILE [--page-index] [--arrow]
+ * --page-index adds each chunk's ColumnIndex and OffsetIndex; --arrow adds the schema mapped to
+ * Arrow types. Statistics and index bounds are printed as lowercase hex of their raw bytes.
+ * Exit status: 0 ok, 1 the file could not be read (the message on stderr), 2 usage.
+ */
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "s3l/pq_footer.h"
+#include "util/util.h"
+
+static json_t *hex(const struct s3l_pq_bytes *b)
+{
+    if (!b->ptr)
+        return json_null();
+    char *s = malloc(2 * b->len + 1);
+    s3l_hex_encode(b->ptr, b->len, s);
+    json_t *j = json_string(s);
+    free(s);
+    return j;
+}
+
+static json_t *opt_int(int64_t v)
+{
+    return v < 0 ? json_null() : json_integer(v);
+}
+
+static json_t *logical(const struct s3l_pq_logical *lt)
+{
+    if (lt->kind == S3L_PQ_LT_NONE)
+        return json_null();
+    json_t *o = json_pack("{s:i}", "kind", (int)lt->kind);
+    if (lt->kind == S3L_PQ_LT_TIME || lt->kind == S3L_PQ_LT_TIMESTAMP) {
+        json_object_set_new(o, "unit", json_integer(lt->unit));
+        json_object_set_new(o, "adjusted_to_utc", json_boolean(lt->adjusted_to_utc));
+    } else if (lt->kind == S3L_PQ_LT_INTEGER) {
+        json_object_set_new(o, "bit_width", json_integer(lt->bit_width));
+        json_object_set_new(o, "is_signed", json_boolean(lt->is_signed));
+    } else if (lt->kind == S3L_PQ_LT_DECIMAL) {
+        json_object_set_new(o, "precision", json_integer(lt->precision));
+        json_object_set_new(o, "scale", json_integer(lt->scale));
+    }
+    return o;
+}
+
+static json_t *schema_json(const struct s3l_pq_footer *f)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < f->n_schema; i++) {
+        const struct s3l_pq_schema_element *se = &f->schema[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(se->name));
+        json_object_set_new(o, "type", se->type < 0 ? json_null()
+                                                    : json_string(s3l_pq_physical_name(se->type)));
+        json_object_set_new(o, "type_length", opt_int(se->type_length));
+        json_object_set_new(o, "repetition", se->repetition < 0 ? json_null()
+                                : json_string(s3l_pq_repetition_name(se->repetition)));
+        json_object_set_new(o, "num_children", json_integer(se->num_children));
+        json_object_set_new(o, "converted_type", se->converted_type < 0 ? json_null()
+                                : json_string(s3l_pq_converted_name(se->converted_type)));
+        json_object_set_new(o, "scale", opt_int(se->scale));
+        json_object_set_new(o, "precision", opt_int(se->precision));
+        json_object_set_new(o, "field_id", opt_int(se->field_id));
+        json_object_set_new(o, "logical", logical(&se->logical));
+        json_object_set_new(o, "parent", json_integer(se->parent));
+        json_object_set_new(o, "leaf", json_integer(se->leaf));
+        json_object_set_new(o, "max_def", json_integer(se->max_def));
+        json_object_set_new(o, "max_rep", json_integer(se->max_rep));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *stats_json(const struct s3l_pq_stats *s)
+{
+    if (!s->present)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "null_count", s->has_null_count ? json_integer(s->null_count)
+                                                           : json_null());
+    json_object_set_new(o, "distinct_count",
+                        s->has_distinct_count ? json_integer(s->distinct_count) : json_null());
+    json_object_set_new(o, "nan_count", s->has_nan_count ? json_integer(s->nan_count)
+                                                         : json_null());
+    json_object_set_new(o, "min_value", hex(&s->min_value));
+    json_object_set_new(o, "max_value", hex(&s->max_value));
+    json_object_set_new(o, "min", hex(&s->min));
+    json_object_set_new(o, "max", hex(&s->max));
+    json_object_set_new(o, "is_min_exact", s->has_min_exact ? json_boolean(s->is_min_exact)
+                                                            : json_null());
+    json_object_set_new(o, "is_max_exact", s->has_max_exact ? json_boolean(s->is_max_exact)
+                                                            : json_null());
+    return o;
+}
+
+static json_t *kv_json(const struct s3l_pq_kv *kv, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = kv[i].value.ptr ? json_stringn((const char *)kv[i].value.ptr,
+                                                   kv[i].value.len)
+                                    : json_null();
+        json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "key", kv[i].key, "value",
+                                           v ? v : json_null(), "value_hex", hex(&kv[i].value)));
+    }
+    return a;
+}
+
+static json_t *index_json(int fd, const struct s3l_pq_footer *f,
+                          const struct s3l_pq_column_chunk *cc)
+{
+    json_t *o = json_object();
+    struct s3l_error err = {0};
+    struct s3l_pq_column_index *ci;
+    struct s3l_pq_offset_index *oi;
+    if (s3l_pq_column_index_read(s3l_pq_read_fd, &fd, f->file_size, cc, NULL, &ci, &err) == 0) {
+        json_t *c = json_object(), *np = json_array(), *mn = json_array(), *mx = json_array(),
+               *nc = json_array();
+        for (size_t i = 0; i < ci->n_pages; i++) {
+            json_array_append_new(np, json_boolean(ci->null_pages[i]));
+            json_array_append_new(mn, hex(&ci->min_values[i]));
+            json_array_append_new(mx, hex(&ci->max_values[i]));
+            if (ci->has_null_counts)
+                json_array_append_new(nc, json_integer(ci->null_counts[i]));
+        }
+        json_object_set_new(c, "null_pages", np);
+        json_object_set_new(c, "min_values", mn);
+        json_object_set_new(c, "max_values", mx);
+        json_object_set_new(c, "boundary_order", json_integer(ci->boundary_order));
+        json_object_set_new(c, "null_counts", ci->has_null_counts ? nc : (json_decref(nc),
+                                                                          json_null()));
+        json_object_set_new(o, "column_index", c);
+        s3l_pq_column_index_free(ci);
+    } else {
+        json_object_set_new(o, "column_index_error", json_string(err.message));
+    }
+    s3l_error_clear(&err);
+    if (s3l_pq_offset_index_read(s3l_pq_read_fd, &fd, f->file_size, cc, NULL, &oi, &err) == 0) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < oi->n_pages; i++)
+            json_array_append_new(a, json_pack("{s:I, s:i, s:I}", "offset",
+                                               (json_int_t)oi->pages[i].offset,
+                                               "compressed_page_size",
+                                               oi->pages[i].compressed_page_size,
+                                               "first_row_index",
+                                               (json_int_t)oi->pages[i].first_row_index));
+        json_object_set_new(o, "page_locations", a);
+        s3l_pq_offset_index_free(oi);
+    } else {
+        json_object_set_new(o, "offset_index_error", json_string(err.message));
+    }
+    return o;
+}
+
+static json_t *chunk_json(int fd, const struct s3l_pq_footer *f,
+                          const struct s3l_pq_column_chunk *cc, bool page_index)
+{
+    json_t *o = json_object();
+    json_t *enc = json_array();
+    for (size_t i = 0; i < cc->n_encodings; i++)
+        json_array_append_new(enc, json_string(s3l_pq_encoding_name(cc->encodings[i])));
+    json_object_set_new(o, "path", json_string(cc->path_str ? cc->path_str : ""));
+    json_object_set_new(o, "file_offset", json_integer(cc->file_offset));
+    json_object_set_new(o, "type", json_string(s3l_pq_physical_name(cc->type)));
+    json_object_set_new(o, "codec", json_string(s3l_pq_codec_name(cc->codec)));
+    json_object_set_new(o, "encodings", enc);
+    json_object_set_new(o, "num_values", json_integer(cc->num_values));
+    json_object_set_new(o, "total_compressed_size", json_integer(cc->total_compressed_size));
+    json_object_set_new(o, "total_uncompressed_size", json_integer(cc->total_uncompressed_size));
+    json_object_set_new(o, "data_page_offset", json_integer(cc->data_page_offset));
+    json_object_set_new(o, "dictionary_page_offset", opt_int(cc->dictionary_page_offset));
+    json_object_set_new(o, "index_page_offset", opt_int(cc->index_page_offset));
+    json_object_set_new(o, "statistics", stats_json(&cc->stats));
+    json_object_set_new(o, "bloom_filter_offset", opt_int(cc->bloom_filter_offset));
+    json_object_set_new(o, "bloom_filter_length", opt_int(cc->bloom_filter_length));
+    json_object_set_new(o, "offset_index_offset", opt_int(cc->offset_index_offset));
+    json_object_set_new(o, "offset_index_length", opt_int(cc->offset_index_length));
+    json_object_set_new(o, "column_index_offset", opt_int(cc->column_index_offset));
+    json_object_set_new(o, "column_index_length", opt_int(cc->column_index_length));
+    json_object_set_new(o, "key_value_metadata", kv_json(cc->kv, cc->n_kv));
+    if (page_index)
+        json_object_set_new(o, "page_index", index_json(fd, f, cc));
+    return o;
+}
+
+static void type_name(const struct s3l_type *t, struct s3l_buf *b)
+{
+    static const char *const names[] = {
+        [S3L_TYPE_BOOL] = "bool",     [S3L_TYPE_INT8] = "int8",       [S3L_TYPE_INT16] = "int16",
+        [S3L_TYPE_INT32] = "int32",   [S3L_TYPE_INT64] = "int64",     [S3L_TYPE_UINT8] = "uint8",
+        [S3L_TYPE_UINT16] = "uint16", [S3L_TYPE_UINT32] = "uint32",   [S3L_TYPE_UINT64] = "uint64",
+        [S3L_TYPE_FLOAT16] = "halffloat", [S3L_TYPE_FLOAT32] = "float",
+        [S3L_TYPE_FLOAT64] = "double", [S3L_TYPE_UTF8] = "string", [S3L_TYPE_BINARY] = "binary",
+        [S3L_TYPE_UUID] = "uuid",     [S3L_TYPE_JSON] = "json",       [S3L_TYPE_DATE32] = "date32[day]",
+        [S3L_TYPE_INTERVAL] = "interval[month_day_nano]",
+    };
+    static const char *const units[] = {"s", "ms", "us", "ns"};
+    switch (t->id) {
+    case S3L_TYPE_FIXED_SIZE_BINARY: s3l_buf_printf(b, "fixed_size_binary[%d]", t->byte_width); break;
+    case S3L_TYPE_TIME32: s3l_buf_printf(b, "time32[%s]", units[t->unit]); break;
+    case S3L_TYPE_TIME64: s3l_buf_printf(b, "time64[%s]", units[t->unit]); break;
+    case S3L_TYPE_TIMESTAMP:
+        s3l_buf_printf(b, "timestamp[%s", units[t->unit]);
+        if (t->tz)
+            s3l_buf_printf(b, ", tz=%s", t->tz);
+        s3l_buf_append_str(b, "]");
+        break;
+    case S3L_TYPE_DECIMAL128: s3l_buf_printf(b, "decimal128(%d, %d)", t->precision, t->scale); break;
+    case S3L_TYPE_LIST:
+    case S3L_TYPE_STRUCT:
+    case S3L_TYPE_MAP:
+        s3l_buf_append_str(b, t->id == S3L_TYPE_LIST ? "list<" : t->id == S3L_TYPE_MAP ? "map<"
+                                                                                       : "struct<");
+        for (size_t i = 0; i < t->n_children; i++) {
+            if (i)
+                s3l_buf_append_str(b, ", ");
+            if (t->id != S3L_TYPE_MAP)
+                s3l_buf_printf(b, "%s: ", t->children[i].name);
+            type_name(&t->children[i].type, b);
+            if (!t->children[i].nullable && t->id != S3L_TYPE_MAP)
+                s3l_buf_append_str(b, " not null");
+        }
+        s3l_buf_append_str(b, ">");
+        break;
+    default:
+        s3l_buf_append_str(b, (size_t)t->id < S3L_ARRAY_LEN(names) && names[t->id] ? names[t->id]
+                                                                                  : "?");
+    }
+}
+
+static void drop_type(struct s3l_type *t)
+{
+    for (size_t i = 0; i < t->n_children; i++) {
+        s3l_free(t->children[i].name);
+        drop_type(&t->children[i].type);
+    }
+    s3l_free(t->children);
+    s3l_free(t->tz);
+}
+
+static json_t *arrow_json(const struct s3l_pq_footer *f)
+{
+    struct s3l_schema *s;
+    struct s3l_error err = {0};
+    if (s3l_pq_footer_schema(f, &s, &err) != 0)
+        return json_pack("{s:s}", "error", err.message);
+    json_t *a = json_array();
+    for (size_t i = 0; i < s->n_fields; i++) {
+        struct s3l_buf b;
+        s3l_buf_init(&b, 1 << 20);
+        type_name(&s->fields[i].type, &b);
+        json_array_append_new(a, json_pack("{s:s, s:s, s:b}", "name", s->fields[i].name, "type",
+                                           b.ptr ? (char *)b.ptr : "", "nullable",
+                                           s->fields[i].nullable));
+        s3l_buf_free(&b);
+        s3l_free(s->fields[i].name);
+        drop_type(&s->fields[i].type);
+    }
+    s3l_free(s->fields);
+    s3l_free(s);
+    return a;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL;
+    bool page_index = false, arrow = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--page-index") == 0)
+            page_index = true;
+        else if (strcmp(argv[i], "--arrow") == 0)
+            arrow = true;
+        else if (!path)
+            path = argv[i];
+        else
+            path = NULL, i = argc;
+    }
+    if (!path) {
+        fprintf(stderr, "usage: pq_footer_dump FILE [--page-index] [--arrow]\n");
+        return 2;
+    }
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        perror(path);
+        return 1;
+    }
+    struct s3l_pq_footer_options o;
+    s3l_pq_footer_options_init(&o);
+    o.name = path;
+    struct s3l_pq_footer *f;
+    struct s3l_error err = {0};
+    if (s3l_pq_footer_read_fd(fd, &o, &f, &err) != 0) {
+        fprintf(stderr, "pq_footer_dump: %s (%s)\n", err.message, s3l_error_name(err.code));
+        close(fd);
+        return 1;
+    }
+    json_t *root = json_object();
+    json_object_set_new(root, "file_size", json_integer((json_int_t)f->file_size));
+    json_object_set_new(root, "metadata_offset", json_integer((json_int_t)f->metadata_offset));
+    json_object_set_new(root, "metadata_len", json_integer(f->metadata_len));
+    json_object_set_new(root, "version", json_integer(f->version));
+    json_object_set_new(root, "num_rows", json_integer(f->num_rows));
+    json_object_set_new(root, "created_by", f->created_by ? json_string(f->created_by)
+                                                          : json_null());
+    json_object_set_new(root, "encrypted", json_boolean(f->encrypted));
+    json_object_set_new(root, "schema", schema_json(f));
+    json_t *leaves = json_array();
+    for (size_t i = 0; i < f->n_leaves; i++)
+        json_array_append_new(leaves, json_integer((json_int_t)f->leaves[i]));
+    json_object_set_new(root, "leaves", leaves);
+    json_t *orders = json_array();
+    for (size_t i = 0; i < f->n_column_orders; i++)
+        json_array_append_new(orders, json_integer(f->column_orders[i]));
+    json_object_set_new(root, "column_orders", orders);
+    json_object_set_new(root, "key_value_metadata", kv_json(f->kv, f->n_kv));
+    json_t *rgs = json_array();
+    for (size_t g = 0; g < f->n_row_groups; g++) {
+        const struct s3l_pq_row_group *rg = &f->row_groups[g];
+        json_t *cols = json_array();
+        for (size_t i = 0; i < rg->n_columns; i++)
+            json_array_append_new(cols, chunk_json(fd, f, &rg->columns[i], page_index));
+        json_array_append_new(rgs, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "num_rows",
+                                             (json_int_t)rg->num_rows, "total_byte_size",
+                                             (json_int_t)rg->total_byte_size, "file_offset",
+                                             opt_int(rg->file_offset), "total_compressed_size",
+                                             opt_int(rg->total_compressed_size), "ordinal",
+                                             opt_int(rg->ordinal), "columns", cols));
+    }
+    json_object_set_new(root, "row_groups", rgs);
+    if (arrow)
+        json_object_set_new(root, "arrow_schema", arrow_json(f));
+    json_dumpf(root, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(root);
+    s3l_pq_footer_free(f);
+    close(fd);
+    return 0;
+}

@@ -1,0 +1,463 @@
+/*
+ * Unit tests of the table destination with the test codec: the exact layout of issue 3 item 6
+ * (names and %020 padding written out by hand here), the checkpoint and marker contents, the
+ * generation bump and fencing, empty epochs, file rollover and lanes, dead letters, schema
+ * records and drift, gc, refused dispositions, and the fault model: fail every store operation
+ * from k on, for every k, then recover and compare what readers see with the model.
+ */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "commit/commit.h"
+#include "crash_store.h"
+#include "model_runner.h"
+#include "s3l/destination.h"
+#include "s3l/store.h"
+#include "test_codec.h"
+#include "util/util.h"
+
+#define PIPE "p1"
+
+struct fx {
+    char dir[64];
+    char url[96];
+    struct s3l_store *s;
+};
+
+static int setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof(*f));
+    snprintf(f->dir, sizeof(f->dir), "%s/s3l-commit-XXXXXX",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->url, sizeof(f->url), "file://%s", f->dir);
+    struct s3l_error err = {0};
+    if (s3l_store_open(f->url, NULL, &f->s, &err) != 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    s3l_store_free(f->s);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+    int rc = system(cmd);
+    free(f);
+    return rc;
+}
+
+static struct s3l_field fields[] = {
+    {"id", {.id = S3L_TYPE_INT64}, false, true},
+    {"name", {.id = S3L_TYPE_UTF8}, true, false},
+};
+static const struct s3l_schema schema2 = {2, fields};
+
+static struct s3l_dest *open_dest(struct fx *f, unsigned lanes, uint64_t file_size)
+{
+    struct s3l_dest_options o = {0};
+    o.version = S3L_DEST_OPTIONS_VERSION;
+    o.pipeline_id = PIPE;
+    o.lanes = lanes;
+    o.file_size = file_size;
+    struct s3l__dest_codec c;
+    s3l_test_codec(&c);
+    struct s3l_dest *d = NULL;
+    struct s3l_error err = {0};
+    int rc = s3l__dest_open_codec(f->s, &o, &c, &d, &err);
+    if (rc)
+        fail_msg("open: %s", err.message);
+    return d;
+}
+
+static void put_row(struct s3l_row_sink *k, int64_t id, const char *name)
+{
+    struct s3l_error err = {0};
+    assert_int_equal(k->ops->row_begin(k->ctx), 0);
+    assert_int_equal(k->ops->put_int(k->ctx, id), 0);
+    if (name)
+        k->ops->put_bytes(k->ctx, name, strlen(name));
+    else
+        k->ops->put_null(k->ctx);
+    int rc = k->ops->row_end(k->ctx, &err);
+    if (name && strcmp(name, "BAD") == 0)
+        assert_int_equal(rc, S3L_EINVALID_INPUT);
+    else
+        assert_int_equal(rc, 0);
+}
+
+static char *get_text(struct fx *f, const char *key)
+{
+    uint8_t *p = NULL;
+    size_t n;
+    struct s3l_error err = {0};
+    if (s3l_store_get(f->s, key, 0, UINT64_MAX, 1 << 24, &p, &n, NULL, &err))
+        return NULL;
+    return (char *)p;
+}
+
+static bool exists(struct fx *f, const char *key)
+{
+    struct s3l_object_info info;
+    return s3l_store_stat(f->s, key, &info, NULL) == 0;
+}
+
+static void layout_checkpoint_and_marker(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_dest *d = open_dest(f, 2, 0);
+    assert_int_equal(s3l_dest_generation(d), 1);
+    assert_int_equal(s3l_dest_committed_epoch(d), 0);
+    assert_null(s3l_dest_state(d));
+    struct s3l_dest_stream *st;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_dest_stream(d, "ns", "orders", &schema2, &st, &err), 0);
+    struct s3l_row_sink l0, l1;
+    assert_int_equal(s3l_dest_lane_sink(st, 0, &l0), 0);
+    assert_int_equal(s3l_dest_lane_sink(st, 1, &l1), 0);
+    assert_int_equal(s3l_dest_lane_sink(st, 2, &l1), S3L_EINVALID_ARGUMENT);
+    assert_int_equal(s3l_dest_lane_sink(st, 1, &l1), 0);
+    put_row(&l0, 1, "a");
+    put_row(&l0, 2, NULL);
+    put_row(&l0, 3, "BAD"); /* refused row: dropped, the lane goes on */
+    put_row(&l1, 4, "d");
+    struct s3l_dest_commit_info ci;
+    assert_int_equal(s3l_dest_commit(d, "{\"input\": {\"offset\": 42}}", &ci, &err), 0);
+    assert_int_equal(ci.epoch, 1);
+    assert_int_equal(ci.files, 2);
+    assert_int_equal(ci.rows, 3);
+    /* The names of issue 3 item 6, written out by hand. */
+    const char *k0 = "ns/orders/p1-00000000000000000001-g00000000000000000001-00000.parquet";
+    const char *k1 =
+        "ns/orders/p1-00000000000000000001-g00000000000000000001-00001-00000.parquet";
+    char *t0 = get_text(f, k0), *t1 = get_text(f, k1);
+    assert_non_null(t0);
+    assert_non_null(t1);
+    assert_string_equal(t0, "TESTFMT\n1,a\n2,N\nEND rows=2\n");
+    assert_string_equal(t1, "TESTFMT\n4,d\nEND rows=1\n");
+    /* Staged copies are deleted after the commit. */
+    assert_false(exists(f, "_openetl/staging/p1/g00000000000000000001/ns/orders/"
+                           "p1-00000000000000000001-g00000000000000000001-00000.parquet"));
+    char *m = get_text(f, "_openetl/markers/ns/orders/p1-00000000000000000001.json");
+    assert_non_null(m);
+    json_t *mj = json_loads(m, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(mj, "pipeline")), "p1");
+    assert_int_equal(json_integer_value(json_object_get(mj, "epoch")), 1);
+    assert_int_equal(json_integer_value(json_object_get(mj, "generation")), 1);
+    assert_int_equal(json_integer_value(json_object_get(mj, "rows")), 3);
+    json_t *files = json_object_get(mj, "files");
+    assert_int_equal(json_array_size(files), 2);
+    json_t *f0 = json_array_get(files, 0);
+    assert_string_equal(json_string_value(json_object_get(f0, "key")), k0);
+    assert_int_equal(json_integer_value(json_object_get(f0, "size")), strlen(t0));
+    assert_int_equal(json_integer_value(json_object_get(f0, "rows")), 2);
+    /* sha256sum of the file, computed by coreutils, not by us. */
+    char cmd[256], sum[80] = {0};
+    snprintf(cmd, sizeof(cmd), "sha256sum '%s/%s'", f->dir, k0);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(fgets(sum, sizeof(sum), p));
+    pclose(p);
+    assert_memory_equal(sum, json_string_value(json_object_get(f0, "sha256")), 64);
+    json_decref(mj);
+    char *ck = get_text(f, "_openetl/checkpoints/p1.json");
+    json_t *cj = json_loads(ck, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(cj, "generation")), 1);
+    assert_int_equal(json_integer_value(json_object_get(cj, "committed_epoch")), 1);
+    assert_true(json_is_null(json_object_get(cj, "pending")));
+    assert_int_equal(json_integer_value(
+                         json_object_get(json_object_get(json_object_get(cj, "state"), "input"),
+                                         "offset")),
+                     42);
+    json_decref(cj);
+    s3l_free(ck);
+    s3l_free(m);
+    s3l_free(t0);
+    s3l_free(t1);
+    /* An epoch without rows: no file, no marker, the state still moves. */
+    assert_int_equal(s3l_dest_commit(d, "{\"input\": {\"offset\": 50}}", &ci, &err), 0);
+    assert_int_equal(ci.epoch, 0);
+    assert_false(exists(f, "_openetl/markers/ns/orders/p1-00000000000000000002.json"));
+    s3l_dest_free(d);
+    /* Reopening bumps the generation and hands the state back. */
+    d = open_dest(f, 2, 0);
+    assert_int_equal(s3l_dest_generation(d), 2);
+    assert_int_equal(s3l_dest_committed_epoch(d), 1);
+    assert_string_equal(s3l_dest_state(d), "{\"input\":{\"offset\":50}}");
+    s3l_dest_free(d);
+}
+
+static int count_files(void *ctx, const struct s3l_object_info *info, bool committed)
+{
+    (void)info;
+    if (committed)
+        (*(int *)ctx)++;
+    return 0;
+}
+
+static void rollover_and_listing(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_dest *d = open_dest(f, 1, 30); /* tiny files: a few rows each */
+    struct s3l_dest_stream *st;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_dest_stream(d, NULL, "t", &schema2, &st, &err), 0);
+    struct s3l_row_sink k;
+    s3l_dest_lane_sink(st, 0, &k);
+    for (int i = 0; i < 10; i++)
+        put_row(&k, i, "xxxx");
+    struct s3l_dest_commit_info ci;
+    assert_int_equal(s3l_dest_commit(d, NULL, &ci, &err), 0);
+    assert_true(ci.files >= 3);
+    assert_true(exists(f, "t/p1-00000000000000000001-g00000000000000000001-00000.parquet"));
+    assert_true(exists(f, "t/p1-00000000000000000001-g00000000000000000001-00001.parquet"));
+    int n = 0;
+    assert_int_equal(s3l_dest_list_files(f->s, "t", true, count_files, &n, &err), 0);
+    assert_int_equal(n, (int)ci.files);
+    s3l_dest_free(d);
+}
+
+static void fencing_stops_a_zombie(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_error err = {0};
+    /* The old writer has claimed generation 1 and staged; a new one claims 2 and recovers. */
+    struct s3l_dest *old = open_dest(f, 1, 0);
+    struct s3l_dest_stream *st;
+    assert_int_equal(s3l_dest_stream(old, NULL, "t", &schema2, &st, &err), 0);
+    struct s3l_row_sink k;
+    s3l_dest_lane_sink(st, 0, &k);
+    put_row(&k, 1, "zombie");
+    assert_int_equal(s3l_dest_generation(old), 1);
+    struct s3l_dest *young = open_dest(f, 1, 0);
+    assert_int_equal(s3l_dest_generation(young), 2);
+    struct s3l_dest_stream *yst;
+    assert_int_equal(s3l_dest_stream(young, NULL, "t", &schema2, &yst, &err), 0);
+    struct s3l_row_sink yk;
+    s3l_dest_lane_sink(yst, 0, &yk);
+    put_row(&yk, 2, "young");
+    assert_int_equal(s3l_dest_commit(old, "{}", NULL, &err), S3L_EFENCED);
+    assert_non_null(strstr(err.message, "generation 2"));
+    s3l_dest_abort(old);
+    assert_false(exists(f, "t/p1-00000000000000000001-g00000000000000000001-00000.parquet"));
+    assert_int_equal(s3l_dest_commit(young, "{}", NULL, &err), 0);
+    assert_true(exists(f, "t/p1-00000000000000000001-g00000000000000000002-00000.parquet"));
+    s3l_dest_free(old);
+    s3l_dest_free(young);
+    /* Two writers open at once: the second to claim is fenced before it stages anything. */
+    struct s3l_dest *a = open_dest(f, 1, 0), *b = open_dest(f, 1, 0);
+    assert_int_equal(s3l_dest_generation(a), 3);
+    assert_int_equal(s3l_dest_generation(b), 3);
+    assert_int_equal(s3l_dest_stream(a, NULL, "t", &schema2, &st, &err), 0);
+    assert_int_equal(s3l_dest_stream(b, NULL, "t", &schema2, &yst, &err), 0);
+    s3l_dest_lane_sink(st, 0, &k);
+    s3l_dest_lane_sink(yst, 0, &yk);
+    put_row(&k, 3, "a");
+    assert_int_equal(yk.ops->row_begin(yk.ctx), S3L_EFENCED);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_dest_commit(b, "{}", NULL, &err), S3L_EFENCED);
+    assert_int_equal(s3l_dest_commit(a, "{}", NULL, &err), 0);
+    s3l_dest_free(a);
+    s3l_dest_free(b);
+}
+
+static void dead_letters_commit_with_their_epoch(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_dest *d = open_dest(f, 1, 0);
+    struct s3l_dest_stream *st;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_dest_stream(d, NULL, "t", &schema2, &st, &err), 0);
+    assert_int_equal(s3l_dest_reject(st, "{\"id\": null}", 12, "line 3: id: null key", &err), 0);
+    assert_int_equal(s3l_dest_reject(st, "\xff\x01", 2, "invalid UTF-8", &err), 0);
+    struct s3l_dest_commit_info ci;
+    assert_int_equal(s3l_dest_commit(d, "{}", &ci, &err), 0);
+    assert_int_equal(ci.epoch, 1);
+    assert_int_equal(ci.rejected, 2);
+    char *t = get_text(f, "_openetl/deadletter/t/p1-00000000000000000001-g00000000000000000001"
+                          ".ndjson");
+    assert_non_null(t);
+    assert_string_equal(t, "{\"reason\":\"line 3: id: null key\",\"record\":\"{\\\"id\\\": null}\"}\n"
+                           "{\"reason\":\"invalid UTF-8\",\"record_hex\":\"ff01\"}\n");
+    s3l_free(t);
+    assert_true(exists(f, "_openetl/markers/t/p1-00000000000000000001.json"));
+    s3l_dest_free(d);
+}
+
+static void schema_record_added_columns_and_drift(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_dest *d = open_dest(f, 1, 0);
+    struct s3l_dest_stream *st;
+    struct s3l_error err = {0};
+    struct s3l_schema one = {1, fields};
+    assert_int_equal(s3l_dest_stream(d, NULL, "a", &one, &st, &err), 0);
+    char *rec = NULL;
+    size_t len;
+    assert_int_equal(s3l_dest_read_schema(f->s, "a", &rec, &len, &err), 0);
+    assert_string_equal(rec, "{\"columns\":[{\"name\":\"id\",\"type\":5}]}");
+    s3l_free(rec);
+    s3l_dest_free(d);
+    d = open_dest(f, 1, 0);
+    assert_int_equal(s3l_dest_stream(d, NULL, "a", &schema2, &st, &err), 0);
+    assert_int_equal(s3l_dest_read_schema(f->s, "a", &rec, &len, &err), 0);
+    assert_non_null(strstr(rec, "\"name\""));
+    s3l_free(rec);
+    struct s3l_field changed[] = {{"id", {.id = S3L_TYPE_UTF8}, false, true}};
+    struct s3l_schema drift = {1, changed};
+    assert_int_equal(s3l_dest_stream(d, NULL, "b", &schema2, &st, &err), 0);
+    assert_int_equal(s3l_dest_stream(d, NULL, "b", &schema2, &st, &err), S3L_EINVALID_CONFIG);
+    s3l_dest_free(d);
+    d = open_dest(f, 1, 0);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_dest_stream(d, NULL, "a", &drift, &st, &err), S3L_ESCHEMA_DRIFT);
+    assert_non_null(strstr(err.message, "table a: column id"));
+    assert_non_null(strstr(err.message, "remove"));
+    /* The other stream goes on. */
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_dest_stream(d, NULL, "b", &schema2, &st, &err), 0);
+    s3l_dest_free(d);
+}
+
+static void refused_options_and_names(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_dest_check_disposition("replace", &err), S3L_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "atomically"));
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_dest_check_disposition("merge", &err), S3L_EUNSUPPORTED);
+    assert_int_equal(s3l_dest_check_disposition("append", NULL), 0);
+    assert_int_equal(s3l_dest_check_disposition("upsert", NULL), S3L_EINVALID_CONFIG);
+    struct s3l_dest_options o = {0};
+    o.version = S3L_DEST_OPTIONS_VERSION;
+    o.pipeline_id = PIPE;
+    o.disposition = "replace";
+    struct s3l__dest_codec c;
+    s3l_test_codec(&c);
+    struct s3l_dest *d = NULL;
+    assert_int_equal(s3l__dest_open_codec(f->s, &o, &c, &d, NULL), S3L_EUNSUPPORTED);
+    /* Refused before any data moves: not even a checkpoint. */
+    assert_false(exists(f, "_openetl/checkpoints/p1.json"));
+    o.disposition = NULL;
+    o.pipeline_id = "../x";
+    assert_int_equal(s3l__dest_open_codec(f->s, &o, &c, &d, NULL), S3L_EINVALID_CONFIG);
+    d = open_dest(f, 1, 0);
+    struct s3l_dest_stream *st;
+    assert_int_equal(s3l_dest_stream(d, "..", "t", &schema2, &st, NULL), S3L_EINVALID_CONFIG);
+    assert_int_equal(s3l_dest_stream(d, NULL, "_openetl", &schema2, &st, NULL),
+                     S3L_EINVALID_CONFIG);
+    assert_int_equal(s3l_dest_stream(d, "__quarantine", "a b=c é", &schema2, &st, NULL), 0);
+    struct s3l_row_sink k;
+    s3l_dest_lane_sink(st, 0, &k);
+    put_row(&k, 7, "q");
+    assert_int_equal(s3l_dest_commit(d, NULL, NULL, &err), 0);
+    assert_true(exists(f, "__quarantine/a b=c é/p1-00000000000000000001-g00000000000000000001"
+                          "-00000.parquet"));
+    s3l_dest_free(d);
+}
+
+static void abort_leaves_nothing_and_gc_collects(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_dest *d = open_dest(f, 1, 20);
+    struct s3l_dest_stream *st;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_dest_stream(d, NULL, "t", &schema2, &st, &err), 0);
+    struct s3l_row_sink k;
+    s3l_dest_lane_sink(st, 0, &k);
+    for (int i = 0; i < 6; i++)
+        put_row(&k, i, "yyyyyy");
+    s3l_dest_abort(d);
+    struct s3l_test_run r = {.url = f->url, .pipeline = PIPE, .lanes = 1, .tables = 1};
+    struct s3l_test_census c;
+    assert_int_equal(s3l_test_census(&r, &c), 0);
+    assert_int_equal(c.staged, 0);
+    assert_int_equal(c.data_files, 0);
+    /* A writer that dies leaves staged files behind (fail mode: nothing cleans up). */
+    for (int i = 0; i < 6; i++)
+        put_row(&k, i, "yyyyyy");
+    assert_int_equal(s3l_test_census(&r, &c), 0);
+    assert_true(c.staged >= 2);
+    unsigned left = c.staged;
+    struct s3l_dest *d2 = open_dest(f, 1, 0);
+    uint64_t removed = 0;
+    assert_int_equal(s3l_dest_gc(d2, &removed, &err), 0);
+    assert_int_equal(removed, left);
+    assert_int_equal(s3l_test_census(&r, &c), 0);
+    assert_int_equal(c.staged, 0);
+    s3l_dest_free(d2);
+    s3l_dest_free(d);
+}
+
+/* The fault model: fail every operation from k on (the store goes away), then recover. */
+static void fail_at_every_op_then_recover(void **state)
+{
+    (void)state;
+    unsigned k;
+    unsigned runs = 0;
+    for (k = 1;; k++) {
+        char dir[64];
+        snprintf(dir, sizeof(dir), "%s/s3l-fault-XXXXXX",
+                 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+        assert_non_null(mkdtemp(dir));
+        char url[96];
+        snprintf(url, sizeof(url), "file://%s", dir);
+        struct s3l_test_run r = {.url = url, .pipeline = "pf", .lanes = 2, .tables = 2,
+                                 .file_size = 40, .total_rows = 24, .epoch_rows = 10,
+                                 .reject_every = 7};
+        struct s3l_error err = {0};
+        s3l_test_fail_arm(k);
+        int rc = s3l_test_run(&r, &err);
+        s3l_test_crash_disarm();
+        char why[256] = "";
+        if (s3l_test_verify(&r, false, why, sizeof(why)) != 0)
+            fail_msg("k=%u: inconsistent after the failure: %s", k, why);
+        bool done = rc == 0;
+        if (!done) {
+            s3l_error_clear(&err);
+            r.gc = true;
+            if (s3l_test_run(&r, &err) != 0)
+                fail_msg("k=%u: recovery failed: %s", k, err.message);
+        }
+        if (s3l_test_verify(&r, true, why, sizeof(why)) != 0)
+            fail_msg("k=%u: after recovery: %s", k, why);
+        struct s3l_test_census c;
+        assert_int_equal(s3l_test_census(&r, &c), 0);
+        if (!done && c.staged != 0)
+            fail_msg("k=%u: %u staged files left after gc", k, c.staged);
+        char cmd[96];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        assert_int_equal(system(cmd), 0);
+        runs++;
+        if (done)
+            break;
+    }
+    print_message("fault model: %u failure points enumerated\n", runs);
+    assert_true(runs > 50);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(layout_checkpoint_and_marker, setup, teardown),
+        cmocka_unit_test_setup_teardown(rollover_and_listing, setup, teardown),
+        cmocka_unit_test_setup_teardown(fencing_stops_a_zombie, setup, teardown),
+        cmocka_unit_test_setup_teardown(dead_letters_commit_with_their_epoch, setup, teardown),
+        cmocka_unit_test_setup_teardown(schema_record_added_columns_and_drift, setup, teardown),
+        cmocka_unit_test_setup_teardown(refused_options_and_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(abort_leaves_nothing_and_gc_collects, setup, teardown),
+        cmocka_unit_test(fail_at_every_op_then_recover),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

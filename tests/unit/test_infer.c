@@ -1,0 +1,127 @@
+/*
+ * Unit tests of inference: NDJSON samples (ints mixed with floats, numbers mixed with strings,
+ * ISO-8601 dates and timestamps with and without offsets, nested objects and arrays, all-null
+ * columns that wait), the json-text option, CSV text shapes, and typing a late value. Expected
+ * schemas are written by hand as Arrow type names.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "json/json.h"
+
+/* Feeds every record of text (format fmt) to a new inference; returns "name: type, ..." and the
+ * pending names after " | ". */
+static const char *infer(const char *text, enum s3l_input_format fmt, bool as_json)
+{
+    static char out[1024];
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(write(p[1], text, strlen(text)), (ssize_t)strlen(text));
+    close(p[1]);
+    struct s3l_reader_options ro = {.version = S3L_READER_OPTIONS_VERSION, .format = fmt};
+    struct s3l_reader *r;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_reader_open(p[0], &ro, &r, &err), 0);
+    struct s3l_infer_options io = {.version = S3L_INFER_OPTIONS_VERSION,
+                                   .nested_as_json = as_json};
+    struct s3l_infer *inf = s3l_infer_new(&io);
+    struct s3l_record rec;
+    int rc;
+    while ((rc = s3l_reader_next(r, &rec, &err)) == 1)
+        assert_int_equal(s3l_infer_add(inf, &rec), 0);
+    assert_int_equal(rc, 0);
+    struct s3l_schema *s;
+    assert_int_equal(s3l_infer_schema(inf, &s), 0);
+    out[0] = 0;
+    for (size_t i = 0; i < s->n_fields; i++) {
+        char tn[256];
+        s3l_type_format(&s->fields[i].type, tn, sizeof(tn));
+        assert_true(s->fields[i].nullable);
+        snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s: %s", i ? ", " : "",
+                 s->fields[i].name, tn);
+    }
+    for (size_t i = 0; i < s3l_infer_n_pending(inf); i++)
+        snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", i ? ", " : " | ",
+                 s3l_infer_pending(inf, i));
+    assert_null(s3l_infer_pending(inf, s3l_infer_n_pending(inf)));
+    s3l_schema_free(s);
+    s3l_infer_free(inf);
+    s3l_reader_free(r);
+    close(p[0]);
+    return out;
+}
+
+static void ndjson_sample(void **state)
+{
+    (void)state;
+    const char *nd =
+        "{\"a\":1,\"b\":\"x\",\"c\":null,\"d\":\"2024-01-01\",\"e\":{\"x\":1,\"y\":null},"
+        "\"f\":[1,2.5],\"g\":true,\"n\":{\"q\":null},\"l\":[null]}\n"
+        "{\"a\":2.5,\"b\":3,\"c\":null,\"d\":\"2024-01-01T10:00:00\",\"e\":{\"x\":2,\"z\":\"s\"},"
+        "\"f\":[],\"h\":\"2024-01-01T10:00:00Z\",\"i\":\"12345\",\"k\":9223372036854775808}\n";
+    assert_string_equal(infer(nd, S3L_INPUT_NDJSON, false),
+                        "a: double, b: string, d: timestamp[us], e: struct<x: int64, z: string>, "
+                        "f: list<item: double>, g: bool, h: timestamp[us, tz=UTC], i: string, "
+                        "k: double | c, n, l");
+    assert_string_equal(infer(nd, S3L_INPUT_NDJSON, true),
+                        "a: double, b: string, d: timestamp[us], e: json, f: json, g: bool, "
+                        "n: json, l: json, h: timestamp[us, tz=UTC], i: string, k: double | c");
+    /* A struct in one record and a scalar in another: json text. */
+    assert_string_equal(infer("{\"v\":{\"a\":1}}\n{\"v\":2}\n", S3L_INPUT_NDJSON, false),
+                        "v: json");
+    assert_string_equal(infer("{\"v\":\"2024-01-01\"}\n{\"v\":\"2024-01-01T00:00:00+02:00\"}\n",
+                              S3L_INPUT_NDJSON, false),
+                        "v: string");
+}
+
+static void csv_shapes(void **state)
+{
+    (void)state;
+    const char *csv = "i,f,b,d,t,s,z,e,m\n"
+                      "1,1.5,true,2024-01-01,2024-01-01 10:00:00,x,007,,1\n"
+                      "-2,3,FALSE,2023-12-31,2024-01-01T10:00:00.5,4,010,,2.5\n";
+    assert_string_equal(infer(csv, S3L_INPUT_CSV, false),
+                        "i: int64, f: double, b: bool, d: date32[day], t: timestamp[us], "
+                        "s: string, z: string, m: double | e");
+}
+
+static void late_value_typing(void **state)
+{
+    (void)state;
+    struct s3l__jscan sc;
+    s3l__jscan_init(&sc, 0);
+    const char *j = "{\"late\":{\"a\":[{\"b\":\"2024-02-29\"}],\"c\":null}}";
+    assert_int_equal(s3l__json_scan(&sc, j, strlen(j)), 0);
+    struct s3l_type t;
+    assert_int_equal(s3l_infer_value(sc.tape, 2, NULL, &t), 0);
+    char tn[128];
+    s3l_type_format(&t, tn, sizeof(tn));
+    assert_string_equal(tn, "struct<a: list<item: struct<b: date32[day]>>>");
+    s3l_type_cleanup(&t);
+    struct s3l_infer_options ns = {.version = 1, .timestamp_unit = S3L_UNIT_NANO};
+    j = "{\"t\":\"2024-01-01T00:00:00.123456789Z\", \"n\": null}";
+    assert_int_equal(s3l__json_scan(&sc, j, strlen(j)), 0);
+    assert_int_equal(s3l_infer_value(sc.tape, 2, &ns, &t), 0);
+    s3l_type_format(&t, tn, sizeof(tn));
+    assert_string_equal(tn, "timestamp[ns, tz=UTC]");
+    s3l_type_cleanup(&t);
+    assert_int_equal(s3l_infer_value(sc.tape, 4, &ns, &t), 0);
+    assert_int_equal(t.id, 0);
+    s3l__jscan_cleanup(&sc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ndjson_sample),
+        cmocka_unit_test(csv_shapes),
+        cmocka_unit_test(late_value_typing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,264 @@
+/*
+ * Unit tests of the NDJSON and JSON-array readers: records, line numbers and byte offsets
+ * (counted by hand in the inputs below), blank lines, CRLF, a byte order mark, errors naming
+ * line, column and offset, recovery after a bad line, the record size limit, tiny read blocks
+ * (every record crosses a block boundary), pipes, and resuming at a recorded offset.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "json/json.h"
+
+/* A file holding text, opened for reading (unlinked at once). */
+static int file_with(const char *text, size_t len)
+{
+    char path[] = "/tmp/s3l_test_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    return fd;
+}
+
+/* A pipe holding text (small enough for the pipe buffer). */
+static int pipe_with(const char *text)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(write(p[1], text, strlen(text)), (ssize_t)strlen(text));
+    close(p[1]);
+    return p[0];
+}
+
+struct run {
+    char out[8192]; /* one line per call: "L<line> O<offset>-<end> <json>" or "E <message>" */
+    uint64_t final_offset;
+};
+
+/* Reads everything (continuing after recoverable errors, at most 50 calls) into run->out. */
+static void read_all(int fd, enum s3l_input_format fmt, size_t block, size_t max_record,
+                     uint64_t start, uint64_t start_line, struct run *run)
+{
+    struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION, .format = fmt,
+                                     .name = "in.json", .block_bytes = block,
+                                     .max_record_bytes = max_record, .start_offset = start,
+                                     .start_line = start_line};
+    struct s3l_reader *r;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
+    run->out[0] = 0;
+    struct s3l_buf b;
+    s3l_buf_init(&b, 4096);
+    for (int i = 0; i < 50; i++) {
+        struct s3l_record rec;
+        s3l_error_clear(&err);
+        int rc = s3l_reader_next(r, &rec, &err);
+        size_t n = strlen(run->out);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            snprintf(run->out + n, sizeof(run->out) - n, "E %s\n", err.message);
+            if (r->sticky)
+                break;
+            continue;
+        }
+        s3l_buf_reset(&b);
+        assert_int_equal(s3l__json_write(&b, rec.values, 0), 0);
+        snprintf(run->out + n, sizeof(run->out) - n, "L%llu O%llu-%llu %s\n",
+                 (unsigned long long)rec.line, (unsigned long long)rec.offset,
+                 (unsigned long long)rec.end_offset, (char *)b.ptr);
+        assert_int_equal(rec.end_offset, s3l_reader_offset(r));
+    }
+    run->final_offset = s3l_reader_offset(r);
+    s3l_buf_free(&b);
+    s3l_reader_free(r);
+    close(fd);
+}
+
+static const char ND[] = "{\"a\":1}\n"          /* line 1, bytes 0-8 */
+                         "\n"                   /* line 2, byte 8 */
+                         "  {\"b\":\"x\"}\r\n"  /* line 3, bytes 9-22 */
+                         "{\"c\":[1,{\"d\":null}]}"; /* line 4, bytes 22-42, no newline */
+
+static void ndjson_records_lines_offsets(void **state)
+{
+    (void)state;
+    const char *want = "L1 O0-8 {\"a\":1}\n"
+                       "L3 O9-22 {\"b\":\"x\"}\n"
+                       "L4 O22-42 {\"c\":[1,{\"d\":null}]}\n";
+    struct run run;
+    size_t blocks[] = {1, 2, 3, 7, 1 << 20};
+    for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
+        read_all(file_with(ND, sizeof(ND) - 1), S3L_INPUT_NDJSON, blocks[i], 0, 0, 0, &run);
+        assert_string_equal(run.out, want);
+        assert_int_equal(run.final_offset, 42);
+    }
+    read_all(pipe_with(ND), S3L_INPUT_NDJSON, 4, 0, 0, 0, &run);
+    assert_string_equal(run.out, want);
+    /* Resume after the first record: the reader is told the line number there. */
+    read_all(file_with(ND, sizeof(ND) - 1), S3L_INPUT_NDJSON, 5, 0, 8, 2, &run);
+    assert_string_equal(run.out, "L3 O9-22 {\"b\":\"x\"}\nL4 O22-42 {\"c\":[1,{\"d\":null}]}\n");
+    read_all(pipe_with(ND), S3L_INPUT_NDJSON, 5, 0, 22, 4, &run);
+    assert_string_equal(run.out, "L4 O22-42 {\"c\":[1,{\"d\":null}]}\n");
+    /* A byte order mark at the start is skipped. */
+    read_all(file_with("\xEF\xBB\xBF{\"a\":1}\n", 11), S3L_INPUT_NDJSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O3-11 {\"a\":1}\n");
+    read_all(file_with("", 0), S3L_INPUT_NDJSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "");
+}
+
+static void ndjson_errors_and_recovery(void **state)
+{
+    (void)state;
+    static const char bad[] = "{\"a\":1}\n"
+                              "{\"a\":1,}\n"
+                              "[1,2]\n"
+                              "{\"s\":\"\xff\"}\n"
+                              "{\"long\":\"0123456789012345678901234567890123456789\"}\n"
+                              "{\"ok\":true}\n";
+    struct run run;
+    read_all(file_with(bad, sizeof(bad) - 1), S3L_INPUT_NDJSON, 3, 40, 0, 0, &run);
+    assert_string_equal(
+        run.out,
+        "L1 O0-8 {\"a\":1}\n"
+        "E in.json line 2, column 8 (byte offset 15): expected a member name in double quotes\n"
+        "E in.json line 3, column 1 (byte offset 17): expected a JSON object, got an array\n"
+        "E in.json line 4, column 7 (byte offset 29): expected valid UTF-8\n"
+        "E in.json line 5 (byte offset 33): the record is longer than the maximum record size "
+        "(40 bytes)\n"
+        "L6 O85-97 {\"ok\":true}\n");
+    assert_int_equal(run.final_offset, 97);
+    /* Past the limit with a large block: the whole line was read, still refused. */
+    read_all(file_with(bad, sizeof(bad) - 1), S3L_INPUT_NDJSON, 1 << 20, 40, 0, 0, &run);
+    assert_non_null(strstr(run.out, "E in.json line 5 (byte offset 33): the record is longer"));
+    assert_non_null(strstr(run.out, "L6 O85-97 {\"ok\":true}\n"));
+}
+
+static void json_array_stream(void **state)
+{
+    (void)state;
+    static const char arr[] = "[\n"                        /* line 1 */
+                              "  {\"a\": 1, \"s\": \"]}\"},\n" /* line 2, bytes 4-23 */
+                              "  {\"a\": [2, {\"b\": 3}]}\n"   /* line 3, bytes 27-47 */
+                              ",{\"a\":\n4}\n"                /* lines 4-5, bytes 49-57 */
+                              "]\n";
+    const char *want = "L2 O4-23 {\"a\":1,\"s\":\"]}\"}\n"
+                       "L3 O27-47 {\"a\":[2,{\"b\":3}]}\n"
+                       "L4 O49-57 {\"a\":4}\n";
+    struct run run;
+    size_t blocks[] = {1, 3, 1 << 20};
+    for (size_t i = 0; i < 3; i++) {
+        read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, blocks[i], 0, 0, 0, &run);
+        assert_string_equal(run.out, want);
+        assert_int_equal(run.final_offset, 57);
+    }
+    read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 23, 2, &run);
+    assert_string_equal(run.out, "L3 O27-47 {\"a\":[2,{\"b\":3}]}\nL4 O49-57 {\"a\":4}\n");
+    read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 57, 5, &run);
+    assert_string_equal(run.out, "");
+    read_all(pipe_with("[]"), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
+    assert_string_equal(run.out, "");
+    read_all(pipe_with(" "), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
+    assert_string_equal(run.out, "");
+}
+
+static void json_top_level_objects(void **state)
+{
+    (void)state;
+    static const char objs[] = "{\"a\": {\"b\": [1,\n2]}}\n" /* lines 1-2, bytes 0-20 */
+                               "{\"c\": \"}\"}{\"d\":1}\n";   /* line 3, bytes 21-31, 31-38 */
+    const char *want = "L1 O0-20 {\"a\":{\"b\":[1,2]}}\n"
+                       "L3 O21-31 {\"c\":\"}\"}\n"
+                       "L3 O31-38 {\"d\":1}\n";
+    struct run run;
+    read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out, want);
+    read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 20, 2, &run);
+    assert_string_equal(run.out, "L3 O21-31 {\"c\":\"}\"}\nL3 O31-38 {\"d\":1}\n");
+    read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 38, 3, &run);
+    assert_string_equal(run.out, "");
+    read_all(pipe_with("{\"a\":1} [1]"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O0-7 {\"a\":1}\nE in.json line 1 (byte offset 8): expected "
+                                 "'{' (the next top-level object)\n");
+}
+
+static void json_array_errors(void **state)
+{
+    (void)state;
+    struct run run;
+    read_all(pipe_with("x"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "E in.json line 1 (byte offset 0): expected '[' (a JSON array of "
+                                 "objects) or '{' (objects)\n");
+    read_all(pipe_with("[{\"a\":1} {\"a\":2}]"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\n"
+                                 "E in.json line 1 (byte offset 9): expected ',' or ']' after an "
+                                 "array element\n");
+    read_all(pipe_with("[{\"a\":1},\n{\"a\":"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\n"
+                                 "E in.json line 2 (byte offset 10): expected the rest of the "
+                                 "array element (the input ended)\n");
+    /* A bad element whose extent is known is skipped; so is a scalar. */
+    read_all(pipe_with("[{\"a\":tru}, 5, {\"b\":2}] x"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out,
+                        "E in.json line 1, column 6 (byte offset 6): expected a value (object, "
+                        "array, string, number, true, false, null)\n"
+                        "E in.json line 1, column 1 (byte offset 12): expected a JSON object, got "
+                        "a number\n"
+                        "L1 O15-22 {\"b\":2}\n"
+                        "E in.json line 1 (byte offset 24): expected the end of the input after "
+                        "the array's ']'\n");
+    read_all(pipe_with("[{\"a\":1}"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\n"
+                                 "E in.json line 1 (byte offset 8): expected ',' or ']' (the "
+                                 "input ended inside the array)\n");
+    read_all(pipe_with("[{\"a\":\"0123456789012345678901234567890123456789\"}]"), S3L_INPUT_JSON,
+             4, 20, 0, 0, &run);
+    assert_string_equal(run.out, "E in.json line 1 (byte offset 1): the array element is longer "
+                                 "than the maximum record size (20 bytes)\n");
+}
+
+static void bad_options(void **state)
+{
+    (void)state;
+    struct s3l_reader_options opt = {.version = 99, .format = S3L_INPUT_NDJSON};
+    struct s3l_reader *r;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_reader_open(0, &opt, &r, &err), S3L_EINVALID_ARGUMENT);
+    enum s3l_input_format f;
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_input_format_parse("jsonl", &f, &err), 0);
+    assert_int_equal(f, S3L_INPUT_NDJSON);
+    assert_int_equal(s3l_input_format_parse("xml", &f, &err), S3L_EINVALID_CONFIG);
+    assert_string_equal(err.message, "input format \"xml\": expected ndjson (or jsonl), json or csv");
+    /* A pipe that ends before the resume offset. */
+    opt.version = S3L_READER_OPTIONS_VERSION;
+    opt.start_offset = 100;
+    opt.name = "p";
+    s3l_error_clear(&err);
+    int fd = pipe_with("{}\n");
+    assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), S3L_EIO);
+    assert_string_equal(err.message, "p ends before byte offset 100");
+    close(fd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ndjson_records_lines_offsets),
+        cmocka_unit_test(ndjson_errors_and_recovery),
+        cmocka_unit_test(json_array_stream),
+        cmocka_unit_test(json_top_level_objects),
+        cmocka_unit_test(json_array_errors),
+        cmocka_unit_test(bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

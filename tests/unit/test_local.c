@@ -1,0 +1,295 @@
+/*
+ * Unit tests of the local (file://) backend: write-then-publish, put-if-absent, conditional put
+ * with the documented ETag, get ranges and caps, stat, sorted recursive listing that hides temp
+ * files, remove (idempotent, prunes empty directories), copy, and errno mapping: a full tmpfs
+ * gives NO_SPACE, an unprivileged writer PERMISSION_DENIED, a missing key NOT_FOUND.
+ * Expected SHA-256 values are the published digests of the strings (sha256sum of "hello").
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "store/store.h"
+#include "util/util.h"
+
+struct fixture {
+    char dir[64];
+    struct s3l_store *s;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    snprintf(f->dir, sizeof(f->dir), "/tmp/s3l-local-XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    char url[96];
+    snprintf(url, sizeof(url), "file://%s", f->dir);
+    struct s3l_error err = {0};
+    if (s3l_store_open(url, NULL, &f->s, &err) != 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    s3l_store_free(f->s);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+    int rc = system(cmd);
+    free(f);
+    return rc;
+}
+
+static char *read_all(struct s3l_store *s, const char *key)
+{
+    uint8_t *d = NULL;
+    size_t n = 0;
+    struct s3l_error err = {0};
+    if (s3l_store_get(s, key, 0, UINT64_MAX, 1 << 20, &d, &n, NULL, &err) != 0)
+        return NULL;
+    return (char *)d;
+}
+
+static void upload_is_invisible_until_publish(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    struct s3l_upload *u = NULL;
+    assert_int_equal(s3l_store_upload_begin(f->s, "t/x/file.bin", NULL, &u, &err), 0);
+    assert_int_equal(s3l_store_upload_write(u, "hel", 3, &err), 0);
+    assert_int_equal(s3l_store_upload_write(u, "lo", 2, &err), 0);
+    struct s3l_object_info info;
+    assert_int_equal(s3l_store_stat(f->s, "t/x/file.bin", &info, &err), S3L_ENOT_FOUND);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_store_upload_publish(u, &info, &err), 0);
+    assert_int_equal(info.size, 5);
+    assert_string_equal(info.etag,
+                        "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+    char *d = read_all(f->s, "t/x/file.bin");
+    assert_string_equal(d, "hello");
+    s3l_free(d);
+    /* An aborted upload leaves nothing, not even its temp file. */
+    assert_int_equal(s3l_store_upload_begin(f->s, "t/x/other", NULL, &u, &err), 0);
+    assert_int_equal(s3l_store_upload_write(u, "zz", 2, &err), 0);
+    s3l_store_upload_abort(u);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "test \"$(ls -A %s/t/x | grep -v '^.s3l-lock')\" = file.bin",
+             f->dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void put_if_absent_and_if_match(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    struct s3l_put_options pia = {.if_none_match = true};
+    struct s3l_object_info info;
+    assert_int_equal(s3l_store_put(f->s, "m/k.json", "hello", 5, &pia, &info, &err), 0);
+    assert_int_equal(s3l_store_put(f->s, "m/k.json", "other", 5, &pia, NULL, &err),
+                     S3L_EPRECONDITION_FAILED);
+    assert_non_null(strstr(err.message, "m/k.json"));
+    char *d = read_all(f->s, "m/k.json");
+    assert_string_equal(d, "hello");
+    s3l_free(d);
+    s3l_error_clear(&err);
+    struct s3l_put_options cas = {.if_match = "0000"};
+    assert_int_equal(s3l_store_put(f->s, "m/k.json", "v2", 2, &cas, NULL, &err),
+                     S3L_EPRECONDITION_FAILED);
+    s3l_error_clear(&err);
+    cas.if_match = info.etag;
+    struct s3l_object_info info2;
+    assert_int_equal(s3l_store_put(f->s, "m/k.json", "v2", 2, &cas, &info2, &err), 0);
+    assert_string_not_equal(info2.etag, info.etag);
+    /* The old ETag no longer matches: a lost update is refused. */
+    assert_int_equal(s3l_store_put(f->s, "m/k.json", "v3", 2, &cas, NULL, &err),
+                     S3L_EPRECONDITION_FAILED);
+    s3l_error_clear(&err);
+    cas.if_match = "x";
+    assert_int_equal(s3l_store_put(f->s, "m/absent", "v", 1, &cas, NULL, &err),
+                     S3L_EPRECONDITION_FAILED);
+    /* get reports the ETag of what it read. */
+    uint8_t *p;
+    size_t n;
+    struct s3l_object_info gi;
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_store_get(f->s, "m/k.json", 0, UINT64_MAX, 100, &p, &n, &gi, &err), 0);
+    assert_string_equal(gi.etag, info2.etag);
+    s3l_free(p);
+}
+
+static void get_ranges_and_caps(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_put(f->s, "g", "0123456789", 10, NULL, NULL, &err), 0);
+    uint8_t *p;
+    size_t n;
+    assert_int_equal(s3l_store_get(f->s, "g", 3, 4, 100, &p, &n, NULL, &err), 0);
+    assert_int_equal(n, 4);
+    assert_memory_equal(p, "3456", 4);
+    s3l_free(p);
+    assert_int_equal(s3l_store_get(f->s, "g", 8, UINT64_MAX, 100, &p, &n, NULL, &err), 0);
+    assert_int_equal(n, 2);
+    s3l_free(p);
+    assert_int_equal(s3l_store_get(f->s, "g", 0, UINT64_MAX, 9, &p, &n, NULL, &err),
+                     S3L_ETOO_LARGE);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_store_get(f->s, "nope", 0, 1, 9, &p, &n, NULL, &err), S3L_ENOT_FOUND);
+    assert_non_null(strstr(err.message, "/nope"));
+}
+
+struct listing {
+    char keys[16][64];
+    uint64_t sizes[16];
+    int n;
+};
+
+static int collect(void *ctx, const struct s3l_object_info *info)
+{
+    struct listing *l = ctx;
+    snprintf(l->keys[l->n], 64, "%s", info->key);
+    l->sizes[l->n++] = info->size;
+    return 0;
+}
+
+static void list_is_sorted_recursive_and_hides_temp(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    static const char *keys[] = {"b/2", "a/z", "a/b/c", "a b/1", "ab", "a/=x", "__q/é"};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(keys); i++)
+        assert_int_equal(s3l_store_put(f->s, keys[i], "x", 1, NULL, NULL, &err), 0);
+    struct s3l_upload *u;
+    assert_int_equal(s3l_store_upload_begin(f->s, "a/pending", NULL, &u, &err), 0);
+    struct listing l = {0};
+    assert_int_equal(s3l_store_list(f->s, "", collect, &l, &err), 0);
+    /* Byte order of the whole key, as S3 lists. */
+    static const char *want[] = {"__q/é", "a b/1", "a/=x", "a/b/c", "a/z", "ab", "b/2"};
+    assert_int_equal(l.n, 7);
+    for (int i = 0; i < l.n; i++)
+        assert_string_equal(l.keys[i], want[i]);
+    memset(&l, 0, sizeof(l));
+    assert_int_equal(s3l_store_list(f->s, "a/", collect, &l, &err), 0);
+    assert_int_equal(l.n, 3);
+    assert_string_equal(l.keys[0], "a/=x");
+    memset(&l, 0, sizeof(l));
+    assert_int_equal(s3l_store_list(f->s, "a", collect, &l, &err), 0);
+    assert_int_equal(l.n, 5); /* a b/1, a/=x, a/b/c, a/z, ab */
+    memset(&l, 0, sizeof(l));
+    assert_int_equal(s3l_store_list(f->s, "zzz/", collect, &l, &err), 0);
+    assert_int_equal(l.n, 0);
+    s3l_store_upload_abort(u);
+}
+
+static void remove_is_idempotent_and_prunes(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_put(f->s, "s/g1/t/f", "x", 1, NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_put(f->s, "s/keep", "x", 1, NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_remove(f->s, "s/g1/t/f", &err), 0);
+    assert_int_equal(s3l_store_remove(f->s, "s/g1/t/f", &err), 0);
+    char path[128];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/s/g1", f->dir);
+    assert_int_not_equal(stat(path, &st), 0);
+    snprintf(path, sizeof(path), "%s/s", f->dir);
+    assert_int_equal(stat(path, &st), 0);
+}
+
+static void copy_links_and_replaces(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_put(f->s, "st/a", "payload", 7, NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_copy(f->s, "st/a", "t/final", &err), 0);
+    assert_int_equal(s3l_store_copy(f->s, "st/a", "t/final", &err), 0); /* idempotent */
+    char *d = read_all(f->s, "t/final");
+    assert_string_equal(d, "payload");
+    s3l_free(d);
+    assert_int_equal(s3l_store_remove(f->s, "st/a", &err), 0);
+    d = read_all(f->s, "t/final");
+    assert_string_equal(d, "payload");
+    s3l_free(d);
+    assert_int_equal(s3l_store_copy(f->s, "st/a", "t/final2", &err), S3L_ENOT_FOUND);
+    assert_non_null(strstr(err.message, "st/a"));
+}
+
+static void full_disk_is_no_space(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/s3l-tmpfs-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    if (mount("tmpfs", dir, "tmpfs", 0, "size=256k") != 0)
+        fail_msg("mount tmpfs at %s: %s (tests run as root)", dir, strerror(errno));
+    char url[64];
+    snprintf(url, sizeof(url), "file://%s", dir);
+    struct s3l_store *s;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(url, NULL, &s, &err), 0);
+    static uint8_t chunk[64 * 1024];
+    struct s3l_upload *u;
+    assert_int_equal(s3l_store_upload_begin(s, "t/big", NULL, &u, &err), 0);
+    int rc = 0;
+    for (int i = 0; i < 16 && rc == 0; i++)
+        rc = s3l_store_upload_write(u, chunk, sizeof(chunk), &err);
+    assert_int_equal(rc, S3L_ENO_SPACE);
+    assert_non_null(strstr(err.message, "write"));
+    assert_non_null(strstr(err.message, dir));
+    s3l_store_upload_abort(u);
+    struct s3l_object_info info;
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_store_stat(s, "t/big", &info, &err), S3L_ENOT_FOUND);
+    s3l_store_free(s);
+    assert_int_equal(umount(dir), 0);
+    rmdir(dir);
+}
+
+static void unprivileged_writer_is_denied(void **state)
+{
+    struct fixture *f = *state;
+    chmod(f->dir, 0755);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* nobody: the root-owned 0755 directory is read-only for it. */
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(2);
+        struct s3l_error err = {0};
+        int rc = s3l_store_put(f->s, "t/x", "x", 1, NULL, NULL, &err);
+        _exit(rc == S3L_EPERMISSION_DENIED && strstr(err.message, f->dir) ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(upload_is_invisible_until_publish, setup, teardown),
+        cmocka_unit_test_setup_teardown(put_if_absent_and_if_match, setup, teardown),
+        cmocka_unit_test_setup_teardown(get_ranges_and_caps, setup, teardown),
+        cmocka_unit_test_setup_teardown(list_is_sorted_recursive_and_hides_temp, setup, teardown),
+        cmocka_unit_test_setup_teardown(remove_is_idempotent_and_prunes, setup, teardown),
+        cmocka_unit_test_setup_teardown(copy_links_and_replaces, setup, teardown),
+        cmocka_unit_test(full_disk_is_no_space),
+        cmocka_unit_test_setup_teardown(unprivileged_writer_is_denied, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,333 @@
+/*
+ * Unit tests of the pipeline runner's bookkeeping: URL canonicalisation, the deterministic
+ * pipeline id, input identity, positions and their hash, refusal of rotated / truncated /
+ * rewritten inputs, and the JSON round trip of positions.
+ *
+ * Expected values come from independent sources, written down here:
+ * - pipeline ids from Python's uuid module (RFC 4122 v5), e.g.
+ *   python3 -c "import uuid; print(uuid.uuid5(uuid.UUID('221245c7-ac52-4405-b24f-f3fd2fdc3460'),
+ *               'file:///tmp/lake\nflights\n/data/a.ndjson\n/data/b.ndjson\n'))"
+ * - hashes from coreutils: printf hello | sha256sum; and for 5000 'a' bytes the last 4096 of them:
+ *   head -c 5000 /dev/zero | tr '\0' a | tail -c 4096 | sha256sum.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "s3l/pipeline.h"
+#include "util/util.h"
+
+#define SHA_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+#define SHA_HELLO "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+#define SHA_4096A "c93eee2d0db02f10acc7460d9576e122dcf8cd53c4bf8dfcae1b3e74ebcfff5a"
+
+static char tmpdir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/s3l_test_pipeline_XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void canon(const char *in, const char *want)
+{
+    char *out = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_url_canonical(in, &out, &err), 0);
+    assert_string_equal(out, want);
+    s3l_free(out);
+}
+
+static void url_canonical_forms(void **state)
+{
+    (void)state;
+    canon("file:///tmp/lake", "file:///tmp/lake");
+    canon("file:///tmp/lake/", "file:///tmp/lake");
+    canon("file:///tmp//lake///", "file:///tmp/lake");
+    canon("file:///tmp/./x/../lake", "file:///tmp/lake");
+    canon("file:///", "file:///");
+    canon("file:///..", "file:///");
+    canon("/var/lake/", "file:///var/lake");
+    canon("s3://bucket/raw/", "s3://bucket/raw");
+    canon("s3://bucket", "s3://bucket");
+
+    char *cwd = getcwd(NULL, 0), want[4200];
+    assert_non_null(cwd);
+    snprintf(want, sizeof(want), "file://%s/lake", strcmp(cwd, "/") == 0 ? "" : cwd);
+    free(cwd);
+    canon("lake", want);
+    canon("./lake/", want);
+
+    char *out = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_url_canonical("file://relative/x", &out, &err), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "file://relative/x"));
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_url_canonical("http://x/y", &out, &err), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "unknown scheme"));
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_url_canonical("", &out, &err), S3L_EINVALID_CONFIG);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_url_canonical("s3://", &out, &err), S3L_EINVALID_CONFIG);
+}
+
+static void pipeline_id_is_uuid5_of_sorted_paths(void **state)
+{
+    (void)state;
+    char id[S3L_UUID_STR_LEN + 1];
+    struct s3l_error err = {0};
+    const char *paths[] = {"/data/b.ndjson", "/data/a.ndjson"};
+    assert_int_equal(s3l_pipeline_id("file:///tmp/lake", "flights", paths, 2, id, &err), 0);
+    assert_string_equal(id, "6db72ef7-b660-5cee-8e22-7070c0df9395");
+    /* The order the inputs are given in does not matter. */
+    const char *paths2[] = {"/data/a.ndjson", "/data/b.ndjson"};
+    char id2[S3L_UUID_STR_LEN + 1];
+    assert_int_equal(s3l_pipeline_id("file:///tmp/lake", "flights", paths2, 2, id2, &err), 0);
+    assert_string_equal(id, id2);
+    const char *stdin_path[] = {"-"};
+    assert_int_equal(s3l_pipeline_id("s3://bucket/raw", "sales/orders", stdin_path, 1, id, &err),
+                     0);
+    assert_string_equal(id, "f7af603c-58da-58ad-9b4d-26fbd4f662c5");
+    assert_int_equal(s3l_pipeline_id("file:///tmp/lake", "flights", NULL, 0, id, &err), 0);
+    assert_string_equal(id, "eb637f7c-6d15-5d73-b350-722389fd013d");
+    assert_true(s3l_uuid_valid(id));
+    assert_int_equal(s3l_pipeline_id("", "flights", NULL, 0, id, &err), S3L_EINVALID_ARGUMENT);
+}
+
+static void uuid_validation(void **state)
+{
+    (void)state;
+    assert_true(s3l_uuid_valid("221245c7-ac52-4405-b24f-f3fd2fdc3460"));
+    assert_true(s3l_uuid_valid("221245C7-AC52-4405-B24F-F3FD2FDC3460"));
+    assert_false(s3l_uuid_valid("221245c7-ac52-4405-b24f-f3fd2fdc346"));
+    assert_false(s3l_uuid_valid("221245c7+ac52-4405-b24f-f3fd2fdc3460"));
+    assert_false(s3l_uuid_valid("g21245c7-ac52-4405-b24f-f3fd2fdc3460"));
+    assert_false(s3l_uuid_valid(NULL));
+}
+
+static void open_and_advance_hashes_the_window(void **state)
+{
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof(path), "%s/hello.txt", tmpdir);
+    write_file(path, "hello world", 11);
+    struct s3l_input_position pos;
+    int fd;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_input_open(path, &pos, &fd, &err), 0);
+    assert_true(pos.replayable);
+    assert_non_null(strstr(pos.path, "/s3l_test_pipeline_"));
+    assert_int_equal(pos.path[0], '/');
+    assert_int_equal(pos.offset, 0);
+    assert_string_equal(pos.sha256, SHA_EMPTY);
+    assert_int_equal(s3l_input_position_advance(&pos, fd, 5, &err), 0);
+    assert_string_equal(pos.sha256, SHA_HELLO);
+    assert_int_equal(pos.offset, 5);
+    /* The file position is untouched: a read still starts at 0. */
+    char c;
+    assert_int_equal(read(fd, &c, 1), 1);
+    assert_int_equal(c, 'h');
+    /* Beyond the end of the file. */
+    assert_int_equal(s3l_input_position_advance(&pos, fd, 12, &err), S3L_EIO);
+    assert_non_null(strstr(err.message, "shorter than offset 12"));
+    close(fd);
+    s3l_input_position_cleanup(&pos);
+
+    /* A window of exactly 4096 bytes out of a longer prefix. */
+    char *big = malloc(5000);
+    assert_non_null(big);
+    memset(big, 'a', 5000);
+    snprintf(path, sizeof(path), "%s/big.txt", tmpdir);
+    write_file(path, big, 5000);
+    free(big);
+    assert_int_equal(s3l_input_open(path, &pos, &fd, &err), 0);
+    assert_int_equal(s3l_input_position_advance(&pos, fd, 5000, &err), 0);
+    assert_string_equal(pos.sha256, SHA_4096A);
+    close(fd);
+    s3l_input_position_cleanup(&pos);
+}
+
+static void open_errors_name_the_input(void **state)
+{
+    (void)state;
+    char path[300];
+    struct s3l_input_position pos;
+    int fd;
+    struct s3l_error err = {0};
+    snprintf(path, sizeof(path), "%s/missing.ndjson", tmpdir);
+    assert_int_equal(s3l_input_open(path, &pos, &fd, &err), S3L_ENOT_FOUND);
+    assert_non_null(strstr(err.message, "missing.ndjson"));
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_input_open(tmpdir, &pos, &fd, &err), S3L_EINVALID_INPUT);
+    assert_non_null(strstr(err.message, "is a directory"));
+}
+
+/* Records the position at offset 6 of "line1\nline2\n" at path; returns the open fd. */
+static void record_at_6(const char *path, struct s3l_input_position *rec)
+{
+    int fd;
+    struct s3l_error err = {0};
+    write_file(path, "line1\nline2\n", 12);
+    assert_int_equal(s3l_input_open(path, rec, &fd, &err), 0);
+    assert_int_equal(s3l_input_position_advance(rec, fd, 6, &err), 0);
+    close(fd);
+}
+
+static int verify_now(const char *path, const struct s3l_input_position *rec,
+                      struct s3l_error *err)
+{
+    struct s3l_input_position cur;
+    int fd;
+    assert_int_equal(s3l_input_open(path, &cur, &fd, err), 0);
+    int rc = s3l_input_position_verify(rec, &cur, fd, err);
+    close(fd);
+    s3l_input_position_cleanup(&cur);
+    return rc;
+}
+
+static void verify_refuses_changed_inputs(void **state)
+{
+    (void)state;
+    char path[300], other[300];
+    snprintf(path, sizeof(path), "%s/log.ndjson", tmpdir);
+    snprintf(other, sizeof(other), "%s/log.ndjson.new", tmpdir);
+    struct s3l_input_position rec;
+    struct s3l_error err = {0};
+
+    /* Appended: accepted. */
+    record_at_6(path, &rec);
+    FILE *f = fopen(path, "ab");
+    assert_non_null(f);
+    fputs("line3\n", f);
+    fclose(f);
+    assert_int_equal(verify_now(path, &rec, &err), 0);
+
+    /* Rewritten in place (same inode, same length). */
+    write_file(path, "LINE1\nline2\n", 12);
+    assert_int_equal(verify_now(path, &rec, &err), S3L_EINVALID_INPUT);
+    assert_non_null(strstr(err.message, "rewritten"));
+    assert_non_null(strstr(err.message, "log.ndjson"));
+    s3l_error_clear(&err);
+
+    /* Truncated. */
+    write_file(path, "li", 2);
+    assert_int_equal(verify_now(path, &rec, &err), S3L_EINVALID_INPUT);
+    assert_non_null(strstr(err.message, "truncated"));
+    s3l_error_clear(&err);
+    s3l_input_position_cleanup(&rec);
+
+    /* Rotated: another file with the same bytes renamed over the path. */
+    record_at_6(path, &rec);
+    write_file(other, "line1\nline2\n", 12);
+    assert_int_equal(rename(other, path), 0);
+    assert_int_equal(verify_now(path, &rec, &err), S3L_EINVALID_INPUT);
+    assert_non_null(strstr(err.message, "replaced"));
+    s3l_error_clear(&err);
+
+    /* A recorded stream position never blocks; a recorded file read as a stream does. */
+    struct s3l_input_position stream = {0};
+    stream.path = "-";
+    struct s3l_input_position cur = rec;
+    cur.replayable = false;
+    assert_int_equal(s3l_input_position_verify(&stream, &cur, -1, &err), 0);
+    assert_int_equal(s3l_input_position_verify(&rec, &cur, -1, &err), S3L_EINVALID_INPUT);
+    assert_non_null(strstr(err.message, "now a stream"));
+    s3l_input_position_cleanup(&rec);
+}
+
+static void positions_json_round_trip(void **state)
+{
+    (void)state;
+    struct s3l_input_position in[2];
+    memset(in, 0, sizeof(in));
+    in[0].path = s3l_strdup("/data/a b.csv");
+    in[0].replayable = true;
+    in[0].dev = 2049;
+    in[0].ino = 9007199254740993ULL; /* above 2^53: must survive as an integer */
+    in[0].offset = 123456789012ULL;
+    strcpy(in[0].sha256, SHA_HELLO);
+    in[0].csv_header = s3l_strdup("a,\"b \"\"x\"\"\",c");
+    in[1].path = s3l_strdup("-");
+    in[1].offset = 42;
+    char *json = NULL;
+    assert_int_equal(s3l_positions_to_json(in, 2, &json), 0);
+    struct s3l_input_position *out = NULL;
+    size_t n = 0;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_positions_from_json(json, strlen(json), &out, &n, &err), 0);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < 2; i++) {
+        assert_string_equal(out[i].path, in[i].path);
+        assert_int_equal(out[i].replayable, in[i].replayable);
+        assert_true(out[i].dev == in[i].dev);
+        assert_true(out[i].ino == in[i].ino);
+        assert_true(out[i].offset == in[i].offset);
+        assert_string_equal(out[i].sha256, in[i].sha256);
+    }
+    assert_string_equal(out[0].csv_header, in[0].csv_header);
+    assert_null(out[1].csv_header);
+    assert_ptr_equal(s3l_positions_find(out, n, "-"), &out[1]);
+    assert_null(s3l_positions_find(out, n, "/nope"));
+    s3l_positions_free(out, n);
+    s3l_free(json);
+    for (size_t i = 0; i < 2; i++)
+        s3l_input_position_cleanup(&in[i]);
+
+    /* Corrupt forms are refused with what was wrong. */
+    const char *bad[] = {
+        "not json",
+        "{\"version\":2,\"inputs\":[]}",
+        "{\"version\":1,\"inputs\":[{\"path\":\"/x\"}]}",
+        "{\"version\":1,\"inputs\":[{\"path\":\"/x\",\"replayable\":true,\"sha256\":\"\","
+        "\"dev\":1,\"ino\":-1,\"offset\":0}]}",
+    };
+    for (size_t i = 0; i < S3L_ARRAY_LEN(bad); i++) {
+        s3l_error_clear(&err);
+        assert_int_equal(s3l_positions_from_json(bad[i], strlen(bad[i]), &out, &n, &err),
+                         S3L_ECORRUPT);
+        assert_null(out);
+    }
+    assert_non_null(strstr(err.message, "\"ino\""));
+    /* An empty list is fine. */
+    const char *empty = "{\"version\":1,\"inputs\":[]}";
+    assert_int_equal(s3l_positions_from_json(empty, strlen(empty), &out, &n, &err), 0);
+    assert_int_equal(n, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(url_canonical_forms),
+        cmocka_unit_test(pipeline_id_is_uuid5_of_sorted_paths),
+        cmocka_unit_test(uuid_validation),
+        cmocka_unit_test(open_and_advance_hashes_the_window),
+        cmocka_unit_test(open_errors_name_the_input),
+        cmocka_unit_test(verify_refuses_changed_inputs),
+        cmocka_unit_test(positions_json_round_trip),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,138 @@
+/*
+ * Unit tests of the RLE / bit-packing hybrid and boolean bit-packing against bytes derived by hand
+ * from parquet-format Encodings.md ("Run Length Encoding / Bit-Packing Hybrid"), and of the
+ * statistics helpers (float16 conversion against IEEE 754 binary16 bit patterns, truncation).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "parquet/pq.h"
+
+static void check_u8(const uint8_t *v, size_t n, int bw, const uint8_t *want, size_t wn)
+{
+    struct s3l_buf b;
+    s3l_buf_init(&b, 1 << 20);
+    assert_int_equal(s3l__pq_rle_u8(v, n, bw, &b), 0);
+    assert_int_equal(b.len, wn);
+    assert_memory_equal(b.ptr, want, wn);
+    s3l_buf_free(&b);
+}
+
+static void spec_bit_packed_example(void **state)
+{
+    (void)state;
+    /* Encodings.md: values 0..7 at bit width 3 bit-pack to 10001000 11000110 11111010
+     * (0x88 0xC6 0xFA); one group of 8: header varint(1 << 1 | 1) = 0x03. */
+    const uint8_t v[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const uint8_t want[] = {0x03, 0x88, 0xC6, 0xFA};
+    check_u8(v, 8, 3, want, sizeof(want));
+}
+
+static void rle_runs(void **state)
+{
+    (void)state;
+    /* 100 ones at width 1: header varint(100 << 1 = 200) = 0xC8 0x01, value in 1 byte. */
+    uint8_t v[300];
+    memset(v, 1, 100);
+    const uint8_t want1[] = {0xC8, 0x01, 0x01};
+    check_u8(v, 100, 1, want1, sizeof(want1));
+    /* Ten 2s then one 3 at width 2: rle-run (10 << 1 = 0x14, value 0x02), then the 3 alone as
+     * a bit-packed group padded with zeros: header 0x03, then 8 values x 2 bits = 2 bytes:
+     * 0x03 (the 3 in bits 0-1), 0x00. */
+    memset(v, 2, 10);
+    v[10] = 3;
+    const uint8_t want2[] = {0x14, 0x02, 0x03, 0x03, 0x00};
+    check_u8(v, 11, 2, want2, sizeof(want2));
+}
+
+static void literal_borrows_from_run(void **state)
+{
+    (void)state;
+    /* 0,1,0 then nine 1s (width 1): the 3 literals borrow 5 ones to fill a group of 8, leaving
+     * a run of 4 (< 8), so all 12 values are bit-packed in 2 groups: header varint(2<<1|1)=0x05;
+     * group 1 = 0,1,0,1,1,1,1,1 -> LSB first 0b11111010 = 0xFA; group 2 = 1,1,1,1 + 4 zero pads
+     * = 0x0F. */
+    const uint8_t v[12] = {0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    const uint8_t want[] = {0x05, 0xFA, 0x0F};
+    check_u8(v, 12, 1, want, sizeof(want));
+    /* 0,1,0 then twenty 1s: borrow 5 -> group 0xFA bit-packed (0x03 0xFA), then an rle-run of
+     * the remaining 15 ones: varint(15 << 1) = 0x1E, value 0x01. */
+    uint8_t w[23] = {0, 1, 0};
+    memset(w + 3, 1, 20);
+    const uint8_t want2[] = {0x03, 0xFA, 0x1E, 0x01};
+    check_u8(w, 23, 1, want2, sizeof(want2));
+}
+
+static void wide_indices(void **state)
+{
+    (void)state;
+    /* Width 10: values 1..8 bit-packed LSB first; 80 bits = 10 bytes. Hand-packed:
+     * bits 0-9 = 1, 10-19 = 2, 20-29 = 3, 30-39 = 4, ... byte0 = 0x01, byte1 = 2<<2 = 0x08,
+     * byte2 = 3<<4 = 0x30, byte3 = 4<<6 = 0x00 (low bits of 4<<6 = 0x100 -> 0x00), byte4 = 0x01,
+     * byte5 = 5 = 0x05, byte6 = 6<<2 = 0x18, byte7 = 7<<4 = 0x70, byte8 = 8<<6 = 0x00,
+     * byte9 = 8>>2 = 0x02. Header 0x03. */
+    const uint32_t v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const uint8_t want[] = {0x03, 0x01, 0x08, 0x30, 0x00, 0x01, 0x05, 0x18, 0x70, 0x00, 0x02};
+    struct s3l_buf b;
+    s3l_buf_init(&b, 1 << 20);
+    assert_int_equal(s3l__pq_rle_u32(v, 8, 10, &b), 0);
+    assert_int_equal(b.len, sizeof(want));
+    assert_memory_equal(b.ptr, want, sizeof(want));
+    /* An rle-run of width 17 writes its value in 3 bytes: 70000 = 0x011170. */
+    uint32_t r[9];
+    for (int i = 0; i < 9; i++)
+        r[i] = 70000;
+    s3l_buf_reset(&b);
+    assert_int_equal(s3l__pq_rle_u32(r, 9, 17, &b), 0);
+    const uint8_t want2[] = {0x12, 0x70, 0x11, 0x01};
+    assert_int_equal(b.len, sizeof(want2));
+    assert_memory_equal(b.ptr, want2, sizeof(want2));
+    s3l_buf_free(&b);
+}
+
+static void booleans(void **state)
+{
+    (void)state;
+    /* PLAIN booleans: 1 bit each, LSB first (Encodings.md PLAIN, BOOLEAN). */
+    const uint8_t v[10] = {1, 0, 1, 1, 0, 0, 0, 1, 1, 1};
+    struct s3l_buf b;
+    s3l_buf_init(&b, 64);
+    assert_int_equal(s3l__pq_bitpack_bools(v, 10, &b), 0);
+    const uint8_t want[] = {0x8D, 0x03}; /* 0b10001101, 0b00000011 */
+    assert_int_equal(b.len, 2);
+    assert_memory_equal(b.ptr, want, 2);
+    s3l_buf_free(&b);
+}
+
+static void half_floats(void **state)
+{
+    (void)state;
+    /* IEEE 754 binary16 patterns: 1.0 = 0x3C00, -2.0 = 0xC000, 65504 = 0x7BFF (max),
+     * 2^-24 = 0x0001 (smallest subnormal), 0.1 -> 0x2E66 (nearest), inf 0x7C00, -0.0 0x8000;
+     * 1 + 2^-11 is a tie between 0x3C00 and 0x3C01: round to even gives 0x3C00. */
+    assert_int_equal(s3l__pq_half_from_double(1.0), 0x3C00);
+    assert_int_equal(s3l__pq_half_from_double(-2.0), 0xC000);
+    assert_int_equal(s3l__pq_half_from_double(65504.0), 0x7BFF);
+    assert_int_equal(s3l__pq_half_from_double(ldexp(1, -24)), 0x0001);
+    assert_int_equal(s3l__pq_half_from_double(0.1), 0x2E66);
+    assert_int_equal(s3l__pq_half_from_double(INFINITY), 0x7C00);
+    assert_int_equal(s3l__pq_half_from_double(-0.0), 0x8000);
+    assert_int_equal(s3l__pq_half_from_double(1.0 + ldexp(1, -11)), 0x3C00);
+    assert_int_equal(s3l__pq_half_from_double(1.0 + 3 * ldexp(1, -11)), 0x3C02);
+    assert_true(isnan(s3l__pq_half_to_double(s3l__pq_half_from_double(NAN))));
+    assert_true(s3l__pq_half_to_double(0x3555) > 0.333 && s3l__pq_half_to_double(0x3555) < 0.334);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(spec_bit_packed_example), cmocka_unit_test(rle_runs),
+        cmocka_unit_test(literal_borrows_from_run), cmocka_unit_test(wide_indices),
+        cmocka_unit_test(booleans),                cmocka_unit_test(half_floats),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,176 @@
+/*
+ * Unit tests of the store dispatch layer: URL parsing and canonical form, key and name rules,
+ * operation counting, and the wrapper registration hook.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "store/store.h"
+#include "util/util.h"
+
+static void file_urls_normalise(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *url, *path, *canon;
+    } ok[] = {
+        {"file:///tmp/lake", "/tmp/lake", "file:///tmp/lake"},
+        {"file:///tmp/lake/", "/tmp/lake", "file:///tmp/lake"},
+        {"file:///tmp//lake/./", "/tmp/lake", "file:///tmp/lake"},
+        {"file://localhost/tmp/a%20b", "/tmp/a b", "file:///tmp/a b"},
+        {"file:///", "/", "file:///"},
+    };
+    for (size_t i = 0; i < S3L_ARRAY_LEN(ok); i++) {
+        char *path = NULL, *canon = NULL;
+        struct s3l_error err = {0};
+        assert_int_equal(s3l__file_url_parse(ok[i].url, &path, &canon, &err), 0);
+        assert_string_equal(path, ok[i].path);
+        assert_string_equal(canon, ok[i].canon);
+        s3l_free(path);
+        s3l_free(canon);
+    }
+    static const char *bad[] = {"file://tmp/lake", "file:/tmp", "file:///tmp/../etc",
+                                "file:///tmp/%00x", "file:///tmp/%zz"};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(bad); i++) {
+        char *path = NULL, *canon = NULL;
+        struct s3l_error err = {0};
+        assert_int_equal(s3l__file_url_parse(bad[i], &path, &canon, &err), S3L_EINVALID_CONFIG);
+        assert_non_null(strstr(err.message, "URL"));
+    }
+}
+
+static void open_refuses_unknown_and_s3(void **state)
+{
+    (void)state;
+    struct s3l_store *s = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open("s3://bucket/x", NULL, &s, &err), S3L_EUNSUPPORTED);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_store_open("ftp://x", NULL, &s, &err), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "ftp://x"));
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_store_open("file:///nonexistent-s3l-dir/x", NULL, &s, &err),
+                     S3L_ENOT_FOUND);
+    assert_non_null(strstr(err.message, "/nonexistent-s3l-dir/x"));
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_store_open("file:///etc/passwd", NULL, &s, &err), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "not a directory"));
+}
+
+static void keys_follow_the_rules(void **state)
+{
+    (void)state;
+    assert_true(s3l_store_key_valid("a"));
+    assert_true(s3l_store_key_valid("a/b c/=x/__q/..x"));
+    assert_false(s3l_store_key_valid(""));
+    assert_false(s3l_store_key_valid("/a"));
+    assert_false(s3l_store_key_valid("a//b"));
+    assert_false(s3l_store_key_valid("a/"));
+    assert_false(s3l_store_key_valid("a/../b"));
+    assert_false(s3l_store_key_valid(".."));
+    assert_false(s3l_store_key_valid("a/./b"));
+}
+
+static void check_name_refused(const char *name, size_t len, const char *why)
+{
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_name_check(name, len, "table", &err), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "table name"));
+    if (!strstr(err.message, why))
+        fail_msg("'%s' does not say '%s'", err.message, why);
+}
+
+static void names_cannot_escape(void **state)
+{
+    (void)state;
+    check_name_refused("..", 2, "'..'");
+    check_name_refused(".", 1, "'.'");
+    check_name_refused("/etc", 4, "absolute");
+    check_name_refused("a/b", 3, "'/'");
+    check_name_refused("a\0b", 3, "NUL");
+    check_name_refused("", 0, "empty");
+    check_name_refused("_openetl", 8, "reserved");
+    check_name_refused(".s3l-tmp-1", 10, "reserved");
+    char long_name[257];
+    memset(long_name, 'x', 256);
+    long_name[256] = 0;
+    check_name_refused(long_name, 256, "255 bytes");
+    static const char *good[] = {"orders", "with space", "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac",
+                                 "k=v", "__quarantine", "_openetl2", "..x", ".hidden"};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(good); i++) {
+        struct s3l_error err = {0};
+        assert_int_equal(s3l_name_check(good[i], strlen(good[i]), "table", &err), 0);
+    }
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_name_check(long_name, 255, "namespace", &err), 0);
+}
+
+/* A wrapper that counts stores it wrapped and passes every op through (by delegation). */
+static int n_wrapped;
+static int wrap_count(void *ctx, struct s3l_store *inner, struct s3l_store **outer,
+                      struct s3l_error *err)
+{
+    (void)ctx;
+    (void)err;
+    n_wrapped++;
+    *outer = inner;
+    return 0;
+}
+
+static int wrap_fail(void *ctx, struct s3l_store *inner, struct s3l_store **outer,
+                     struct s3l_error *err)
+{
+    (void)ctx;
+    (void)inner;
+    (void)outer;
+    return s3l_error_set(err, S3L_EINTERNAL, "wrapper refused");
+}
+
+static void wrapper_hook_applies_and_ops_count(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/s3l-store-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char url[64];
+    snprintf(url, sizeof(url), "file://%s/", dir);
+    s3l_store_set_wrapper(wrap_count, NULL);
+    struct s3l_store *s = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(url, NULL, &s, &err), 0);
+    assert_int_equal(n_wrapped, 1);
+    char canon[64];
+    snprintf(canon, sizeof(canon), "file://%s", dir);
+    assert_string_equal(s->url, canon);
+    assert_int_equal(s3l_store_put(s, "a/b", "xyz", 3, NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_put(s, "../b", "xyz", 3, NULL, NULL, &err), S3L_EINVALID_ARGUMENT);
+    assert_int_equal(s->n_ops, 1);
+    assert_int_equal(s->bytes_written, 3);
+    assert_int_equal(s3l_store_remove(s, "a/b", &err), 0);
+    assert_int_equal(s->n_ops, 2);
+    s3l_store_free(s);
+    s3l_store_set_wrapper(wrap_fail, NULL);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_store_open(url, NULL, &s, &err), S3L_EINTERNAL);
+    s3l_store_set_wrapper(NULL, NULL);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(file_urls_normalise),
+        cmocka_unit_test(open_refuses_unknown_and_s3),
+        cmocka_unit_test(keys_follow_the_rules),
+        cmocka_unit_test(names_cannot_escape),
+        cmocka_unit_test(wrapper_hook_applies_and_ops_count),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
