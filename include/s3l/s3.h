@@ -288,4 +288,23 @@ int s3l_s3_copy(struct s3l_s3_client *c, const char *src_bucket, const char *src
 void s3l_s3_client_counters(const struct s3l_s3_client *c, uint64_t *requests, uint64_t *retries,
                             uint64_t *slowdowns);
 
+/* ------------------------------------------------------------------ the s3:// store backend */
+
+#define S3L_S3_STORE_OPTIONS_VERSION 1
+
+/*
+ * Options of the s3 store backend, passed as struct s3l_store_options.s3 to s3l_store_open for an
+ * s3://BUCKET/PREFIX URL (include/s3l/store.h). Zero-initialise and set version; NULL options
+ * mean all defaults. client: the client's configuration (NULL: all from the environment); the
+ * store options' region and endpoint, when set, override it. part_size: 0 is 8 MiB.
+ * copy_threshold: copies above it go by UploadPartCopy (0: 5 GiB); copy_part_size (0: 512 MiB).
+ */
+struct s3l_s3_store_options {
+    int version;
+    const struct s3l_s3_config *client;
+    size_t part_size;
+    uint64_t copy_threshold;
+    uint64_t copy_part_size;
+};
+
 #endif
