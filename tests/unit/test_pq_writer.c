@@ -5,6 +5,7 @@
  * options, and every allocation failing in turn (no crash, no leak under ASan).
  * Values themselves are checked by DuckDB in tests/integration/test_pq_types.mjs.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include "s3l/parquet.h"
+#include "s3l/pq_footer.h"
 #include "util/util.h"
 
 struct mem {
@@ -255,6 +257,66 @@ static void budget_flushes_the_largest(void **state)
     s3l_pq_budget_free(b);
     s3l_buf_free(&m1.b);
     s3l_buf_free(&m2.b);
+}
+
+/* Four threads, each with its own writer, share one small budget: every file is complete and the
+ * budget made writers flush early (more than one row group each). */
+struct budget_job {
+    struct s3l_pq_budget *b;
+    struct mem m;
+    int rc;
+    uint64_t rows;
+};
+
+static void *budget_thread(void *arg)
+{
+    struct budget_job *j = arg;
+    struct s3l_pq_options o;
+    s3l_pq_options_init(&o);
+    o.budget = j->b;
+    o.codec = S3L_CODEC_NONE;
+    struct s3l_pq_writer *w = NULL;
+    struct s3l_error err = {0};
+    j->rc = s3l_pq_writer_new(&g_schema, &o, (struct s3l_pq_sink){mem_write, &j->m}, &w, &err);
+    for (int k = 0; j->rc == 0 && k < 20000; k++)
+        j->rc = good_row(w, k);
+    if (j->rc == 0)
+        j->rc = s3l_pq_writer_close(w, &err);
+    j->rows = w ? s3l_pq_writer_rows(w) : 0;
+    s3l_pq_writer_free(w);
+    return NULL;
+}
+
+static void budget_shared_by_threads(void **state)
+{
+    (void)state;
+    struct s3l_pq_budget *b = s3l_pq_budget_new(256 * 1024);
+    assert_non_null(b);
+    struct budget_job jobs[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        memset(&jobs[i], 0, sizeof(jobs[i]));
+        jobs[i].b = b;
+        s3l_buf_init(&jobs[i].m.b, SIZE_MAX / 2);
+        assert_int_equal(pthread_create(&th[i], NULL, budget_thread, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(jobs[i].rc, 0);
+        assert_int_equal(jobs[i].rows, 20000);
+        /* Each file buffers about 20000 rows x ~20 bytes = 400 KB, and the budget is 256 KB for
+         * all four writers together, so each must have flushed early: the footer reader
+         * (src/lib/parquet/footer.c) finds several row groups and every row. */
+        struct s3l_pq_footer *ft = NULL;
+        struct s3l_error err = {0};
+        assert_int_equal(s3l_pq_footer_read_buf(jobs[i].m.b.ptr, jobs[i].m.b.len, NULL, &ft, &err),
+                         0);
+        assert_int_equal(ft->num_rows, 20000);
+        assert_true(ft->n_row_groups > 1);
+        s3l_pq_footer_free(ft);
+        s3l_buf_free(&jobs[i].m.b);
+    }
+    s3l_pq_budget_free(b);
 }
 
 static void row_sink_adapter_matches(void **state)
@@ -570,6 +632,7 @@ int main(void)
         cmocka_unit_test(state_misuse),
         cmocka_unit_test(sink_errors_are_sticky),
         cmocka_unit_test(budget_flushes_the_largest),
+        cmocka_unit_test(budget_shared_by_threads),
         cmocka_unit_test(row_sink_adapter_matches),
         cmocka_unit_test(bad_schemas_and_options),
         cmocka_unit_test(every_allocation_may_fail),
