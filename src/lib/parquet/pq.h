@@ -139,30 +139,31 @@ struct pq_row_group_meta {
     struct pq_chunk_meta *chunks; /* one per leaf */
 };
 
-/* One leaf column: its description and its buffers. */
+/* One leaf column: its description and its buffers. The fields the row API touches per value
+ * come first, so that a value costs few cache lines. */
 struct pq_col {
+    /* The page in progress. defs.len and reps.len (when the column has those levels) always
+     * equal n_levels: one byte per level entry. */
+    struct s3l_buf values;     /* PLAIN (BOOLEAN: one byte per value) */
+    struct s3l_buf defs, reps; /* one byte per level entry */
+    uint64_t n_levels;         /* level entries (= values incl. nulls) */
+    uint64_t n_values;         /* non-null values */
+    /* Lengths before the row in progress first wrote to this column, for rollback; valid when
+     * mark_row equals the writer's rows_seen. */
+    uint64_t mark_row;
+    size_t mark_values;
+    uint64_t mark_levels, mark_nvalues;
+    uint8_t max_def, max_rep;
+
     const struct pq_node *node;
     enum pq_phys phys;
     int32_t type_length; /* FLBA width */
     enum pq_order order;
-    uint8_t max_def, max_rep;
     size_t n_path;
     const char **path;  /* path_in_schema (points into the nodes) */
     size_t value_width; /* fixed width of a PLAIN value, 0 for BYTE_ARRAY */
-
-    /* The page in progress. */
-    struct s3l_buf defs, reps; /* one byte per level entry */
-    struct s3l_buf values;     /* PLAIN (BOOLEAN: one byte per value) */
-    uint64_t n_levels;         /* level entries (= values incl. nulls) */
-    uint64_t n_values;         /* non-null values */
     uint64_t page_rows;
     uint64_t page_first_row; /* within the row group */
-
-    /* Buffer lengths before the row in progress first touched this column, for rollback;
-     * valid when mark_row equals the writer's rows_seen. */
-    uint64_t mark_row;
-    size_t mark_defs, mark_reps, mark_values;
-    uint64_t mark_levels, mark_nvalues;
 
     /* The chunk in progress. */
     struct s3l_buf chunk; /* encoded data pages with headers */

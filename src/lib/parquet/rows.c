@@ -149,8 +149,6 @@ static inline void touch(struct s3l_pq_writer *w, struct pq_col *c)
 {
     if (c->mark_row != w->rows_seen) {
         c->mark_row = w->rows_seen;
-        c->mark_defs = c->defs.len;
-        c->mark_reps = c->reps.len;
         c->mark_values = c->values.len;
         c->mark_levels = c->n_levels;
         c->mark_nvalues = c->n_values;
@@ -275,8 +273,8 @@ void s3l_pq_row_abort(struct s3l_pq_writer *w)
         struct pq_col *c = &w->cols[i];
         if (c->mark_row != w->rows_seen)
             continue; /* the row did not write to this column */
-        s3l_buf_truncate(&c->defs, c->mark_defs);
-        s3l_buf_truncate(&c->reps, c->mark_reps);
+        s3l_buf_truncate(&c->defs, (size_t)c->mark_levels); /* one byte per level entry */
+        s3l_buf_truncate(&c->reps, (size_t)c->mark_levels);
         s3l_buf_truncate(&c->values, c->mark_values);
         c->n_levels = c->mark_levels;
         c->n_values = c->mark_nvalues;
