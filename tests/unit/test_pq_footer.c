@@ -285,8 +285,9 @@ static void check_against_duckdb(const struct s3l_pq_footer *f, const char *stem
     json_decref(x);
 }
 
-static const char *const stems[] = {"flat_types", "nested", "row_groups", "uncompressed", "empty",
-                                    "arrowrs_page_index"};
+static const char *const stems[] = {"flat_types", "nested",  "row_groups",
+                                    "uncompressed", "empty", "arrowrs_page_index",
+                                    "arrowrs_codecs"};
 
 static void every_golden_file_three_ways(void **state)
 {
@@ -408,6 +409,23 @@ static void arrow_mapping(void **state)
     assert_int_equal(ls->type.children[0].type.id, S3L_TYPE_STRUCT);
     assert_int_equal(ll->type.children[0].type.id, S3L_TYPE_LIST);
     assert_int_equal(ll->type.children[0].type.children[0].type.id, S3L_TYPE_INT32);
+    s3l_schema_free(s);
+    s3l_pq_footer_free(f);
+    free(b);
+
+    /* arrow-rs: non-nullable columns are REQUIRED; its list item is named "item". */
+    b = slurp("arrowrs_codecs.parquet", &len);
+    assert_int_equal(s3l_pq_footer_read_buf(b, len, NULL, &f, &err), 0);
+    assert_int_equal(s3l_pq_footer_schema(f, &s, &err), 0);
+    char name[128];
+    static const char *const want[] = {"int64", "string", "double", "string", "list<item: int32>"};
+    static const bool nullable[] = {false, true, false, true, true};
+    assert_int_equal(s->n_fields, 5);
+    for (size_t i = 0; i < 5; i++) {
+        s3l_type_format(&s->fields[i].type, name, sizeof(name));
+        assert_string_equal(name, want[i]);
+        assert_int_equal(s->fields[i].nullable, nullable[i]);
+    }
     s3l_schema_free(s);
     s3l_pq_footer_free(f);
     free(b);
