@@ -49,6 +49,8 @@ try {
   const d = dump(f, '--page-index');
   const pi = await readPageIndexChecked(f);
   checkPageIndex(d, pi);
+  // The same through a file:// store (stat + ranged GETs) gives the same footer and page index.
+  assert.deepEqual(dump(`file://${f}`, '--page-index'), d);
   assert.ok(pi.length === 6 && pi.every(c => c.offset_index.page_locations.length >= 1));
   files++;
 
