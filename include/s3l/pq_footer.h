@@ -170,7 +170,7 @@ struct s3l_pq_footer {
     char *created_by;        /* NULL when absent */
     size_t n_column_orders;
     int32_t *column_orders;  /* member id per leaf: 1 TYPE_ORDER, 2 IEEE_754_TOTAL_ORDER, ... */
-    bool encrypted;          /* encryption_algorithm present (plaintext footer of an encrypted file) */
+    bool encrypted;          /* encryption_algorithm present (plaintext footer, encrypted file) */
     struct s3l_pq_footer_mem *mem; /* private */
 };
 

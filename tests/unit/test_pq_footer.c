@@ -1,6 +1,6 @@
 /*
- * Unit tests of the footer reader (include/s3l/pq_footer.h) on files of other writers:
- * the Parquet files in tests/golden/duckdb, written by DuckDB and by arrow-rs (parquet-wasm) through
+ * Unit tests of the footer reader (include/s3l/pq_footer.h) on files of other writers: the
+ * Parquet files in tests/golden/duckdb, written by DuckDB and by arrow-rs (parquet-wasm) through
  * tests/golden/duckdb/make.mjs. The expected values are DuckDB's parquet_metadata(),
  * parquet_schema() and parquet_kv_metadata(), and hyparquet's page index decoding, stored next to
  * each file as NAME.expected.json; the Arrow types are written down here from make.mjs's SQL.
@@ -458,8 +458,8 @@ static void page_index_against_hyparquet(void **state)
             assert_string_equal(orders[c->boundary_order], jstr(ci, "boundary_order"));
             for (size_t pg = 0; pg < c->n_pages; pg++) {
                 char hex[256];
-                assert_int_equal(c->null_pages[pg],
-                                 json_is_true(json_array_get(json_object_get(ci, "null_pages"), pg)));
+                json_t *np = json_array_get(json_object_get(ci, "null_pages"), pg);
+                assert_int_equal(c->null_pages[pg], json_is_true(np));
                 null_pages += c->null_pages[pg];
                 assert_true(c->min_values[pg].len < 100);
                 s3l_hex_encode(c->min_values[pg].ptr, c->min_values[pg].len, hex);
