@@ -606,8 +606,8 @@ static void corrupt_files_are_named(void **state)
     memcpy(m, b, len);
     m[len - 1] = 'X';
     char want[128];
-    snprintf(want, sizeof(want), "bad magic at offset %zu (expected PAR1, found 50 41 52 58)",
-             len - 4);
+    snprintf(want, sizeof(want), "bad magic at offset %zu (expected PAR1, found 50 41 52 58); "
+             "a truncated file ends like this", len - 4);
     read_mut(m, len, want, S3L_ECORRUPT);
     memcpy(m, b, len);
     m[0] = 'Q';
