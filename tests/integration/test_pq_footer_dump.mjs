@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { openDuck } from '../oracle/duck.mjs';
 import { pqMeta } from '../oracle/pq-meta.mjs';
 import { readPageIndexChecked } from '../oracle/page-index.mjs';
-import { dumpFooter, checkAgainstDuck, checkPageIndex } from '../oracle/footer-check.mjs';
+import { dumpFooter, checkAgainstDuck, checkPageIndex, checkPages } from '../oracle/footer-check.mjs';
 
 const tools = process.env.S3L_TOOLS_DIR;
 const dump = dumpFooter;
@@ -31,6 +31,7 @@ try {
       await duck.run(`COPY (${src}) TO '${f}' (FORMAT parquet, COMPRESSION ${codec},
                       ROW_GROUP_SIZE ${rg}, KV_METADATA {codec: '${codec}', rg: '${rg}'})`);
       compare(f, dump(f), await pqMeta(f, { duck }));
+      assert.ok(checkPages(dump(f, '--pages'), f) >= 6);
       files++;
     }
   }

@@ -2,11 +2,11 @@
  * pq_footer_dump: prints a Parquet file's footer as JSON through the library's footer reader
  * (include/s3l/pq_footer.h), independent of the CLI. Tests compare its output with DuckDB's
  * parquet_metadata() / parquet_schema(); people use it to look at a file.
- *   pq_footer_dump FILE|URL/KEY [--page-index] [--arrow]
+ *   pq_footer_dump FILE|URL/KEY [--page-index] [--arrow] [--pages]
  * A file:// or s3:// argument names a store object: the store rooted at the URL up to the last
  * '/', and the key after it; the footer and page indexes are then read by ranged GETs.
  * "validation" is null, or what s3l_pq_footer_validate found wrong.
- * --page-index adds each chunk's ColumnIndex and OffsetIndex; --arrow adds the schema mapped to
+ * --page-index adds each chunk's ColumnIndex and OffsetIndex; --pages its page headers; --arrow adds the schema mapped to
  * Arrow types. Statistics and index bounds are printed as lowercase hex of their raw bytes;
  * statistics also as text (min_text, max_text) in the forms of s3l_pq_value_format.
  * Exit status: 0 ok, 1 the file could not be read (the message on stderr), 2 usage.
@@ -183,8 +183,37 @@ static json_t *index_json(const struct src *src, const struct s3l_pq_footer *f,
     return o;
 }
 
+static int page_cb(void *ctx, uint64_t offset, const struct s3l_pq_page_header *h)
+{
+    json_t *o = json_pack("{s:I, s:i, s:I, s:i, s:i, s:i, s:i}", "offset", (json_int_t)offset,
+                          "type", h->type, "header_len", (json_int_t)h->header_len,
+                          "compressed_page_size", h->compressed_page_size,
+                          "uncompressed_page_size", h->uncompressed_page_size, "num_values",
+                          h->num_values, "encoding", h->encoding);
+    if (h->type == 3)
+        json_object_update_new(o, json_pack("{s:i, s:i, s:i, s:i, s:b}", "num_nulls", h->num_nulls,
+                                            "num_rows", h->num_rows, "def_levels_byte_length",
+                                            h->def_levels_byte_length, "rep_levels_byte_length",
+                                            h->rep_levels_byte_length, "is_compressed",
+                                            h->is_compressed));
+    json_array_append_new(ctx, o);
+    return 0;
+}
+
+static json_t *pages_json(const struct src *src, const struct s3l_pq_footer *f,
+                          const struct s3l_pq_column_chunk *cc)
+{
+    json_t *a = json_array();
+    struct s3l_error err = {0};
+    if (s3l_pq_chunk_pages(src->fn, src->ctx, f->file_size, cc, NULL, page_cb, a, &err) != 0) {
+        json_decref(a);
+        return json_pack("{s:s}", "error", err.message);
+    }
+    return a;
+}
+
 static json_t *chunk_json(const struct src *src, const struct s3l_pq_footer *f, size_t col,
-                          const struct s3l_pq_column_chunk *cc, bool page_index)
+                          const struct s3l_pq_column_chunk *cc, bool page_index, bool pages)
 {
     json_t *o = json_object();
     json_t *enc = json_array();
@@ -211,6 +240,8 @@ static json_t *chunk_json(const struct src *src, const struct s3l_pq_footer *f, 
     json_object_set_new(o, "key_value_metadata", kv_json(cc->kv, cc->n_kv));
     if (page_index)
         json_object_set_new(o, "page_index", index_json(src, f, cc));
+    if (pages)
+        json_object_set_new(o, "pages", pages_json(src, f, cc));
     return o;
 }
 
@@ -234,19 +265,21 @@ static json_t *arrow_json(const struct s3l_pq_footer *f)
 int main(int argc, char **argv)
 {
     const char *path = NULL;
-    bool page_index = false, arrow = false;
+    bool page_index = false, arrow = false, pages = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--page-index") == 0)
             page_index = true;
         else if (strcmp(argv[i], "--arrow") == 0)
             arrow = true;
+        else if (strcmp(argv[i], "--pages") == 0)
+            pages = true;
         else if (!path)
             path = argv[i];
         else
             path = NULL, i = argc;
     }
     if (!path) {
-        fprintf(stderr, "usage: pq_footer_dump FILE|URL/KEY [--page-index] [--arrow]\n");
+        fprintf(stderr, "usage: pq_footer_dump FILE|URL/KEY [--page-index] [--arrow] [--pages]\n");
         return 2;
     }
     struct s3l_pq_footer_options o;
@@ -311,7 +344,7 @@ int main(int argc, char **argv)
         const struct s3l_pq_row_group *rg = &f->row_groups[g];
         json_t *cols = json_array();
         for (size_t i = 0; i < rg->n_columns; i++)
-            json_array_append_new(cols, chunk_json(&source, f, i, &rg->columns[i], page_index));
+            json_array_append_new(cols, chunk_json(&source, f, i, &rg->columns[i], page_index, pages));
         json_array_append_new(rgs, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "num_rows",
                                              (json_int_t)rg->num_rows, "total_byte_size",
                                              (json_int_t)rg->total_byte_size, "file_offset",
