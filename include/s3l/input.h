@@ -224,7 +224,8 @@ void s3l_converter_free(struct s3l_converter *c);
 
 /*
  * Writes rec as one row of the converter's schema into sink: row_begin, one value per column in
- * schema order (a missing key is null), row_end. Coercions (all lossless; docs/internals/schema.md):
+ * schema order (a missing key is null), row_end. Coercions (all lossless; see
+ * docs/internals/schema.md):
  * a number into a string column keeps its text; an integer into float or decimal columns; text
  * holding a valid number, bool, decimal, date, time, timestamp (ISO-8601, offsets applied), UUID
  * or interval (ISO-8601 duration) into that column; an array into a list, an object into a struct

@@ -76,7 +76,11 @@ static int n_uint(void *c, uint64_t v) { (void)c; (void)v; return 0; }
 static int n_double(void *c, double v) { (void)c; (void)v; return 0; }
 static int n_bytes(void *c, const void *d, size_t n) { (void)c; (void)d; (void)n; return 0; }
 static int n_dec(void *c, int64_t h, uint64_t l) { (void)c; (void)h; (void)l; return 0; }
-static int n_ivl(void *c, int32_t m, int32_t d, int64_t n) { (void)c; (void)m; (void)d; (void)n; return 0; }
+static int n_ivl(void *c, int32_t m, int32_t d, int64_t n)
+{
+    (void)c, (void)m, (void)d, (void)n;
+    return 0;
+}
 static int n_end(void *c, struct s3l_error *e) { (void)c; (void)e; return 0; }
 static void n_abort(void *c) { (void)c; }
 static const struct s3l_row_sink_ops nop_ops = {
@@ -118,7 +122,8 @@ static void compare_with_jansson(const uint8_t *data, size_t size)
     json_error_t e;
     json_t *j = json_loadb((const char *)data, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
     /* jansson's stream reader takes a raw NUL byte for the end of its chunk and reads on. */
-    bool skip = memchr(data, 0, size) != NULL || (rc && s.err_what && strstr(s.err_what, "nesting")) ||
+    bool skip = memchr(data, 0, size) != NULL ||
+                (rc && s.err_what && strstr(s.err_what, "nesting")) ||
                 (!j && (strstr(e.text, "too big") || strstr(e.text, "overflow") ||
                         strstr(e.text, "maximum parsing depth") ||
                         strstr(e.text, "NUL byte in object key")));

@@ -372,7 +372,9 @@ static int put_number(struct s3l_converter *c, const struct s3l_field *f,
     int rc = s3l__parse_double(v->str, v->len, &d, &why);
     if (rc == S3L_ENOMEM)
         return rc;
-    double max = t->id == S3L_TYPE_FLOAT16 ? 65504.0 : t->id == S3L_TYPE_FLOAT32 ? FLT_MAX : DBL_MAX;
+    double max = t->id == S3L_TYPE_FLOAT16   ? 65504.0 /* IEEE 754 binary16's largest */
+                 : t->id == S3L_TYPE_FLOAT32 ? FLT_MAX
+                                             : DBL_MAX;
     if (rc == 0 && (d > max || d < -max)) {
         rc = S3L_EINVALID_INPUT;
         why = "out of range";
