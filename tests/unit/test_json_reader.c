@@ -4,6 +4,7 @@
  * line, column and offset, recovery after a bad line, the record size limit, tiny read blocks
  * (every record crosses a block boundary), pipes, and resuming at a recorded offset.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -284,6 +285,22 @@ static void bad_options(void **state)
     int fd = pipe_with("{}\n");
     assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), S3L_EIO);
     assert_string_equal(err.message, "p ends before byte offset 100");
+    close(fd);
+    /* read() failing (a directory) is an I/O error naming the input, and it sticks. */
+    fd = open("/", O_RDONLY | O_DIRECTORY);
+    assert_true(fd >= 0);
+    opt.start_offset = 0;
+    opt.name = "/";
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
+    struct s3l_record rec;
+    assert_int_equal(s3l_reader_next(r, &rec, &err), S3L_EIO);
+    assert_string_equal(err.message, "read / at byte offset 0: Is a directory");
+    assert_int_equal(err.sys_errno, EISDIR);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_reader_next(r, &rec, &err), S3L_EIO);
+    assert_string_equal(err.message, "read / at byte offset 0: Is a directory");
+    s3l_reader_free(r);
     close(fd);
 }
 
