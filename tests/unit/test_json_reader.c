@@ -234,6 +234,11 @@ static void json_array_errors(void **state)
              4, 20, 0, 0, &run);
     assert_string_equal(run.out, "E in.json line 1 (byte offset 1): the array element is longer "
                                  "than the maximum record size (20 bytes)\n");
+    /* The same when the whole element fits in one block. */
+    read_all(pipe_with("[{\"a\":1},{\"a\":\"0123456789012345678901234567890123456789\"}]"),
+             S3L_INPUT_JSON, 1 << 16, 20, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\nE in.json line 1 (byte offset 9): the array "
+                                 "element is longer than the maximum record size (20 bytes)\n");
 }
 
 static void records_can_be_kept(void **state)
