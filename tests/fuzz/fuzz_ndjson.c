@@ -6,7 +6,8 @@
  * nests 2048 deep where we stop at 1000, refuses "\u0000" in member names, and reads on past a
  * raw NUL byte, which we always refuse. Then the same bytes go through the NDJSON and JSON-array
  * readers with tiny blocks and record limits, checking offsets and line numbers. An object must
- * also convert without error under the schema inferred from it.
+ * also convert without error under the schema inferred from it, and that schema must read back
+ * from its JSON form unchanged.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -108,6 +109,23 @@ static void self_convert(const struct s3l_value *tape, size_t n, const uint8_t *
             fprintf(stderr, "self conversion failed: %s\n", err.message);
             abort();
         }
+        /* The inferred schema survives its JSON form (the schema record). */
+        char *text;
+        size_t len;
+        struct s3l_schema *back = NULL;
+        if (s3l_schema_to_json(schema, &text, &len) != 0)
+            abort();
+        if (s3l_schema_from_json(text, len, &back, &err) != 0) {
+            fprintf(stderr, "inferred schema does not read back: %s\n%s\n", err.message, text);
+            abort();
+        }
+        for (size_t i = 0; i < schema->n_fields; i++)
+            if (back->n_fields != schema->n_fields ||
+                strcmp(back->fields[i].name, schema->fields[i].name) != 0 ||
+                !s3l_type_equal(&back->fields[i].type, &schema->fields[i].type))
+                abort();
+        s3l_schema_free(back);
+        s3l_free(text);
         s3l_converter_free(conv);
         s3l_schema_free(schema);
         s3l_infer_free(inf);

@@ -668,7 +668,7 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
         }
         if (idx >= 0)
             c->col_value[idx] = (uint32_t)(j + 1);
-        else if (memchr(values[j].str, 0, values[j].len))
+        else if (values[j].len == 0 || memchr(values[j].str, 0, values[j].len))
             c->ignored += has_value(values, j + 1); /* no column can have this name */
         else if (has_value(values, j + 1) && note_unknown(c, j) != 0)
             return s3l_error_set(err, S3L_ENOMEM, "out of memory converting a record");
