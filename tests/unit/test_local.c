@@ -255,6 +255,20 @@ static void copy_links_and_replaces(void **state)
     assert_non_null(strstr(err.message, "st/a"));
 }
 
+/* The tmpfs of a full-disk test, unmounted by the teardown even when the test fails. */
+static char mounted[64];
+
+static int unmount_teardown(void **state)
+{
+    (void)state;
+    if (mounted[0]) {
+        umount2(mounted, MNT_DETACH);
+        rmdir(mounted);
+        mounted[0] = 0;
+    }
+    return 0;
+}
+
 static void full_disk_is_no_space(void **state)
 {
     (void)state;
@@ -262,6 +276,7 @@ static void full_disk_is_no_space(void **state)
     assert_non_null(mkdtemp(dir));
     if (mount("tmpfs", dir, "tmpfs", 0, "size=256k") != 0)
         fail_msg("mount tmpfs at %s: %s (tests run as root)", dir, strerror(errno));
+    snprintf(mounted, sizeof(mounted), "%s", dir);
     char url[64];
     snprintf(url, sizeof(url), "file://%s", dir);
     struct s3l_store *s;
@@ -282,6 +297,7 @@ static void full_disk_is_no_space(void **state)
     assert_int_equal(s3l_store_stat(s, "t/big", &info, &err), S3L_ENOT_FOUND);
     s3l_store_free(s);
     assert_int_equal(umount(dir), 0);
+    mounted[0] = 0;
     rmdir(dir);
 }
 
@@ -315,7 +331,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(remove_is_idempotent_and_prunes, setup, teardown),
         cmocka_unit_test_setup_teardown(remove_sweeps_abandoned_temp_files, setup, teardown),
         cmocka_unit_test_setup_teardown(copy_links_and_replaces, setup, teardown),
-        cmocka_unit_test(full_disk_is_no_space),
+        cmocka_unit_test_teardown(full_disk_is_no_space, unmount_teardown),
         cmocka_unit_test_setup_teardown(unprivileged_writer_is_denied, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
