@@ -197,8 +197,7 @@ static void record_at_6(const char *path, struct s3l_input_position *rec)
     close(fd);
 }
 
-static int verify_now(const char *path, const struct s3l_input_position *rec,
-                      struct s3l_error *err)
+static int verify_now(const char *path, const struct s3l_input_position *rec, struct s3l_error *err)
 {
     struct s3l_input_position cur;
     int fd;

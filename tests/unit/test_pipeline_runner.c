@@ -23,14 +23,14 @@
 /* ---- A destination keeping everything in memory. ---- */
 
 struct mem_dest {
-    char *checkpoint;        /* positions JSON of the last commit */
+    char *checkpoint; /* positions JSON of the last commit */
     bool pending;
     int starts;
     uint64_t epoch;
-    int64_t rows[64];        /* rows put since the last commit, in order */
+    int64_t rows[64]; /* rows put since the last commit, in order */
     unsigned lanes_of[64];
     size_t n_rows;
-    int64_t committed[256];  /* all committed rows, in order */
+    int64_t committed[256]; /* all committed rows, in order */
     size_t n_committed;
     uint64_t epoch_rows[16]; /* rows of each committed epoch */
     size_t n_epochs;
@@ -42,8 +42,16 @@ struct mem_dest {
 
 static struct mem_dest D;
 
-static int sk_row_begin(void *ctx) { (void)ctx; return 0; }
-static int sk_put_int(void *ctx, int64_t v) { ((struct mem_dest *)ctx)->value = v; return 0; }
+static int sk_row_begin(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+static int sk_put_int(void *ctx, int64_t v)
+{
+    ((struct mem_dest *)ctx)->value = v;
+    return 0;
+}
 static int sk_row_end(void *ctx, struct s3l_error *err)
 {
     struct mem_dest *d = ctx;
@@ -53,7 +61,9 @@ static int sk_row_end(void *ctx, struct s3l_error *err)
     return 0;
 }
 static const struct s3l_row_sink_ops sink_ops = {
-    .row_begin = sk_row_begin, .put_int = sk_put_int, .row_end = sk_row_end,
+    .row_begin = sk_row_begin,
+    .put_int = sk_put_int,
+    .row_end = sk_row_end,
 };
 
 static int md_positions(void *ctx, char **json, bool *pending, struct s3l_error *err)
@@ -113,7 +123,10 @@ static int md_reject(void *ctx, const void *raw, size_t len, const char *reason,
     return 0;
 }
 
-static void md_close(void *ctx) { (void)ctx; }
+static void md_close(void *ctx)
+{
+    (void)ctx;
+}
 
 static const struct s3l__dest_ops mem_dest_ops = {md_positions, md_start, md_commit, md_reject,
                                                   md_close};

@@ -269,8 +269,7 @@ int s3l_store_open(const char *url, const struct s3l_store_options *opts, struct
     struct s3l_store *s = NULL;
     int rc;
     if (strncmp(url, "s3://", 5) == 0) {
-        return s3l_error_set(err, S3L_EUNSUPPORTED,
-                             "URL '%s': s3:// is not available in this build", url);
+        rc = s3l__store_s3_open(url, opts, &s, err);
     } else if (strncmp(url, "file:", 5) == 0) {
         char *path = NULL, *canon = NULL;
         rc = s3l__file_url_parse(url, &path, &canon, err);

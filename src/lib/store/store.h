@@ -25,8 +25,8 @@ int s3l__store_local_open(const char *root, const char *url, bool create, struct
                           struct s3l_error *err);
 
 /*
- * The S3 backend's entry point, implemented by src/lib/store/s3*.c (the S3 engineer). Not
- * called yet: s3l_store_open answers S3L_EUNSUPPORTED for s3:// until it is wired in.
+ * The S3 backend's entry point, implemented by src/lib/store/s3.c; opts->s3 may point to a
+ * struct s3l_s3_store_options (include/s3l/s3.h).
  */
 int s3l__store_s3_open(const char *url, const struct s3l_store_options *opts,
                        struct s3l_store **out, struct s3l_error *err);
