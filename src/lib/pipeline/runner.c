@@ -151,6 +151,14 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             }
             break;
         }
+        if (rc == S3L__SOURCE_BARRIER) {
+            /* The epoch so far is committed under the old schema; the record comes next. */
+            if ((l->epoch_rows > 0 || l->dirty) && (rc = commit(l, err)) != 0) {
+                *side = S3L_SIDE_DESTINATION;
+                break;
+            }
+            continue;
+        }
         if (rc == 1) {
             l->st->rows++;
             l->epoch_rows++;
