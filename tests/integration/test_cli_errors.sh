@@ -158,6 +158,11 @@ printf '{"a":4}\n' | "$S3LAND" write --url "$lake" --table stdin --schema "$sche
     >"$work/out" 2>"$work/err"
 grep -q "committed: - offset 32 (epoch 3)" "$work/err" && ok "stdin offsets continue across runs" \
     || { bad "stdin resume offsets"; cat "$work/err"; }
+# A slow stream commits by time (--commit-interval), not only at its end.
+(for i in 1 2 3; do echo "{\"a\":$i}"; sleep 0.7; done) | "$S3LAND" write --url "$lake" \
+    --table slow --schema "$schema" --commit-interval 1s --quiet - >"$work/out" 2>"$work/err"
+[ "$(grep -c '^committed: - offset' "$work/err")" -ge 2 ] && ok "a slow stream commits by time" \
+    || { bad "slow stream: $(cat "$work/err")"; }
 # --json: one object per line, ending with the summary.
 "$S3LAND" write --url "$lake" --table json --schema "$schema" --json "$work/good.ndjson" >"$work/out" 2>"$work/err"
 if tail -1 "$work/out" | grep -q '"event":"summary".*"rows":2'; then ok "--json summary"; else bad "--json summary"; cat "$work/out"; fi
