@@ -159,7 +159,7 @@ printf '{"a":4}\n' | "$S3LAND" write --url "$lake" --table stdin --schema "$sche
 grep -q "committed: - offset 32 (epoch 3)" "$work/err" && ok "stdin offsets continue across runs" \
     || { bad "stdin resume offsets"; cat "$work/err"; }
 # A slow stream commits by time (--commit-interval), not only at its end.
-(for i in 1 2 3; do echo "{\"a\":$i}"; sleep 0.7; done) | "$S3LAND" write --url "$lake" \
+(for i in 1 2 3 4 5; do echo "{\"a\":$i}"; sleep 0.6; done) | "$S3LAND" write --url "$lake" \
     --table slow --schema "$schema" --commit-interval 1s --quiet - >"$work/out" 2>"$work/err"
 [ "$(grep -c '^committed: - offset' "$work/err")" -ge 2 ] && ok "a slow stream commits by time" \
     || { bad "slow stream: $(cat "$work/err")"; }
