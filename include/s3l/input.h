@@ -66,6 +66,13 @@ struct s3l_record {
     const char *source; /* the input's name given at open, for messages */
 };
 
+/*
+ * A deep copy of rec in one allocation that owns everything it points to (tape, strings, raw
+ * bytes, source name), for callers that keep records past the next read (e.g. the sample held
+ * for inference before the schema is known). *out: s3l_free. Errors: S3L_ENOMEM.
+ */
+int s3l_record_clone(const struct s3l_record *rec, struct s3l_record **out);
+
 /* ---- readers ------------------------------------------------------------------------------- */
 
 enum s3l_input_format {
@@ -89,7 +96,7 @@ struct s3l_reader_options {
     size_t block_bytes;           /* read() size; 0: 1 MiB */
     uint64_t start_offset;        /* resume at this byte offset (a record's end_offset) */
     uint64_t start_line;          /* line number of the line at start_offset; 0: 1 */
-    char csv_delimiter;           /* 0: ',' */
+    char csv_delimiter;           /* 0: ','; never '"', CR or LF */
     /* CSV resuming at start_offset > 0: the header line as s3l_reader_csv_header gave it. */
     const char *csv_header;
     size_t csv_header_len;
@@ -121,7 +128,9 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
  */
 int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
 
-/* Byte offset just after the last record returned or skipped (the resume point). */
+/* Byte offset just after the last record returned or skipped (the resume point). After the end
+ * of the input (s3l_reader_next returned 0) it also covers what follows the last record: blank
+ * lines, a JSON array's closing ']' and whitespace. */
 uint64_t s3l_reader_offset(const struct s3l_reader *r);
 
 /* Number of the line at s3l_reader_offset (1-based): start_line for a resumed reader. */
@@ -193,9 +202,10 @@ int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_i
 
 struct s3l_converter_options {
     int version; /* S3L_CONVERTER_OPTIONS_VERSION */
-    /* When a record has a top-level key that the schema lacks, with a non-null value: false
-     * ignores it (counted by s3l_converter_ignored); true stops before the row with
-     * S3L_CONVERT_NEW_COLUMNS so that the caller can grow the schema. */
+    /* When a record has a top-level key that the schema lacks, with a value that holds some
+     * non-null scalar (null, [], [null] and {"a": null} do not count: they have no type yet):
+     * false ignores it (counted by s3l_converter_ignored); true stops before the row with
+     * S3L_CONVERT_NEW_COLUMNS so that the caller can grow the schema (s3l_converter_grow). */
     bool stop_on_unknown;
 };
 
@@ -237,5 +247,15 @@ size_t s3l_converter_unknown(const struct s3l_converter *c, size_t i);
 
 /* Values of unknown keys ignored so far (stop_on_unknown false). */
 uint64_t s3l_converter_ignored(const struct s3l_converter *c);
+
+/*
+ * After S3L_CONVERT_NEW_COLUMNS for rec: appends to schema a nullable column for each new key, in
+ * record order, typed by s3l_infer_value(opt) from its value; keys already in schema are skipped.
+ * *added: how many were appended. The caller then merges the grown schema into the record
+ * (s3l_schema_merge), makes a converter for it and converts rec again. S3L_ENOMEM.
+ */
+int s3l_converter_grow(const struct s3l_converter *c, const struct s3l_record *rec,
+                       const struct s3l_infer_options *opt, struct s3l_schema *schema,
+                       size_t *added, struct s3l_error *err);
 
 #endif

@@ -242,7 +242,8 @@ int s3l_s3_list_uploads(struct s3l_s3_client *c, const char *bucket, const char 
 /*
  * A streaming upload: bytes are written in any pieces; they become parts of part_size bytes
  * (0: 8 MiB; at least 5 MiB, S3's minimum for all parts but the last), sent up to the client's
- * max_in_flight at once, so memory is bounded by part_size * max_in_flight, never by the object.
+ * max_in_flight at once while the next part fills, so memory is bounded by
+ * part_size * (max_in_flight + 1), never by the object. Transfers move on at every write.
  * Nothing is visible until publish. An object that fits in one part is one PutObject (an empty
  * object is a PutObject with Content-Length 0); a larger one is a multipart upload, created at
  * the first full part with x-amz-meta-s3land-upload set to a random token, so that a Complete
@@ -286,5 +287,24 @@ int s3l_s3_copy(struct s3l_s3_client *c, const char *src_bucket, const char *src
 /* Counters since the client was made: HTTP attempts sent, retries, SlowDown answers. */
 void s3l_s3_client_counters(const struct s3l_s3_client *c, uint64_t *requests, uint64_t *retries,
                             uint64_t *slowdowns);
+
+/* ------------------------------------------------------------------ the s3:// store backend */
+
+#define S3L_S3_STORE_OPTIONS_VERSION 1
+
+/*
+ * Options of the s3 store backend, passed as struct s3l_store_options.s3 to s3l_store_open for an
+ * s3://BUCKET/PREFIX URL (include/s3l/store.h). Zero-initialise and set version; NULL options
+ * mean all defaults. client: the client's configuration (NULL: all from the environment); the
+ * store options' region and endpoint, when set, override it. part_size: 0 is 8 MiB.
+ * copy_threshold: copies above it go by UploadPartCopy (0: 5 GiB); copy_part_size (0: 512 MiB).
+ */
+struct s3l_s3_store_options {
+    int version;
+    const struct s3l_s3_config *client;
+    size_t part_size;
+    uint64_t copy_threshold;
+    uint64_t copy_part_size;
+};
 
 #endif

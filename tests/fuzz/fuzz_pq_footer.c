@@ -2,7 +2,8 @@
  * Fuzz target: the Parquet footer reader (include/s3l/pq_footer.h) over arbitrary bytes taken as
  * a whole file (trailer checks, FileMetaData, schema tree, the Arrow mapping) and as bare
  * FileMetaData bytes. A footer that decodes is walked in full (every leaf, column chunk and
- * statistic) so ASan sees any size that lies. Memory is capped at 64 MiB per input.
+ * statistic, each rendered by s3l_pq_value_format into a small buffer) so ASan sees any size
+ * that lies. Memory is capped at 64 MiB per input.
  * Built with libFuzzer under clang (S3L_FUZZ), else replayed over corpus/pq_footer by
  * replay_main.c. The corpus holds the golden files of tests/golden/duckdb, their FileMetaData,
  * truncated, flipped and re-framed variants, and the inputs named min-* that a 5-minute
@@ -17,16 +18,6 @@
 #include "s3l/pq_footer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void free_type(struct s3l_type *t)
-{
-    for (size_t i = 0; i < t->n_children; i++) {
-        s3l_free(t->children[i].name);
-        free_type(&t->children[i].type);
-    }
-    s3l_free(t->children);
-    s3l_free(t->tz);
-}
 
 static size_t walk(const struct s3l_pq_footer *f)
 {
@@ -51,6 +42,14 @@ static size_t walk(const struct s3l_pq_footer *f)
                 sum += strlen(cc->path[k]);
             if (cc->stats.min_value.ptr)
                 sum += cc->stats.min_value.ptr[cc->stats.min_value.len]; /* the NUL */
+            const struct s3l_pq_bytes *vals[] = {&cc->stats.min_value, &cc->stats.max_value,
+                                                 &cc->stats.min, &cc->stats.max};
+            for (size_t k = 0; k < 4; k++) {
+                char buf[24]; /* small on purpose: truncation must stay in bounds */
+                if (vals[k]->ptr)
+                    sum += (size_t)s3l_pq_value_format(s3l_pq_footer_leaf(f, c), vals[k]->ptr,
+                                                       vals[k]->len, buf, sizeof(buf)) + 1;
+            }
         }
     }
     for (size_t k = 0; k < f->n_kv; k++)
@@ -64,13 +63,14 @@ static void check(struct s3l_pq_footer *f)
         abort();
     struct s3l_schema *s = NULL;
     struct s3l_error err = {0};
+    if (s3l_pq_footer_validate(f, &err) != 0 && err.message[0] == 0)
+        abort();
+    s3l_error_clear(&err);
     if (s3l_pq_footer_schema(f, &s, &err) == 0) {
-        for (size_t i = 0; i < s->n_fields; i++) {
-            s3l_free(s->fields[i].name);
-            free_type(&s->fields[i].type);
-        }
-        s3l_free(s->fields);
-        s3l_free(s);
+        char buf[64]; /* small on purpose: the type names truncate */
+        for (size_t i = 0; i < s->n_fields; i++)
+            s3l_type_format(&s->fields[i].type, buf, sizeof(buf));
+        s3l_schema_free(s);
     } else if (err.message[0] == 0) {
         abort();
     }

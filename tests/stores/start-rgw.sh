@@ -140,9 +140,11 @@ mon_data = $RGW_DIR/mon.\$id
 [osd]
 osd_data = $RGW_DIR/osd.\$id
 memstore_device_bytes = $RGW_STORE_BYTES
-bluestore_block_path = $RGW_DIR/osd.\$id/block
+bluestore_block_path = $RGW_DIR/osd.\$id/block.file
 bluestore_block_size = $RGW_STORE_BYTES
 bluestore_block_create = true
+bluestore_block_db_create = false
+bluestore_block_wal_create = false
 bluestore_fsck_on_mount = false
 osd_op_num_shards = 2
 osd_op_num_threads_per_shard = 1

@@ -3,8 +3,10 @@
  * (include/s3l/pq_footer.h), independent of the CLI. Tests compare its output with DuckDB's
  * parquet_metadata() / parquet_schema(); people use it to look at a file.
  *   pq_footer_dump FILE [--page-index] [--arrow]
+ * "validation" is null, or what s3l_pq_footer_validate found wrong.
  * --page-index adds each chunk's ColumnIndex and OffsetIndex; --arrow adds the schema mapped to
- * Arrow types. Statistics and index bounds are printed as lowercase hex of their raw bytes.
+ * Arrow types. Statistics and index bounds are printed as lowercase hex of their raw bytes;
+ * statistics also as text (min_text, max_text) in the forms of s3l_pq_value_format.
  * Exit status: 0 ok, 1 the file could not be read (the message on stderr), 2 usage.
  */
 #include <fcntl.h>
@@ -79,7 +81,17 @@ static json_t *schema_json(const struct s3l_pq_footer *f)
     return a;
 }
 
-static json_t *stats_json(const struct s3l_pq_stats *s)
+static json_t *text(const struct s3l_pq_schema_element *se, const struct s3l_pq_bytes *b)
+{
+    if (!b->ptr || !se)
+        return json_null();
+    char buf[512];
+    int n = s3l_pq_value_format(se, b->ptr, b->len, buf, sizeof(buf));
+    return n < 0 ? json_null() : json_stringn(buf, (size_t)n < sizeof(buf) ? (size_t)n
+                                                                            : sizeof(buf) - 1);
+}
+
+static json_t *stats_json(const struct s3l_pq_stats *s, const struct s3l_pq_schema_element *se)
 {
     if (!s->present)
         return json_null();
@@ -92,6 +104,8 @@ static json_t *stats_json(const struct s3l_pq_stats *s)
                                                          : json_null());
     json_object_set_new(o, "min_value", hex(&s->min_value));
     json_object_set_new(o, "max_value", hex(&s->max_value));
+    json_object_set_new(o, "min_text", text(se, &s->min_value));
+    json_object_set_new(o, "max_text", text(se, &s->max_value));
     json_object_set_new(o, "min", hex(&s->min));
     json_object_set_new(o, "max", hex(&s->max));
     json_object_set_new(o, "is_min_exact", s->has_min_exact ? json_boolean(s->is_min_exact)
@@ -160,7 +174,7 @@ static json_t *index_json(int fd, const struct s3l_pq_footer *f,
     return o;
 }
 
-static json_t *chunk_json(int fd, const struct s3l_pq_footer *f,
+static json_t *chunk_json(int fd, const struct s3l_pq_footer *f, size_t col,
                           const struct s3l_pq_column_chunk *cc, bool page_index)
 {
     json_t *o = json_object();
@@ -178,7 +192,7 @@ static json_t *chunk_json(int fd, const struct s3l_pq_footer *f,
     json_object_set_new(o, "data_page_offset", json_integer(cc->data_page_offset));
     json_object_set_new(o, "dictionary_page_offset", opt_int(cc->dictionary_page_offset));
     json_object_set_new(o, "index_page_offset", opt_int(cc->index_page_offset));
-    json_object_set_new(o, "statistics", stats_json(&cc->stats));
+    json_object_set_new(o, "statistics", stats_json(&cc->stats, s3l_pq_footer_leaf(f, col)));
     json_object_set_new(o, "bloom_filter_offset", opt_int(cc->bloom_filter_offset));
     json_object_set_new(o, "bloom_filter_length", opt_int(cc->bloom_filter_length));
     json_object_set_new(o, "offset_index_offset", opt_int(cc->offset_index_offset));
@@ -191,61 +205,6 @@ static json_t *chunk_json(int fd, const struct s3l_pq_footer *f,
     return o;
 }
 
-static void type_name(const struct s3l_type *t, struct s3l_buf *b)
-{
-    static const char *const names[] = {
-        [S3L_TYPE_BOOL] = "bool",     [S3L_TYPE_INT8] = "int8",       [S3L_TYPE_INT16] = "int16",
-        [S3L_TYPE_INT32] = "int32",   [S3L_TYPE_INT64] = "int64",     [S3L_TYPE_UINT8] = "uint8",
-        [S3L_TYPE_UINT16] = "uint16", [S3L_TYPE_UINT32] = "uint32",   [S3L_TYPE_UINT64] = "uint64",
-        [S3L_TYPE_FLOAT16] = "halffloat", [S3L_TYPE_FLOAT32] = "float",
-        [S3L_TYPE_FLOAT64] = "double", [S3L_TYPE_UTF8] = "string", [S3L_TYPE_BINARY] = "binary",
-        [S3L_TYPE_UUID] = "uuid",     [S3L_TYPE_JSON] = "json",       [S3L_TYPE_DATE32] = "date32[day]",
-        [S3L_TYPE_INTERVAL] = "interval[month_day_nano]",
-    };
-    static const char *const units[] = {"s", "ms", "us", "ns"};
-    switch (t->id) {
-    case S3L_TYPE_FIXED_SIZE_BINARY: s3l_buf_printf(b, "fixed_size_binary[%d]", t->byte_width); break;
-    case S3L_TYPE_TIME32: s3l_buf_printf(b, "time32[%s]", units[t->unit]); break;
-    case S3L_TYPE_TIME64: s3l_buf_printf(b, "time64[%s]", units[t->unit]); break;
-    case S3L_TYPE_TIMESTAMP:
-        s3l_buf_printf(b, "timestamp[%s", units[t->unit]);
-        if (t->tz)
-            s3l_buf_printf(b, ", tz=%s", t->tz);
-        s3l_buf_append_str(b, "]");
-        break;
-    case S3L_TYPE_DECIMAL128: s3l_buf_printf(b, "decimal128(%d, %d)", t->precision, t->scale); break;
-    case S3L_TYPE_LIST:
-    case S3L_TYPE_STRUCT:
-    case S3L_TYPE_MAP:
-        s3l_buf_append_str(b, t->id == S3L_TYPE_LIST ? "list<" : t->id == S3L_TYPE_MAP ? "map<"
-                                                                                       : "struct<");
-        for (size_t i = 0; i < t->n_children; i++) {
-            if (i)
-                s3l_buf_append_str(b, ", ");
-            if (t->id != S3L_TYPE_MAP)
-                s3l_buf_printf(b, "%s: ", t->children[i].name);
-            type_name(&t->children[i].type, b);
-            if (!t->children[i].nullable && t->id != S3L_TYPE_MAP)
-                s3l_buf_append_str(b, " not null");
-        }
-        s3l_buf_append_str(b, ">");
-        break;
-    default:
-        s3l_buf_append_str(b, (size_t)t->id < S3L_ARRAY_LEN(names) && names[t->id] ? names[t->id]
-                                                                                  : "?");
-    }
-}
-
-static void drop_type(struct s3l_type *t)
-{
-    for (size_t i = 0; i < t->n_children; i++) {
-        s3l_free(t->children[i].name);
-        drop_type(&t->children[i].type);
-    }
-    s3l_free(t->children);
-    s3l_free(t->tz);
-}
-
 static json_t *arrow_json(const struct s3l_pq_footer *f)
 {
     struct s3l_schema *s;
@@ -254,18 +213,12 @@ static json_t *arrow_json(const struct s3l_pq_footer *f)
         return json_pack("{s:s}", "error", err.message);
     json_t *a = json_array();
     for (size_t i = 0; i < s->n_fields; i++) {
-        struct s3l_buf b;
-        s3l_buf_init(&b, 1 << 20);
-        type_name(&s->fields[i].type, &b);
+        char buf[4096];
+        s3l_type_format(&s->fields[i].type, buf, sizeof(buf));
         json_array_append_new(a, json_pack("{s:s, s:s, s:b}", "name", s->fields[i].name, "type",
-                                           b.ptr ? (char *)b.ptr : "", "nullable",
-                                           s->fields[i].nullable));
-        s3l_buf_free(&b);
-        s3l_free(s->fields[i].name);
-        drop_type(&s->fields[i].type);
+                                           buf, "nullable", s->fields[i].nullable));
     }
-    s3l_free(s->fields);
-    s3l_free(s);
+    s3l_schema_free(s);
     return a;
 }
 
@@ -311,6 +264,10 @@ int main(int argc, char **argv)
     json_object_set_new(root, "created_by", f->created_by ? json_string(f->created_by)
                                                           : json_null());
     json_object_set_new(root, "encrypted", json_boolean(f->encrypted));
+    struct s3l_error verr = {0};
+    json_object_set_new(root, "validation", s3l_pq_footer_validate(f, &verr) == 0
+                                                ? json_null()
+                                                : json_string(verr.message));
     json_object_set_new(root, "schema", schema_json(f));
     json_t *leaves = json_array();
     for (size_t i = 0; i < f->n_leaves; i++)
@@ -326,7 +283,7 @@ int main(int argc, char **argv)
         const struct s3l_pq_row_group *rg = &f->row_groups[g];
         json_t *cols = json_array();
         for (size_t i = 0; i < rg->n_columns; i++)
-            json_array_append_new(cols, chunk_json(fd, f, &rg->columns[i], page_index));
+            json_array_append_new(cols, chunk_json(fd, f, i, &rg->columns[i], page_index));
         json_array_append_new(rgs, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "num_rows",
                                              (json_int_t)rg->num_rows, "total_byte_size",
                                              (json_int_t)rg->total_byte_size, "file_offset",

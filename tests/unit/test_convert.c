@@ -239,12 +239,31 @@ static void unknown_keys_and_sink_failures(void **state)
 {
     (void)state;
     setup_conv(true);
-    assert_int_equal(conv("{\"id\":1,\"new\":[1],\"gone\":null,\"x\":2}"), S3L_CONVERT_NEW_COLUMNS);
+    const char *grows = "{\"id\":1,\"new\":[1],\"gone\":null,\"x\":2,\"e\":[[],{\"q\":null}]}";
+    assert_int_equal(conv(grows), S3L_CONVERT_NEW_COLUMNS);
     assert_string_equal(fx.sink.log, ""); /* nothing written */
     assert_int_equal(s3l_converter_n_unknown(fx.conv), 2);
     assert_int_equal(s3l_converter_unknown(fx.conv, 0), 3);
     assert_memory_equal(fx.scan.tape[s3l_converter_unknown(fx.conv, 1)].str, "x", 1);
-    assert_int_equal(conv("{\"id\":1,\"gone\":null}"), 0);
+    /* Grow the schema from the record, convert it again with a new converter. */
+    struct s3l_record rec = {fx.scan.tape, fx.scan.n, 7, 0, 0, grows, strlen(grows), "t.json"};
+    size_t added = 0;
+    assert_int_equal(s3l_converter_grow(fx.conv, &rec, NULL, fx.schema, &added, &fx.err), 0);
+    assert_int_equal(added, 2);
+    assert_int_equal(fx.schema->n_fields, 18);
+    char tn[64];
+    s3l_type_format(&fx.schema->fields[16].type, tn, sizeof(tn));
+    assert_string_equal(tn, "list<item: int64>");
+    assert_string_equal(fx.schema->fields[17].name, "x");
+    s3l_converter_free(fx.conv);
+    struct s3l_converter_options opt = {S3L_CONVERTER_OPTIONS_VERSION, true};
+    assert_int_equal(s3l_converter_new(fx.schema, &opt, &fx.conv, &fx.err), 0);
+    fx.sink.log[0] = 0;
+    struct s3l_row_sink sink = {&rec_ops, &fx.sink};
+    assert_int_equal(s3l_convert(fx.conv, &rec, &sink, &fx.err), 0);
+    assert_string_equal(fx.sink.log, "begin int:1 null null null null null null null null null "
+                                     "null null null null null null [ int:1 ] int:2 end");
+    assert_int_equal(conv("{\"id\":1,\"gone\":null,\"e\":{}}"), 0);
     fx.sink.fail_at = 2;
     assert_int_equal(conv("{\"id\":1,\"name\":\"a\",\"price\":1}"), S3L_ETOO_LARGE);
     assert_string_equal(fx.sink.log, "begin int:1 bytes:a end!");

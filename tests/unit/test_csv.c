@@ -150,6 +150,12 @@ static void errors(void **state)
     assert_int_equal(s3l_reader_open(0, &opt, &r, &err), S3L_EINVALID_ARGUMENT);
     assert_string_equal(err.message,
                         "in.csv: resuming a CSV input at byte offset 5 needs its header");
+    opt.start_offset = 0;
+    opt.csv_delimiter = '"';
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_reader_open(0, &opt, &r, &err), S3L_EINVALID_ARGUMENT);
+    assert_string_equal(err.message,
+                        "CSV delimiter: a quote or a line break cannot separate fields");
 }
 
 int main(void)

@@ -114,6 +114,10 @@ static void ndjson_records_lines_offsets(void **state)
     assert_string_equal(run.out, "L1 O3-11 {\"a\":1}\n");
     read_all(file_with("", 0), S3L_INPUT_NDJSON, 0, 0, 0, 0, &run);
     assert_string_equal(run.out, "");
+    /* Trailing blank lines are consumed: the resume offset is the end. */
+    read_all(file_with("{}\n\n \r\n", 7), S3L_INPUT_NDJSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O0-3 {}\n");
+    assert_int_equal(run.final_offset, 7);
 }
 
 static void ndjson_errors_and_recovery(void **state)
@@ -159,12 +163,16 @@ static void json_array_stream(void **state)
     for (size_t i = 0; i < 3; i++) {
         read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, blocks[i], 0, 0, 0, &run);
         assert_string_equal(run.out, want);
-        assert_int_equal(run.final_offset, 57);
+        assert_int_equal(run.final_offset, 60); /* "]\n" consumed at the end */
     }
     read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 23, 2, &run);
     assert_string_equal(run.out, "L3 O27-47 {\"a\":[2,{\"b\":3}]}\nL4 O49-57 {\"a\":4}\n");
     read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 57, 5, &run);
     assert_string_equal(run.out, "");
+    assert_int_equal(run.final_offset, 60);
+    read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 60, 6, &run);
+    assert_string_equal(run.out, "");
+    assert_int_equal(run.final_offset, 60);
     read_all(pipe_with("[]"), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
     assert_string_equal(run.out, "");
     read_all(pipe_with(" "), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
@@ -182,6 +190,7 @@ static void json_top_level_objects(void **state)
     struct run run;
     read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out, want);
+    assert_int_equal(run.final_offset, 39);
     read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 20, 2, &run);
     assert_string_equal(run.out, "L3 O21-31 {\"c\":\"}\"}\nL3 O31-38 {\"d\":1}\n");
     read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 38, 3, &run);
@@ -226,6 +235,33 @@ static void json_array_errors(void **state)
                                  "than the maximum record size (20 bytes)\n");
 }
 
+static void records_can_be_kept(void **state)
+{
+    (void)state;
+    int fd = pipe_with("{\"a\":\"x\\ty\",\"b\":[1.5,{\"c\":null}]}\n{\"d\":2}\n");
+    struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION,
+                                     .format = S3L_INPUT_NDJSON, .name = "kept"};
+    struct s3l_reader *r;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
+    struct s3l_record rec, *copy;
+    assert_int_equal(s3l_reader_next(r, &rec, &err), 1);
+    assert_int_equal(s3l_record_clone(&rec, &copy), 0);
+    assert_int_equal(s3l_reader_next(r, &rec, &err), 1); /* the reader's tape is reused */
+    s3l_reader_free(r);
+    close(fd);
+    struct s3l_buf b;
+    s3l_buf_init(&b, 1024);
+    assert_int_equal(s3l__json_write(&b, copy->values, 0), 0);
+    assert_string_equal((char *)b.ptr, "{\"a\":\"x\\ty\",\"b\":[1.5,{\"c\":null}]}");
+    assert_int_equal(copy->n_values, 9);
+    assert_int_equal(copy->end_offset, 34);
+    assert_memory_equal(copy->raw, "{\"a\":\"x\\ty\",", 12);
+    assert_string_equal(copy->source, "kept");
+    s3l_buf_free(&b);
+    s3l_free(copy);
+}
+
 static void bad_options(void **state)
 {
     (void)state;
@@ -258,6 +294,7 @@ int main(void)
         cmocka_unit_test(json_array_stream),
         cmocka_unit_test(json_top_level_objects),
         cmocka_unit_test(json_array_errors),
+        cmocka_unit_test(records_can_be_kept),
         cmocka_unit_test(bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,7 +50,9 @@ static void open_refuses_unknown_and_s3(void **state)
     (void)state;
     struct s3l_store *s = NULL;
     struct s3l_error err = {0};
-    assert_int_equal(s3l_store_open("s3://bucket/x", NULL, &s, &err), S3L_EUNSUPPORTED);
+    /* s3:// is wired to the S3 backend (tests/integration/test_s3_rgw.c); a URL with no bucket
+     * is refused before any client is made */
+    assert_int_equal(s3l_store_open("s3:///x", NULL, &s, &err), S3L_EINVALID_CONFIG);
     s3l_error_clear(&err);
     assert_int_equal(s3l_store_open("ftp://x", NULL, &s, &err), S3L_EINVALID_CONFIG);
     assert_non_null(strstr(err.message, "ftp://x"));
@@ -101,8 +103,9 @@ static void names_cannot_escape(void **state)
     memset(long_name, 'x', 256);
     long_name[256] = 0;
     check_name_refused(long_name, 256, "255 bytes");
-    static const char *good[] = {"orders", "with space", "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac",
-                                 "k=v", "__quarantine", "_openetl2", "..x", ".hidden"};
+    static const char *good[] = {"orders", "with space",   "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac",
+                                 "k=v",    "__quarantine", "_openetl2",
+                                 "..x",    ".hidden"};
     for (size_t i = 0; i < S3L_ARRAY_LEN(good); i++) {
         struct s3l_error err = {0};
         assert_int_equal(s3l_name_check(good[i], strlen(good[i]), "table", &err), 0);

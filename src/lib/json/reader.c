@@ -366,8 +366,12 @@ static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_er
             return rc;
         if (rc == 0) {
             if (r->jstate == J_START || r->jstate == J_DONE || r->jstate == J_OBJECTS ||
-                r->jstate == J_RESUME)
+                r->jstate == J_RESUME) {
+                /* The closing ']' and trailing whitespace are consumed too: the resume offset
+                 * is the end, and a reader resumed there reads nothing. */
+                r->offset = r->base + r->head;
                 return 0;
+            }
             return json_fatal(r, err, "',' or ']' (the input ended inside the array)");
         }
         uint8_t c = r->buf.ptr[r->head];
@@ -451,6 +455,9 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
     if (!opt || opt->version != S3L_READER_OPTIONS_VERSION || opt->format < S3L_INPUT_NDJSON ||
         opt->format > S3L_INPUT_CSV)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "reader options: bad version or format");
+    if (opt->csv_delimiter == '"' || opt->csv_delimiter == '\n' || opt->csv_delimiter == '\r')
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
+                             "CSV delimiter: a quote or a line break cannot separate fields");
     struct s3l_reader *r = s3l_calloc(1, sizeof(*r));
     if (!r || !(r->name = s3l_strdup(opt->name ? opt->name : "input"))) {
         s3l_free(r);

@@ -138,8 +138,7 @@ int s3l__os_open_read(const char *path, int *fd, struct s3l_error *err)
     return 0;
 }
 
-int s3l__os_write_all(int fd, const void *data, size_t len, const char *path,
-                      struct s3l_error *err)
+int s3l__os_write_all(int fd, const void *data, size_t len, const char *path, struct s3l_error *err)
 {
     const uint8_t *p = data;
     while (len > 0) {
@@ -260,8 +259,8 @@ void s3l__os_unlock(int fd)
         close(fd); /* closing the last descriptor releases the flock */
 }
 
-int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool is_dir),
-                    void *ctx, struct s3l_error *err)
+int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool is_dir), void *ctx,
+                    struct s3l_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)

@@ -60,8 +60,8 @@ int s3l__os_lock(const char *path, int *fd, struct s3l_error *err);
 void s3l__os_unlock(int fd);
 /* Calls cb(ctx, name, is_dir) for every entry of dir but "." and "..". A non-zero cb result
  * stops and is returned. */
-int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool is_dir),
-                    void *ctx, struct s3l_error *err);
+int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool is_dir), void *ctx,
+                    struct s3l_error *err);
 /* A process-unique number for temp names (pid and a counter). */
 uint64_t s3l__os_unique(void);
 int s3l__os_getpid(void);

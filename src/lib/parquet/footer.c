@@ -250,7 +250,8 @@ int s3l_pq_footer_decode(const void *data, size_t len, uint64_t base,
     f->metadata_offset = base;
     f->metadata_len = (uint32_t)len;
     s3l__tdec_init(&c.d, data, len, o.max_depth);
-    int rc = s3l__pqf_decode_file_metadata(&c, f);
+    f->name = s3l__pqf_str(&c, s3l_slice_cstr(o.name)); /* on failure c.d holds the code */
+    int rc = f->name ? s3l__pqf_decode_file_metadata(&c, f) : c.d.status;
     if (rc)
         rc = s3l__pqf_fail(&c, base, o.name, "FileMetaData", err);
     if (rc == 0)

@@ -69,6 +69,9 @@ struct pq_node {
     size_t first_leaf, n_leaves;
     size_t n_children;
     struct pq_node *children;
+    /* Integer leaves stored as they come: 1 INT32, 2 INT64 (0: take the general path). */
+    uint8_t fast_int;
+    int64_t lo, hi;       /* the accepted range for fast_int */
 };
 
 /* Where a page went, and its statistics, for the page index (PageIndex.md). */
@@ -300,6 +303,21 @@ int s3l__pq_footer(struct s3l_pq_writer *w, struct s3l_buf *out);
 int s3l__pq_column_index(const struct pq_col *c, const struct pq_chunk_meta *m,
                          struct s3l_buf *out);
 int s3l__pq_offset_index(const struct pq_chunk_meta *m, struct s3l_buf *out);
+
+/* writer.c */
+/*
+ * After rows were committed: flushes full pages, ends the row group when it is due. The byte
+ * size and the budget are looked at every 16 rows, or now when check_all.
+ */
+int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_error *err);
+/* Records the first sink/codec failure (sticky) and returns it. */
+int s3l__pq_set_sticky(struct s3l_pq_writer *w, int rc, const char *what);
+/* Copies the sticky failure into err (when err holds none) and returns its code. */
+int s3l__pq_report(struct s3l_pq_writer *w, struct s3l_error *err);
+
+/* rows.c */
+/* Length of the valid UTF-8 prefix of s[0..n) (RFC 3629). */
+size_t s3l__pq_utf8_valid_prefix(const uint8_t *s, size_t n);
 
 /* budget.c */
 int s3l__pq_budget_join(struct s3l_pq_budget *b, struct s3l_pq_writer *w);

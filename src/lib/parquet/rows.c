@@ -353,6 +353,19 @@ static int put_signed_node(struct s3l_pq_writer *w, const struct pq_node *n, int
 
 int s3l_pq_put_int(struct s3l_pq_writer *w, int64_t v)
 {
+    /* Fast path: a top-level integer column that needs only a range check. */
+    if (w->depth == 1 && !w->poisoned && w->in_row) {
+        struct pq_frame *f = &w->frames[0];
+        if (f->child < w->root.n_children) {
+            const struct pq_node *fn = &w->root.children[f->child];
+            if (fn->fast_int && v >= fn->lo && v <= fn->hi) {
+                int frc = fn->fast_int == 1 ? emit_i32(w, fn, (int32_t)v) : emit_i64(w, fn, v);
+                if (!frc)
+                    f->child++;
+                return frc;
+            }
+        }
+    }
     const struct pq_node *n;
     int rc = guard(w);
     if (rc || (rc = expect(w, &n)) != 0)
@@ -404,7 +417,7 @@ int s3l_pq_put_double(struct s3l_pq_writer *w, double v)
 }
 
 /* Length of the valid UTF-8 prefix (RFC 3629: no overlongs, surrogates or > U+10FFFF). */
-static size_t utf8_valid_prefix(const uint8_t *s, size_t n)
+size_t s3l__pq_utf8_valid_prefix(const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
@@ -483,7 +496,7 @@ int s3l_pq_put_bytes(struct s3l_pq_writer *w, const void *data, size_t len)
     switch (n->type.id) {
     case S3L_TYPE_UTF8:
     case S3L_TYPE_JSON: {
-        size_t ok = utf8_valid_prefix(data, len);
+        size_t ok = s3l__pq_utf8_valid_prefix(data, len);
         if (ok != len)
             return fail(w, n, "invalid UTF-8 at byte %zu", ok);
     }

@@ -28,6 +28,30 @@ static int build_node(struct s3l_pq_writer *w, struct pq_node *n, const char *na
                       const struct s3l_type *t, bool nullable, const struct pq_node *parent,
                       int depth, struct s3l_error *err);
 
+/* The row API's fast path for integers that need only a range check (rows.c). */
+static void set_fast_int(struct pq_node *n)
+{
+    n->fast_int = 0;
+    if (n->kind != PQ_LEAF)
+        return;
+    switch (n->type.id) {
+    case S3L_TYPE_INT8: n->fast_int = 1, n->lo = INT8_MIN, n->hi = INT8_MAX; break;
+    case S3L_TYPE_INT16: n->fast_int = 1, n->lo = INT16_MIN, n->hi = INT16_MAX; break;
+    case S3L_TYPE_INT32:
+    case S3L_TYPE_DATE32: n->fast_int = 1, n->lo = INT32_MIN, n->hi = INT32_MAX; break;
+    case S3L_TYPE_UINT8: n->fast_int = 1, n->lo = 0, n->hi = UINT8_MAX; break;
+    case S3L_TYPE_UINT16: n->fast_int = 1, n->lo = 0, n->hi = UINT16_MAX; break;
+    case S3L_TYPE_UINT32: n->fast_int = 1, n->lo = 0, n->hi = UINT32_MAX; break;
+    case S3L_TYPE_INT64: n->fast_int = 2, n->lo = INT64_MIN, n->hi = INT64_MAX; break;
+    case S3L_TYPE_UINT64: n->fast_int = 2, n->lo = 0, n->hi = INT64_MAX; break;
+    case S3L_TYPE_TIMESTAMP:
+        if (n->type.unit != S3L_UNIT_SECOND)
+            n->fast_int = 2, n->lo = INT64_MIN, n->hi = INT64_MAX;
+        break;
+    default: break;
+    }
+}
+
 static int build_children(struct s3l_pq_writer *w, struct pq_node *n, const struct s3l_type *t,
                           int depth, struct s3l_error *err)
 {
@@ -117,6 +141,7 @@ static int build_node(struct s3l_pq_writer *w, struct pq_node *n, const char *na
             return rc;
     }
     n->n_leaves = w->n_cols - n->first_leaf;
+    set_fast_int(n);
     return 0;
 }
 

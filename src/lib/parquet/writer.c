@@ -135,7 +135,7 @@ static size_t buffered_bytes(const struct s3l_pq_writer *w)
     return n;
 }
 
-static int set_sticky(struct s3l_pq_writer *w, int rc, const char *what)
+int s3l__pq_set_sticky(struct s3l_pq_writer *w, int rc, const char *what)
 {
     if (!w->sticky) {
         w->sticky = rc;
@@ -144,11 +144,38 @@ static int set_sticky(struct s3l_pq_writer *w, int rc, const char *what)
     return w->sticky;
 }
 
-static int report(struct s3l_pq_writer *w, struct s3l_error *err)
+int s3l__pq_report(struct s3l_pq_writer *w, struct s3l_error *err)
 {
     if (err && !err->code)
         *err = w->sticky_err;
     return w->sticky;
+}
+
+int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_error *err)
+{
+    for (size_t i = 0; i < w->n_cols; i++) {
+        struct pq_col *c = &w->cols[i];
+        if (col_bytes(c) >= w->opts.page_size) {
+            int rc = s3l__pq_page_flush(w, c);
+            if (rc)
+                return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "encoding a page"), err));
+        }
+    }
+    bool flush = w->opts.row_group_rows && w->rg_rows >= w->opts.row_group_rows;
+    /* Row group bytes and the budget are looked at every 16 rows (a row adds little). */
+    if ((w->rg_rows & 15) == 0 || flush || check_all) {
+        size_t total = buffered_bytes(w);
+        w->rg_bytes = total;
+        flush = flush || total >= w->opts.row_group_bytes;
+        if (w->budget && s3l__pq_budget_update(w->budget, w, total))
+            flush = true;
+    }
+    /* Another writer may have asked this one, the largest, to flush (budget.c). */
+    if (w->budget && __atomic_exchange_n(&w->flush_requested, 0, __ATOMIC_RELAXED))
+        flush = true;
+    if (flush)
+        return s3l_pq_writer_flush(w, err);
+    return 0;
 }
 
 int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
@@ -176,32 +203,8 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
     w->rows++;
     w->rg_rows++;
     if (w->sticky)
-        return report(w, err);
-    size_t total = 0;
-    for (size_t i = 0; i < w->n_cols; i++) {
-        struct pq_col *c = &w->cols[i];
-        c->page_rows++;
-        size_t b = col_bytes(c);
-        if (b >= w->opts.page_size) {
-            int rc = s3l__pq_page_flush(w, c);
-            if (rc)
-                return report(w, (set_sticky(w, rc, "encoding a page"), err));
-            b = 0;
-        }
-        total += c->chunk.len + b + c->dict.values.len;
-    }
-    w->rg_bytes = total;
-    bool flush = (w->opts.row_group_rows && w->rg_rows >= w->opts.row_group_rows) ||
-                 total >= w->opts.row_group_bytes;
-    if (w->budget) {
-        if (s3l__pq_budget_update(w->budget, w, total))
-            flush = true;
-        if (__atomic_exchange_n(&w->flush_requested, 0, __ATOMIC_RELAXED))
-            flush = true;
-    }
-    if (flush)
-        return s3l_pq_writer_flush(w, err);
-    return 0;
+        return s3l__pq_report(w, err);
+    return s3l__pq_rows_committed(w, false, err);
 }
 
 static int push_row_group(struct s3l_pq_writer *w, struct pq_row_group_meta **out)
@@ -227,7 +230,7 @@ static int push_row_group(struct s3l_pq_writer *w, struct pq_row_group_meta **ou
 int s3l_pq_writer_flush(struct s3l_pq_writer *w, struct s3l_error *err)
 {
     if (w->sticky)
-        return report(w, err);
+        return s3l__pq_report(w, err);
     if (w->closed)
         return s3l_error_set(err, S3L_ESTATE, "parquet writer: flush after close");
     if (w->rg_rows == 0)
@@ -239,13 +242,13 @@ int s3l_pq_writer_flush(struct s3l_pq_writer *w, struct s3l_error *err)
     if (!rc)
         rc = push_row_group(w, &rg);
     if (rc)
-        return report(w, (set_sticky(w, rc, "starting a row group"), err));
+        return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "starting a row group"), err));
     rg->num_rows = (int64_t)w->rg_rows;
     rg->file_offset = (int64_t)w->written;
     for (size_t i = 0; i < w->n_cols; i++) {
         rc = s3l__pq_chunk_write(w, &w->cols[i], &rg->chunks[i]);
         if (rc)
-            return report(w, (set_sticky(w, rc, "writing a column chunk"), err));
+            return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "writing a column chunk"), err));
         rg->total_byte_size += rg->chunks[i].total_uncompressed;
         rg->total_compressed += rg->chunks[i].total_compressed;
     }
@@ -316,7 +319,7 @@ int s3l_pq_writer_close(struct s3l_pq_writer *w, struct s3l_error *err)
     if (w->budget)
         s3l__pq_budget_update(w->budget, w, 0);
     if (rc)
-        return report(w, (set_sticky(w, rc, "writing the footer"), err));
+        return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "writing the footer"), err));
     return 0;
 }
 

@@ -34,11 +34,33 @@ static void crc_init(void)
     }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The SSE4.2 crc32 instruction computes exactly CRC-32C, 8 bytes at a time (~8 GB/s here). */
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t c, const uint8_t *p,
+                                                             size_t len)
+{
+    uint64_t c64 = c;
+    for (; len >= 8; p += 8, len -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        c64 = __builtin_ia32_crc32di(c64, w);
+    }
+    c = (uint32_t)c64;
+    for (; len > 0; p++, len--)
+        c = __builtin_ia32_crc32qi(c, *p);
+    return c;
+}
+#endif
+
 uint32_t s3l__crc32c(const void *data, size_t len)
 {
-    pthread_once(&crc_once, crc_init);
     const uint8_t *p = data;
     uint32_t c = 0xFFFFFFFFu;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("sse4.2"))
+        return crc32c_hw(c, p, len) ^ 0xFFFFFFFFu;
+#endif
+    pthread_once(&crc_once, crc_init);
     for (size_t i = 0; i < len; i++)
         c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
     return c ^ 0xFFFFFFFFu;

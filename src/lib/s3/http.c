@@ -13,7 +13,7 @@
 
 #include "s3/s3_int.h"
 
-enum { ST_PENDING, ST_ACTIVE, ST_DONE };
+enum { ST_NEW, ST_PENDING, ST_ACTIVE, ST_DONE };
 
 #define ERROR_CAP (1u << 20) /* bytes of an error answer kept, whatever the caller's cap */
 
@@ -542,13 +542,12 @@ static int start(struct s3l_s3_client *c, struct s3l__http_req *r)
     return 0;
 }
 
-static void on_done(struct s3l_s3_client *c, CURLMsg *m, int *active)
+static void on_done(struct s3l_s3_client *c, CURLMsg *m)
 {
     struct s3l__http_req *r = NULL;
     curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
     CURLcode cc = m->data.result;
     curl_multi_remove_handle(c->multi, m->easy_handle);
-    (*active)--;
     finish_attempt(c, r, cc);
     trace(c, r, mono_ms() - r->started_ms);
     int64_t delay = 0;
@@ -571,6 +570,8 @@ static void init_reqs(struct s3l_s3_client *c, struct s3l__http_req **reqs, size
 {
     for (size_t i = 0; i < n; i++) {
         struct s3l__http_req *r = reqs[i];
+        if (r->state != ST_NEW)
+            continue; /* already running: s3l__http_drive is called again on a window */
         size_t cap = r->max_response ? r->max_response : c->max_response;
         if (!r->resp.ptr)
             s3l_buf_init(&r->resp, cap);
@@ -591,38 +592,39 @@ static void init_reqs(struct s3l_s3_client *c, struct s3l__http_req **reqs, size
     }
 }
 
-int s3l__http_run(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n,
-                  struct s3l_error *err)
+int s3l__http_drive(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n,
+                    size_t allowed, struct s3l_error *err)
 {
     init_reqs(c, reqs, n);
-    size_t done = 0;
-    int active = 0;
-    while (done < n) {
+    bool pumped = false;
+    for (;;) {
         int64_t now = mono_ms(), next_due = INT64_MAX;
-        done = 0;
+        int active = 0;
+        size_t unfinished = 0;
+        for (size_t i = 0; i < n; i++)
+            active += reqs[i]->state == ST_ACTIVE;
         for (size_t i = 0; i < n; i++) {
             struct s3l__http_req *r = reqs[i];
-            if (r->state == ST_PENDING && r->next_at_ms <= now && active < c->in_flight_limit) {
-                if (start(c, r) == 0)
-                    active++;
-            }
+            if (r->state == ST_PENDING && r->next_at_ms <= now && active < c->in_flight_limit)
+                active += start(c, r) == 0;
             if (r->state == ST_PENDING)
                 next_due = S3L_MIN(next_due, r->next_at_ms);
-            done += r->state == ST_DONE;
+            unfinished += r->state != ST_DONE;
         }
-        if (done == n)
+        if (unfinished == 0 || (pumped && unfinished <= allowed))
             break;
         int running = 0;
         curl_multi_perform(c->multi, &running);
+        pumped = true;
         CURLMsg *m;
         int left;
         bool progressed = false;
         while ((m = curl_multi_info_read(c->multi, &left)))
             if (m->msg == CURLMSG_DONE) {
-                on_done(c, m, &active);
+                on_done(c, m);
                 progressed = true;
             }
-        if (progressed)
+        if (progressed || unfinished <= allowed)
             continue;
         int64_t wait = 1000;
         if (next_due != INT64_MAX && (active < c->in_flight_limit || active == 0))
@@ -630,10 +632,32 @@ int s3l__http_run(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n
         curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL);
     }
     for (size_t i = 0; i < n; i++)
-        if (reqs[i]->rc != 0) {
+        if (reqs[i]->state == ST_DONE && reqs[i]->rc != 0) {
             if (err && err->code == 0)
                 *err = reqs[i]->err;
             return reqs[i]->rc;
         }
     return 0;
+}
+
+int s3l__http_run(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n,
+                  struct s3l_error *err)
+{
+    return s3l__http_drive(c, reqs, n, 0, err);
+}
+
+bool s3l__http_done(const struct s3l__http_req *r)
+{
+    return r->state == ST_DONE;
+}
+
+void s3l__http_cancel(struct s3l_s3_client *c, struct s3l__http_req *r)
+{
+    if (r->state == ST_ACTIVE && r->easy)
+        curl_multi_remove_handle(c->multi, r->easy);
+    if (r->state != ST_DONE && r->rc == 0) {
+        r->rc = S3L_ESTATE;
+        s3l_error_set(&r->err, S3L_ESTATE, "%s %s: cancelled", r->op, what(r));
+    }
+    r->state = ST_DONE;
 }

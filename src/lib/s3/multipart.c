@@ -43,8 +43,7 @@ int s3l_s3_create_multipart(struct s3l_s3_client *c, const char *bucket, const c
     return rc;
 }
 
-/* One UploadPart request; number and b64 must outlive the run. */
-static int part_req(struct s3l_s3_client *c, struct s3l__http_req *r, const char *bucket,
+int s3l__part_request(struct s3l_s3_client *c, struct s3l__http_req *r, const char *bucket,
                     const char *key, const char *upload_id, const void *data, size_t len,
                     char number[16], int n, char b64[32])
 {
@@ -102,7 +101,7 @@ int s3l_s3_upload_parts(struct s3l_s3_client *c, const char *bucket, const char 
     if (!slots || !reqs)
         rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = part_req(c, &slots[i].r, bucket, key, upload_id, data[i], len[i], slots[i].number,
+        rc = s3l__part_request(c, &slots[i].r, bucket, key, upload_id, data[i], len[i], slots[i].number,
                       parts[i].number, slots[i].b64);
         reqs[i] = &slots[i].r;
     }

@@ -261,6 +261,15 @@ struct s3l__http_req {
  * each request's own rc and err are kept. */
 int s3l__http_run(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n,
                   struct s3l_error *err);
+/* As s3l__http_run, but returns as soon as at most `allowed` requests are unfinished, having
+ * pumped the transfers at least once; the rest keep their state in the multi handle and go on at
+ * the next call with the same (or a grown) array. A request is reused only after it is done.
+ * Returns the first failure among the finished requests. */
+int s3l__http_drive(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n,
+                    size_t allowed, struct s3l_error *err);
+bool s3l__http_done(const struct s3l__http_req *r);
+/* Stops a request that is still running or waiting (its rc becomes S3L_ESTATE). */
+void s3l__http_cancel(struct s3l_s3_client *c, struct s3l__http_req *r);
 void s3l__http_req_cleanup(struct s3l__http_req *r);
 /* Adds a header to r (names and values borrowed). Returns 0 or S3L_EINTERNAL when full. */
 int s3l__http_add_header(struct s3l__http_req *r, const char *name, const char *value);
@@ -291,6 +300,11 @@ int s3l__complete(struct s3l_s3_client *c, const char *bucket, const char *key,
                   const char *upload_id, const struct s3l_s3_part *parts, size_t n,
                   bool if_none_match, const char *if_match, struct s3l_s3_object *out,
                   struct s3l_error *err);
+/* Fills r (zeroed first) as UploadPart number n of data; number and b64 are its storage and must
+ * outlive the run. Returns 0 or the integrity header's failure. */
+int s3l__part_request(struct s3l_s3_client *c, struct s3l__http_req *r, const char *bucket,
+                      const char *key, const char *upload_id, const void *data, size_t len,
+                      char number[16], int n, char b64[32]);
 /* x-amz-copy-source: /BUCKET/KEY with the key URI-encoded. */
 int s3l__copy_source(struct s3l_buf *b, const char *src_bucket, const char *src_key);
 

@@ -1,11 +1,13 @@
 /*
- * Streaming uploads and large copies on top of the operations: bytes become parts of a
- * multipart upload as they arrive, up to max_in_flight parts are sent at once, and memory stays
- * at part_size * max_in_flight. Publishing settles the cases where S3 leaves the outcome unknown
- * (DESIGN.md section 5 and issue 4): a Complete whose answer was lost is retried by the transport;
- * if the retry says NoSuchUpload, 5xx or times out, a HEAD decides, by the random token stored in
- * x-amz-meta-s3land-upload at create and the size, never by an ETag computed from the parts
- * (which is not an MD5 under SSE-KMS). Ceph RGW's empty Complete ETag is filled by a HEAD too.
+ * Streaming uploads and large copies on top of the operations. Bytes become parts of a multipart
+ * upload as they arrive: a full part is sent at once and the caller goes on filling the next
+ * buffer while up to max_in_flight parts travel (a sliding window over the libcurl multi handle,
+ * pumped at every write), so memory stays at part_size * (max_in_flight + 1). Publishing settles
+ * the cases where S3 leaves the outcome unknown (DESIGN.md section 5 and issue 4): a Complete
+ * whose answer was lost is retried by the transport; if the retry says NoSuchUpload, 5xx or
+ * times out, a HEAD decides, by the random token stored in x-amz-meta-s3land-upload at create and
+ * the size, never by an ETag computed from the parts (not an MD5 under SSE-KMS). Ceph RGW's
+ * empty Complete ETag is filled by a HEAD too.
  */
 #include <openssl/rand.h>
 #include <stdio.h>
@@ -16,6 +18,17 @@
 #define MIN_PART (5u << 20) /* S3: every part but the last is at least 5 MiB */
 #define DEFAULT_PART (8u << 20)
 
+/* A part buffer: being filled (cur), travelling (busy), or free. */
+struct slot {
+    struct s3l__http_req r;
+    uint8_t *buf;
+    size_t len;
+    int number;
+    bool busy;
+    char numstr[16];
+    char b64[32];
+};
+
 struct s3l_s3_upload {
     struct s3l_s3_client *c;
     char *bucket, *key;
@@ -24,11 +37,11 @@ struct s3l_s3_upload {
     char token[33];
     char *upload_id;
     size_t part_size;
-    int max_bufs;
-    uint8_t **bufs;
-    size_t *lens;
-    int n_full;
-    struct s3l_s3_part *parts;
+    struct slot *slots;
+    int n_slots;
+    int cur; /* the slot being filled, or -1 */
+    struct s3l__http_req **window;
+    struct s3l_s3_part *parts; /* parts[number - 1] */
     size_t n_parts, cap_parts;
     uint64_t size;
     int rc; /* sticky: the first failure */
@@ -51,13 +64,24 @@ void s3l_s3_client_counters(const struct s3l_s3_client *c, uint64_t *requests, u
         *slowdowns = c->n_slowdowns;
 }
 
+static void cancel_all(struct s3l_s3_upload *u)
+{
+    for (int i = 0; u->slots && i < u->n_slots; i++) {
+        if (u->slots[i].busy)
+            s3l__http_cancel(u->c, &u->slots[i].r);
+        s3l__http_req_cleanup(&u->slots[i].r);
+        u->slots[i].busy = false;
+    }
+}
+
 static void upload_free(struct s3l_s3_upload *u)
 {
     if (!u)
         return;
-    for (int i = 0; u->bufs && i < u->max_bufs; i++)
-        s3l_free(u->bufs[i]);
-    s3l_free(u->bufs), s3l_free(u->lens), s3l_free(u->parts), s3l_free(u->upload_id);
+    cancel_all(u);
+    for (int i = 0; u->slots && i < u->n_slots; i++)
+        s3l_free(u->slots[i].buf);
+    s3l_free(u->slots), s3l_free(u->window), s3l_free(u->parts), s3l_free(u->upload_id);
     s3l_free(u->bucket), s3l_free(u->key), s3l_free(u->content_type), s3l_free(u->sse);
     s3l_free(u->sse_kms_key_id), s3l_free(u->storage_class), s3l_free(u->if_match);
     s3l_free(u);
@@ -97,11 +121,12 @@ int s3l_s3_upload_begin(struct s3l_s3_client *c, const char *bucket, const char 
     bool ok = u != NULL;
     if (ok) {
         u->c = c;
+        u->cur = -1;
         u->part_size = part_size ? part_size : DEFAULT_PART;
-        u->max_bufs = c->max_in_flight;
-        u->bufs = s3l_calloc((size_t)u->max_bufs, sizeof(*u->bufs));
-        u->lens = s3l_calloc((size_t)u->max_bufs, sizeof(*u->lens));
-        ok = u->bufs && u->lens && dup_into(&u->bucket, bucket) && dup_into(&u->key, key);
+        u->n_slots = c->max_in_flight + 1;
+        u->slots = s3l_calloc((size_t)u->n_slots, sizeof(*u->slots));
+        u->window = s3l_calloc((size_t)u->n_slots, sizeof(*u->window));
+        ok = u->slots && u->window && dup_into(&u->bucket, bucket) && dup_into(&u->key, key);
     }
     if (ok && opts) {
         u->if_none_match = opts->if_none_match;
@@ -131,49 +156,116 @@ static struct s3l_s3_put_options put_opts(const struct s3l_s3_upload *u, bool co
     return o;
 }
 
-static int fail(struct s3l_s3_upload *u, int rc, const struct s3l_error *e)
+static int fail(struct s3l_s3_upload *u, int rc, const struct s3l_error *e,
+                struct s3l_error *err)
 {
     if (u->rc == 0) {
         u->rc = rc;
         u->first = *e;
     }
+    if (err && err->code == 0)
+        *err = *e;
+    cancel_all(u);
     return rc;
 }
 
-/* Sends bufs[0..n) as the next n parts (creating the multipart upload first if needed). */
-static int send_parts(struct s3l_s3_upload *u, int n, struct s3l_error *err)
+static int grow_parts(struct s3l_s3_upload *u, size_t n, struct s3l_error *e)
+{
+    if (n <= u->cap_parts)
+        return 0;
+    size_t cap = S3L_MAX(u->cap_parts * 2, n + 16);
+    struct s3l_s3_part *p = s3l_realloc(u->parts, cap * sizeof(*p));
+    if (!p)
+        return s3l_error_set(e, S3L_ENOMEM, "upload of %s: out of memory", u->key);
+    memset(p + u->cap_parts, 0, (cap - u->cap_parts) * sizeof(*p));
+    u->parts = p;
+    u->cap_parts = cap;
+    return 0;
+}
+
+/* Takes in the parts that have arrived; frees their slots. */
+static int collect(struct s3l_s3_upload *u, struct s3l_error *e)
+{
+    int rc = 0;
+    for (int i = 0; i < u->n_slots; i++) {
+        struct slot *s = &u->slots[i];
+        if (!s->busy || !s3l__http_done(&s->r))
+            continue;
+        if (s->r.rc != 0 && rc == 0) {
+            *e = s->r.err;
+            rc = s->r.rc;
+        } else if (s->r.rc == 0) {
+            struct s3l_s3_part *p = &u->parts[s->number - 1];
+            p->number = s->number;
+            p->size = s->len;
+            memcpy(p->etag, s->r.etag, sizeof(p->etag));
+            if (!p->etag[0] && rc == 0)
+                rc = s3l_error_set(e, S3L_ECORRUPT, "UploadPart %s part %d: no ETag in the "
+                                   "answer", u->key, s->number);
+        }
+        s3l__http_req_cleanup(&s->r);
+        s->busy = false;
+        s->len = 0;
+    }
+    return rc;
+}
+
+/* Drives the parts in flight until at most `allowed` are unfinished, then collects. */
+static int pump(struct s3l_s3_upload *u, size_t allowed, struct s3l_error *e)
+{
+    size_t n = 0;
+    for (int i = 0; i < u->n_slots; i++)
+        if (u->slots[i].busy)
+            u->window[n++] = &u->slots[i].r;
+    if (n == 0)
+        return 0;
+    struct s3l_error ignored = {0};
+    (void)s3l__http_drive(u->c, u->window, n, allowed, &ignored);
+    return collect(u, e);
+}
+
+/* Sends slot s as the next part (creating the multipart upload first if needed). */
+static int submit(struct s3l_s3_upload *u, struct slot *s, struct s3l_error *e)
 {
     int rc = 0;
     if (!u->upload_id) {
         struct s3l_s3_put_options o = put_opts(u, false);
-        rc = s3l_s3_create_multipart(u->c, u->bucket, u->key, &o, &u->upload_id, err);
+        rc = s3l_s3_create_multipart(u->c, u->bucket, u->key, &o, &u->upload_id, e);
     }
-    if (rc == 0 && u->n_parts + (size_t)n > 10000)
-        rc = s3l_error_set(err, S3L_ETOO_LARGE, "upload of %s: more than 10,000 parts of %zu "
+    if (rc == 0 && u->n_parts >= 10000)
+        rc = s3l_error_set(e, S3L_ETOO_LARGE, "upload of %s: more than 10,000 parts of %zu "
                            "bytes; raise the part size", u->key, u->part_size);
-    if (rc == 0 && u->n_parts + (size_t)n > u->cap_parts) {
-        size_t cap = S3L_MAX(u->cap_parts * 2, u->n_parts + (size_t)n + 16);
-        struct s3l_s3_part *p = s3l_realloc(u->parts, cap * sizeof(*p));
-        if (!p)
-            rc = s3l_error_set(err, S3L_ENOMEM, "upload of %s: out of memory", u->key);
-        else
-            u->parts = p, u->cap_parts = cap;
-    }
+    if (rc == 0)
+        rc = grow_parts(u, u->n_parts + 1, e);
     if (rc == 0) {
-        struct s3l_s3_part *p = u->parts + u->n_parts;
-        for (int i = 0; i < n; i++) {
-            memset(&p[i], 0, sizeof(p[i]));
-            p[i].number = (int)u->n_parts + i + 1;
-        }
-        const void *d[64];
-        for (int i = 0; i < n && i < 64; i++)
-            d[i] = u->bufs[i];
-        rc = s3l_s3_upload_parts(u->c, u->bucket, u->key, u->upload_id, d, u->lens, p,
-                                 (size_t)n, err);
-        if (rc == 0)
-            u->n_parts += (size_t)n;
+        s->number = (int)++u->n_parts;
+        rc = s3l__part_request(u->c, &s->r, u->bucket, u->key, u->upload_id, s->buf, s->len,
+                               s->numstr, s->number, s->b64);
     }
-    return rc;
+    if (rc != 0)
+        return rc;
+    s->busy = true;
+    /* keep one slot free to fill: wait only while every slot travels */
+    return pump(u, (size_t)u->n_slots - 1, e);
+}
+
+static int next_slot(struct s3l_s3_upload *u, struct s3l_error *e)
+{
+    for (;;) {
+        for (int i = 0; i < u->n_slots; i++)
+            if (!u->slots[i].busy) {
+                struct slot *s = &u->slots[i];
+                if (!s->buf && !(s->buf = s3l_malloc(u->part_size)))
+                    return s3l_error_set(e, S3L_ENOMEM, "upload of %s: no memory for a part",
+                                         u->key);
+                s->len = 0;
+                u->cur = i;
+                return 0;
+            }
+        int rc = pump(u, (size_t)u->n_slots - 1, e);
+        if (rc != 0)
+            return rc;
+    }
 }
 
 int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
@@ -182,39 +274,28 @@ int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
     if (u->rc != 0)
         return s3l_error_set(err, u->rc, "upload of %s failed earlier: %s", u->key,
                              u->first.message);
+    struct s3l_error e = {0};
+    int rc = pump(u, SIZE_MAX, &e); /* let the parts in flight move on */
     const uint8_t *p = data;
-    while (len > 0) {
-        /* full parts wait until more bytes come: the last one may be the object's last part */
-        if (u->n_full == u->max_bufs) {
-            struct s3l_error e = {0};
-            int rc = send_parts(u, u->n_full, &e);
-            if (rc != 0) {
-                if (err && err->code == 0)
-                    *err = e;
-                return fail(u, rc, &e);
-            }
-            for (int k = 0; k < u->n_full; k++)
-                u->lens[k] = 0;
-            u->n_full = 0;
+    while (rc == 0 && len > 0) {
+        /* a full part waits for more bytes: while it might be the only one, it may be a PUT */
+        if (u->cur >= 0 && u->slots[u->cur].len == u->part_size) {
+            rc = submit(u, &u->slots[u->cur], &e);
+            u->cur = -1;
+            if (rc != 0)
+                break;
         }
-        int i = u->n_full;
-        if (!u->bufs[i] && !(u->bufs[i] = s3l_malloc(u->part_size))) {
-            struct s3l_error e = {0};
-            s3l_error_set(&e, S3L_ENOMEM, "upload of %s: no memory for a part", u->key);
-            if (err && err->code == 0)
-                *err = e;
-            return fail(u, S3L_ENOMEM, &e);
-        }
-        size_t n = S3L_MIN(len, u->part_size - u->lens[i]);
-        memcpy(u->bufs[i] + u->lens[i], p, n);
-        u->lens[i] += n;
+        if (u->cur < 0 && (rc = next_slot(u, &e)) != 0)
+            break;
+        struct slot *s = &u->slots[u->cur];
+        size_t n = S3L_MIN(len, u->part_size - s->len);
+        memcpy(s->buf + s->len, p, n);
+        s->len += n;
         u->size += n;
         p += n;
         len -= n;
-        if (u->lens[i] == u->part_size)
-            u->n_full++;
     }
-    return 0;
+    return rc ? fail(u, rc, &e, err) : 0;
 }
 
 /* HEAD after an unknown or empty-ETag Complete: ours when it has our token and our size. */
@@ -264,18 +345,32 @@ int s3l_s3_upload_publish(struct s3l_s3_upload *u, struct s3l_s3_object *out,
         s3l_s3_upload_abort(u);
         return rc;
     }
-    int pending = u->n_full + (u->n_full < u->max_bufs && u->lens[u->n_full] > 0);
-    if (!u->upload_id && pending <= 1) {
+    struct slot *last = u->cur >= 0 ? &u->slots[u->cur] : NULL;
+    if (!u->upload_id) { /* at most one part's worth: one PutObject */
         struct s3l_s3_put_options o = put_opts(u, true);
-        rc = s3l_s3_put_object(u->c, u->bucket, u->key, u->size ? u->bufs[0] : NULL, u->size, &o,
-                               out, err);
+        rc = s3l_s3_put_object(u->c, u->bucket, u->key, last && last->len ? last->buf : NULL,
+                               u->size, &o, out, err);
         upload_free(u);
         return rc;
     }
-    rc = send_parts(u, pending, err);
+    struct s3l_error e = {0};
+    if (last && last->len > 0)
+        rc = submit(u, last, &e);
+    u->cur = -1;
+    while (rc == 0 && pump(u, 0, &e) == 0) {
+        bool busy = false;
+        for (int i = 0; i < u->n_slots; i++)
+            busy = busy || u->slots[i].busy;
+        if (!busy)
+            break;
+    }
     if (rc == 0)
-        rc = complete(u, out, err);
+        rc = e.code;
+    if (rc == 0)
+        rc = complete(u, out, &e);
     if (rc != 0) {
+        if (err && err->code == 0)
+            *err = e;
         s3l_s3_upload_abort(u);
         return rc;
     }
@@ -287,6 +382,7 @@ void s3l_s3_upload_abort(struct s3l_s3_upload *u)
 {
     if (!u)
         return;
+    cancel_all(u);
     if (u->upload_id) {
         struct s3l_error e = {0};
         (void)s3l_s3_abort_multipart(u->c, u->bucket, u->key, u->upload_id, &e);

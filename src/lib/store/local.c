@@ -388,6 +388,24 @@ static int walk_dir(struct walk *w, const char *key_dir, bool top)
     return rc;
 }
 
+/* Size and mtime of a listed key; no ETag (""), so that listing never reads file contents. */
+static int list_info(struct s3l_store *s, const char *key, struct s3l_object_info *info,
+                     struct s3l_error *err)
+{
+    char *path = key_path(s, key);
+    if (!path)
+        return S3L_ENOMEM;
+    struct s3l__os_stat st;
+    int rc = s3l__os_stat(path, &st, err);
+    if (rc == 0) {
+        memset(info, 0, sizeof(*info));
+        info->size = st.size;
+        info->mtime_ns = st.mtime_ns;
+    }
+    s3l_free(path);
+    return rc;
+}
+
 static int cmp_keys(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -408,7 +426,7 @@ static int local_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb
     for (size_t i = 0; i < w.n && rc == 0; i++) {
         struct s3l_object_info info;
         struct s3l_error e2 = {0};
-        rc = local_stat(s, w.keys[i], &info, &e2);
+        rc = list_info(s, w.keys[i], &info, &e2);
         if (rc == S3L_ENOT_FOUND) {
             rc = 0; /* removed since the walk */
             continue;
@@ -564,15 +582,17 @@ static const struct s3l_store_ops local_ops = {
     .event = NULL,
 };
 
-int s3l__store_local_open(const char *root, const char *url, bool create,
-                          struct s3l_store **out, struct s3l_error *err)
+int s3l__store_local_open(const char *root, const char *url, bool create, struct s3l_store **out,
+                          struct s3l_error *err)
 {
     int rc = create ? s3l__os_mkdirs(root, err) : 0;
     struct s3l__os_stat st;
     if (rc == 0)
         rc = s3l__os_stat(root, &st, err);
-    if (rc == S3L_ENOT_FOUND)
-        return s3l_error_prefix(err, "destination %s does not exist", url);
+    if (rc == S3L_ENOT_FOUND) {
+        s3l_error_prefix(err, "destination %s does not exist", url);
+        return rc;
+    }
     if (rc)
         return rc;
     if (!st.is_dir)

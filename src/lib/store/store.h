@@ -13,7 +13,7 @@
 #define S3L__LOCAL_HASH_ETAG_MAX (1u << 20)
 
 /* Names the local backend hides from listings: its temp files and lock files. */
-#define S3L__LOCAL_TMP_PREFIX ".s3l-tmp-"
+#define S3L__LOCAL_TMP_PREFIX  ".s3l-tmp-"
 #define S3L__LOCAL_LOCK_PREFIX ".s3l-lock-"
 
 /*
@@ -21,12 +21,12 @@
  * allowed). url is the canonical URL to record. create: mkdir -p the root.
  * Errors: S3L_ENOT_FOUND, S3L_EINVALID_CONFIG (not a directory), S3L_EPERMISSION_DENIED, ENOMEM.
  */
-int s3l__store_local_open(const char *root, const char *url, bool create,
-                          struct s3l_store **out, struct s3l_error *err);
+int s3l__store_local_open(const char *root, const char *url, bool create, struct s3l_store **out,
+                          struct s3l_error *err);
 
 /*
- * The S3 backend's entry point, implemented by src/lib/store/s3*.c (the S3 engineer). Not
- * called yet: s3l_store_open answers S3L_EUNSUPPORTED for s3:// until it is wired in.
+ * The S3 backend's entry point, implemented by src/lib/store/s3.c; opts->s3 may point to a
+ * struct s3l_s3_store_options (include/s3l/s3.h).
  */
 int s3l__store_s3_open(const char *url, const struct s3l_store_options *opts,
                        struct s3l_store **out, struct s3l_error *err);

@@ -1,0 +1,358 @@
+/*
+ * The s3 store backend: the storage vtable of include/s3l/sys/store.h over the S3 client
+ * (include/s3l/s3.h), so that the destination runs on s3://BUCKET/PREFIX exactly as on file://.
+ * Keys are relative to PREFIX. Uploads stream as multipart parts (8 MiB, 4 in flight, bounded
+ * memory) or become one PutObject when small; publish is CompleteMultipartUpload settled by HEAD
+ * (src/lib/s3/upload.c); abort is AbortMultipartUpload; put-if-absent is If-None-Match: *, a
+ * conditional put is If-Match with the ETag unquoted (as RGW wants it); copy is CopyObject, or
+ * UploadPartCopy above a threshold; list follows continuation tokens.
+ * The store may be used from several threads: one mutex serialises the calls into the client,
+ * whose transfers (parts in flight) move on whenever any call drives its multi handle.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "s3l/s3.h"
+#include "store/store.h"
+#include "util/util.h"
+
+struct s3_store {
+    struct s3l_store base;
+    struct s3l_s3_client *c;
+    char *bucket;
+    char *prefix; /* "" or "PREFIX/" */
+    size_t part_size;
+    uint64_t copy_threshold, copy_part_size;
+    pthread_mutex_t lock;
+};
+
+struct s3_upload {
+    struct s3l_upload base;
+    struct s3l_s3_upload *u;
+};
+
+static struct s3_store *S(struct s3l_store *s)
+{
+    return (struct s3_store *)s;
+}
+
+/* PREFIX/key into a new string (s3l_free). */
+static char *full_key(const struct s3_store *s, const char *key)
+{
+    size_t a = strlen(s->prefix), b = strlen(key);
+    char *k = s3l_malloc(a + b + 1);
+    if (k) {
+        memcpy(k, s->prefix, a);
+        memcpy(k + a, key, b + 1);
+    }
+    return k;
+}
+
+static void to_info(const struct s3l_s3_object *o, struct s3l_object_info *info)
+{
+    if (!info)
+        return;
+    info->key = NULL;
+    info->size = o->size;
+    info->mtime_ns = o->mtime_ns;
+    snprintf(info->etag, sizeof(info->etag), "%s", o->etag);
+}
+
+static int nomem(struct s3l_error *err)
+{
+    return s3l_error_set(err, S3L_ENOMEM, "out of memory");
+}
+
+static int s3_upload_begin(struct s3l_store *st, const char *key,
+                           const struct s3l_put_options *opts, struct s3l_upload **out,
+                           struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    struct s3_upload *up = s3l_calloc(1, sizeof(*up));
+    char *k = full_key(s, key);
+    up = k ? up : (s3l_free(up), NULL);
+    if (!up || !(up->base.key = s3l_strdup(key))) {
+        s3l_free(k);
+        s3l_free(up);
+        return nomem(err);
+    }
+    struct s3l_s3_put_options po = {0};
+    if (opts) {
+        po.if_none_match = opts->if_none_match;
+        po.if_match = opts->if_match;
+        po.content_type = opts->content_type;
+    }
+    pthread_mutex_lock(&s->lock);
+    int rc = s3l_s3_upload_begin(s->c, s->bucket, k, &po, s->part_size, &up->u, err);
+    pthread_mutex_unlock(&s->lock);
+    s3l_free(k);
+    if (rc != 0) {
+        s3l_free(up->base.key);
+        s3l_free(up);
+        return rc;
+    }
+    up->base.store = st;
+    *out = &up->base;
+    return 0;
+}
+
+static int s3_upload_write(struct s3l_upload *ub, const void *data, size_t len,
+                           struct s3l_error *err)
+{
+    struct s3_upload *up = (struct s3_upload *)ub;
+    struct s3_store *s = S(ub->store);
+    pthread_mutex_lock(&s->lock);
+    int rc = s3l_s3_upload_write(up->u, data, len, err);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+static void upload_free(struct s3_upload *up)
+{
+    s3l_free(up->base.key);
+    s3l_free(up);
+}
+
+static int s3_upload_publish(struct s3l_upload *ub, struct s3l_object_info *info,
+                             struct s3l_error *err)
+{
+    struct s3_upload *up = (struct s3_upload *)ub;
+    struct s3_store *s = S(ub->store);
+    struct s3l_s3_object o = {0};
+    pthread_mutex_lock(&s->lock);
+    int rc = s3l_s3_upload_publish(up->u, &o, err);
+    pthread_mutex_unlock(&s->lock);
+    if (rc == 0) {
+        if (!o.mtime_ns) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            o.mtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
+        to_info(&o, info);
+    }
+    upload_free(up);
+    return rc;
+}
+
+static void s3_upload_abort(struct s3l_upload *ub)
+{
+    struct s3_upload *up = (struct s3_upload *)ub;
+    struct s3_store *s = S(ub->store);
+    pthread_mutex_lock(&s->lock);
+    s3l_s3_upload_abort(up->u);
+    pthread_mutex_unlock(&s->lock);
+    upload_free(up);
+}
+
+static int s3_put(struct s3l_store *st, const char *key, const void *data, size_t len,
+                  const struct s3l_put_options *opts, struct s3l_object_info *info,
+                  struct s3l_error *err)
+{
+    struct s3l_upload *u = NULL;
+    int rc = s3_upload_begin(st, key, opts, &u, err);
+    if (rc == 0 && len > 0)
+        rc = s3_upload_write(u, data, len, err);
+    if (rc == 0)
+        return s3_upload_publish(u, info, err);
+    if (u)
+        s3_upload_abort(u);
+    return rc;
+}
+
+static int s3_get(struct s3l_store *st, const char *key, uint64_t offset, uint64_t len,
+                  size_t max, uint8_t **data, size_t *data_len, struct s3l_object_info *info,
+                  struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char *k = full_key(s, key);
+    if (!k)
+        return nomem(err);
+    struct s3l_s3_object o = {0};
+    int rc;
+    pthread_mutex_lock(&s->lock);
+    if (len == 0) { /* nothing to read: only whether it exists, and its version */
+        rc = s3l_s3_head_object(s->c, s->bucket, k, &o, err);
+        *data = NULL;
+        *data_len = 0;
+        if (rc == 0 && !(*data = s3l_calloc(1, 1)))
+            rc = nomem(err);
+    } else {
+        rc = s3l_s3_get_object(s->c, s->bucket, k, offset, len == UINT64_MAX ? 0 : len, max,
+                               data, data_len, &o, err);
+    }
+    pthread_mutex_unlock(&s->lock);
+    s3l_free(k);
+    if (rc == 0)
+        to_info(&o, info);
+    return rc;
+}
+
+static int s3_stat(struct s3l_store *st, const char *key, struct s3l_object_info *info,
+                   struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char *k = full_key(s, key);
+    if (!k)
+        return nomem(err);
+    struct s3l_s3_object o = {0};
+    pthread_mutex_lock(&s->lock);
+    int rc = s3l_s3_head_object(s->c, s->bucket, k, &o, err);
+    pthread_mutex_unlock(&s->lock);
+    s3l_free(k);
+    if (rc == 0)
+        to_info(&o, info);
+    return rc;
+}
+
+struct list_ctx {
+    size_t strip;
+    s3l_store_list_cb cb;
+    void *ctx;
+};
+
+static int list_one(void *ud, const struct s3l_s3_object *o)
+{
+    struct list_ctx *l = ud;
+    struct s3l_object_info info;
+    to_info(o, &info);
+    info.key = o->key + l->strip;
+    return l->cb(l->ctx, &info);
+}
+
+static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb cb, void *ctx,
+                   struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char *k = full_key(s, prefix ? prefix : "");
+    if (!k)
+        return nomem(err);
+    struct list_ctx l = {strlen(s->prefix), cb, ctx};
+    /* the callback runs with the lock held: it must not call back into this store */
+    pthread_mutex_lock(&s->lock);
+    int rc = s3l_s3_list_all(s->c, s->bucket, k, list_one, &l, err);
+    pthread_mutex_unlock(&s->lock);
+    s3l_free(k);
+    return rc;
+}
+
+static int s3_remove(struct s3l_store *st, const char *key, struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char *k = full_key(s, key);
+    if (!k)
+        return nomem(err);
+    pthread_mutex_lock(&s->lock);
+    int rc = s3l_s3_delete_object(s->c, s->bucket, k, err);
+    pthread_mutex_unlock(&s->lock);
+    s3l_free(k);
+    return rc;
+}
+
+static int s3_copy(struct s3l_store *st, const char *src_key, const char *dst_key,
+                   struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char *a = full_key(s, src_key), *b = full_key(s, dst_key);
+    int rc = a && b ? 0 : nomem(err);
+    if (rc == 0) {
+        pthread_mutex_lock(&s->lock);
+        rc = s3l_s3_copy(s->c, s->bucket, a, s->bucket, b, s->copy_threshold, s->copy_part_size,
+                         NULL, err);
+        pthread_mutex_unlock(&s->lock);
+    }
+    s3l_free(a);
+    s3l_free(b);
+    return rc;
+}
+
+static void s3_destroy(struct s3l_store *st)
+{
+    struct s3_store *s = S(st);
+    s3l_s3_client_free(s->c);
+    pthread_mutex_destroy(&s->lock);
+    s3l_free(s->bucket);
+    s3l_free(s->prefix);
+    s3l__store_base_cleanup(st);
+    s3l_free(s);
+}
+
+static const struct s3l_store_ops s3_ops = {
+    .version = S3L_STORE_OPS_VERSION,
+    .name = "s3",
+    .caps = S3L_STORE_CAP_PUT_IF_ABSENT | S3L_STORE_CAP_CONDITIONAL | S3L_STORE_CAP_MULTIPART |
+            S3L_STORE_CAP_SERVER_COPY,
+    .upload_begin = s3_upload_begin,
+    .upload_write = s3_upload_write,
+    .upload_publish = s3_upload_publish,
+    .upload_abort = s3_upload_abort,
+    .put = s3_put,
+    .get = s3_get,
+    .stat = s3_stat,
+    .list = s3_list,
+    .remove = s3_remove,
+    .copy = s3_copy,
+    .destroy = s3_destroy,
+};
+
+/* s3://BUCKET[/PREFIX]: bucket and prefix (no leading or trailing '/', no empty segment). */
+static int parse_url(const char *url, struct s3_store *s, struct s3l_error *err)
+{
+    const char *b = url + 5, *slash = strchr(b, '/');
+    size_t blen = slash ? (size_t)(slash - b) : strlen(b);
+    const char *p = slash ? slash + 1 : "";
+    size_t plen = strlen(p);
+    while (plen > 0 && p[plen - 1] == '/')
+        plen--;
+    bool bad = blen == 0 || (plen > 0 && (p[0] == '/' || strstr(p, "//")));
+    if (bad)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "URL '%.200s': expected s3://BUCKET or s3://BUCKET/PREFIX", url);
+    s->bucket = s3l_strndup(b, blen);
+    s->prefix = s3l_malloc(plen + 2);
+    s->base.url = s3l_malloc(5 + blen + 1 + plen + 1);
+    if (!s->bucket || !s->prefix || !s->base.url)
+        return nomem(err);
+    memcpy(s->prefix, p, plen);
+    s->prefix[plen] = '/';
+    s->prefix[plen ? plen + 1 : 0] = 0;
+    snprintf(s->base.url, 5 + blen + 1 + plen + 1, "s3://%.*s%s%.*s", (int)blen, b,
+             plen ? "/" : "", (int)plen, p);
+    return 0;
+}
+
+int s3l__store_s3_open(const char *url, const struct s3l_store_options *opts,
+                       struct s3l_store **out, struct s3l_error *err)
+{
+    *out = NULL;
+    const struct s3l_s3_store_options *so = opts ? opts->s3 : NULL;
+    if (so && so->version != S3L_S3_STORE_OPTIONS_VERSION)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "s3 store options: version must be %d",
+                             S3L_S3_STORE_OPTIONS_VERSION);
+    struct s3_store *s = s3l_calloc(1, sizeof(*s));
+    if (!s)
+        return nomem(err);
+    pthread_mutex_init(&s->lock, NULL);
+    s->base.ops = &s3_ops;
+    int rc = parse_url(url, s, err);
+    struct s3l_s3_config cfg = {0};
+    if (so && so->client)
+        cfg = *so->client;
+    cfg.version = S3L_S3_CONFIG_VERSION;
+    if (opts && opts->region)
+        cfg.region = opts->region;
+    if (opts && opts->endpoint)
+        cfg.endpoint = opts->endpoint;
+    if (rc == 0)
+        rc = s3l_s3_client_new(&cfg, &s->c, err);
+    s->part_size = so ? so->part_size : 0;
+    s->copy_threshold = so ? so->copy_threshold : 0;
+    s->copy_part_size = so ? so->copy_part_size : 0;
+    if (rc != 0) {
+        s3_destroy(&s->base);
+        return rc;
+    }
+    *out = &s->base;
+    return 0;
+}

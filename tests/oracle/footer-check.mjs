@@ -1,0 +1,67 @@
+// footer-check.mjs: compares the JSON of tests/tools/pq_footer_dump (our footer reader) with
+// what DuckDB (pq-meta.mjs) and page-index.mjs (own decoder + hyparquet) report for the same
+// file. Used by the footer reader's integration tests; throws an AssertionError on the first
+// difference, naming the column.
+//
+//   import { dumpFooter, checkAgainstDuck, checkPageIndex } from '../oracle/footer-check.mjs';
+//   const d = dumpFooter(file, '--page-index', '--arrow');   // needs S3L_TOOLS_DIR
+//   checkAgainstDuck(d, await pqMeta(file));
+//   checkPageIndex(d, await readPageIndexChecked(file));
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+export function dumpFooter(file, ...args) {
+  const tools = process.env.S3L_TOOLS_DIR;
+  assert.ok(tools, 'S3L_TOOLS_DIR must name the built test tools');
+  return JSON.parse(execFileSync(join(tools, 'pq_footer_dump'), [file, ...args],
+    { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+export function checkAgainstDuck(d, m) {
+  assert.equal(d.validation, null, 's3l_pq_footer_validate');
+  assert.equal(d.num_rows, m.file.num_rows);
+  assert.equal(d.created_by, m.file.created_by);
+  assert.equal(d.metadata_len, m.file.footer_size);
+  assert.equal(d.row_groups.length, m.file.num_row_groups);
+  assert.deepEqual(d.schema.map(s => [s.name, s.type, s.repetition, s.converted_type, s.num_children]),
+    m.schema.map(s => [s.name, s.type, s.repetition_type, s.converted_type, s.num_children ?? 0]));
+  const cols = d.row_groups.flatMap((rg, g) => rg.columns.map(c => ({ g, rows: rg.num_rows, ...c })));
+  assert.equal(cols.length, m.columns.length);
+  cols.forEach((c, k) => {
+    const e = m.columns[k], at = `row group ${c.g} column ${c.path}`;
+    assert.equal(c.g, e.row_group_id, at);
+    assert.equal(c.rows, e.row_group_num_rows, at);
+    assert.equal(c.path, e.path, at);
+    assert.equal(c.type, e.type, at);
+    assert.equal(c.codec, e.compression, at);
+    assert.deepEqual(c.encodings, e.encodings, at);
+    assert.equal(c.num_values, e.num_values, at);
+    assert.equal(c.total_compressed_size, e.total_compressed_size, at);
+    assert.equal(c.total_uncompressed_size, e.total_uncompressed_size, at);
+    assert.equal(c.data_page_offset, e.data_page_offset, at);
+    assert.equal(c.dictionary_page_offset, e.dictionary_page_offset, at);
+    if (e.stats_null_count !== null) assert.equal(c.statistics.null_count, e.stats_null_count, at);
+    // s3l_pq_value_format renders statistics the way DuckDB does, where DuckDB renders them.
+    if (e.stats_min_value !== null) assert.equal(c.statistics.min_text, String(e.stats_min_value), `${at} min`);
+    if (e.stats_max_value !== null) assert.equal(c.statistics.max_text, String(e.stats_max_value), `${at} max`);
+  });
+  assert.deepEqual(d.key_value_metadata.map(k => [k.key, k.value_hex]), m.kv.map(k => [k.key, k.value_hex]));
+  return cols.length;
+}
+
+export function checkPageIndex(d, pi) {
+  const mine = d.row_groups.flatMap(rg => rg.columns.map(c => ({
+    path: c.path,
+    column_index: c.page_index.column_index ? {
+      null_pages: c.page_index.column_index.null_pages,
+      min_values: c.page_index.column_index.min_values,
+      max_values: c.page_index.column_index.max_values,
+      boundary_order: ['UNORDERED', 'ASCENDING', 'DESCENDING'][c.page_index.column_index.boundary_order],
+      null_counts: c.page_index.column_index.null_counts,
+    } : null,
+    offset_index: c.page_index.page_locations ? { page_locations: c.page_index.page_locations } : null,
+  })));
+  assert.deepEqual(mine, pi.map(({ path, column_index, offset_index }) => ({ path, column_index, offset_index })));
+  return mine.length;
+}
