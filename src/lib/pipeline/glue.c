@@ -6,14 +6,13 @@
  * The table's schema is the declared one, or is inferred from the first infer_rows records of the
  * first input that has records: those records are copied aside (memory bounded by infer_rows
  * times max_record_size), inferred, and then written like any other. A column that was null in
- * the whole sample keeps the type of the table's schema record if it has one; otherwise it is
- * left out (never written with a guessed type), and so are later keys the schema lacks: their
- * values are counted and reported, never silently written under a guessed type.
+ * the whole sample keeps the type of the table's schema record if it has one; otherwise it waits
+ * for its first value, like a key first seen after the sample: then the epoch before that record
+ * is committed and the stream reopened with the grown schema (never a guessed type). With a
+ * declared schema, keys it lacks are ignored and counted.
  */
 #include <string.h>
 #include <sys/stat.h>
-
-#include <jansson.h>
 
 #include "runner.h"
 #include "s3l/destination.h"
@@ -61,7 +60,6 @@ struct glue_source {
     struct s3l_arena arena;
     struct held *held;
     size_t n_held, next_held;
-    char message[S3L_ERROR_MESSAGE_MAX];
     /* A record with new columns, held while the runner commits the epoch before it. */
     struct s3l_arena pend_arena;
     struct held pending;
@@ -70,13 +68,6 @@ struct glue_source {
 
 /* ---- Destination -------------------------------------------------------------------------- */
 
-/*
- * Opens the destination and hands the runner the positions recorded with the last committed
- * epoch. Opening commits an epoch left pending by an interrupted run (same copies, same names)
- * and otherwise writes nothing: the destination claims its generation only when it first stages
- * something, so a rerun with nothing new leaves the destination byte-identical. The checkpoint is
- * peeked at first only to tell the user that a pending epoch was recovered.
- */
 /* Opens (or reopens, after the schema grew) the destination for this pipeline. */
 static int open_dest(struct glue *g, struct s3l_error *err)
 {
@@ -99,6 +90,13 @@ static int open_dest(struct glue *g, struct s3l_error *err)
     return s3l_dest_open(g->store, &d, &g->dest, err);
 }
 
+/*
+ * Opens the destination and hands the runner the positions recorded with the last committed
+ * epoch. Opening commits an epoch left pending by an interrupted run (same copies, same names)
+ * and otherwise writes nothing: the destination claims its generation only when it first stages
+ * something, so a rerun with nothing new leaves the destination byte-identical. The checkpoint is
+ * peeked at first only to tell the user that a pending epoch was recovered.
+ */
 static int g_positions(void *ctx, char **json, bool *pending, struct s3l_error *err)
 {
     struct glue *g = ctx;
