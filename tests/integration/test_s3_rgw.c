@@ -21,6 +21,7 @@
 
 #include "s3/s3_int.h"
 #include "s3l/store.h"
+#include "model_runner.h"
 
 static char rgw_dir[512];
 static char bucket[64];
@@ -710,6 +711,36 @@ static void store_backend(void **state)
     s3l_store_free(st);
 }
 
+/* The main job's destination, unchanged, on s3://: the model pipeline (tests/support) runs to
+ * the end, is checked against its model (every row exactly once, markers whole), and a rerun of
+ * the finished run changes nothing. Endpoint and keys come from the environment. */
+static void destination_on_s3(void **state)
+{
+    (void)state;
+    char url[128];
+    snprintf(url, sizeof(url), "s3://%s/model-lake", bucket);
+    struct s3l_test_run run = {.url = url, .pipeline = "model-s3", .lanes = 2, .tables = 2,
+                               .file_size = 64 << 10, .total_rows = 20000, .epoch_rows = 5000,
+                               .gc = true, .reject_every = 97};
+    OK(s3l_test_run(&run, err));
+    char why[512] = {0};
+    if (s3l_test_verify(&run, true, why, sizeof(why)) != 0)
+        fail_msg("verify: %s", why);
+    struct s3l_test_census a, b;
+    assert_int_equal(s3l_test_census(&run, &a), 0);
+    assert_true(a.markers > 0 && a.data_files > 0);
+    assert_false(a.pending);
+    OK(s3l_test_run(&run, err)); /* finished: a rerun must change nothing */
+    assert_int_equal(s3l_test_census(&run, &b), 0);
+    assert_int_equal(a.markers, b.markers);
+    assert_int_equal(a.data_files, b.data_files);
+    assert_true(a.committed_epoch == b.committed_epoch);
+    if (s3l_test_verify(&run, true, why, sizeof(why)) != 0)
+        fail_msg("verify after rerun: %s", why);
+    print_message("on s3://: %u markers, %u data files, epoch %llu\n", a.markers, a.data_files,
+                  (unsigned long long)a.committed_epoch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -722,6 +753,7 @@ int main(void)
         cmocka_unit_test(virtual_hosted_and_tls),
         cmocka_unit_test(streaming_uploads_and_large_copy),
         cmocka_unit_test(store_backend),
+        cmocka_unit_test(destination_on_s3),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

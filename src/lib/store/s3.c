@@ -206,21 +206,8 @@ static int s3_stat(struct s3l_store *st, const char *key, struct s3l_object_info
     return rc;
 }
 
-struct list_ctx {
-    size_t strip;
-    s3l_store_list_cb cb;
-    void *ctx;
-};
-
-static int list_one(void *ud, const struct s3l_s3_object *o)
-{
-    struct list_ctx *l = ud;
-    struct s3l_object_info info;
-    to_info(o, &info);
-    info.key = o->key + l->strip;
-    return l->cb(l->ctx, &info);
-}
-
+/* Page by page: the lock is held while a page is fetched, never during the callbacks, which
+ * may call back into this store (the destination reads each marker it lists). */
 static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb cb, void *ctx,
                    struct s3l_error *err)
 {
@@ -228,11 +215,29 @@ static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb c
     char *k = full_key(s, prefix ? prefix : "");
     if (!k)
         return nomem(err);
-    struct list_ctx l = {strlen(s->prefix), cb, ctx};
-    /* the callback runs with the lock held: it must not call back into this store */
-    pthread_mutex_lock(&s->lock);
-    int rc = s3l_s3_list_all(s->c, s->bucket, k, list_one, &l, err);
-    pthread_mutex_unlock(&s->lock);
+    size_t strip = strlen(s->prefix);
+    char *token = NULL;
+    int rc = 0;
+    do {
+        struct s3l_s3_list_page p;
+        pthread_mutex_lock(&s->lock);
+        rc = s3l_s3_list_objects(s->c, s->bucket, k, NULL, token, 1000, &p, err);
+        pthread_mutex_unlock(&s->lock);
+        s3l_free(token);
+        token = NULL;
+        for (size_t i = 0; rc == 0 && i < p.n_objects; i++) {
+            struct s3l_object_info info;
+            to_info(&p.objects[i], &info);
+            info.key = p.objects[i].key + strip;
+            rc = cb(ctx, &info);
+        }
+        if (rc == 0 && p.truncated) {
+            token = p.next_token;
+            p.next_token = NULL;
+        }
+        s3l_s3_list_page_free(&p);
+    } while (rc == 0 && token);
+    s3l_free(token);
     s3l_free(k);
     return rc;
 }
