@@ -54,8 +54,8 @@ static int setup(void **state)
         const char *src = getenv("S3L_SOURCE_DIR");
         snprintf(rgw_dir, sizeof(rgw_dir), "/tmp/s3land-rgw-it.%d", (int)getpid());
         char cmd[2048];
-        snprintf(cmd, sizeof(cmd), "RGW_DIR=%s RGW_TLS_PORT=%d %s/tests/stores/start-rgw.sh "
-                 ">/dev/null", rgw_dir, 20000 + getpid() % 30000, src ? src : ".");
+        snprintf(cmd, sizeof(cmd), "RGW_DIR=%s RGW_TLS_PORT=auto %s/tests/stores/start-rgw.sh "
+                 ">/dev/null", rgw_dir, src ? src : ".");
         if (system(cmd) != 0)
             return -1;
         started_here = true;
