@@ -667,6 +667,21 @@ static void store_backend(void **state)
     s3l_error_clear(&e);
     assert_int_equal(s3l_store_get(st, "_openetl/checkpoints/p.json", 0, UINT64_MAX, 3, &d, &n,
                                    NULL, &e), S3L_ETOO_LARGE);
+    /* past the end, and zero bytes: no bytes, like the local backend; a missing key: NOT_FOUND */
+    OK(s3l_store_get(st, "_openetl/checkpoints/p.json", 100, UINT64_MAX, 100, &d, &n, &info, err));
+    assert_int_equal(n, 0);
+    assert_true(info.size == 7);
+    s3l_free(d);
+    OK(s3l_store_get(st, "_openetl/checkpoints/p.json", 0, 0, 100, &d, &n, NULL, err));
+    assert_int_equal(n, 0);
+    s3l_free(d);
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_store_get(st, "nope", 0, UINT64_MAX, 100, &d, &n, NULL, &e),
+                     S3L_ENOT_FOUND);
+    /* a header injection through an option is refused before sending */
+    struct s3l_put_options evil = {.content_type = "text/plain\r\nx-amz-acl: public-read"};
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_store_put(st, "evil", "x", 1, &evil, NULL, &e), S3L_EINVALID_ARGUMENT);
 
     /* a streamed upload of 12 MiB + 1: invisible until published, then whole */
     size_t big = (12u << 20) + 1;

@@ -170,22 +170,30 @@ static int s3_get(struct s3l_store *st, const char *key, uint64_t offset, uint64
     if (!k)
         return nomem(err);
     struct s3l_s3_object o = {0};
-    int rc;
+    struct s3l_error e = {0};
+    int rc = -1;
+    *data = NULL;
+    *data_len = 0;
     pthread_mutex_lock(&s->lock);
-    if (len == 0) { /* nothing to read: only whether it exists, and its version */
-        rc = s3l_s3_head_object(s->c, s->bucket, k, &o, err);
-        *data = NULL;
-        *data_len = 0;
-        if (rc == 0 && !(*data = s3l_calloc(1, 1)))
-            rc = nomem(err);
-    } else {
+    if (len > 0) {
         rc = s3l_s3_get_object(s->c, s->bucket, k, offset, len == UINT64_MAX ? 0 : len, max,
-                               data, data_len, &o, err);
+                               data, data_len, &o, &e);
+        /* a range that starts past the end is 416 on S3; the vtable reads it as no bytes */
+        if (rc == S3L_EINVALID_ARGUMENT && e.http_status == 416)
+            rc = -1;
+    }
+    if (rc == -1) { /* nothing to read: only whether it exists, and its version */
+        s3l_error_clear(&e);
+        rc = s3l_s3_head_object(s->c, s->bucket, k, &o, &e);
+        if (rc == 0 && !(*data = s3l_calloc(1, 1)))
+            rc = s3l_error_set(&e, S3L_ENOMEM, "out of memory");
     }
     pthread_mutex_unlock(&s->lock);
     s3l_free(k);
     if (rc == 0)
         to_info(&o, info);
+    else if (err && err->code == 0)
+        *err = e;
     return rc;
 }
 
