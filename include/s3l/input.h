@@ -169,7 +169,8 @@ void s3l_infer_free(struct s3l_infer *inf);
  *  NUMBER -> int64 (when it fits, no fraction/exponent) or double; true/false -> bool;
  *  STRING -> date32[day] for YYYY-MM-DD, timestamp[us] for a date and time, timestamp[us, tz=UTC]
  *  when an offset or Z is written, else string; CSV text also -> int64, double, bool;
- *  OBJECT -> struct, ARRAY -> list (json with nested_as_json); null -> no type yet.
+ *  OBJECT -> struct, ARRAY -> list (json with nested_as_json, and below 32 levels of nesting);
+ *  null -> no type yet.
  * Types of a column are combined by s3l_type_widen. S3L_ENOMEM.
  */
 int s3l_infer_add(struct s3l_infer *inf, const struct s3l_record *rec);
