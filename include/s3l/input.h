@@ -118,12 +118,14 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
 /*
  * Reads the next record into *rec. Returns 1 with a record, 0 at the end of the input, or:
  *  - S3L_EINVALID_INPUT: a malformed record (bad JSON, invalid UTF-8, a line that is not an
- *    object, a record over max_record_bytes (also S3L_ETOO_LARGE's text), a CSV row with the
- *    wrong number of fields), err naming input, line, byte offset and column. rec->line, offset,
- *    end_offset and raw (raw_len 0 when too long) describe the bad record. NDJSON and CSV rows
- *    are independent: the next call continues after it. A JSON array cannot be resynchronised,
- *    nor can a CSV quote left open at the end: the error then repeats on every call.
- *  - S3L_EIO: read() failed (sticky); S3L_ENOMEM.
+ *    object, a record over max_record_bytes ("longer than the maximum record size"), a CSV row
+ *    with the wrong number of fields), err naming input, line, byte offset and column.
+ *    rec->line, offset, end_offset and raw (NULL when too long) describe the bad record. NDJSON
+ *    lines and CSV rows are independent: the next call continues after it, as it does after a
+ *    bad JSON array element whose extent is known. A broken array structure, an element or CSV
+ *    row over the limit, or a CSV quote left open at the end cannot be resynchronised: that error
+ *    then repeats on every call (sticky).
+ *  - S3L_EIO: read() failed (sticky, errno in err->sys_errno); S3L_ENOMEM.
  * Nothing in *rec outlives the next call or s3l_reader_free.
  */
 int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
@@ -224,7 +226,8 @@ void s3l_converter_free(struct s3l_converter *c);
 
 /*
  * Writes rec as one row of the converter's schema into sink: row_begin, one value per column in
- * schema order (a missing key is null), row_end. Coercions (all lossless; docs/internals/schema.md):
+ * schema order (a missing key is null), row_end. Coercions (all lossless; see
+ * docs/internals/schema.md):
  * a number into a string column keeps its text; an integer into float or decimal columns; text
  * holding a valid number, bool, decimal, date, time, timestamp (ISO-8601, offsets applied), UUID
  * or interval (ISO-8601 duration) into that column; an array into a list, an object into a struct

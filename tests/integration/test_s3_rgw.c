@@ -21,6 +21,7 @@
 
 #include "s3/s3_int.h"
 #include "s3l/store.h"
+#include "model_runner.h"
 
 static char rgw_dir[512];
 static char bucket[64];
@@ -53,8 +54,8 @@ static int setup(void **state)
         const char *src = getenv("S3L_SOURCE_DIR");
         snprintf(rgw_dir, sizeof(rgw_dir), "/tmp/s3land-rgw-it.%d", (int)getpid());
         char cmd[2048];
-        snprintf(cmd, sizeof(cmd), "RGW_DIR=%s RGW_TLS_PORT=%d %s/tests/stores/start-rgw.sh "
-                 ">/dev/null", rgw_dir, 20000 + getpid() % 30000, src ? src : ".");
+        snprintf(cmd, sizeof(cmd), "RGW_DIR=%s RGW_TLS_PORT=auto %s/tests/stores/start-rgw.sh "
+                 ">/dev/null", rgw_dir, src ? src : ".");
         if (system(cmd) != 0)
             return -1;
         started_here = true;
@@ -666,6 +667,21 @@ static void store_backend(void **state)
     s3l_error_clear(&e);
     assert_int_equal(s3l_store_get(st, "_openetl/checkpoints/p.json", 0, UINT64_MAX, 3, &d, &n,
                                    NULL, &e), S3L_ETOO_LARGE);
+    /* past the end, and zero bytes: no bytes, like the local backend; a missing key: NOT_FOUND */
+    OK(s3l_store_get(st, "_openetl/checkpoints/p.json", 100, UINT64_MAX, 100, &d, &n, &info, err));
+    assert_int_equal(n, 0);
+    assert_true(info.size == 7);
+    s3l_free(d);
+    OK(s3l_store_get(st, "_openetl/checkpoints/p.json", 0, 0, 100, &d, &n, NULL, err));
+    assert_int_equal(n, 0);
+    s3l_free(d);
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_store_get(st, "nope", 0, UINT64_MAX, 100, &d, &n, NULL, &e),
+                     S3L_ENOT_FOUND);
+    /* a header injection through an option is refused before sending */
+    struct s3l_put_options evil = {.content_type = "text/plain\r\nx-amz-acl: public-read"};
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_store_put(st, "evil", "x", 1, &evil, NULL, &e), S3L_EINVALID_ARGUMENT);
 
     /* a streamed upload of 12 MiB + 1: invisible until published, then whole */
     size_t big = (12u << 20) + 1;
@@ -710,6 +726,36 @@ static void store_backend(void **state)
     s3l_store_free(st);
 }
 
+/* The main job's destination, unchanged, on s3://: the model pipeline (tests/support) runs to
+ * the end, is checked against its model (every row exactly once, markers whole), and a rerun of
+ * the finished run changes nothing. Endpoint and keys come from the environment. */
+static void destination_on_s3(void **state)
+{
+    (void)state;
+    char url[128];
+    snprintf(url, sizeof(url), "s3://%s/model-lake", bucket);
+    struct s3l_test_run run = {.url = url, .pipeline = "model-s3", .lanes = 2, .tables = 2,
+                               .file_size = 64 << 10, .total_rows = 20000, .epoch_rows = 5000,
+                               .gc = true, .reject_every = 97};
+    OK(s3l_test_run(&run, err));
+    char why[512] = {0};
+    if (s3l_test_verify(&run, true, why, sizeof(why)) != 0)
+        fail_msg("verify: %s", why);
+    struct s3l_test_census a, b;
+    assert_int_equal(s3l_test_census(&run, &a), 0);
+    assert_true(a.markers > 0 && a.data_files > 0);
+    assert_false(a.pending);
+    OK(s3l_test_run(&run, err)); /* finished: a rerun must change nothing */
+    assert_int_equal(s3l_test_census(&run, &b), 0);
+    assert_int_equal(a.markers, b.markers);
+    assert_int_equal(a.data_files, b.data_files);
+    assert_true(a.committed_epoch == b.committed_epoch);
+    if (s3l_test_verify(&run, true, why, sizeof(why)) != 0)
+        fail_msg("verify after rerun: %s", why);
+    print_message("on s3://: %u markers, %u data files, epoch %llu\n", a.markers, a.data_files,
+                  (unsigned long long)a.committed_epoch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -722,6 +768,7 @@ int main(void)
         cmocka_unit_test(virtual_hosted_and_tls),
         cmocka_unit_test(streaming_uploads_and_large_copy),
         cmocka_unit_test(store_backend),
+        cmocka_unit_test(destination_on_s3),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

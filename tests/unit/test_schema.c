@@ -36,10 +36,12 @@ static void declared_schema_parses_and_round_trips(void **state)
 {
     (void)state;
     struct s3l_schema *s = parse_ok(
-        "[{\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, \"key\": false},"
+        "[{\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, "
+        "\"key\": false},"
         " {\"name\": \"id\", \"type\": \"i8\", \"key\": true},"
         " {\"name\": \"tags\", \"type\": \"list<utf8>\"},"
-        " {\"name\": \"caf\\u00e9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", \"nullable\": false}]");
+        " {\"name\": \"caf\\u00e9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", "
+        "\"nullable\": false}]");
     assert_int_equal(s->n_fields, 4);
     assert_int_equal(s->fields[1].type.id, S3L_TYPE_INT64);
     assert_true(s->fields[1].key);
@@ -53,10 +55,13 @@ static void declared_schema_parses_and_round_trips(void **state)
     assert_string_equal(
         text,
         "[\n"
-        "  {\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, \"key\": false},\n"
+        "  {\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, "
+        "\"key\": false},\n"
         "  {\"name\": \"id\", \"type\": \"int64\", \"nullable\": false, \"key\": true},\n"
-        "  {\"name\": \"tags\", \"type\": \"list<item: string>\", \"nullable\": true, \"key\": false},\n"
-        "  {\"name\": \"caf\xc3\xa9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", \"nullable\": false, "
+        "  {\"name\": \"tags\", \"type\": \"list<item: string>\", \"nullable\": true, "
+        "\"key\": false},\n"
+        "  {\"name\": \"caf\xc3\xa9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", "
+        "\"nullable\": false, "
         "\"key\": false}\n"
         "]\n");
     assert_int_equal(len, strlen(text));
@@ -131,9 +136,12 @@ static void merge_appends_keeps_and_detects_drift(void **state)
     assert_int_equal(s3l_schema_to_json(m, &text, &len), 0);
     assert_string_equal(text,
                         "[\n"
-                        "  {\"name\": \"a\", \"type\": \"int64\", \"nullable\": true, \"key\": false},\n"
-                        "  {\"name\": \"b\", \"type\": \"string\", \"nullable\": true, \"key\": false},\n"
-                        "  {\"name\": \"c\", \"type\": \"bool\", \"nullable\": true, \"key\": false}\n"
+                        "  {\"name\": \"a\", \"type\": \"int64\", \"nullable\": true, "
+                        "\"key\": false},\n"
+                        "  {\"name\": \"b\", \"type\": \"string\", \"nullable\": true, "
+                        "\"key\": false},\n"
+                        "  {\"name\": \"c\", \"type\": \"bool\", \"nullable\": true, "
+                        "\"key\": false}\n"
                         "]\n");
     s3l_free(text);
 

@@ -130,8 +130,8 @@ static int struct_type(const struct s3l_value *values, size_t i,
         const struct s3l_value *key = &values[j];
         struct s3l_field f = {0};
         j = values[j + 1].end;
-        if (memchr(key->str, 0, key->len))
-            continue; /* a name with U+0000 cannot be a column name: ignored */
+        if (key->len == 0 || memchr(key->str, 0, key->len))
+            continue; /* "" or a name with U+0000 cannot be a column name: ignored */
         rc = s3l_infer_value(values, (size_t)(key - values) + 1, opt, &f.type);
         if (rc || (int)f.type.id == S3L__TYPE_NONE) {
             s3l_type_cleanup(&f.type);
@@ -245,8 +245,8 @@ int s3l_infer_add(struct s3l_infer *inf, const struct s3l_record *rec)
         return 0;
     size_t j = 1;
     for (uint32_t k = 0; k < values[0].len; k++) {
-        if (memchr(values[j].str, 0, values[j].len)) {
-            j = values[j + 1].end; /* a name with U+0000 cannot be a column name: ignored */
+        if (values[j].len == 0 || memchr(values[j].str, 0, values[j].len)) {
+            j = values[j + 1].end; /* "" or a name with U+0000 cannot be a column: ignored */
             continue;
         }
         struct col *c = find_or_add(inf, &values[j], k);

@@ -34,7 +34,8 @@ int s3l_s3_create_multipart(struct s3l_s3_client *c, const char *bucket, const c
     struct s3l__http_req r = {.op = "CreateMultipartUpload", .method = "POST", .bucket = bucket,
                               .key = key, .has_body = true};
     s3l__http_add_query(&r, "uploads", "");
-    rc = s3l__put_headers(&r, opts, true);
+    if ((rc = s3l__put_headers(&r, opts, true)) != 0)
+        s3l_error_set(err, rc, "CreateMultipartUpload %s: an option holds CR or LF", key);
     if (rc == 0)
         rc = s3l__run1(c, &r, err);
     if (rc == 0 && (rc = s3l__xml_initiate(r.resp.ptr, r.resp.len, upload_id, err)) != 0)
