@@ -158,7 +158,8 @@ int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err);
 /* Frees d (aborting an epoch in progress). NULL is a no-op. */
 void s3l_dest_free(struct s3l_dest *d);
 
-/* --- Reading a destination (ls, inspect, schema): no pipeline needed. --- */
+/* --- Reading a destination (ls, inspect, schema): no pipeline needed. The callbacks below run
+ * after the store's listing is complete, so they may call the store (e.g. read a footer). --- */
 
 /* One file a marker lists. key: relative to the store root. */
 struct s3l_dest_file {
