@@ -31,31 +31,34 @@ timed() {
     /usr/bin/time -v "$@" >"$log.out" 2>"$log"
     secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$log")
     rss_mib=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2/1024}' "$log")
+    cpu=$(awk -F': ' '/User time|System time/ {s+=$2} END {printf "%.2f", s}' "$log")
 }
 
 timed "$out/baseline.log" node bench/ndjson_to_parquet.mjs baseline
 node_rss=$rss_mib
 printf 'input: %s (%s bytes); zstd level %s; row groups of %s rows; node+DuckDB idle RSS %s MiB\n' \
     "$nd" "$(stat -c %s "$nd")" "$LEVEL" "$RG" "$node_rss"
-printf '%-8s %10s %10s %8s %12s %12s %12s %12s\n' threads s3land_s duckdb_s ratio s3land_MiB duckdb_MiB s3land_bytes duckdb_bytes
+printf '%-8s %10s %10s %8s %12s %12s %12s %12s %10s %10s\n' threads s3land_s duckdb_s ratio \
+    s3land_MiB duckdb_MiB s3land_bytes duckdb_bytes s3land_cpu duckdb_cpu
 for t in 1 2; do
     rm -rf "$out/lake-$t" "$out/duck-$t.parquet"
     timed "$out/s3land-$t.log" "$S3LAND" write --url "$out/lake-$t" --table flights \
         --schema "$out/schema.json" --lanes "$t" --compression zstd --compression-level "$LEVEL" \
         --row-group-rows "$RG" --quiet "$nd"
-    s_secs=$secs s_rss=$rss_mib
+    s_secs=$secs s_rss=$rss_mib s_cpu=$cpu
     s_bytes=$(cat "$out/lake-$t"/flights/*.parquet | wc -c)
     timed "$out/duckdb-$t.log" node bench/ndjson_to_parquet.mjs copy "$nd" "$out/duck-$t.parquet" "$t" "$LEVEL" "$RG"
     d_secs=$(sed -n 's/.*"copy_seconds":\([0-9.]*\).*/\1/p' "$out/duckdb-$t.log.out")
-    d_rss=$rss_mib
+    d_rss=$rss_mib d_cpu=$cpu
     d_bytes=$(stat -c %s "$out/duck-$t.parquet")
-    printf '%-8s %10.2f %10.2f %8.2f %12s %12s %12s %12s\n' "$t" "$s_secs" "$d_secs" \
-        "$(echo "$d_secs / $s_secs" | bc -l)" "$s_rss" "$d_rss" "$s_bytes" "$d_bytes"
+    printf '%-8s %10.2f %10.2f %8.2f %12s %12s %12s %12s %10s %10s\n' "$t" "$s_secs" "$d_secs" \
+        "$(echo "$d_secs / $s_secs" | bc -l)" "$s_rss" "$d_rss" "$s_bytes" "$d_bytes" "$s_cpu" "$d_cpu"
     echo "  rows: s3land $(node bench/ndjson_to_parquet.mjs rows "$out/lake-$t/flights/*.parquet")," \
          "duckdb $(node bench/ndjson_to_parquet.mjs rows "$out/duck-$t.parquet")"
 done
 echo "(ratio = DuckDB time / s3land time: above 1 means s3land is faster; DuckDB's time is its COPY"
-echo " alone, without node's start; its RSS includes node's ~${node_rss} MiB)"
+echo " alone, without node's start; its RSS and CPU seconds (user + sys) include node's; RSS of an"
+echo " idle node + DuckDB: ${node_rss} MiB. On a busy machine compare the CPU columns too.)"
 
 # Peak RSS with default settings at 1x and 4x the input.
 nd4="$out/flights-12m.ndjson"

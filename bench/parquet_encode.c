@@ -1,7 +1,9 @@
 /*
  * bench/parquet_encode: times the Parquet writer encoding the flights table (3M rows: timestamp,
- * two int64, two short strings) held in memory, per codec, into a memory sink. Prints rows/s,
- * MB/s (per CPU second, of the in-memory values: 8 + 8 + 8 bytes plus the string bytes per row) and file sizes.
+ * two int64, two short strings) held in memory, per codec, into a memory sink, through the row
+ * API and through the column-batch API (PQ_BENCH_API=rows|batch selects one). Prints rows/s,
+ * MB/s (per CPU second, of the in-memory values: 8 + 8 + 8 bytes plus the string bytes per row) and
+ * file sizes.
  *
  * Usage: parquet_encode FLIGHTS.csv OUT_DIR [ROW_GROUP_ROWS] [ZSTD_LEVEL] [REPEAT]
  * The CSV (made by bench/parquet_encode.sh with DuckDB) has no header: epoch_us, delay,
@@ -9,6 +11,7 @@
  * OUT_DIR/ours-CODEC.parquet after the timed runs (the best of REPEAT runs is reported).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,10 @@ struct table {
     uint8_t *null_delay, *null_dist;
     char (*origin)[8], (*dest)[8];
     uint8_t *olen, *dlen;
+    /* The same table in Arrow's columnar layout, for the column-batch API. */
+    uint8_t *valid_delay, *valid_dist; /* bitmaps */
+    char *odata, *ddata;
+    int32_t *ooff, *doff;
 };
 
 struct mem {
@@ -101,6 +108,19 @@ static void load(const char *path, struct table *t)
     }
     fclose(f);
     t->n = n;
+    t->valid_delay = calloc(n / 8 + 1, 1), t->valid_dist = calloc(n / 8 + 1, 1);
+    t->odata = malloc(n * 8), t->ddata = malloc(n * 8);
+    t->ooff = malloc((n + 1) * 4), t->doff = malloc((n + 1) * 4);
+    int32_t oo = 0, dd = 0;
+    for (size_t i = 0; i < n; i++) {
+        t->valid_delay[i / 8] |= (uint8_t)(!t->null_delay[i] << (i % 8));
+        t->valid_dist[i / 8] |= (uint8_t)(!t->null_dist[i] << (i % 8));
+        t->ooff[i] = oo, t->doff[i] = dd;
+        memcpy(t->odata + oo, t->origin[i], t->olen[i]);
+        memcpy(t->ddata + dd, t->dest[i], t->dlen[i]);
+        oo += t->olen[i], dd += t->dlen[i];
+    }
+    t->ooff[n] = oo, t->doff[n] = dd;
 }
 
 static struct s3l_field field(const char *name, enum s3l_type_id id)
@@ -116,12 +136,10 @@ static struct s3l_field field(const char *name, enum s3l_type_id id)
 }
 
 static double encode(const struct table *t, enum s3l_codec codec, uint64_t rg_rows, int level,
-                     struct mem *out, double *cpu)
+                     bool batch, struct mem *out, double *cpu)
 {
-    struct s3l_field fields[5] = {field("date", S3L_TYPE_TIMESTAMP),
-                                  field("delay", S3L_TYPE_INT64),
-                                  field("distance", S3L_TYPE_INT64),
-                                  field("origin", S3L_TYPE_UTF8),
+    struct s3l_field fields[5] = {field("date", S3L_TYPE_TIMESTAMP), field("delay", S3L_TYPE_INT64),
+                                  field("distance", S3L_TYPE_INT64), field("origin", S3L_TYPE_UTF8),
                                   field("destination", S3L_TYPE_UTF8)};
     struct s3l_schema schema = {5, fields};
     struct s3l_pq_options o;
@@ -138,7 +156,27 @@ static double encode(const struct table *t, enum s3l_codec codec, uint64_t rg_ro
         fprintf(stderr, "writer: %s\n", err.message);
         exit(1);
     }
-    for (size_t i = 0; i < t->n; i++) {
+    if (batch) {
+        /* The column-batch API, 64K rows per call. */
+        for (size_t i = 0; i < t->n; i += 65536) {
+            size_t k = t->n - i < 65536 ? t->n - i : 65536;
+            int32_t oo[65537], dd[65537];
+            for (size_t j = 0; j <= k; j++)
+                oo[j] = t->ooff[i + j] - t->ooff[i], dd[j] = t->doff[i + j] - t->doff[i];
+            struct s3l_pq_column_batch cols[5] = {
+                {t->ts + i, NULL, NULL},
+                {t->delay + i, NULL, t->valid_delay + i / 8},
+                {t->dist + i, NULL, t->valid_dist + i / 8},
+                {t->odata + t->ooff[i], oo, NULL},
+                {t->ddata + t->doff[i], dd, NULL},
+            };
+            if (s3l_pq_write_columns(w, k, cols, &err) != 0) {
+                fprintf(stderr, "batch at %zu: %s\n", i, err.message);
+                exit(1);
+            }
+        }
+    }
+    for (size_t i = 0; !batch && i < t->n; i++) {
         s3l_pq_row_begin(w);
         s3l_pq_put_int(w, t->ts[i]);
         if (t->null_delay[i])
@@ -185,27 +223,32 @@ int main(int argc, char **argv)
     const enum s3l_codec codecs[] = {S3L_CODEC_ZSTD, S3L_CODEC_SNAPPY, S3L_CODEC_GZIP,
                                      S3L_CODEC_NONE};
     struct mem out = {0};
-    for (size_t c = 0; c < 4; c++) {
-        if (only && strcmp(only, s3l_codec_name(codecs[c])) != 0)
+    const char *apis = getenv("PQ_BENCH_API"); /* rows, batch, or both (default) */
+    for (size_t c = 0; c < 8; c++) {
+        bool batch = c >= 4;
+        if (only && strcmp(only, s3l_codec_name(codecs[c % 4])) != 0)
+            continue;
+        if (apis && strcmp(apis, batch ? "batch" : "rows") != 0)
             continue;
         double best = 1e30, best_cpu = 1e30;
         for (int r = 0; r < repeat; r++) {
             double cpu;
-            double dt = encode(&t, codecs[c], rg, level, &out, &cpu);
+            double dt = encode(&t, codecs[c % 4], rg, level, batch, &out, &cpu);
             best = dt < best ? dt : best;
             best_cpu = cpu < best_cpu ? cpu : best_cpu;
         }
         char path[4096];
-        snprintf(path, sizeof(path), "%s/ours-%s.parquet", argv[2], s3l_codec_name(codecs[c]));
+        snprintf(path, sizeof(path), "%s/ours-%s-%s.parquet", argv[2], batch ? "batch" : "rows",
+                 s3l_codec_name(codecs[c % 4]));
         FILE *f = fopen(path, "wb");
         if (f) {
             fwrite(out.p, 1, out.len, f);
             fclose(f);
         }
-        printf("ours codec=%s rows=%zu seconds=%.3f cpu_seconds=%.3f rows_per_s=%.0f "
+        printf("ours api=%s codec=%s rows=%zu seconds=%.3f cpu_seconds=%.3f rows_per_s=%.0f "
                "MB_per_s=%.1f bytes=%zu\n",
-               s3l_codec_name(codecs[c]), t.n, best, best_cpu, (double)t.n / best_cpu,
-               bytes / best_cpu / 1e6, out.len);
+               batch ? "batch" : "rows", s3l_codec_name(codecs[c % 4]), t.n, best, best_cpu,
+               (double)t.n / best_cpu, bytes / best_cpu / 1e6, out.len);
     }
     free(out.p);
     return 0;

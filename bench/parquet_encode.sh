@@ -42,19 +42,26 @@ for (let i = 0; i < 3; i++) {
   bestCpu = Math.min(bestCpu, (cu.user + cu.system) / 1e6);
 }
 const duckBytes = statSync('$work/duck.parquet').size;
-const ours = readFileSync('$work/ours.txt', 'utf8').split('\n').find(l => l.includes('codec=zstd'));
-const ourSec = Number(/ seconds=([0-9.]+)/.exec(ours)[1]);
-const ourCpu = Number(/cpu_seconds=([0-9.]+)/.exec(ours)[1]);
-const ourBytes = Number(/bytes=([0-9]+)/.exec(ours)[1]);
+const lines = readFileSync('$work/ours.txt', 'utf8').split('\n');
+for (const api of ['rows', 'batch']) {
+  const ours = lines.find(l => l.includes('api=' + api + ' codec=zstd'));
+  if (!ours) continue;
+  const ourSec = Number(/ seconds=([0-9.]+)/.exec(ours)[1]);
+  const ourCpu = Number(/cpu_seconds=([0-9.]+)/.exec(ours)[1]);
+  const ourBytes = Number(/bytes=([0-9]+)/.exec(ours)[1]);
+  console.log('ratio ours(' + api + ')/duckdb wall=' + (ourSec / best).toFixed(3) + ' cpu=' +
+    (ourCpu / bestCpu).toFixed(3) + ' size=' + (ourBytes / duckBytes).toFixed(3));
+}
 console.log('duckdb threads=1 codec=zstd level=$level seconds=' + best.toFixed(3) +
   ' cpu_seconds=' + bestCpu.toFixed(3) + ' rows_per_s=' + (3e6 / bestCpu).toFixed(0) +
   ' bytes=' + duckBytes);
-console.log('ratio ours/duckdb wall=' + (ourSec / best).toFixed(3) + ' cpu=' +
-  (ourCpu / bestCpu).toFixed(3) + ' size=' + (ourBytes / duckBytes).toFixed(3));
 const q = async f => (await c.runAndReadAll(\"SELECT count(*) AS n, sum(delay) AS d, \" +
   \"sum(distance) AS s, count(DISTINCT origin) AS o, max(date) AS m FROM '\" + f + \"'\"))
   .getRowObjectsJson()[0];
-const a = await q('$work/ours-zstd.parquet'), b = await q('$work/duck.parquet');
-console.log('readback ours=' + JSON.stringify(a) + ' duckdb=' + JSON.stringify(b));
-if (JSON.stringify(a) !== JSON.stringify(b)) { console.error('MISMATCH'); process.exit(1); }
+const b = await q('$work/duck.parquet');
+for (const api of ['rows', 'batch']) {
+  const a = await q('$work/ours-' + api + '-zstd.parquet');
+  console.log('readback ours(' + api + ')=' + JSON.stringify(a) + ' duckdb=' + JSON.stringify(b));
+  if (JSON.stringify(a) !== JSON.stringify(b)) { console.error('MISMATCH'); process.exit(1); }
+}
 "

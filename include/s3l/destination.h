@@ -34,20 +34,20 @@
 #include "s3l/schema.h"
 #include "s3l/sys/store.h"
 
-#define S3L_DEST_OPTIONS_VERSION 1
+#define S3L_DEST_OPTIONS_VERSION   1
 #define S3L_DEST_DEFAULT_FILE_SIZE (256ull << 20)
-#define S3L_DEST_MAX_LANES 256
+#define S3L_DEST_MAX_LANES         256
 
 /* Options of s3l_dest_open. Zero-initialise, then set version and pipeline_id. */
 struct s3l_dest_options {
-    int version;               /* S3L_DEST_OPTIONS_VERSION */
-    const char *pipeline_id;   /* required: 1..64 bytes of [A-Za-z0-9._-] (a UUID by default) */
-    uint64_t file_size;        /* bytes at which a data file closes; 0: 256 MiB */
-    unsigned lanes;            /* writers per table (1..256); 0: 1 */
-    const char *disposition;   /* NULL or "append"; "replace" and "merge" are refused */
-    bool allow_type_changes;   /* a changed column type updates the record instead of failing */
+    int version;             /* S3L_DEST_OPTIONS_VERSION */
+    const char *pipeline_id; /* required: 1..64 bytes of [A-Za-z0-9._-] (a UUID by default) */
+    uint64_t file_size;      /* bytes at which a data file closes; 0: 256 MiB */
+    unsigned lanes;          /* writers per table (1..256); 0: 1 */
+    const char *disposition; /* NULL or "append"; "replace" and "merge" are refused */
+    bool allow_type_changes; /* a changed column type updates the record instead of failing */
     const struct s3l_pq_options *parquet; /* NULL: s3l_pq_options_init defaults */
-    size_t memory;             /* bytes of the budget all writers share; 0: parquet.h default */
+    size_t memory; /* bytes of the budget all writers share; 0: parquet.h default */
 };
 
 struct s3l_dest;
@@ -121,10 +121,10 @@ int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, 
 
 /* What one s3l_dest_commit did. */
 struct s3l_dest_commit_info {
-    uint64_t epoch;     /* the epoch committed, or 0 when no stream had rows or rejects */
-    uint64_t files;     /* data files committed */
-    uint64_t rows;      /* data rows committed */
-    uint64_t rejected;  /* dead-lettered records committed */
+    uint64_t epoch;    /* the epoch committed, or 0 when no stream had rows or rejects */
+    uint64_t files;    /* data files committed */
+    uint64_t rows;     /* data rows committed */
+    uint64_t rejected; /* dead-lettered records committed */
 };
 
 /*
@@ -136,8 +136,10 @@ struct s3l_dest_commit_info {
  * no stream has any, only the state is recorded. info may be NULL.
  * Errors: a lane's sticky failure; S3L_EFENCED when a newer generation owns the pipeline
  * (nothing is committed by this writer then); S3L_EINVALID_CONFIG for state_json that is not
- * JSON; S3L_ECONFLICT for a marker that exists with other content; store errors. After a failure
- * before the commit point, call s3l_dest_abort; after it, reopening recovers the epoch.
+ * JSON; S3L_ECONFLICT for a marker that exists with other content; store errors. After any
+ * failure, s3l_dest_abort is safe: it deletes only files that cannot be pending. A failure at or
+ * after the commit point (the checkpoint write may have happened) leaves d refusing further
+ * commits (S3L_ESTATE); reopening recovers the epoch if it was recorded.
  */
 int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_commit_info *info,
                     struct s3l_error *err);
@@ -161,8 +163,8 @@ void s3l_dest_free(struct s3l_dest *d);
 /* One file a marker lists. key: relative to the store root. */
 struct s3l_dest_file {
     const char *key;
-    uint64_t size;    /* bytes */
-    uint64_t rows;    /* data rows, or dead-lettered records */
+    uint64_t size;      /* bytes */
+    uint64_t rows;      /* data rows, or dead-lettered records */
     const char *sha256; /* lowercase hex */
 };
 

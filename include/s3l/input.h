@@ -66,6 +66,13 @@ struct s3l_record {
     const char *source; /* the input's name given at open, for messages */
 };
 
+/*
+ * A deep copy of rec in one allocation that owns everything it points to (tape, strings, raw
+ * bytes, source name), for callers that keep records past the next read (e.g. the sample held
+ * for inference before the schema is known). *out: s3l_free. Errors: S3L_ENOMEM.
+ */
+int s3l_record_clone(const struct s3l_record *rec, struct s3l_record **out);
+
 /* ---- readers ------------------------------------------------------------------------------- */
 
 enum s3l_input_format {
@@ -89,7 +96,7 @@ struct s3l_reader_options {
     size_t block_bytes;           /* read() size; 0: 1 MiB */
     uint64_t start_offset;        /* resume at this byte offset (a record's end_offset) */
     uint64_t start_line;          /* line number of the line at start_offset; 0: 1 */
-    char csv_delimiter;           /* 0: ',' */
+    char csv_delimiter;           /* 0: ','; never '"', CR or LF */
     /* CSV resuming at start_offset > 0: the header line as s3l_reader_csv_header gave it. */
     const char *csv_header;
     size_t csv_header_len;
@@ -111,17 +118,21 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
 /*
  * Reads the next record into *rec. Returns 1 with a record, 0 at the end of the input, or:
  *  - S3L_EINVALID_INPUT: a malformed record (bad JSON, invalid UTF-8, a line that is not an
- *    object, a record over max_record_bytes (also S3L_ETOO_LARGE's text), a CSV row with the
- *    wrong number of fields), err naming input, line, byte offset and column. rec->line, offset,
- *    end_offset and raw (raw_len 0 when too long) describe the bad record. NDJSON and CSV rows
- *    are independent: the next call continues after it. A JSON array cannot be resynchronised,
- *    nor can a CSV quote left open at the end: the error then repeats on every call.
- *  - S3L_EIO: read() failed (sticky); S3L_ENOMEM.
+ *    object, a record over max_record_bytes ("longer than the maximum record size"), a CSV row
+ *    with the wrong number of fields), err naming input, line, byte offset and column.
+ *    rec->line, offset, end_offset and raw (NULL when too long) describe the bad record. NDJSON
+ *    lines and CSV rows are independent: the next call continues after it, as it does after a
+ *    bad JSON array element whose extent is known. A broken array structure, an element or CSV
+ *    row over the limit, or a CSV quote left open at the end cannot be resynchronised: that error
+ *    then repeats on every call (sticky).
+ *  - S3L_EIO: read() failed (sticky, errno in err->sys_errno); S3L_ENOMEM.
  * Nothing in *rec outlives the next call or s3l_reader_free.
  */
 int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
 
-/* Byte offset just after the last record returned or skipped (the resume point). */
+/* Byte offset just after the last record returned or skipped (the resume point). After the end
+ * of the input (s3l_reader_next returned 0) it also covers what follows the last record: blank
+ * lines, a JSON array's closing ']' and whitespace. */
 uint64_t s3l_reader_offset(const struct s3l_reader *r);
 
 /* Number of the line at s3l_reader_offset (1-based): start_line for a resumed reader. */
@@ -193,9 +204,10 @@ int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_i
 
 struct s3l_converter_options {
     int version; /* S3L_CONVERTER_OPTIONS_VERSION */
-    /* When a record has a top-level key that the schema lacks, with a non-null value: false
-     * ignores it (counted by s3l_converter_ignored); true stops before the row with
-     * S3L_CONVERT_NEW_COLUMNS so that the caller can grow the schema. */
+    /* When a record has a top-level key that the schema lacks, with a value that holds some
+     * non-null scalar (null, [], [null] and {"a": null} do not count: they have no type yet):
+     * false ignores it (counted by s3l_converter_ignored); true stops before the row with
+     * S3L_CONVERT_NEW_COLUMNS so that the caller can grow the schema (s3l_converter_grow). */
     bool stop_on_unknown;
 };
 
@@ -214,7 +226,8 @@ void s3l_converter_free(struct s3l_converter *c);
 
 /*
  * Writes rec as one row of the converter's schema into sink: row_begin, one value per column in
- * schema order (a missing key is null), row_end. Coercions (all lossless; docs/internals/schema.md):
+ * schema order (a missing key is null), row_end. Coercions (all lossless; see
+ * docs/internals/schema.md):
  * a number into a string column keeps its text; an integer into float or decimal columns; text
  * holding a valid number, bool, decimal, date, time, timestamp (ISO-8601, offsets applied), UUID
  * or interval (ISO-8601 duration) into that column; an array into a list, an object into a struct
@@ -237,5 +250,15 @@ size_t s3l_converter_unknown(const struct s3l_converter *c, size_t i);
 
 /* Values of unknown keys ignored so far (stop_on_unknown false). */
 uint64_t s3l_converter_ignored(const struct s3l_converter *c);
+
+/*
+ * After S3L_CONVERT_NEW_COLUMNS for rec: appends to schema a nullable column for each new key, in
+ * record order, typed by s3l_infer_value(opt) from its value; keys already in schema are skipped.
+ * *added: how many were appended. The caller then merges the grown schema into the record
+ * (s3l_schema_merge), makes a converter for it and converts rec again. S3L_ENOMEM.
+ */
+int s3l_converter_grow(const struct s3l_converter *c, const struct s3l_record *rec,
+                       const struct s3l_infer_options *opt, struct s3l_schema *schema,
+                       size_t *added, struct s3l_error *err);
 
 #endif

@@ -10,6 +10,12 @@
  * Memory: each writer buffers at most one row group of encoded pages. Writers may share one
  * s3l_pq_budget; when the sum of their buffered bytes reaches it, the largest row group in
  * progress is flushed early. Column buffers are reused between row groups.
+ * Per writer, while a row group is in progress (docs/internals/parquet.md):
+ *   bytes ~= sum over leaf columns of (compressed pages of the chunk so far
+ *            + page buffers (< page_size + one row) + dictionary (<= dictionary_page_limit)
+ *            + its hash table (16 B per slot, <= 4 slots per entry))
+ *            + scratch (~ 2 x page_size + the codec's bound) + footer metadata (~100 B per page).
+ * The budget counts the first three terms of every member writer, updated every 16 rows.
  */
 #ifndef S3L_PARQUET_H
 #define S3L_PARQUET_H
@@ -33,7 +39,7 @@ struct s3l_pq_sink {
 
 /* Compression codecs; values are Parquet's CompressionCodec (parquet.thrift). */
 enum s3l_codec {
-    S3L_CODEC_NONE = 0,   /* UNCOMPRESSED */
+    S3L_CODEC_NONE = 0, /* UNCOMPRESSED */
     S3L_CODEC_SNAPPY = 1,
     S3L_CODEC_GZIP = 2,
     S3L_CODEC_ZSTD = 6,
@@ -47,28 +53,34 @@ const char *s3l_codec_name(enum s3l_codec codec);
 
 /* A memory budget shared by writers (thread-safe). */
 struct s3l_pq_budget;
-/* A budget of `bytes` (default 48 MiB when 0). NULL on out-of-memory. */
+/*
+ * A budget of `bytes` (default 48 MiB when 0). NULL on out-of-memory. Free it after every writer
+ * that uses it. When the sum reaches the budget, the member holding the most is flushed: at once
+ * if it is the writer ending a row, otherwise at its own next row end (thread-safe).
+ */
 struct s3l_pq_budget *s3l_pq_budget_new(size_t bytes);
 void s3l_pq_budget_free(struct s3l_pq_budget *b);
 
 #define S3L_PQ_OPTIONS_VERSION 1
 
 struct s3l_pq_options {
-    int version;                   /* S3L_PQ_OPTIONS_VERSION */
-    enum s3l_codec codec;          /* default ZSTD */
-    int level;                     /* codec level; 0: the codec's default (zstd 3, gzip 6) */
-    size_t page_size;              /* target uncompressed data page size, bytes; default 1 MiB */
-    size_t row_group_bytes;        /* target row group size, bytes; default 128 MiB */
-    uint64_t row_group_rows;       /* or a row count; 0: no row limit */
-    bool dictionary;               /* RLE_DICTIONARY where it pays; default true */
-    size_t dictionary_page_limit;  /* dictionary bytes before falling back to PLAIN; 1 MiB */
-    int data_page_version;         /* 1 (default) or 2 */
-    bool statistics;               /* chunk and page statistics; default true */
-    size_t statistics_max_len;     /* min/max longer than this are truncated; default 64 bytes */
-    bool page_index;               /* ColumnIndex and OffsetIndex; default true */
-    struct s3l_pq_budget *budget;  /* shared memory budget; NULL: none */
-    const char *created_by;        /* NULL: "s3land version X.Y.Z (build ...)" */
-    size_t n_kv;                   /* key/value metadata pairs (UTF-8) */
+    int version;                  /* S3L_PQ_OPTIONS_VERSION */
+    enum s3l_codec codec;         /* default ZSTD */
+    int level;                    /* codec level; 0: the codec's default (zstd 3, gzip 6) */
+    size_t page_size;             /* target uncompressed data page size, bytes; default 1 MiB */
+    size_t row_group_bytes;       /* row group ends when its buffered encoded bytes reach
+                                     this; default 128 MiB */
+    uint64_t row_group_rows;      /* or a row count; 0: no row limit */
+    bool dictionary;              /* RLE_DICTIONARY where it pays; default true */
+    size_t dictionary_page_limit; /* dictionary bytes before falling back to PLAIN; 1 MiB */
+    int data_page_version;        /* 1 (default) or 2 */
+    bool statistics;              /* chunk and page statistics; default true */
+    size_t statistics_max_len;    /* BYTE_ARRAY min/max longer than this are truncated (max
+                                     rounded up); default 64 bytes */
+    bool page_index;              /* ColumnIndex and OffsetIndex; default true */
+    struct s3l_pq_budget *budget; /* shared memory budget; NULL: none */
+    const char *created_by;       /* NULL: "s3land version X.Y.Z" (copied) */
+    size_t n_kv;                  /* key/value metadata pairs (UTF-8) */
     const char *const *kv_keys;
     const char *const *kv_values;
 };
@@ -119,6 +131,32 @@ int s3l_pq_end_map(struct s3l_pq_writer *w);
 int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err);
 /* Drops the row in progress, if any. */
 void s3l_pq_row_abort(struct s3l_pq_writer *w);
+
+/*
+ * The column-batch API for embedders holding columnar (Arrow-like) data: n_rows rows of every
+ * top-level column at once. Only schemas whose top-level columns are all primitive (no list,
+ * struct, map or interval) are accepted (else S3L_EUNSUPPORTED). cols[i] is column i:
+ *   values: n_rows values in the column's natural C type: int8_t/int16_t/int32_t/int64_t and
+ *     uint8_t..uint64_t for the integer types, int32_t for DATE32 (days) and TIME32, int64_t for
+ *     TIME64 and TIMESTAMP (in the column's unit), uint16_t binary16 bits for FLOAT16, float,
+ *     double, uint8_t 0/1 for BOOL, byte_width bytes per value for FIXED_SIZE_BINARY and UUID,
+ *     16-byte little-endian two's complement unscaled values for DECIMAL128; for UTF8, JSON and
+ *     BINARY the bytes of all values, delimited by offsets;
+ *   offsets: UTF8/JSON/BINARY only: n_rows + 1 int32 offsets into values (Arrow's layout);
+ *   validity: Arrow validity bitmap (bit i, LSB first, 1 = present), or NULL when all present;
+ *     a null slot's value is ignored.
+ * The batch is checked whole before anything is appended: a null in a required column, invalid
+ * UTF-8, a decimal with too many digits or a time of day out of range rejects the whole batch
+ * with S3L_EINVALID_INPUT naming the column and the row (0-based within the batch), and the
+ * writer stays usable. Sink and codec errors are sticky. Not within a row (S3L_ESTATE).
+ */
+struct s3l_pq_column_batch {
+    const void *values;
+    const int32_t *offsets;
+    const uint8_t *validity;
+};
+int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
+                         const struct s3l_pq_column_batch *cols, struct s3l_error *err);
 
 /* The writer as a row sink (include/s3l/row.h); valid as long as w is. */
 struct s3l_row_sink s3l_pq_writer_row_sink(struct s3l_pq_writer *w);

@@ -39,14 +39,14 @@
 
 /* Where one input stands. Owned strings are freed by s3l_input_position_cleanup. */
 struct s3l_input_position {
-    char *path;         /* real path (realpath(3)), or "-" for stdin */
-    bool replayable;    /* a regular file: identity and hash are meaningful */
-    uint64_t dev;       /* st_dev of the file; 0 when not replayable */
-    uint64_t ino;       /* st_ino of the file; 0 when not replayable */
-    uint64_t offset;    /* bytes of the input consumed by committed epochs */
-    char sha256[65];    /* lowercase hex SHA-256 of bytes [max(0, offset - 4096), offset); "" when
-                           not replayable */
-    char *csv_header;   /* the CSV header line as read (no line end), or NULL */
+    char *path;       /* real path (realpath(3)), or "-" for stdin */
+    bool replayable;  /* a regular file: identity and hash are meaningful */
+    uint64_t dev;     /* st_dev of the file; 0 when not replayable */
+    uint64_t ino;     /* st_ino of the file; 0 when not replayable */
+    uint64_t offset;  /* bytes of the input consumed by committed epochs */
+    char sha256[65];  /* lowercase hex SHA-256 of bytes [max(0, offset - 4096), offset); "" when
+                         not replayable */
+    char *csv_header; /* the CSV header line as read (no line end), or NULL */
 };
 
 /*
@@ -129,8 +129,8 @@ int s3l_positions_from_json(const char *json, size_t len, struct s3l_input_posit
 void s3l_positions_free(struct s3l_input_position *pos, size_t n);
 
 /* The position for real path `path` in pos[0..n), or NULL. */
-const struct s3l_input_position *s3l_positions_find(const struct s3l_input_position *pos,
-                                                    size_t n, const char *path);
+const struct s3l_input_position *s3l_positions_find(const struct s3l_input_position *pos, size_t n,
+                                                    const char *path);
 
 struct s3l_store;
 
@@ -186,14 +186,15 @@ enum s3l_pipeline_event {
 
 /* Counters since the start of the run; times in ns. */
 struct s3l_pipeline_stats {
-    uint64_t rows;          /* rows accepted into the table */
-    uint64_t rows_bad;      /* rows skipped or dead-lettered */
-    uint64_t bytes_in;      /* input bytes consumed */
-    uint64_t bytes_out;     /* Parquet bytes committed */
-    uint64_t files;         /* data files committed */
-    uint64_t epochs;        /* epochs committed by this run */
-    uint64_t last_epoch;    /* number of the last committed epoch (0: none yet) */
-    int64_t elapsed_ns;     /* since s3l_pipeline_run started */
+    uint64_t rows;           /* rows accepted into the table */
+    uint64_t rows_bad;       /* rows skipped or dead-lettered */
+    uint64_t values_ignored; /* values of keys the schema lacks (not written; see --schema) */
+    uint64_t bytes_in;       /* input bytes consumed */
+    uint64_t bytes_out;      /* Parquet bytes committed */
+    uint64_t files;          /* data files committed */
+    uint64_t epochs;         /* epochs committed by this run */
+    uint64_t last_epoch;     /* number of the last committed epoch (0: none yet) */
+    int64_t elapsed_ns;      /* since s3l_pipeline_run started */
 };
 
 struct s3l_pipeline_report {
@@ -211,30 +212,31 @@ typedef void (*s3l_pipeline_report_cb)(void *ctx, const struct s3l_pipeline_repo
 
 /* Options of one run. Fill with s3l_pipeline_options_init, then set what differs. */
 struct s3l_pipeline_options {
-    int version;                 /* S3L_PIPELINE_OPTIONS_VERSION */
-    const char *url;             /* destination; any form s3l_url_canonical takes */
-    const char *table;           /* required */
-    const char *ns;              /* namespace, or NULL */
+    int version;                     /* S3L_PIPELINE_OPTIONS_VERSION */
+    const char *url;                 /* destination; any form s3l_url_canonical takes */
+    const char *table;               /* required */
+    const char *ns;                  /* namespace, or NULL */
     const struct s3l_schema *schema; /* declared schema, or NULL to infer */
-    const char *input_format;    /* "ndjson" (default), "json" (an array) or "csv" */
-    const char *const *inputs;   /* paths, "-" for stdin; n_inputs >= 1 */
+    const char *input_format;        /* "ndjson" (default), "json" (an array) or "csv" */
+    const char *const *inputs;       /* paths, "-" for stdin; n_inputs >= 1 */
     size_t n_inputs;
-    enum s3l_codec codec;        /* default ZSTD */
-    int codec_level;             /* 0: the codec's default */
-    uint64_t file_size;          /* bytes at which a data file closes; default 256 MiB */
-    size_t row_group_bytes;      /* default 128 MiB (the memory budget may flush earlier) */
-    uint64_t row_group_rows;     /* 0: no row limit */
-    size_t memory;               /* budget of buffered Parquet bytes, all lanes; default 48 MiB */
-    uint64_t epoch_rows;         /* commit every this many rows; 0: no row limit; default 1e6 */
-    int64_t commit_interval_ns;  /* commit at least this often; 0: no time limit; default 60 s */
-    unsigned lanes;              /* encoding threads; default 1 */
-    const char *pipeline_id;     /* a UUID, or NULL for the deterministic id */
-    bool allow_type_changes;     /* let the destination update a changed column's type */
+    enum s3l_codec codec;       /* default ZSTD */
+    int codec_level;            /* 0: the codec's default */
+    uint64_t file_size;         /* bytes at which a data file closes; default 256 MiB */
+    size_t row_group_bytes;     /* default 128 MiB (the memory budget may flush earlier) */
+    uint64_t row_group_rows;    /* 0: no row limit */
+    size_t memory;              /* budget of buffered Parquet bytes, all lanes; default 48 MiB */
+    uint64_t epoch_rows;        /* commit every this many rows; 0: no row limit; default 1e6 */
+    int64_t commit_interval_ns; /* commit at least this often; 0: no time limit; default 60 s */
+    unsigned lanes;             /* encoding threads; default 1 */
+    const char *pipeline_id;    /* a UUID, or NULL for the deterministic id */
+    bool allow_type_changes;    /* let the destination update a changed column's type */
     enum s3l_time_unit timestamp_unit; /* MICRO (default) or NANO */
     enum s3l_bad_records bad_records;
     enum s3l_disposition disposition;
-    size_t max_record_size;      /* bytes; default 16 MiB */
-    size_t infer_rows;           /* records sampled for inference; default 1,000 */
+    size_t max_record_size;        /* bytes; default 16 MiB */
+    size_t infer_rows;             /* records sampled for inference; default 1,000 */
+    bool nested_as_json;           /* inference: objects and arrays become json text columns */
     s3l_pipeline_report_cb report; /* may be NULL */
     void *report_ctx;
 };

@@ -153,6 +153,7 @@ struct s3l_pq_row_group {
 struct s3l_pq_footer_mem;
 
 struct s3l_pq_footer {
+    char *name;              /* the file as messages name it (options' name), owned */
     uint64_t file_size;      /* bytes */
     uint64_t metadata_offset; /* file offset of the FileMetaData */
     uint32_t metadata_len;   /* its length in bytes (the 4-byte field before "PAR1") */
@@ -169,7 +170,7 @@ struct s3l_pq_footer {
     char *created_by;        /* NULL when absent */
     size_t n_column_orders;
     int32_t *column_orders;  /* member id per leaf: 1 TYPE_ORDER, 2 IEEE_754_TOTAL_ORDER, ... */
-    bool encrypted;          /* encryption_algorithm present (plaintext footer of an encrypted file) */
+    bool encrypted;          /* encryption_algorithm present (plaintext footer, encrypted file) */
     struct s3l_pq_footer_mem *mem; /* private */
 };
 
@@ -224,6 +225,19 @@ int s3l_pq_footer_read_buf(const void *data, size_t len, const struct s3l_pq_foo
 
 /* Frees a footer and everything it owns. NULL is a no-op. */
 void s3l_pq_footer_free(struct s3l_pq_footer *f);
+
+/*
+ * Checks that a decoded footer is consistent before its offsets are trusted (what `check` does):
+ * the row groups' num_rows add up to num_rows; every column chunk has its ColumnMetaData (unless
+ * the file is encrypted), the physical type of its leaf, a path_in_schema naming that leaf, a
+ * dictionary page before its data pages, a data_page_offset within the chunk's bytes, pages and
+ * page index ranges inside the data area
+ * [4, metadata_offset) (not checked for a footer from s3l_pq_footer_decode, whose file size is
+ * unknown), num_values equal to the row count for a non-repeated column, and a null_count within
+ * num_values; column_orders is empty or one per leaf. Returns 0, or S3L_ECORRUPT naming the row
+ * group, the column and the two numbers that disagree.
+ */
+int s3l_pq_footer_validate(const struct s3l_pq_footer *f, struct s3l_error *err);
 
 /* The schema element of leaf column i (i < n_leaves). */
 const struct s3l_pq_schema_element *s3l_pq_footer_leaf(const struct s3l_pq_footer *f, size_t i);
@@ -305,6 +319,80 @@ int s3l_pq_offset_index_decode(const void *data, size_t len, uint64_t base,
                                struct s3l_pq_offset_index **out, struct s3l_error *err);
 void s3l_pq_column_index_free(struct s3l_pq_column_index *ci);
 void s3l_pq_offset_index_free(struct s3l_pq_offset_index *oi);
+
+/* parquet.thrift struct PageHeader with the fields of its page type's header. -1: absent. */
+struct s3l_pq_page_header {
+    int32_t type;                   /* PageType: 0 DATA_PAGE, 1 INDEX_PAGE, 2 DICTIONARY_PAGE,
+                                       3 DATA_PAGE_V2 */
+    int32_t uncompressed_page_size; /* bytes, header excluded */
+    int32_t compressed_page_size;   /* bytes, header excluded */
+    bool has_crc;
+    int32_t crc;
+    int32_t num_values;             /* data pages (nulls included) and dictionary pages */
+    int32_t encoding;               /* parquet.thrift enum Encoding of the values */
+    int32_t num_nulls, num_rows;    /* DATA_PAGE_V2 only */
+    int32_t def_levels_byte_length, rep_levels_byte_length; /* DATA_PAGE_V2 only */
+    bool is_compressed;             /* DATA_PAGE_V2: whether the values section is compressed */
+    size_t header_len;              /* bytes of the Thrift header itself */
+};
+
+/* Decodes one page header from the len bytes at data (file offset base, for messages); the page
+ * follows at data + header_len. S3L_ECORRUPT naming the offset. No allocation. */
+int s3l_pq_page_header_decode(const void *data, size_t len, uint64_t base,
+                              struct s3l_pq_page_header *out, struct s3l_error *err);
+
+/* Called for each page of a chunk, with the file offset of its header. Nonzero stops the walk
+ * and is returned. */
+typedef int (*s3l_pq_page_fn)(void *ctx, uint64_t offset, const struct s3l_pq_page_header *h);
+
+/*
+ * Walks the pages of column chunk cc through read: from the dictionary page (or the first data
+ * page) each header, then its compressed_page_size bytes, until the chunk's
+ * total_compressed_size bytes are used up; cb (may be NULL) sees each header. Reads one window
+ * of at least 4 KiB per header. Errors: S3L_ECORRUPT naming the column, page number and offset
+ * when the chunk lies beyond file_size, a header is malformed, or a page overruns the chunk;
+ * S3L_ENOMEM; read's codes; cb's.
+ */
+int s3l_pq_chunk_pages(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
+                       const struct s3l_pq_column_chunk *cc,
+                       const struct s3l_pq_footer_options *opts, s3l_pq_page_fn cb, void *cb_ctx,
+                       struct s3l_error *err);
+
+struct s3l_store;
+
+/* Where s3l_pq_read_store reads: an object of a store (include/s3l/sys/store.h). */
+struct s3l_pq_store_src {
+    struct s3l_store *store;
+    const char *key;
+};
+
+/* A read function over a store object (ctx: a struct s3l_pq_store_src *), by ranged GETs; for
+ * s3l_pq_footer_read and the page index readers. The store's errors; S3L_EIO when the object
+ * returns fewer bytes than asked (it changed meanwhile). */
+int s3l_pq_read_store(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err);
+
+/*
+ * As s3l_pq_footer_read, for object key of store: one stat for the size, then ranged GETs (one
+ * for an object under 64 KiB). Messages name the key unless opts->name is set. The store's errors
+ * (S3L_ENOT_FOUND for a missing key) and those of s3l_pq_footer_read.
+ */
+int s3l_pq_footer_read_store(struct s3l_store *store, const char *key,
+                             const struct s3l_pq_footer_options *opts, struct s3l_pq_footer **out,
+                             struct s3l_error *err);
+
+/*
+ * Renders one PLAIN-encoded value of leaf column se (len bytes without a length prefix: a
+ * Statistics min_value/max_value or a ColumnIndex bound) as text into out (cap bytes, always
+ * NUL-terminated, truncated like snprintf). Returns the length the whole text needs (excluding
+ * the NUL), or -1 when the bytes cannot be a value of the column's physical type (an INT32 of 3
+ * bytes). The forms are DuckDB's (parquet_metadata()): integers in decimal, unsigned where the
+ * type says so; dates YYYY-MM-DD; times HH:MM:SS[.fraction without trailing zeros]; timestamps
+ * "YYYY-MM-DD HH:MM:SS[.f]" plus "+00" when isAdjustedToUTC; decimals exact at their scale; UUIDs
+ * 8-4-4-4-12; floats in the shortest form that reads back, ".0" added to integral values in
+ * fixed notation; UTF-8 strings as is; other bytes printable as is, else \xHH.
+ */
+int s3l_pq_value_format(const struct s3l_pq_schema_element *se, const void *value, size_t len,
+                        char *out, size_t cap);
 
 /* A read function over a file descriptor (ctx: a pointer to the int fd), for the calls above. */
 int s3l_pq_read_fd(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err);

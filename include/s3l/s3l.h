@@ -6,11 +6,16 @@
 #define S3L_S3L_H
 
 #include "s3l/alloc.h"
+#include "s3l/destination.h"
 #include "s3l/error.h"
+#include "s3l/input.h"
 #include "s3l/parquet.h"
 #include "s3l/pipeline.h"
+#include "s3l/pq_footer.h"
 #include "s3l/row.h"
+#include "s3l/s3.h"
 #include "s3l/schema.h"
+#include "s3l/store.h"
 #include "s3l/sys/store.h"
 
 /* The library's version, "X.Y.Z". */

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <openssl/evp.h>
 
 #include "crash_store.h"
 #include "model_runner.h"
@@ -100,8 +101,13 @@ static void crash_at_every_operation(void **state)
     for (k = 1;; k++) {
         struct lake l;
         lake_new(&l);
-        struct s3l_test_run r = {.url = l.url, .pipeline = "pk", .lanes = 2, .tables = 2,
-                                 .file_size = 40, .total_rows = 20, .epoch_rows = 8,
+        struct s3l_test_run r = {.url = l.url,
+                                 .pipeline = "pk",
+                                 .lanes = 2,
+                                 .tables = 2,
+                                 .file_size = 40,
+                                 .total_rows = 20,
+                                 .epoch_rows = 8,
                                  .reject_every = 9};
         int status = run_child(&r, k, NULL, 0);
         char what[32];
@@ -130,21 +136,22 @@ static void named_points(void **state)
         bool pending;
         unsigned staged, data_files, markers;
     } cases[] = {
-        {"after-stage", 1, false, 1, 0, 0},
-        {"after-stage", 2, false, 2, 0, 0},
-        {"after-prepare", 1, false, 3, 0, 0},
-        {"after-checkpoint", 1, true, 3, 0, 0},
-        {"between-copies", 1, true, 3, 1, 0},
-        {"between-copies", 2, true, 3, 2, 0},
-        {"before-marker", 1, true, 3, 3, 0},
-        {"after-marker", 1, true, 3, 3, 1},
+        {"after-stage", 1, false, 1, 0, 0},   {"after-stage", 2, false, 2, 0, 0},
+        {"after-prepare", 1, false, 3, 0, 0}, {"after-checkpoint", 1, true, 3, 0, 0},
+        {"between-copies", 1, true, 3, 1, 0}, {"between-copies", 2, true, 3, 2, 0},
+        {"before-marker", 1, true, 3, 3, 0},  {"after-marker", 1, true, 3, 3, 1},
         {"after-commit", 1, false, 3, 3, 1},
     };
     for (size_t i = 0; i < S3L_ARRAY_LEN(cases); i++) {
         struct lake l;
         lake_new(&l);
-        struct s3l_test_run r = {.url = l.url, .pipeline = "pn", .lanes = 1, .tables = 1,
-                                 .file_size = 30, .total_rows = 24, .epoch_rows = 12};
+        struct s3l_test_run r = {.url = l.url,
+                                 .pipeline = "pn",
+                                 .lanes = 1,
+                                 .tables = 1,
+                                 .file_size = 30,
+                                 .total_rows = 24,
+                                 .epoch_rows = 12};
         char what[64];
         snprintf(what, sizeof(what), "%s #%u", cases[i].point, cases[i].nth);
         int status = run_child(&r, 0, cases[i].point, cases[i].nth);
@@ -152,8 +159,8 @@ static void named_points(void **state)
             fail_msg("%s: the child did not die by SIGKILL (status %d)", what, status);
         struct s3l_test_census c;
         assert_int_equal(s3l_test_census(&r, &c), 0);
-        if (c.pending != cases[i].pending || c.staged != cases[i].staged
-            || c.data_files != cases[i].data_files || c.markers != cases[i].markers)
+        if (c.pending != cases[i].pending || c.staged != cases[i].staged ||
+            c.data_files != cases[i].data_files || c.markers != cases[i].markers)
             fail_msg("%s: pending %d staged %u files %u markers %u; expected %d %u %u %u", what,
                      c.pending, c.staged, c.data_files, c.markers, cases[i].pending,
                      cases[i].staged, cases[i].data_files, cases[i].markers);
@@ -167,8 +174,13 @@ static void crash_in_gc(void **state)
     (void)state;
     struct lake l;
     lake_new(&l);
-    struct s3l_test_run r = {.url = l.url, .pipeline = "pg", .lanes = 1, .tables = 1,
-                             .file_size = 30, .total_rows = 24, .epoch_rows = 12};
+    struct s3l_test_run r = {.url = l.url,
+                             .pipeline = "pg",
+                             .lanes = 1,
+                             .tables = 1,
+                             .file_size = 30,
+                             .total_rows = 24,
+                             .epoch_rows = 12};
     /* Garbage: a writer killed after staging, before its commit point. */
     assert_true(killed(run_child(&r, 0, "after-prepare", 1)));
     struct s3l_test_census c;
@@ -183,6 +195,7 @@ static void crash_in_gc(void **state)
 }
 
 struct snap {
+    struct s3l_store *store;
     char text[1 << 16];
     size_t len;
 };
@@ -190,8 +203,19 @@ struct snap {
 static int snap_obj(void *ctx, const struct s3l_object_info *info)
 {
     struct snap *s = ctx;
-    s->len += (size_t)snprintf(s->text + s->len, sizeof(s->text) - s->len, "%s %llu %s\n",
-                               info->key, (unsigned long long)info->size, info->etag);
+    /* Name, size, mtime and the content's digest: a rerun must change none of them. */
+    uint8_t *p = NULL;
+    size_t n = 0;
+    uint8_t md[32];
+    char hex[65] = "";
+    unsigned int mdlen = 0;
+    if (s3l_store_get(s->store, info->key, 0, UINT64_MAX, 1 << 26, &p, &n, NULL, NULL) == 0 &&
+        EVP_Digest(p, n, md, &mdlen, EVP_sha256(), NULL))
+        s3l_hex_encode(md, 32, hex);
+    s3l_free(p);
+    s->len +=
+        (size_t)snprintf(s->text + s->len, sizeof(s->text) - s->len, "%s %llu %lld %s\n", info->key,
+                         (unsigned long long)info->size, (long long)info->mtime_ns, hex);
     return 0;
 }
 
@@ -201,6 +225,7 @@ static void snapshot(const char *url, struct snap *s)
     struct s3l_error err = {0};
     s->len = 0;
     assert_int_equal(s3l_store_open(url, NULL, &st, &err), 0);
+    s->store = st;
     assert_int_equal(s3l_store_list(st, "", snap_obj, s, &err), 0);
     s3l_store_free(st);
 }
@@ -214,8 +239,13 @@ static void random_kills_and_idempotent_rerun(void **state)
     srand(seed);
     struct lake l;
     lake_new(&l);
-    struct s3l_test_run r = {.url = l.url, .pipeline = "pr", .lanes = 2, .tables = 2,
-                             .file_size = 400, .total_rows = 2000, .epoch_rows = 300,
+    struct s3l_test_run r = {.url = l.url,
+                             .pipeline = "pr",
+                             .lanes = 2,
+                             .tables = 2,
+                             .file_size = 400,
+                             .total_rows = 2000,
+                             .epoch_rows = 300,
                              .reject_every = 97};
     /* Learn the run's length once, then kill 50 runs at random operations of it. */
     struct s3l_error err = {0};

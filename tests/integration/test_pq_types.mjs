@@ -6,8 +6,8 @@
 // For each configuration (data page v1/v2, each codec, dictionary on/off, tiny pages) it checks:
 // values; the codec recorded for every column chunk; RLE_DICTIONARY vs PLAIN pages (hyparquet's
 // encoding_stats); chunk statistics (min, max, null_count from parquet_metadata()) against what
-// DuckDB computes from the data; the page index (hyparquet's readColumnIndex/readOffsetIndex)
-// page by page against the rows of each page; and byte-identical output when written twice.
+// DuckDB computes from the data; the page index (tests/oracle/page-index.mjs) page by page
+// against the rows of each page; and byte-identical output when written twice.
 // hyparquet reads what DuckDB cannot: nanosecond timestamps with a time zone.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -15,8 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { parquetMetadata, parquetReadObjects, readColumnIndex, readOffsetIndex } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import { readPageIndexChecked, decodePlain } from '../oracle/page-index.mjs';
+import { wasmRead } from '../oracle/wasm-read.mjs';
 
 const tools = process.env.S3L_TOOLS_DIR;
 if (!tools) throw new Error('S3L_TOOLS_DIR is not set');
@@ -68,21 +70,20 @@ const cols = [
     e: ['', 'héllo wörld ✓ 😀', null, 'a', 'zzz', '日本語'] },
   { name: 'bin', type: T('binary'),
     v: [{ hex: '' }, { hex: '00ff10' }, null, { hex: 'ff' }, { hex: '41' }, { hex: '0000' }],
-    e: ['', '00FF10', null, 'FF', '41', '0000'], sql: c => `hex(${c})`, stats: 'none' },
+    e: ['', '00FF10', null, 'FF', '41', '0000'], sql: c => `hex(${c})` },
   { name: 'fx3', type: T('fixed', { width: 3 }),
     v: [{ hex: '000000' }, { hex: 'ffffff' }, null, { hex: '616263' }, { hex: '010203' },
       { hex: '7f0000' }],
-    e: ['000000', 'FFFFFF', null, '616263', '010203', '7F0000'], sql: c => `hex(${c})`,
-    stats: 'none' },
+    e: ['000000', 'FFFFFF', null, '616263', '010203', '7F0000'], sql: c => `hex(${c})` },
   { name: 'uid', type: T('uuid'),
     v: ['00000000-0000-0000-0000-000000000000', U, null,
       '550e8400-e29b-41d4-a716-446655440000', { hex: '0123456789abcdef0123456789abcdef' },
       '7fffffff-ffff-ffff-ffff-ffffffffffff'],
     e: ['00000000-0000-0000-0000-000000000000', U, null,
       '550e8400-e29b-41d4-a716-446655440000', '01234567-89ab-cdef-0123-456789abcdef',
-      '7fffffff-ffff-ffff-ffff-ffffffffffff'], stats: 'none' },
+      '7fffffff-ffff-ffff-ffff-ffffffffffff'] },
   { name: 'js', type: T('json'), v: ['{"a":1}', '[]', null, '"x"', 'null', '{}'],
-    e: ['{"a":1}', '[]', null, '"x"', 'null', '{}'], stats: 'none' },
+    e: ['{"a":1}', '[]', null, '"x"', 'null', '{}'] },
   { name: 'd32', type: T('date32'), v: [-719162, 2932896, null, -1, 0, 19000],
     e: ['0001-01-01', '9999-12-31', null, '1969-12-31', '1970-01-01', '2022-01-08'] },
   { name: 't32s', type: T('time32', { unit: 's' }), v: [0, 86399, null, 3600, 1, 45296],
@@ -130,7 +131,8 @@ const cols = [
       '{"months":2147483647,"days":-2147483648,"nanoseconds":9223372036854775807}', null,
       '{"months":1,"days":2,"nanoseconds":3}',
       '{"months":-1,"days":0,"nanoseconds":-9223372036854775808}',
-      '{"months":0,"days":31,"nanoseconds":1000}'], sql: c => `to_json(${c})`, stats: 'none' },
+      '{"months":0,"days":31,"nanoseconds":1000}'], sql: c => `to_json(${c})`,
+    stats: { nulls: 1, min: '-1', max: '2147483647' } },
   { name: 'l', type: T('list', { item: { name: 'item', type: T('int32') } }),
     v: [[], [1, 2, 3], null, [null], [null, 4], [5]],
     e: ['[]', '[1,2,3]', null, '[null]', '[null,4]', '[5]'], sql: c => `to_json(${c})`,
@@ -147,12 +149,12 @@ const cols = [
       { a: -5, b: 'yy', c: [null, 2] }, { a: 0, b: 'z', c: [3, 4] }],
     e: ['{"a":1,"b":"x","c":[1]}', '{"a":null,"b":null,"c":null}', null,
       '{"a":2,"b":"","c":[]}', '{"a":-5,"b":"yy","c":[null,2]}', '{"a":0,"b":"z","c":[3,4]}'],
-    sql: c => `to_json(${c})`, stats: 'none' },
+    sql: c => `to_json(${c})`, stats: { nulls: 2, min: '-5', max: '2' } },
   { name: 'm', type: T('map', { key: T('utf8'), value: { name: 'value', type: T('int64') } }),
     v: [[['a', 1], ['b', null]], [], null, [['x', 2]], [['k', -1], ['l', 0], ['m', 9]],
       [['', 5]]],
     e: ['{"a":1,"b":null}', '{}', null, '{"x":2}', '{"k":-1,"l":0,"m":9}', '{"":5}'],
-    sql: c => `to_json(${c})`, stats: 'none' },
+    sql: c => `to_json(${c})`, stats: { nulls: 2, min: '', max: 'x' } },
   { name: 'req_i32', type: T('int32'), nullable: false, v: [1, 2, 3, 4, 5, 6],
     e: ['1', '2', '3', '4', '5', '6'] },
   { name: 'req_s', type: T('utf8'), nullable: false, v: ['a', '', 'b', 'c', 'd', 'e'],
@@ -168,7 +170,7 @@ const cols = [
       { x: 3, y: ['c', 'd'] }, { x: 4, y: [''] }],
     e: ['{"x":1.5,"y":["a"]}', '{"x":-2.0,"y":[]}', null, '{"x":0.0,"y":[null,"b"]}',
       '{"x":3.0,"y":["c","d"]}', '{"x":4.0,"y":[""]}'], sql: c => `to_json(${c})`,
-    stats: 'none' },
+    stats: { nulls: 1, min: '-2.0', max: '4.0' } },
   { name: 'lst', type: T('list', { item: { name: 'item', type: T('struct', { fields: [
     { name: 'k', type: T('utf8') }, { name: 'v', type: T('list', { item: { name: 'item',
       type: T('int32') } }) }] }) } }),
@@ -176,8 +178,19 @@ const cols = [
       [{ k: 'c', v: [3] }, null, { k: 'd', v: [null] }]],
     e: ['[{"k":"a","v":[1,2]},{"k":"b","v":[]}]', '[null]', null, '[]',
       '[{"k":null,"v":null}]', '[{"k":"c","v":[3]},null,{"k":"d","v":[null]}]'],
-    sql: c => `to_json(${c})`, stats: 'none' },
+    sql: c => `to_json(${c})`, stats: { nulls: 5, min: 'a', max: 'd' } },
 ];
+// The Arrow type parquet-wasm (arrow-rs) gives each column: time32[s] and timestamp[s] come back
+// in milliseconds (Parquet has no second unit); uuid as FixedSizeBinary[16]; json as Utf8.
+const arrowTypes = ['Bool', 'Int8', 'Int16', 'Int32', 'Int64', 'Uint8', 'Uint16', 'Uint32',
+  'Uint64', 'Float16', 'Float32', 'Float64', 'Utf8', 'Binary', 'FixedSizeBinary[3]',
+  'FixedSizeBinary[16]', 'Utf8', 'Date32<DAY>', 'Time32<MILLISECOND>', 'Time32<MILLISECOND>',
+  'Time64<MICROSECOND>', 'Timestamp<MILLISECOND>', 'Timestamp<MILLISECOND, UTC>',
+  'Timestamp<MICROSECOND>', 'Timestamp<NANOSECOND>', 'Decimal[9e+2]', 'Decimal[18e+4]',
+  'Decimal[38e+10]', 'Decimal[20e0]', 'Struct<{months:Int32, days:Int32, nanoseconds:Int64}>',
+  'List<Int32>', 'List<List<Int64>>', 'Struct<{a:Int32, b:Utf8, c:List<Int8>}>',
+  'Map<{key:Utf8, value:Int64}>', 'Int32!', 'Utf8!', 'List<Int16>!',
+  'Struct<{x:Float64, y:List<Utf8>}>', 'List<Struct<{k:Utf8, v:List<Int32>}>>'];
 const N = 6;
 const rows = [];
 for (let r = 0; r < N; r++) rows.push(cols.map(c => c.v[r]));
@@ -299,13 +312,24 @@ for (const cfg of configs) {
       const es = cc.meta_data.encoding_stats || [];
       const dataEnc = es.filter(e => e.page_type !== 'DICTIONARY_PAGE').map(e => e.encoding);
       const path = cc.meta_data.path_in_schema.join('.');
-      if (cfg.options.dictionary === false || cc.meta_data.type === 'BOOLEAN')
+      const allNull = String(cc.meta_data.statistics?.null_count) ===
+        String(cc.meta_data.num_values);
+      if (cfg.options.dictionary === false || cc.meta_data.type === 'BOOLEAN' || allNull)
         check(dataEnc.every(e => e === 'PLAIN'), `${cfg.tag}: ${path} pages ${dataEnc}`);
+      else if (cfg.options.page_size)
+        // Tiny pages: a page of only nulls has nothing to look up and is PLAIN.
+        check(dataEnc.includes('RLE_DICTIONARY'), `${cfg.tag}: ${path} pages ${dataEnc}`);
       else
         check(dataEnc.length > 0 && dataEnc.every(e => e === 'RLE_DICTIONARY'),
           `${cfg.tag}: ${path} pages ${dataEnc}`);
     }
   }
+  // parquet-wasm: row count and the Arrow schema.
+  const wr = await wasmRead(out, { schemaOnly: true });
+  const got = wr.schema.map(f => f.type + (f.nullable ? '' : '!'));
+  check(wr.num_rows === N && JSON.stringify(got) === JSON.stringify(arrowTypes) &&
+    wr.schema.map(f => f.name).join() === cols.map(c => c.name).join(),
+  `${cfg.tag}: parquet-wasm read ${wr.num_rows} rows, ${JSON.stringify(got)}`);
   // hyparquet: row count, and the nanosecond timestamp with a time zone DuckDB truncates.
   const objs = await parquetReadObjects({ file: ab(out), compressors, columns: ['req_i32'] });
   check(objs.length === N && objs.map(o => o.req_i32).join() === '1,2,3,4,5,6',
@@ -383,7 +407,8 @@ for (const cfg of configs) {
 }
 
 // The page index, page by page: every page's rows (from the OffsetIndex) have the min, max and
-// null count the ColumnIndex says, computed by DuckDB over exactly those rows.
+// null count the ColumnIndex says, computed by DuckDB over exactly those rows. The indexes are
+// decoded by tests/oracle/page-index.mjs (its own Thrift decoder, cross-checked with hyparquet).
 {
   const rowsP = [];
   for (let i = 0; i < 500; i++)
@@ -393,47 +418,50 @@ for (const cfg of configs) {
     { name: 'f', type: T('float64') }], rows: rowsP,
     options: { page_size: 256, row_group_rows: 300 } };
   const { out } = writeFile('pageindex', doc);
-  const buf = ab(out);
-  const meta = parquetMetadata(buf);
+  const meta = parquetMetadata(ab(out));
+  const index = await readPageIndexChecked(out);
   const names = ['a', 's', 'f'];
-  let pages = 0, rowBase = 0;
-  for (const rg of meta.row_groups) {
-    for (let ci = 0; ci < 3; ci++) {
-      const cc = rg.columns[ci];
-      const oi = readOffsetIndex({ view: new DataView(buf, Number(cc.offset_index_offset),
-        cc.offset_index_length), offset: 0 });
-      const cix = readColumnIndex({ view: new DataView(buf, Number(cc.column_index_offset),
-        cc.column_index_length), offset: 0 }, meta.schema[ci + 1]);
-      const locs = oi.page_locations;
-      check(locs.length > 1, `pageindex ${names[ci]}: ${locs.length} pages`);
-      check(Number(locs[0].offset) === Number(cc.meta_data.dictionary_page_offset ?? -1) ||
-        Number(locs[0].offset) === Number(cc.meta_data.data_page_offset),
-      `pageindex ${names[ci]}: first page offset`);
-      for (let p = 0; p < locs.length; p++) {
-        pages++;
-        const first = rowBase + Number(locs[p].first_row_index);
-        const end = p + 1 < locs.length ? rowBase + Number(locs[p + 1].first_row_index)
-          : rowBase + Number(rg.num_rows);
-        const col = names[ci];
-        const [agg] = await query(`SELECT CAST(min(${col}) AS VARCHAR) AS mn,
-          CAST(max(${col}) AS VARCHAR) AS mx, count(*) - count(${col}) AS nulls
-          FROM read_parquet('${out}', file_row_number = true)
-          WHERE file_row_number >= ${first} AND file_row_number < ${end}`);
-        check(String(cix.null_counts[p]) === String(agg.nulls),
-          `pageindex ${col} page ${p}: nulls ${cix.null_counts[p]} vs ${agg.nulls}`);
-        if (agg.mn === null) {
-          check(cix.null_pages[p] === true, `pageindex ${col} page ${p}: not a null page`);
-          continue;
-        }
-        check(cix.null_pages[p] === false, `pageindex ${col} page ${p}: null page?`);
-        const same = (x, y) => String(x) === y || Number(x) === Number(y);
-        check(same(cix.min_values[p], agg.mn), `pageindex ${col} page ${p}: min ` +
-          `${cix.min_values[p]} vs ${agg.mn}`);
-        check(same(cix.max_values[p], agg.mx), `pageindex ${col} page ${p}: max ` +
-          `${cix.max_values[p]} vs ${agg.mx}`);
+  let pages = 0;
+  const rowBase = [0];
+  for (const rg of meta.row_groups) rowBase.push(rowBase[rowBase.length - 1] + Number(rg.num_rows));
+  check(index.length === meta.row_groups.length * 3, `pageindex: ${index.length} chunks`);
+  for (const chunk of index) {
+    const col = names[chunk.column];
+    const rg = meta.row_groups[chunk.row_group];
+    const cc = rg.columns[chunk.column];
+    const locs = chunk.offset_index.page_locations;
+    const cix = chunk.column_index;
+    check(locs.length > 1 && cix && cix.null_pages.length === locs.length,
+      `pageindex ${col}: ${locs.length} pages`);
+    const firstPage = Number(cc.meta_data.dictionary_page_offset ?? cc.meta_data.data_page_offset);
+    check(Number(locs[0].offset) === Number(cc.meta_data.data_page_offset) &&
+      Number(locs[0].offset) >= firstPage, `pageindex ${col}: first page offset`);
+    for (let p = 0; p < locs.length; p++) {
+      pages++;
+      if (p + 1 < locs.length)
+        check(Number(locs[p].offset) + Number(locs[p].compressed_page_size) ===
+          Number(locs[p + 1].offset), `pageindex ${col} page ${p}: pages not contiguous`);
+      const base = rowBase[chunk.row_group];
+      const first = base + Number(locs[p].first_row_index);
+      const end = p + 1 < locs.length ? base + Number(locs[p + 1].first_row_index)
+        : base + Number(rg.num_rows);
+      const [agg] = await query(`SELECT CAST(min(${col}) AS VARCHAR) AS mn,
+        CAST(max(${col}) AS VARCHAR) AS mx, count(*) - count(${col}) AS nulls
+        FROM read_parquet('${out}', file_row_number = true)
+        WHERE file_row_number >= ${first} AND file_row_number < ${end}`);
+      check(String(cix.null_counts[p]) === String(agg.nulls),
+        `pageindex ${col} page ${p}: nulls ${cix.null_counts[p]} vs ${agg.nulls}`);
+      if (agg.mn === null) {
+        check(cix.null_pages[p] === true, `pageindex ${col} page ${p}: not a null page`);
+        continue;
       }
+      check(cix.null_pages[p] === false, `pageindex ${col} page ${p}: null page?`);
+      const mn = decodePlain(cix.min_values[p], chunk.physical_type);
+      const mx = decodePlain(cix.max_values[p], chunk.physical_type);
+      const same = (x, y) => String(x) === y || Number(x) === Number(y);
+      check(same(mn, agg.mn), `pageindex ${col} page ${p}: min ${mn} vs ${agg.mn}`);
+      check(same(mx, agg.mx), `pageindex ${col} page ${p}: max ${mx} vs ${agg.mx}`);
     }
-    rowBase += Number(rg.num_rows);
   }
   check(pages > 10, `pageindex: only ${pages} pages`);
 }
@@ -473,7 +501,7 @@ for (const cfg of configs) {
   `bad input kept rows ${JSON.stringify(got)}`);
 }
 
-rmSync(dir, { recursive: true, force: true });
+if (process.env.PQ_KEEP) console.log(dir); else rmSync(dir, { recursive: true, force: true });
 if (failures) {
   console.error(`${failures} check(s) failed`);
   process.exit(1);

@@ -15,7 +15,7 @@
 #include "s3l/sys/store.h"
 
 static struct {
-    int mode; /* 0 off, 1 crash, 2 fail */
+    int mode; /* 0 off, 1 crash, 2 fail (before), 3 fail (op k done, then reported failed) */
     uint64_t at;
     char point[64];
     unsigned nth;
@@ -62,6 +62,15 @@ static int step(const char *op, const char *key, struct s3l_error *err)
     return 0;
 }
 
+/* Mode 3: after op k was performed, report it failed (a reply lost after the store acted). */
+static int lost_reply(int rc, struct s3l_error *err)
+{
+    if (g.mode == 3 && rc == 0 && __atomic_load_n(&g.ops, __ATOMIC_SEQ_CST) == g.at)
+        return s3l_error_set(err, S3L_EIO, "injected lost reply at op %llu",
+                             (unsigned long long)g.at);
+    return rc;
+}
+
 static int cs_upload_begin(struct s3l_store *s, const char *key, const struct s3l_put_options *o,
                            struct s3l_upload **out, struct s3l_error *err)
 {
@@ -101,7 +110,7 @@ static int cs_upload_publish(struct s3l_upload *up, struct s3l_object_info *info
     }
     int rc = s3l_store_upload_publish(u->inner, info, err);
     s3l_free(u);
-    return rc;
+    return lost_reply(rc, err);
 }
 
 static void cs_upload_abort(struct s3l_upload *up)
@@ -118,7 +127,7 @@ static int cs_put(struct s3l_store *s, const char *key, const void *d, size_t n,
 {
     if (step("put", key, err))
         return S3L_EIO;
-    return s3l_store_put(((struct cs *)s)->inner, key, d, n, o, info, err);
+    return lost_reply(s3l_store_put(((struct cs *)s)->inner, key, d, n, o, info, err), err);
 }
 
 static int cs_get(struct s3l_store *s, const char *key, uint64_t off, uint64_t len, size_t max,
@@ -150,14 +159,14 @@ static int cs_remove(struct s3l_store *s, const char *key, struct s3l_error *err
 {
     if (step("remove", key, err))
         return S3L_EIO;
-    return s3l_store_remove(((struct cs *)s)->inner, key, err);
+    return lost_reply(s3l_store_remove(((struct cs *)s)->inner, key, err), err);
 }
 
 static int cs_copy(struct s3l_store *s, const char *src, const char *dst, struct s3l_error *err)
 {
     if (step("copy", dst, err))
         return S3L_EIO;
-    return s3l_store_copy(((struct cs *)s)->inner, src, dst, err);
+    return lost_reply(s3l_store_copy(((struct cs *)s)->inner, src, dst, err), err);
 }
 
 static void cs_destroy(struct s3l_store *s)
@@ -171,7 +180,8 @@ static void cs_destroy(struct s3l_store *s)
 static void cs_event(struct s3l_store *s, const char *name)
 {
     (void)s;
-    if (g.mode == 1 && g.point[0] && strcmp(name, g.point) == 0 && ++g.seen == g.nth) {
+    if (g.mode == 1 && g.point[0] && strcmp(name, g.point) == 0
+        && __atomic_add_fetch(&g.seen, 1, __ATOMIC_SEQ_CST) == g.nth) {
         char what[96];
         snprintf(what, sizeof(what), "point %s #%u", name, g.nth);
         die(what);
@@ -197,8 +207,7 @@ static const struct s3l_store_ops cs_ops = {
     .event = cs_event,
 };
 
-static int wrap(void *ctx, struct s3l_store *inner, struct s3l_store **outer,
-                struct s3l_error *err)
+static int wrap(void *ctx, struct s3l_store *inner, struct s3l_store **outer, struct s3l_error *err)
 {
     (void)ctx;
     (void)err;
@@ -233,6 +242,14 @@ void s3l_test_fail_arm(uint64_t from_op)
     memset(&g, 0, sizeof(g));
     g.mode = 2;
     g.at = from_op;
+    s3l_store_set_wrapper(wrap, NULL);
+}
+
+void s3l_test_fail_after_arm(uint64_t at_op)
+{
+    memset(&g, 0, sizeof(g));
+    g.mode = 3;
+    g.at = at_op;
     s3l_store_set_wrapper(wrap, NULL);
 }
 

@@ -6,7 +6,8 @@
  *   named protocol point (after-stage, after-prepare, after-checkpoint, between-copies,
  *   before-marker, after-marker, in-gc, after-commit);
  *   fail mode: operation k and every later one fail with S3L_EIO ("injected"), like a store that
- *   went away, without killing the process.
+ *   went away, without killing the process; lost-reply mode: operation k is performed, then
+ *   reported failed; later ones work.
  * A crash-test build of the CLI links this file; its constructor arms crash mode from the
  * environment: S3L_CRASH_AT=k, or S3L_CRASH_POINT=name or name:n.
  */
@@ -19,6 +20,9 @@
 void s3l_test_crash_arm(uint64_t at_op, const char *point, unsigned nth);
 /* Fail mode: operations from_op, from_op + 1, ... fail. */
 void s3l_test_fail_arm(uint64_t from_op);
+/* Lost-reply mode: operation at_op is performed but reported failed (S3L_EIO), as when the
+ * store acted and its answer was lost; later operations work. */
+void s3l_test_fail_after_arm(uint64_t at_op);
 /* Stops wrapping new stores and resets the counters (stores already wrapped stay wrapped but
  * pass everything through). */
 void s3l_test_crash_disarm(void);

@@ -22,7 +22,7 @@ struct s3l_test_run {
     uint64_t file_size;
     uint64_t total_rows;
     uint64_t epoch_rows;
-    bool gc;         /* run gc after opening */
+    bool gc;               /* run gc after opening */
     uint64_t reject_every; /* every n-th row (n > 0) is dead-lettered instead of written */
 };
 

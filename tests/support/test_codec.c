@@ -133,9 +133,9 @@ static void t_row_abort(void *ctx)
 }
 
 static const struct s3l_row_sink_ops t_ops = {
-    t_row_begin,   t_null,        t_bool,         t_int,          t_uint,    t_double,
-    t_bytes,       t_decimal,     t_interval,     t_open_nested,  t_close_nested,
-    t_open_nested, t_close_nested, t_open_nested, t_close_nested, t_row_end, t_row_abort,
+    t_row_begin,    t_null,        t_bool,         t_int,         t_uint,         t_double,
+    t_bytes,        t_decimal,     t_interval,     t_open_nested, t_close_nested, t_open_nested,
+    t_close_nested, t_open_nested, t_close_nested, t_row_end,     t_row_abort,
 };
 
 static int c_open(void *ctx, const struct s3l_schema *schema, struct s3l_pq_sink sink, void **out,
@@ -186,10 +186,12 @@ static void c_free(void *vw)
     s3l_free(w);
 }
 
-static int c_merge(void *ctx, const char *table, const char *record, size_t len,
-                   const struct s3l_schema *schema, bool allow, char **out, struct s3l_error *err)
+static int c_merge(void *ctx, const char *table, const char *record_url, const char *record,
+                   size_t len, const struct s3l_schema *schema, bool allow, char **out,
+                   struct s3l_error *err)
 {
     (void)ctx;
+    (void)record_url;
     json_t *doc = record ? json_loadb(record, len, 0, NULL) : json_pack("{s:[]}", "columns");
     json_t *cols = doc ? json_object_get(doc, "columns") : NULL;
     if (!json_is_array(cols)) {
@@ -206,8 +208,8 @@ static int c_merge(void *ctx, const char *table, const char *record, size_t len,
                 found = c;
         }
         if (!found) {
-            json_array_append_new(cols, json_pack("{s:s, s:i}", "name", f->name, "type",
-                                                  (int)f->type.id));
+            json_array_append_new(
+                cols, json_pack("{s:s, s:i}", "name", f->name, "type", (int)f->type.id));
             changed = true;
         } else if (json_integer_value(json_object_get(found, "type")) != (int)f->type.id) {
             int old = (int)json_integer_value(json_object_get(found, "type"));
@@ -215,8 +217,8 @@ static int c_merge(void *ctx, const char *table, const char *record, size_t len,
                 json_decref(doc);
                 return s3l_error_set(err, S3L_ESCHEMA_DRIFT,
                                      "table %s: column %s changed type from %d to %d; remove "
-                                     "_openetl/schemas/%s.json to accept it", table, f->name, old,
-                                     (int)f->type.id, table);
+                                     "_openetl/schemas/%s.json to accept it",
+                                     table, f->name, old, (int)f->type.id, table);
             }
             json_object_set_new(found, "type", json_integer((int)f->type.id));
             changed = true;

@@ -1,13 +1,16 @@
 /*
  * s3l_read: drives the input readers, inference and converter from tests (and measures scanning
  * throughput). Usage:
- *   s3l_read [--format ndjson|json|csv] [--block N] [--max N] [--nested-json] MODE FILE|-
+ *   s3l_read [--format ndjson|json|csv] [--block N] [--max N] [--nested-json] [--schema FILE]
+ *            MODE FILE|-
  * MODE:
  *   dump        each record as one line of compact JSON (CSV nulls as null, text as strings)
  *   infer N     the schema inferred from the first N records (0: all), as schema JSON
  *   convert N   infers from N records, then converts every record into a counting row sink;
  *               prints "rows R errors E puts P" and the first errors on stderr; exit 1 on errors
  *   bench       reads every record; prints bytes, records, wall and CPU seconds, MB/s of each
+ *   parquet N OUT  infers from N records (or takes --schema FILE), converts every record into a
+ *               Parquet file OUT (the Parquet writer as the row sink); prints "rows R errors E"
  * Errors of the reader are printed on stderr and counted; the exit status is 1 when any occurred.
  */
 #include <fcntl.h>
@@ -18,6 +21,7 @@
 #include <unistd.h>
 
 #include "json/json.h"
+#include "s3l/parquet.h"
 
 struct counting_sink {
     uint64_t puts;
@@ -31,7 +35,11 @@ static int c_uint(void *c, uint64_t v) { (void)v; return c_null(c); }
 static int c_double(void *c, double v) { (void)v; return c_null(c); }
 static int c_bytes(void *c, const void *d, size_t n) { (void)d; (void)n; return c_null(c); }
 static int c_dec(void *c, int64_t h, uint64_t l) { (void)h; (void)l; return c_null(c); }
-static int c_ivl(void *c, int32_t m, int32_t d, int64_t n) { (void)m; (void)d; (void)n; return c_null(c); }
+static int c_ivl(void *c, int32_t m, int32_t d, int64_t n)
+{
+    (void)m, (void)d, (void)n;
+    return c_null(c);
+}
 static int c_nest(void *c) { (void)c; return 0; }
 static int c_end(void *c, struct s3l_error *e) { (void)c; (void)e; return 0; }
 static void c_abort(void *c) { (void)c; }
@@ -44,6 +52,8 @@ static const struct s3l_row_sink_ops counting_ops = {
 struct args {
     struct s3l_reader_options ro;
     bool nested_json;
+    const char *schema_path;
+    const char *out;
     const char *mode;
     long n;
     const char *path;
@@ -126,7 +136,9 @@ static int convert_one(void *ctx, struct s3l_record *rec)
 {
     struct convert_ctx *c = ctx;
     struct s3l_row_sink sink = {&counting_ops, &c->sink};
-    struct s3l_error err = {0};
+    static struct s3l_error err; /* only written on failure: cleared after one */
+    if (err.code)
+        s3l_error_clear(&err);
     int rc = s3l_convert(c->conv, rec, &sink, &err);
     if (rc == 0) {
         c->rows++;
@@ -139,6 +151,21 @@ static int convert_one(void *ctx, struct s3l_record *rec)
 
 static struct s3l_schema *infer(const struct args *a, long n, long *errors)
 {
+    if (a->schema_path) {
+        FILE *f = fopen(a->schema_path, "rb");
+        char text[65536];
+        size_t len = f ? fread(text, 1, sizeof(text), f) : 0;
+        if (f)
+            fclose(f);
+        struct s3l_schema *s;
+        struct s3l_error err = {0};
+        if (s3l_schema_from_json(text, len, &s, &err) != 0) {
+            fprintf(stderr, "%s\n", err.message);
+            exit(2);
+        }
+        *errors = 0;
+        return s;
+    }
     struct s3l_infer_options io = {.version = S3L_INFER_OPTIONS_VERSION,
                                    .nested_as_json = a->nested_json};
     struct s3l_infer *inf = s3l_infer_new(&io);
@@ -151,6 +178,62 @@ static struct s3l_schema *infer(const struct args *a, long n, long *errors)
         fprintf(stderr, "pending: %s\n", s3l_infer_pending(inf, i));
     s3l_infer_free(inf);
     return s;
+}
+
+static int file_write(void *ctx, const void *data, size_t len, struct s3l_error *err)
+{
+    if (fwrite(data, 1, len, ctx) != len)
+        return s3l_error_set(err, S3L_EIO, "write failed");
+    return 0;
+}
+
+struct pq_ctx {
+    struct s3l_converter *conv;
+    struct s3l_row_sink sink;
+    uint64_t rows;
+    uint64_t errors;
+};
+
+static int pq_one(void *ctx, struct s3l_record *rec)
+{
+    struct pq_ctx *c = ctx;
+    static struct s3l_error err; /* only written on failure: cleared after one */
+    if (err.code)
+        s3l_error_clear(&err);
+    if (s3l_convert(c->conv, rec, &c->sink, &err) == 0)
+        c->rows++;
+    else if (c->errors++ < 10)
+        fprintf(stderr, "%s\n", err.message);
+    return 0;
+}
+
+static int to_parquet(const struct args *a, long *errors)
+{
+    struct s3l_schema *s = infer(a, a->n, errors);
+    FILE *f = fopen(a->out, "wb");
+    struct s3l_pq_options po;
+    s3l_pq_options_init(&po);
+    struct s3l_pq_writer *w;
+    struct s3l_error err = {0};
+    struct pq_ctx c = {0};
+    if (!f || s3l_pq_writer_new(s, &po, (struct s3l_pq_sink){file_write, f}, &w, &err) != 0 ||
+        s3l_converter_new(s, NULL, &c.conv, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", a->out, err.message);
+        return 2;
+    }
+    c.sink = s3l_pq_writer_row_sink(w);
+    uint64_t count;
+    *errors += each(a, 0, pq_one, &c, &count);
+    if (s3l_pq_writer_close(w, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", a->out, err.message);
+        return 2;
+    }
+    printf("rows %llu errors %llu\n", (unsigned long long)c.rows, (unsigned long long)c.errors);
+    *errors += (long)c.errors;
+    s3l_pq_writer_free(w);
+    s3l_converter_free(c.conv);
+    s3l_schema_free(s);
+    return fclose(f) == 0 ? 0 : 2;
 }
 
 static int run(const struct args *a)
@@ -186,6 +269,10 @@ static int run(const struct args *a)
         errors += (long)c.errors;
         s3l_converter_free(c.conv);
         s3l_schema_free(s);
+    } else if (strcmp(a->mode, "parquet") == 0) {
+        int rc = to_parquet(a, &errors);
+        if (rc)
+            return rc;
     } else if (strcmp(a->mode, "bench") == 0) {
         /* CPU time as well as wall time: on a shared machine the wall clock measures the load. */
         struct timespec t0, t1, c0, c1;
@@ -229,6 +316,8 @@ int main(int argc, char **argv)
             a.ro.block_bytes = (size_t)atol(argv[++i]);
         } else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) {
             a.ro.max_record_bytes = (size_t)atol(argv[++i]);
+        } else if (strcmp(argv[i], "--schema") == 0 && i + 1 < argc) {
+            a.schema_path = argv[++i];
         } else if (strcmp(argv[i], "--nested-json") == 0) {
             a.nested_json = true;
         } else {
@@ -239,10 +328,16 @@ int main(int argc, char **argv)
     if (i >= argc)
         return 2;
     a.mode = argv[i++];
-    if (strcmp(a.mode, "infer") == 0 || strcmp(a.mode, "convert") == 0) {
+    if (strcmp(a.mode, "infer") == 0 || strcmp(a.mode, "convert") == 0 ||
+        strcmp(a.mode, "parquet") == 0) {
         if (i >= argc)
             return 2;
         a.n = atol(argv[i++]);
+    }
+    if (strcmp(a.mode, "parquet") == 0) {
+        if (i >= argc)
+            return 2;
+        a.out = argv[i++];
     }
     if (i >= argc)
         return 2;

@@ -5,7 +5,9 @@
  * records and drift, gc, refused dispositions, and the fault model: fail every store operation
  * from k on, for every k, then recover and compare what readers see with the model.
  */
+#include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -139,8 +144,7 @@ static void layout_checkpoint_and_marker(void **state)
     assert_int_equal(ci.rows, 3);
     /* The names of issue 3 item 6, written out by hand. */
     const char *k0 = "ns/orders/p1-00000000000000000001-g00000000000000000001-00000.parquet";
-    const char *k1 =
-        "ns/orders/p1-00000000000000000001-g00000000000000000001-00001-00000.parquet";
+    const char *k1 = "ns/orders/p1-00000000000000000001-g00000000000000000001-00001-00000.parquet";
     char *t0 = get_text(f, k0), *t1 = get_text(f, k1);
     assert_non_null(t0);
     assert_non_null(t1);
@@ -175,15 +179,16 @@ static void layout_checkpoint_and_marker(void **state)
     assert_int_equal(json_integer_value(json_object_get(cj, "generation")), 1);
     assert_int_equal(json_integer_value(json_object_get(cj, "committed_epoch")), 1);
     assert_true(json_is_null(json_object_get(cj, "pending")));
-    assert_int_equal(json_integer_value(
-                         json_object_get(json_object_get(json_object_get(cj, "state"), "input"),
-                                         "offset")),
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_object_get(json_object_get(cj, "state"), "input"), "offset")),
                      42);
     json_decref(cj);
     s3l_free(ck);
     s3l_free(m);
     s3l_free(t0);
     s3l_free(t1);
+    /* A lane whose every row was refused writes no file either. */
+    put_row(&l1, 5, "BAD");
     /* An epoch without rows: no file, no marker, the state still moves. */
     assert_int_equal(s3l_dest_commit(d, "{\"input\": {\"offset\": 50}}", &ci, &err), 0);
     assert_int_equal(ci.epoch, 0);
@@ -287,8 +292,9 @@ static void dead_letters_commit_with_their_epoch(void **state)
     char *t = get_text(f, "_openetl/deadletter/t/p1-00000000000000000001-g00000000000000000001"
                           ".ndjson");
     assert_non_null(t);
-    assert_string_equal(t, "{\"reason\":\"line 3: id: null key\",\"record\":\"{\\\"id\\\": null}\"}\n"
-                           "{\"reason\":\"invalid UTF-8\",\"record_hex\":\"ff01\"}\n");
+    assert_string_equal(t,
+                        "{\"reason\":\"line 3: id: null key\",\"record\":\"{\\\"id\\\": null}\"}\n"
+                        "{\"reason\":\"invalid UTF-8\",\"record_hex\":\"ff01\"}\n");
     s3l_free(t);
     assert_true(exists(f, "_openetl/markers/t/p1-00000000000000000001.json"));
     s3l_dest_free(d);
@@ -400,50 +406,241 @@ static void abort_leaves_nothing_and_gc_collects(void **state)
     s3l_dest_free(d);
 }
 
-/* The fault model: fail every operation from k on (the store goes away), then recover. */
+struct lane_job {
+    struct s3l_dest_stream *st;
+    unsigned lane;
+    int rc;
+};
+
+static void *lane_thread(void *arg)
+{
+    struct lane_job *j = arg;
+    struct s3l_row_sink k;
+    s3l_dest_lane_sink(j->st, j->lane, &k);
+    for (uint64_t i = j->lane; i < 4000 && j->rc == 0; i += 4) {
+        char text[32];
+        int n = snprintf(text, sizeof(text), "r%llu", (unsigned long long)i);
+        struct s3l_error err = {0};
+        if (i % 101 == 100) {
+            char rec[48];
+            int m = snprintf(rec, sizeof(rec), "{\"id\": %llu}", (unsigned long long)i);
+            j->rc = s3l_dest_reject(j->st, rec, (size_t)m, "thread reject", &err);
+            continue;
+        }
+        j->rc = k.ops->row_begin(k.ctx);
+        if (j->rc == 0)
+            j->rc = k.ops->put_int(k.ctx, (int64_t)i);
+        if (j->rc == 0)
+            j->rc = k.ops->put_bytes(k.ctx, text, (size_t)n);
+        if (j->rc == 0)
+            j->rc = k.ops->row_end(k.ctx, &err);
+    }
+    return NULL;
+}
+
+/* Four lanes driven from four threads at once (plus dead letters from all of them). */
+static void lanes_from_threads(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_dest *d = open_dest(f, 4, 2000);
+    struct s3l_dest_stream *st;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_dest_stream(d, "ns", "t0", &schema2, &st, &err), 0);
+    pthread_t th[4];
+    struct lane_job jobs[4];
+    for (unsigned i = 0; i < 4; i++) {
+        jobs[i] = (struct lane_job){st, i, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, lane_thread, &jobs[i]), 0);
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(jobs[i].rc, 0);
+    }
+    struct s3l_dest_commit_info ci;
+    assert_int_equal(s3l_dest_commit(d, "{\"next\": 4000}", &ci, &err), 0);
+    assert_int_equal(ci.rows + ci.rejected, 4000);
+    assert_int_equal(ci.rejected, 39);
+    s3l_dest_free(d);
+    struct s3l_test_run r = {
+        .url = f->url, .pipeline = PIPE, .lanes = 4, .tables = 1, .total_rows = 4000};
+    char why[256] = "";
+    if (s3l_test_verify(&r, true, why, sizeof(why)) != 0)
+        fail_msg("%s", why);
+}
+
+/* A full disk: the epoch fails with NO_SPACE, nothing of it is visible, earlier epochs stay. */
+/* The tmpfs of a full-disk test, unmounted by the teardown even when the test fails. */
+static char mounted[64];
+
+static int unmount_teardown(void **state)
+{
+    (void)state;
+    if (mounted[0]) {
+        umount2(mounted, MNT_DETACH);
+        rmdir(mounted);
+        mounted[0] = 0;
+    }
+    return 0;
+}
+
+static void full_disk_commits_nothing_half(void **state)
+{
+    (void)state;
+    struct fx f = {0};
+    snprintf(f.dir, sizeof(f.dir), "/tmp/s3l-full-XXXXXX");
+    assert_non_null(mkdtemp(f.dir));
+    if (mount("tmpfs", f.dir, "tmpfs", 0, "size=256k") != 0)
+        fail_msg("mount tmpfs: %s (tests run as root)", strerror(errno));
+    snprintf(mounted, sizeof(mounted), "%s", f.dir);
+    snprintf(f.url, sizeof(f.url), "file://%s", f.dir);
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(f.url, NULL, &f.s, &err), 0);
+    struct s3l_dest *d = open_dest(&f, 1, 16 << 10);
+    struct s3l_dest_stream *st;
+    assert_int_equal(s3l_dest_stream(d, "ns", "t0", &schema2, &st, &err), 0);
+    struct s3l_row_sink k;
+    s3l_dest_lane_sink(st, 0, &k);
+    put_row(&k, 0, "r0");
+    assert_int_equal(s3l_dest_commit(d, "{\"next\": 1}", NULL, &err), 0);
+    static char pad[1000];
+    memset(pad, 'x', sizeof(pad) - 1);
+    int rc = 0;
+    for (int i = 1; i < 1000 && rc == 0; i++) {
+        rc = k.ops->row_begin(k.ctx);
+        if (rc == 0)
+            rc = k.ops->put_int(k.ctx, i);
+        if (rc == 0)
+            rc = k.ops->put_bytes(k.ctx, pad, strlen(pad));
+        if (rc == 0)
+            rc = k.ops->row_end(k.ctx, &err);
+    }
+    /* A failed row_begin has no err to fill: the lane's failure comes back from commit. */
+    if (err.code == 0)
+        rc = s3l_dest_commit(d, "{\"next\": 1000}", NULL, &err);
+    assert_int_equal(rc, S3L_ENO_SPACE);
+    if (!strstr(err.message, f.dir))
+        fail_msg("message does not name the path: %s", err.message);
+    s3l_dest_abort(d);
+    s3l_dest_free(d);
+    struct s3l_test_run r = {
+        .url = f.url, .pipeline = PIPE, .lanes = 1, .tables = 1, .total_rows = 1};
+    char why[256] = "";
+    if (s3l_test_verify(&r, true, why, sizeof(why)) != 0)
+        fail_msg("after ENOSPC: %s", why);
+    struct s3l_test_census c;
+    assert_int_equal(s3l_test_census(&r, &c), 0);
+    assert_int_equal(c.markers, 1);
+    assert_int_equal(c.data_files, 1);
+    assert_int_equal(c.staged, 0);
+    assert_false(c.pending);
+    assert_int_equal(c.committed_epoch, 1);
+    s3l_store_free(f.s);
+    assert_int_equal(umount(f.dir), 0);
+    mounted[0] = 0;
+    rmdir(f.dir);
+}
+
+/* A destination the writer may not write: a clear PERMISSION_DENIED naming the path. */
+static void unwritable_destination(void **state)
+{
+    struct fx *f = *state;
+    chmod(f->dir, 0755);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(2);
+        struct s3l_dest_options o = {0};
+        o.version = S3L_DEST_OPTIONS_VERSION;
+        o.pipeline_id = PIPE;
+        struct s3l__dest_codec c;
+        s3l_test_codec(&c);
+        struct s3l_dest *d = NULL;
+        struct s3l_error err = {0};
+        int rc = s3l__dest_open_codec(f->s, &o, &c, &d, &err);
+        struct s3l_dest_stream *st;
+        if (rc == 0)
+            rc = s3l_dest_stream(d, NULL, "t", &schema2, &st, &err);
+        s3l_dest_free(d);
+        _exit(rc == S3L_EPERMISSION_DENIED && strstr(err.message, f->dir) ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* The fault model: fail every operation from k on (the store goes away), then recover. With
+ * lost replies, operation k is performed but reported failed (the ambiguous case). */
+static void fault_model(bool lost_reply);
+
 static void fail_at_every_op_then_recover(void **state)
 {
     (void)state;
-    unsigned k;
+    fault_model(false);
+}
+
+static void lost_reply_at_every_op_then_recover(void **state)
+{
+    (void)state;
+    fault_model(true);
+}
+
+static void fault_model(bool lost_reply)
+{
+    uint64_t total = 0;
     unsigned runs = 0;
-    for (k = 1;; k++) {
+    for (uint64_t k = 0; k == 0 || k <= total; k++) {
         char dir[64];
         snprintf(dir, sizeof(dir), "%s/s3l-fault-XXXXXX",
                  access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
         assert_non_null(mkdtemp(dir));
         char url[96];
         snprintf(url, sizeof(url), "file://%s", dir);
-        struct s3l_test_run r = {.url = url, .pipeline = "pf", .lanes = 2, .tables = 2,
-                                 .file_size = 40, .total_rows = 24, .epoch_rows = 10,
+        struct s3l_test_run r = {.url = url,
+                                 .pipeline = "pf",
+                                 .lanes = 2,
+                                 .tables = 2,
+                                 .file_size = 40,
+                                 .total_rows = 24,
+                                 .epoch_rows = 10,
                                  .reject_every = 7};
         struct s3l_error err = {0};
-        s3l_test_fail_arm(k);
+        if (k == 0)
+            s3l_test_crash_arm(0, NULL, 0); /* count the operations of an unfaulted run */
+        else if (lost_reply)
+            s3l_test_fail_after_arm(k);
+        else
+            s3l_test_fail_arm(k);
         int rc = s3l_test_run(&r, &err);
+        if (k == 0) {
+            total = s3l_test_crash_ops();
+            assert_int_equal(rc, 0);
+        }
         s3l_test_crash_disarm();
         char why[256] = "";
         if (s3l_test_verify(&r, false, why, sizeof(why)) != 0)
-            fail_msg("k=%u: inconsistent after the failure: %s", k, why);
-        bool done = rc == 0;
-        if (!done) {
+            fail_msg("k=%llu: inconsistent after the failure: %s", (unsigned long long)k, why);
+        if (rc) {
             s3l_error_clear(&err);
             r.gc = true;
             if (s3l_test_run(&r, &err) != 0)
-                fail_msg("k=%u: recovery failed: %s", k, err.message);
+                fail_msg("k=%llu: recovery failed: %s", (unsigned long long)k, err.message);
         }
         if (s3l_test_verify(&r, true, why, sizeof(why)) != 0)
-            fail_msg("k=%u: after recovery: %s", k, why);
+            fail_msg("k=%llu: after recovery: %s", (unsigned long long)k, why);
         struct s3l_test_census c;
         assert_int_equal(s3l_test_census(&r, &c), 0);
-        if (!done && c.staged != 0)
-            fail_msg("k=%u: %u staged files left after gc", k, c.staged);
+        if (rc && c.staged != 0)
+            fail_msg("k=%llu: %u staged files left after gc", (unsigned long long)k, c.staged);
         char cmd[96];
         snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
         assert_int_equal(system(cmd), 0);
-        runs++;
-        if (done)
-            break;
+        runs += k > 0;
     }
-    print_message("fault model: %u failure points enumerated\n", runs);
+    print_message("fault model%s: %u failure points enumerated\n",
+                  lost_reply ? " (lost replies)" : "", runs);
     assert_true(runs > 50);
 }
 
@@ -457,7 +654,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(schema_record_added_columns_and_drift, setup, teardown),
         cmocka_unit_test_setup_teardown(refused_options_and_names, setup, teardown),
         cmocka_unit_test_setup_teardown(abort_leaves_nothing_and_gc_collects, setup, teardown),
+        cmocka_unit_test_setup_teardown(lanes_from_threads, setup, teardown),
+        cmocka_unit_test_teardown(full_disk_commits_nothing_half, unmount_teardown),
+        cmocka_unit_test_setup_teardown(unwritable_destination, setup, teardown),
         cmocka_unit_test(fail_at_every_op_then_recover),
+        cmocka_unit_test(lost_reply_at_every_op_then_recover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,7 +41,11 @@ static int r_begin(void *c) { logf_(c, "begin"); return 0; }
 static int r_null(void *c) { logf_(c, " null"); return counted(c); }
 static int r_bool(void *c, bool v) { logf_(c, " bool:%d", v); return counted(c); }
 static int r_int(void *c, int64_t v) { logf_(c, " int:%lld", (long long)v); return counted(c); }
-static int r_uint(void *c, uint64_t v) { logf_(c, " uint:%llu", (unsigned long long)v); return counted(c); }
+static int r_uint(void *c, uint64_t v)
+{
+    logf_(c, " uint:%llu", (unsigned long long)v);
+    return counted(c);
+}
 static int r_double(void *c, double v) { logf_(c, " dbl:%.17g", v); return counted(c); }
 static int r_bytes(void *c, const void *d, size_t n)
 {
@@ -51,8 +55,16 @@ static int r_bytes(void *c, const void *d, size_t n)
         logf_(c, p[i] >= 0x20 && p[i] < 0x7f ? "%c" : "\\x%02x", p[i]);
     return counted(c);
 }
-static int r_dec(void *c, int64_t hi, uint64_t lo) { logf_(c, " dec:%lld,%llu", (long long)hi, (unsigned long long)lo); return counted(c); }
-static int r_ivl(void *c, int32_t m, int32_t d, int64_t ns) { logf_(c, " ivl:%d,%d,%lld", m, d, (long long)ns); return counted(c); }
+static int r_dec(void *c, int64_t hi, uint64_t lo)
+{
+    logf_(c, " dec:%lld,%llu", (long long)hi, (unsigned long long)lo);
+    return counted(c);
+}
+static int r_ivl(void *c, int32_t m, int32_t d, int64_t ns)
+{
+    logf_(c, " ivl:%d,%d,%lld", m, d, (long long)ns);
+    return counted(c);
+}
 static int r_bl(void *c) { logf_(c, " ["); return 0; }
 static int r_el(void *c) { logf_(c, " ]"); return 0; }
 static int r_bs(void *c) { logf_(c, " {"); return 0; }
@@ -159,7 +171,8 @@ static void every_type_and_lossless_coercions(void **state)
                         "begin int:1 bytes:123.50 dec:0,1230 int:1704067200000000 int:19782 "
                         "bool:1 [ bytes:a null ] { null dbl:2 } < bytes:k int:1 bytes:l null > "
                         "bytes:{\"z\":[1,\"q\\n\"]} "
-                        "bytes:\\x12>Eg\\xe8\\x9b\\x12\\xd3\\xa4VBf\\x14\\x17@\\x00 int:43200500000 "
+                        "bytes:\\x12>Eg\\xe8\\x9b\\x12\\xd3\\xa4VBf\\x14\\x17@\\x00 "
+                        "int:43200500000 "
                         "ivl:14,3,14706500000000 dbl:1 int:-128 uint:18446744073709551615 end");
     assert_int_equal(s3l_converter_ignored(fx.conv), 1);
     /* Missing nullable columns are nulls; a number and a bool into a string keep their text. */
@@ -239,12 +252,31 @@ static void unknown_keys_and_sink_failures(void **state)
 {
     (void)state;
     setup_conv(true);
-    assert_int_equal(conv("{\"id\":1,\"new\":[1],\"gone\":null,\"x\":2}"), S3L_CONVERT_NEW_COLUMNS);
+    const char *grows = "{\"id\":1,\"new\":[1],\"gone\":null,\"x\":2,\"e\":[[],{\"q\":null}]}";
+    assert_int_equal(conv(grows), S3L_CONVERT_NEW_COLUMNS);
     assert_string_equal(fx.sink.log, ""); /* nothing written */
     assert_int_equal(s3l_converter_n_unknown(fx.conv), 2);
     assert_int_equal(s3l_converter_unknown(fx.conv, 0), 3);
     assert_memory_equal(fx.scan.tape[s3l_converter_unknown(fx.conv, 1)].str, "x", 1);
-    assert_int_equal(conv("{\"id\":1,\"gone\":null}"), 0);
+    /* Grow the schema from the record, convert it again with a new converter. */
+    struct s3l_record rec = {fx.scan.tape, fx.scan.n, 7, 0, 0, grows, strlen(grows), "t.json"};
+    size_t added = 0;
+    assert_int_equal(s3l_converter_grow(fx.conv, &rec, NULL, fx.schema, &added, &fx.err), 0);
+    assert_int_equal(added, 2);
+    assert_int_equal(fx.schema->n_fields, 18);
+    char tn[64];
+    s3l_type_format(&fx.schema->fields[16].type, tn, sizeof(tn));
+    assert_string_equal(tn, "list<item: int64>");
+    assert_string_equal(fx.schema->fields[17].name, "x");
+    s3l_converter_free(fx.conv);
+    struct s3l_converter_options opt = {S3L_CONVERTER_OPTIONS_VERSION, true};
+    assert_int_equal(s3l_converter_new(fx.schema, &opt, &fx.conv, &fx.err), 0);
+    fx.sink.log[0] = 0;
+    struct s3l_row_sink sink = {&rec_ops, &fx.sink};
+    assert_int_equal(s3l_convert(fx.conv, &rec, &sink, &fx.err), 0);
+    assert_string_equal(fx.sink.log, "begin int:1 null null null null null null null null null "
+                                     "null null null null null null [ int:1 ] int:2 end");
+    assert_int_equal(conv("{\"id\":1,\"gone\":null,\"e\":{}}"), 0);
     fx.sink.fail_at = 2;
     assert_int_equal(conv("{\"id\":1,\"name\":\"a\",\"price\":1}"), S3L_ETOO_LARGE);
     assert_string_equal(fx.sink.log, "begin int:1 bytes:a end!");

@@ -89,7 +89,8 @@ static const char CSV[] = "id,name,note\r\n"           /* line 1, bytes 0-14 */
 static void rfc4180_rows(void **state)
 {
     (void)state;
-    const char *want = "L2 O14-42 {\"id\":\"1\",\"name\":\"Smith, J\",\"note\":\"said \\\"hi\\\"\"}\n"
+    const char *want = "L2 O14-42 {\"id\":\"1\",\"name\":\"Smith, J\","
+                       "\"note\":\"said \\\"hi\\\"\"}\n"
                        "L3 O42-49 {\"id\":\"2\",\"name\":null,\"note\":\"\"}\n"
                        "L5 O51-68 {\"id\":\"3\",\"name\":\"multi\\nline\",\"note\":\"x\"}\n"
                        "L7 O68-72 {\"id\":\"4\",\"name\":\"b\",\"note\":null}\n";
@@ -150,6 +151,12 @@ static void errors(void **state)
     assert_int_equal(s3l_reader_open(0, &opt, &r, &err), S3L_EINVALID_ARGUMENT);
     assert_string_equal(err.message,
                         "in.csv: resuming a CSV input at byte offset 5 needs its header");
+    opt.start_offset = 0;
+    opt.csv_delimiter = '"';
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_reader_open(0, &opt, &r, &err), S3L_EINVALID_ARGUMENT);
+    assert_string_equal(err.message,
+                        "CSV delimiter: a quote or a line break cannot separate fields");
 }
 
 int main(void)

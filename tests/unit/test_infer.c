@@ -80,6 +80,18 @@ static void ndjson_sample(void **state)
                         "v: string");
 }
 
+static void never_a_type_the_value_does_not_fit(void **state)
+{
+    (void)state;
+    /* ns digits do not fit timestamp[us], 1e400 fits no double: both stay strings; a member
+     * name that is empty or holds U+0000 cannot be a column name and is ignored. */
+    assert_string_equal(infer("{\"t\":\"2024-01-01T00:00:00.123456789\",\"x\":1e400,\"\":3,"
+                              "\"k\\u0000\":1,\"s\":{\"a\\u0000\":1,\"b\":2,\"\":4}}\n",
+                              S3L_INPUT_NDJSON, false),
+                        "t: string, x: string, s: struct<b: int64>");
+    assert_string_equal(infer("c\n1e400\n2\n", S3L_INPUT_CSV, false), "c: string");
+}
+
 static void csv_shapes(void **state)
 {
     (void)state;
@@ -120,6 +132,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ndjson_sample),
+        cmocka_unit_test(never_a_type_the_value_does_not_fit),
         cmocka_unit_test(csv_shapes),
         cmocka_unit_test(late_value_typing),
     };

@@ -4,6 +4,7 @@
  * line, column and offset, recovery after a bad line, the record size limit, tiny read blocks
  * (every record crosses a block boundary), pipes, and resuming at a recorded offset.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -114,6 +115,10 @@ static void ndjson_records_lines_offsets(void **state)
     assert_string_equal(run.out, "L1 O3-11 {\"a\":1}\n");
     read_all(file_with("", 0), S3L_INPUT_NDJSON, 0, 0, 0, 0, &run);
     assert_string_equal(run.out, "");
+    /* Trailing blank lines are consumed: the resume offset is the end. */
+    read_all(file_with("{}\n\n \r\n", 7), S3L_INPUT_NDJSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O0-3 {}\n");
+    assert_int_equal(run.final_offset, 7);
 }
 
 static void ndjson_errors_and_recovery(void **state)
@@ -159,12 +164,16 @@ static void json_array_stream(void **state)
     for (size_t i = 0; i < 3; i++) {
         read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, blocks[i], 0, 0, 0, &run);
         assert_string_equal(run.out, want);
-        assert_int_equal(run.final_offset, 57);
+        assert_int_equal(run.final_offset, 60); /* "]\n" consumed at the end */
     }
     read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 23, 2, &run);
     assert_string_equal(run.out, "L3 O27-47 {\"a\":[2,{\"b\":3}]}\nL4 O49-57 {\"a\":4}\n");
     read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 57, 5, &run);
     assert_string_equal(run.out, "");
+    assert_int_equal(run.final_offset, 60);
+    read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 60, 6, &run);
+    assert_string_equal(run.out, "");
+    assert_int_equal(run.final_offset, 60);
     read_all(pipe_with("[]"), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
     assert_string_equal(run.out, "");
     read_all(pipe_with(" "), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
@@ -182,6 +191,7 @@ static void json_top_level_objects(void **state)
     struct run run;
     read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out, want);
+    assert_int_equal(run.final_offset, 39);
     read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 20, 2, &run);
     assert_string_equal(run.out, "L3 O21-31 {\"c\":\"}\"}\nL3 O31-38 {\"d\":1}\n");
     read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 38, 3, &run);
@@ -224,6 +234,38 @@ static void json_array_errors(void **state)
              4, 20, 0, 0, &run);
     assert_string_equal(run.out, "E in.json line 1 (byte offset 1): the array element is longer "
                                  "than the maximum record size (20 bytes)\n");
+    /* The same when the whole element fits in one block. */
+    read_all(pipe_with("[{\"a\":1},{\"a\":\"0123456789012345678901234567890123456789\"}]"),
+             S3L_INPUT_JSON, 1 << 16, 20, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\nE in.json line 1 (byte offset 9): the array "
+                                 "element is longer than the maximum record size (20 bytes)\n");
+}
+
+static void records_can_be_kept(void **state)
+{
+    (void)state;
+    int fd = pipe_with("{\"a\":\"x\\ty\",\"b\":[1.5,{\"c\":null}]}\n{\"d\":2}\n");
+    struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION,
+                                     .format = S3L_INPUT_NDJSON, .name = "kept"};
+    struct s3l_reader *r;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
+    struct s3l_record rec, *copy;
+    assert_int_equal(s3l_reader_next(r, &rec, &err), 1);
+    assert_int_equal(s3l_record_clone(&rec, &copy), 0);
+    assert_int_equal(s3l_reader_next(r, &rec, &err), 1); /* the reader's tape is reused */
+    s3l_reader_free(r);
+    close(fd);
+    struct s3l_buf b;
+    s3l_buf_init(&b, 1024);
+    assert_int_equal(s3l__json_write(&b, copy->values, 0), 0);
+    assert_string_equal((char *)b.ptr, "{\"a\":\"x\\ty\",\"b\":[1.5,{\"c\":null}]}");
+    assert_int_equal(copy->n_values, 9);
+    assert_int_equal(copy->end_offset, 34);
+    assert_memory_equal(copy->raw, "{\"a\":\"x\\ty\",", 12);
+    assert_string_equal(copy->source, "kept");
+    s3l_buf_free(&b);
+    s3l_free(copy);
 }
 
 static void bad_options(void **state)
@@ -238,7 +280,8 @@ static void bad_options(void **state)
     assert_int_equal(s3l_input_format_parse("jsonl", &f, &err), 0);
     assert_int_equal(f, S3L_INPUT_NDJSON);
     assert_int_equal(s3l_input_format_parse("xml", &f, &err), S3L_EINVALID_CONFIG);
-    assert_string_equal(err.message, "input format \"xml\": expected ndjson (or jsonl), json or csv");
+    assert_string_equal(err.message,
+                        "input format \"xml\": expected ndjson (or jsonl), json or csv");
     /* A pipe that ends before the resume offset. */
     opt.version = S3L_READER_OPTIONS_VERSION;
     opt.start_offset = 100;
@@ -247,6 +290,22 @@ static void bad_options(void **state)
     int fd = pipe_with("{}\n");
     assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), S3L_EIO);
     assert_string_equal(err.message, "p ends before byte offset 100");
+    close(fd);
+    /* read() failing (a directory) is an I/O error naming the input, and it sticks. */
+    fd = open("/", O_RDONLY | O_DIRECTORY);
+    assert_true(fd >= 0);
+    opt.start_offset = 0;
+    opt.name = "/";
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
+    struct s3l_record rec;
+    assert_int_equal(s3l_reader_next(r, &rec, &err), S3L_EIO);
+    assert_string_equal(err.message, "read / at byte offset 0: Is a directory");
+    assert_int_equal(err.sys_errno, EISDIR);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_reader_next(r, &rec, &err), S3L_EIO);
+    assert_string_equal(err.message, "read / at byte offset 0: Is a directory");
+    s3l_reader_free(r);
     close(fd);
 }
 
@@ -258,6 +317,7 @@ int main(void)
         cmocka_unit_test(json_array_stream),
         cmocka_unit_test(json_top_level_objects),
         cmocka_unit_test(json_array_errors),
+        cmocka_unit_test(records_can_be_kept),
         cmocka_unit_test(bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,14 +23,14 @@
 /* ---- A destination keeping everything in memory. ---- */
 
 struct mem_dest {
-    char *checkpoint;        /* positions JSON of the last commit */
+    char *checkpoint; /* positions JSON of the last commit */
     bool pending;
     int starts;
     uint64_t epoch;
-    int64_t rows[64];        /* rows put since the last commit, in order */
+    int64_t rows[64]; /* rows put since the last commit, in order */
     unsigned lanes_of[64];
     size_t n_rows;
-    int64_t committed[256];  /* all committed rows, in order */
+    int64_t committed[256]; /* all committed rows, in order */
     size_t n_committed;
     uint64_t epoch_rows[16]; /* rows of each committed epoch */
     size_t n_epochs;
@@ -42,8 +42,16 @@ struct mem_dest {
 
 static struct mem_dest D;
 
-static int sk_row_begin(void *ctx) { (void)ctx; return 0; }
-static int sk_put_int(void *ctx, int64_t v) { ((struct mem_dest *)ctx)->value = v; return 0; }
+static int sk_row_begin(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+static int sk_put_int(void *ctx, int64_t v)
+{
+    ((struct mem_dest *)ctx)->value = v;
+    return 0;
+}
 static int sk_row_end(void *ctx, struct s3l_error *err)
 {
     struct mem_dest *d = ctx;
@@ -53,7 +61,9 @@ static int sk_row_end(void *ctx, struct s3l_error *err)
     return 0;
 }
 static const struct s3l_row_sink_ops sink_ops = {
-    .row_begin = sk_row_begin, .put_int = sk_put_int, .row_end = sk_row_end,
+    .row_begin = sk_row_begin,
+    .put_int = sk_put_int,
+    .row_end = sk_row_end,
 };
 
 static int md_positions(void *ctx, char **json, bool *pending, struct s3l_error *err)
@@ -113,7 +123,10 @@ static int md_reject(void *ctx, const void *raw, size_t len, const char *reason,
     return 0;
 }
 
-static void md_close(void *ctx) { (void)ctx; }
+static void md_close(void *ctx)
+{
+    (void)ctx;
+}
 
 static const struct s3l__dest_ops mem_dest_ops = {md_positions, md_start, md_commit, md_reject,
                                                   md_close};
@@ -124,6 +137,7 @@ struct line_source {
     struct s3l__source base;
     int fd;
     uint64_t off, start;
+    bool grew;
     char line[64];
 };
 
@@ -145,6 +159,15 @@ static int ls_next(struct s3l__source *s, unsigned lane, uint64_t *offset_after,
     uint64_t line_start = ls->off;
     ls->off += n;
     *offset_after = ls->off;
+    if (ls->line[0] == 'g' && !ls->grew) {
+        /* "g<n>": a record that needs a barrier first (like one bringing new columns). */
+        ls->grew = true;
+        ls->off = line_start;
+        return S3L__SOURCE_BARRIER;
+    }
+    ls->grew = false;
+    if (ls->line[0] == 'g')
+        memmove(ls->line, ls->line + 1, n);
     if (ls->line[0] == 'x') {
         *raw = s3l_slice_make(ls->line, n - 1);
         return s3l_error_set(err, S3L_EINVALID_INPUT, "bad record at offset %llu",
@@ -440,6 +463,25 @@ static void empty_input_is_refused(void **state)
     assert_int_equal(D.starts, 0);
 }
 
+static void barrier_commits_the_epoch_before_the_record(void **state)
+{
+    put_file("w", "1\n2\ng3\n4\n"); /* offsets after each line: 2, 4, 7, 9 */
+    struct s3l_pipeline_options o;
+    s3l_pipeline_options_init(&o);
+    o.epoch_rows = 100;
+    struct events ev;
+    struct s3l_pipeline_stats st;
+    enum s3l_pipeline_side side;
+    struct s3l_error err = {0};
+    assert_int_equal(run(&o, &ev, &st, &side, &err), 0);
+    assert_int_equal(D.n_epochs, 2);
+    assert_int_equal(D.epoch_rows[0], 2); /* 1, 2: committed before the barrier record */
+    assert_int_equal(D.epoch_rows[1], 2); /* 3, 4 */
+    assert_int_equal(D.committed[2], 3);
+    assert_int_equal(st.rows, 4);
+    assert_int_equal(committed_offset(), 9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,6 +493,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(lanes_take_rows_in_turn, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_input_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(barrier_commits_the_epoch_before_the_record, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

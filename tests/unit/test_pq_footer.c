@@ -1,12 +1,13 @@
 /*
- * Unit tests of the footer reader (include/s3l/pq_footer.h) on files of other writers:
- * the Parquet files in tests/golden/duckdb, written by DuckDB and by arrow-rs (parquet-wasm) through
+ * Unit tests of the footer reader (include/s3l/pq_footer.h) on files of other writers: the
+ * Parquet files in tests/golden/duckdb, written by DuckDB and by arrow-rs (parquet-wasm) through
  * tests/golden/duckdb/make.mjs. The expected values are DuckDB's parquet_metadata(),
  * parquet_schema() and parquet_kv_metadata(), and hyparquet's page index decoding, stored next to
  * each file as NAME.expected.json; the Arrow types are written down here from make.mjs's SQL.
  * Corrupt inputs are made by editing those files' bytes at known offsets.
  */
 #include <fcntl.h>
+#include <math.h>
 #include <jansson.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "s3l/pq_footer.h"
+#include "s3l/store.h"
 #include "util/util.h"
 
 static char *golden(const char *name)
@@ -195,6 +197,19 @@ static void check_stat(const struct s3l_pq_column_chunk *cc, const struct s3l_pq
     }
 }
 
+/* s3l_pq_value_format against DuckDB's rendering of the same statistic, for every column. */
+static void check_text(const struct s3l_pq_schema_element *se, const char *want,
+                       const struct s3l_pq_bytes *got)
+{
+    if (!want)
+        return;
+    char buf[256];
+    int n = s3l_pq_value_format(se, got->ptr, got->len, buf, sizeof(buf));
+    if (n < 0 || strcmp(buf, want) != 0)
+        fail_msg("column %s: formatted \"%s\" (%d), DuckDB says \"%s\"", se->name, buf, n, want);
+    assert_int_equal((size_t)n, strlen(want));
+}
+
 static void check_columns(const struct s3l_pq_footer *f, json_t *cols)
 {
     size_t k = 0;
@@ -228,6 +243,8 @@ static void check_columns(const struct s3l_pq_footer *f, json_t *cols)
             assert_int_equal(cc->stats.null_count, jint(e, "stats_null_count", 0));
             check_stat(cc, se, jstr(e, "stats_min_value"), &cc->stats.min_value);
             check_stat(cc, se, jstr(e, "stats_max_value"), &cc->stats.max_value);
+            check_text(se, jstr(e, "stats_min_value"), &cc->stats.min_value);
+            check_text(se, jstr(e, "stats_max_value"), &cc->stats.max_value);
         }
     }
     assert_int_equal(k, json_array_size(cols));
@@ -262,11 +279,15 @@ static void check_against_duckdb(const struct s3l_pq_footer *f, const char *stem
     check_schema(f, json_object_get(d, "schema"));
     check_columns(f, json_object_get(d, "columns"));
     check_kv(f, json_object_get(d, "kv"));
+    struct s3l_error err = {0};
+    if (s3l_pq_footer_validate(f, &err) != 0)
+        fail_msg("%s: %s", stem, err.message);
     json_decref(x);
 }
 
-static const char *const stems[] = {"flat_types", "nested", "row_groups", "uncompressed", "empty",
-                                    "arrowrs_page_index"};
+static const char *const stems[] = {"flat_types", "nested",  "row_groups",
+                                    "uncompressed", "empty", "arrowrs_page_index",
+                                    "arrowrs_codecs"};
 
 static void every_golden_file_three_ways(void **state)
 {
@@ -332,23 +353,6 @@ static void nested_tree_levels(void **state)
     free(b);
 }
 
-static void free_fields(struct s3l_field *fs, size_t n);
-
-static void free_type(struct s3l_type *t)
-{
-    free_fields(t->children, t->n_children);
-    s3l_free(t->tz);
-}
-
-static void free_fields(struct s3l_field *fs, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        s3l_free(fs[i].name);
-        free_type(&fs[i].type);
-    }
-    s3l_free(fs);
-}
-
 static void arrow_mapping(void **state)
 {
     (void)state;
@@ -381,8 +385,7 @@ static void arrow_mapping(void **state)
     assert_int_equal(s->fields[19].type.scale, 2);
     assert_int_equal(s->fields[21].type.precision, 38);
     assert_int_equal(s->fields[21].type.scale, 10);
-    free_fields(s->fields, s->n_fields);
-    s3l_free(s);
+    s3l_schema_free(s);
     s3l_pq_footer_free(f);
     free(b);
 
@@ -406,8 +409,24 @@ static void arrow_mapping(void **state)
     assert_int_equal(ls->type.children[0].type.id, S3L_TYPE_STRUCT);
     assert_int_equal(ll->type.children[0].type.id, S3L_TYPE_LIST);
     assert_int_equal(ll->type.children[0].type.children[0].type.id, S3L_TYPE_INT32);
-    free_fields(s->fields, s->n_fields);
-    s3l_free(s);
+    s3l_schema_free(s);
+    s3l_pq_footer_free(f);
+    free(b);
+
+    /* arrow-rs: non-nullable columns are REQUIRED; its list item is named "item". */
+    b = slurp("arrowrs_codecs.parquet", &len);
+    assert_int_equal(s3l_pq_footer_read_buf(b, len, NULL, &f, &err), 0);
+    assert_int_equal(s3l_pq_footer_schema(f, &s, &err), 0);
+    char name[128];
+    static const char *const want[] = {"int64", "string", "double", "string", "list<item: int32>"};
+    static const bool nullable[] = {false, true, false, true, true};
+    assert_int_equal(s->n_fields, 5);
+    for (size_t i = 0; i < 5; i++) {
+        s3l_type_format(&s->fields[i].type, name, sizeof(name));
+        assert_string_equal(name, want[i]);
+        assert_int_equal(s->fields[i].nullable, nullable[i]);
+    }
+    s3l_schema_free(s);
     s3l_pq_footer_free(f);
     free(b);
 }
@@ -439,8 +458,8 @@ static void page_index_against_hyparquet(void **state)
             assert_string_equal(orders[c->boundary_order], jstr(ci, "boundary_order"));
             for (size_t pg = 0; pg < c->n_pages; pg++) {
                 char hex[256];
-                assert_int_equal(c->null_pages[pg],
-                                 json_is_true(json_array_get(json_object_get(ci, "null_pages"), pg)));
+                json_t *np = json_array_get(json_object_get(ci, "null_pages"), pg);
+                assert_int_equal(c->null_pages[pg], json_is_true(np));
                 null_pages += c->null_pages[pg];
                 assert_true(c->min_values[pg].len < 100);
                 s3l_hex_encode(c->min_values[pg].ptr, c->min_values[pg].len, hex);
@@ -587,8 +606,8 @@ static void corrupt_files_are_named(void **state)
     memcpy(m, b, len);
     m[len - 1] = 'X';
     char want[128];
-    snprintf(want, sizeof(want), "bad magic at offset %zu (expected PAR1, found 50 41 52 58)",
-             len - 4);
+    snprintf(want, sizeof(want), "bad magic at offset %zu (expected PAR1, found 50 41 52 58); "
+             "a truncated file ends like this", len - 4);
     read_mut(m, len, want, S3L_ECORRUPT);
     memcpy(m, b, len);
     m[0] = 'Q';
@@ -696,8 +715,7 @@ static void every_allocation_failure_is_clean(void **state)
             rc = s3l_pq_footer_schema(f, &s, &err);
         if (rc == 0) {
             ok = 1;
-            free_fields(s->fields, s->n_fields);
-            s3l_free(s);
+            s3l_schema_free(s);
         } else {
             assert_int_equal(rc, S3L_ENOMEM);
         }
@@ -706,6 +724,247 @@ static void every_allocation_failure_is_clean(void **state)
     s3l_set_allocator(NULL);
     assert_true(ok);
     free(b);
+}
+
+/* Through a file:// store: one stat and one ranged GET for a file under 64 KiB. */
+static void read_through_a_store(void **state)
+{
+    (void)state;
+    char *dir = golden("");
+    char url[4200];
+    snprintf(url, sizeof(url), "file://%s", dir);
+    url[strlen(url) - 1] = 0; /* no trailing slash */
+    struct s3l_store *st = NULL;
+    struct s3l_error err = {0};
+    if (s3l_store_open(url, NULL, &st, &err))
+        fail_msg("%s", err.message);
+    uint64_t ops = st->n_ops;
+    struct s3l_pq_footer *f;
+    if (s3l_pq_footer_read_store(st, "nested.parquet", NULL, &f, &err))
+        fail_msg("%s", err.message);
+    assert_int_equal(st->n_ops - ops, 2);
+    check_against_duckdb(f, "nested");
+    s3l_pq_footer_free(f);
+    /* The page index of the arrow-rs file through the same store. */
+    assert_int_equal(s3l_pq_footer_read_store(st, "arrowrs_page_index.parquet", NULL, &f, &err), 0);
+    struct s3l_pq_store_src src = {st, "arrowrs_page_index.parquet"};
+    struct s3l_pq_offset_index *oi;
+    assert_int_equal(s3l_pq_offset_index_read(s3l_pq_read_store, &src, f->file_size,
+                                              &f->row_groups[0].columns[0], NULL, &oi, &err), 0);
+    assert_int_equal(oi->n_pages, 5);
+    assert_int_equal(oi->pages[0].first_row_index, 0);
+    s3l_pq_offset_index_free(oi);
+    s3l_pq_footer_free(f);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_pq_footer_read_store(st, "missing.parquet", NULL, &f, &err),
+                     S3L_ENOT_FOUND);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_pq_footer_read_store(st, "make.mjs", NULL, &f, &err), S3L_ECORRUPT);
+    assert_non_null(strstr(err.message, "make.mjs: not a Parquet file: bad magic"));
+    s3l_store_free(st);
+    free(dir);
+}
+
+static void expect_invalid(struct s3l_pq_footer *f, const char *msg)
+{
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_pq_footer_validate(f, &err), S3L_ECORRUPT);
+    assert_int_equal(strncmp(err.message, "parquet file: ", 14), 0); /* the default name */
+    if (!strstr(err.message, msg))
+        fail_msg("message \"%s\" lacks \"%s\"", err.message, msg);
+}
+
+/* Each rule of s3l_pq_footer_validate broken once, on a decoded golden file. */
+static void validate_rules(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *b = slurp("row_groups.parquet", &len);
+    struct s3l_pq_footer *f;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_pq_footer_read_buf(b, len, NULL, &f, &err), 0);
+    assert_int_equal(s3l_pq_footer_validate(f, &err), 0);
+    struct s3l_pq_column_chunk *cc = &f->row_groups[1].columns[1], saved = *cc;
+    f->num_rows++;
+    expect_invalid(f, "num_rows is 5001 but the row groups hold 5000 rows");
+    f->num_rows--;
+    cc->type = S3L_PQ_INT32;
+    expect_invalid(f, "row group 1, column s: physical type differs from the schema's (1, 6)");
+    *cc = saved;
+    cc->path[0][0] = 'z';
+    expect_invalid(f, "path_in_schema does not name its leaf column");
+    cc->path[0][0] = 's';
+    assert_true(cc->dictionary_page_offset >= 4); /* DuckDB dictionary-encodes s */
+    cc->data_page_offset = (int64_t)f->metadata_offset;
+    expect_invalid(f, "data_page_offset beyond the chunk's bytes");
+    cc->data_page_offset = cc->dictionary_page_offset;
+    expect_invalid(f, "dictionary page not before the data pages");
+    cc->dictionary_page_offset = -1;
+    cc->data_page_offset = (int64_t)f->metadata_offset - 10;
+    expect_invalid(f, "pages (offset, bytes) outside the data area");
+    *cc = saved;
+    cc->num_values--;
+    expect_invalid(f, "num_values does not match the row group's rows");
+    *cc = saved;
+    cc->stats.null_count = cc->num_values + 1;
+    expect_invalid(f, "null_count beyond num_values");
+    *cc = saved;
+    cc->column_index_offset = 2;
+    cc->column_index_length = 10;
+    expect_invalid(f, "ColumnIndex (offset, bytes) outside the data area (2, 10)");
+    *cc = saved;
+    f->n_column_orders = 1;
+    expect_invalid(f, "1 column orders for 3 leaf columns");
+    s3l_pq_footer_free(f);
+    free(b);
+}
+
+struct walk {
+    size_t pages, dict_pages;
+    int64_t values;
+    uint64_t offsets[64], sizes[64];
+    size_t n_data;
+};
+
+static int on_page(void *ctx, uint64_t off, const struct s3l_pq_page_header *h)
+{
+    struct walk *w = ctx;
+    if (h->type == 2) { /* DICTIONARY_PAGE: only first (parquet.thrift DictionaryPageHeader) */
+        assert_int_equal(w->pages, 0);
+        w->dict_pages++;
+    } else {
+        assert_true(h->type == 0 || h->type == 3);
+        w->values += h->num_values;
+        if (w->n_data < 64) {
+            w->offsets[w->n_data] = off;
+            w->sizes[w->n_data++] = h->header_len + (uint64_t)h->compressed_page_size;
+        }
+    }
+    w->pages++;
+    return 0;
+}
+
+/* Every chunk of every golden file: the pages tile the chunk, data pages hold num_values values,
+ * and for arrow-rs the data pages are where hyparquet's OffsetIndex says. */
+static void pages_tile_every_chunk(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < S3L_ARRAY_LEN(stems); i++) {
+        char name[256];
+        snprintf(name, sizeof(name), "%s.parquet", stems[i]);
+        char *p = golden(name);
+        int fd = open(p, O_RDONLY);
+        struct s3l_pq_footer *f;
+        struct s3l_error err = {0};
+        assert_int_equal(s3l_pq_footer_read_fd(fd, NULL, &f, &err), 0);
+        json_t *x = expected(stems[i]), *pi = json_object_get(x, "page_index");
+        size_t k = 0;
+        for (size_t g = 0; g < f->n_row_groups; g++) {
+            for (size_t c = 0; c < f->row_groups[g].n_columns; c++, k++) {
+                const struct s3l_pq_column_chunk *cc = &f->row_groups[g].columns[c];
+                struct walk w = {0};
+                if (s3l_pq_chunk_pages(s3l_pq_read_fd, &fd, f->file_size, cc, NULL, on_page, &w,
+                                       &err))
+                    fail_msg("%s: %s", name, err.message);
+                assert_int_equal(w.values, cc->num_values);
+                assert_int_equal(w.dict_pages, cc->dictionary_page_offset >= 0);
+                json_t *locs = json_object_get(
+                    json_object_get(json_array_get(pi, k), "offset_index"), "page_locations");
+                if (!pi)
+                    continue;
+                assert_int_equal(w.n_data, json_array_size(locs));
+                for (size_t q = 0; q < w.n_data; q++) {
+                    json_t *l = json_array_get(locs, q);
+                    assert_int_equal(w.offsets[q], jint(l, "offset", -1));
+                    assert_int_equal(w.sizes[q], jint(l, "compressed_page_size", -1));
+                }
+            }
+        }
+        if (i == 0) { /* a chunk one byte longer than its pages: the walk names the overrun */
+            struct s3l_pq_column_chunk cc = f->row_groups[0].columns[3];
+            cc.total_compressed_size += 1;
+            s3l_error_clear(&err);
+            assert_int_equal(s3l_pq_chunk_pages(s3l_pq_read_fd, &fd, f->file_size, &cc, NULL,
+                                                NULL, NULL, &err), S3L_ECORRUPT);
+            assert_non_null(strstr(err.message, "column i32, page 1"));
+            cc.total_compressed_size = (int64_t)f->file_size;
+            s3l_error_clear(&err);
+            assert_int_equal(s3l_pq_chunk_pages(s3l_pq_read_fd, &fd, f->file_size, &cc, NULL,
+                                                NULL, NULL, &err), S3L_ECORRUPT);
+            assert_non_null(strstr(err.message, "chunk bytes lie beyond the file"));
+        }
+        json_decref(x);
+        s3l_pq_footer_free(f);
+        close(fd);
+        free(p);
+    }
+}
+
+static struct s3l_pq_schema_element leaf(int32_t type, enum s3l_pq_logical_kind kind)
+{
+    struct s3l_pq_schema_element se = {.name = "c", .type = type, .type_length = -1,
+                                       .converted_type = -1, .scale = -1, .precision = -1};
+    se.logical.kind = kind;
+    return se;
+}
+
+static void fmt_is(const struct s3l_pq_schema_element *se, const void *v, size_t n,
+                   const char *want)
+{
+    char buf[128];
+    int len = s3l_pq_value_format(se, v, n, buf, sizeof(buf));
+    if (len < 0 || strcmp(buf, want) != 0)
+        fail_msg("formatted \"%s\" (%d), want \"%s\"", buf, len, want);
+}
+
+/* Values computed by hand: -1 us is 1969-12-31 23:59:59.999999; 0xff85 is -123; half 0x3c00 is
+ * 1.0 and 0xc000 is -2.0 (IEEE 754 binary16). */
+static void value_format_edges(void **state)
+{
+    (void)state;
+    struct s3l_pq_schema_element ts = leaf(S3L_PQ_INT64, S3L_PQ_LT_TIMESTAMP);
+    ts.logical.unit = S3L_PQ_UNIT_MICROS;
+    int64_t minus1 = -1;
+    fmt_is(&ts, &minus1, 8, "1969-12-31 23:59:59.999999");
+    ts.logical.unit = S3L_PQ_UNIT_MILLIS;
+    ts.logical.adjusted_to_utc = true;
+    int64_t ms = 86400000LL * 365 + 1500; /* 1971-01-01 00:00:01.5 */
+    fmt_is(&ts, &ms, 8, "1971-01-01 00:00:01.5+00");
+    struct s3l_pq_schema_element dec = leaf(S3L_PQ_FIXED_LEN_BYTE_ARRAY, S3L_PQ_LT_DECIMAL);
+    dec.logical.scale = 2;
+    static const uint8_t m123[] = {0xff, 0x85};
+    fmt_is(&dec, m123, 2, "-1.23");
+    dec.logical.scale = 4;
+    fmt_is(&dec, m123, 2, "-0.0123");
+    dec.logical.scale = 100000; /* a hostile scale (found by fuzz_pq_footer): refused */
+    assert_int_equal(s3l_pq_value_format(&dec, m123, 2, NULL, 0), -1);
+    struct s3l_pq_schema_element half = leaf(S3L_PQ_FIXED_LEN_BYTE_ARRAY, S3L_PQ_LT_FLOAT16);
+    static const uint8_t one[] = {0x00, 0x3c}, mtwo[] = {0x00, 0xc0};
+    fmt_is(&half, one, 2, "1.0");
+    fmt_is(&half, mtwo, 2, "-2.0");
+    struct s3l_pq_schema_element u32 = leaf(S3L_PQ_INT32, S3L_PQ_LT_NONE);
+    u32.converted_type = 13; /* UINT_32 */
+    static const uint8_t ff[] = {0xff, 0xff, 0xff, 0xff};
+    fmt_is(&u32, ff, 4, "4294967295");
+    u32.converted_type = -1;
+    fmt_is(&u32, ff, 4, "-1");
+    struct s3l_pq_schema_element bin = leaf(S3L_PQ_BYTE_ARRAY, S3L_PQ_LT_NONE);
+    fmt_is(&bin, "a\\\n", 3, "a\\x5C\\x0A");
+    struct s3l_pq_schema_element dbl = leaf(S3L_PQ_DOUBLE, S3L_PQ_LT_NONE);
+    double d = 0.1, big = 123456789.0, nan = NAN;
+    fmt_is(&dbl, &d, 8, "0.1");
+    fmt_is(&dbl, &big, 8, "123456789.0");
+    fmt_is(&dbl, &nan, 8, "nan");
+    /* Wrong lengths are -1; a small buffer truncates but reports the full length. */
+    char small[5];
+    assert_int_equal(s3l_pq_value_format(&u32, ff, 3, small, sizeof(small)), -1);
+    assert_int_equal(s3l_pq_value_format(&dbl, &d, 4, small, sizeof(small)), -1);
+    assert_int_equal(s3l_pq_value_format(&ts, &ms, 8, small, sizeof(small)), 24);
+    assert_string_equal(small, "1971");
+    struct s3l_pq_schema_element t = leaf(S3L_PQ_INT64, S3L_PQ_LT_TIME);
+    t.logical.unit = S3L_PQ_UNIT_NANOS;
+    int64_t ns = 3723000000001LL; /* 01:02:03.000000001 */
+    fmt_is(&t, &ns, 8, "01:02:03.000000001");
 }
 
 int main(void)
@@ -719,6 +978,10 @@ int main(void)
         cmocka_unit_test(corrupt_files_are_named),
         cmocka_unit_test(memory_cap_is_enforced),
         cmocka_unit_test(every_allocation_failure_is_clean),
+        cmocka_unit_test(value_format_edges),
+        cmocka_unit_test(read_through_a_store),
+        cmocka_unit_test(validate_rules),
+        cmocka_unit_test(pages_tile_every_chunk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,22 +171,6 @@ static struct s3l_pq_footer *decode(struct tb *t, int want, const char *msg)
     return f;
 }
 
-static void free_fields(struct s3l_field *fs, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        s3l_free(fs[i].name);
-        free_fields(fs[i].type.children, fs[i].type.n_children);
-        s3l_free(fs[i].type.tz);
-    }
-    s3l_free(fs);
-}
-
-static void free_schema(struct s3l_schema *s)
-{
-    free_fields(s->fields, s->n_fields);
-    s3l_free(s);
-}
-
 static void legacy_lists(void **state)
 {
     (void)state;
@@ -256,7 +240,7 @@ static void legacy_lists(void **state)
     assert_int_equal(fl[4].type.children[0].type.id, S3L_TYPE_INT32);
     assert_false(fl[4].type.children[0].nullable);
     assert_false(fl[4].nullable);
-    free_schema(s);
+    s3l_schema_free(s);
     s3l_pq_footer_free(f);
 }
 
@@ -304,7 +288,7 @@ static void legacy_map_and_converted_types(void **state)
     assert_int_equal(fl[6].type.unit, S3L_UNIT_MILLI);
     assert_int_equal(fl[7].type.id, S3L_TYPE_UTF8);
     assert_int_equal(fl[8].type.id, S3L_TYPE_BINARY);
-    free_schema(s);
+    s3l_schema_free(s);
     s3l_pq_footer_free(f);
 }
 
@@ -326,7 +310,7 @@ static void logical_types_new_and_unknown(void **state)
     assert_int_equal(s->fields[0].type.id, S3L_TYPE_FLOAT16);
     assert_int_equal(s->fields[1].type.id, S3L_TYPE_BINARY);
     assert_int_equal(s->fields[2].type.id, S3L_TYPE_INT64);
-    free_schema(s);
+    s3l_schema_free(s);
     s3l_pq_footer_free(f);
 
     file_begin(&t, 2);
@@ -400,7 +384,8 @@ static void broken_groups_and_trees(void **state)
     open_struct(&t);
     i32f(&t, 5, 0);
     close_struct(&t);
-    decode(&t, S3L_ECORRUPT, "corrupt thrift at offset 107: SchemaElement without its required name");
+    decode(&t, S3L_ECORRUPT,
+           "corrupt thrift at offset 107: SchemaElement without its required name");
     /* Nesting deeper than 256 groups. */
     file_begin(&t, 300);
     element(&t, "schema", GROUP, NONE, 1, NONE);

@@ -103,8 +103,9 @@ static void names_cannot_escape(void **state)
     memset(long_name, 'x', 256);
     long_name[256] = 0;
     check_name_refused(long_name, 256, "255 bytes");
-    static const char *good[] = {"orders", "with space", "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac",
-                                 "k=v", "__quarantine", "_openetl2", "..x", ".hidden"};
+    static const char *good[] = {"orders", "with space",   "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac",
+                                 "k=v",    "__quarantine", "_openetl2",
+                                 "..x",    ".hidden"};
     for (size_t i = 0; i < S3L_ARRAY_LEN(good); i++) {
         struct s3l_error err = {0};
         assert_int_equal(s3l_name_check(good[i], strlen(good[i]), "table", &err), 0);

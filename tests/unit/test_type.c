@@ -77,6 +77,8 @@ static void aliases_normalise(void **state)
         {"struct<a:int64,b:utf8 not null>", "struct<a: int64, b: string not null>"},
         {"map<utf8,i8>", "map<string, int64>"},
         {"struct<\"a:b\": int64, \"x y\": bool>", "struct<\"a:b\": int64, x y: bool>"},
+        {"struct<\"t\\u0009ab\": int64>", "struct<\"t\\u0009ab\": int64>"},
+        {"struct<caf\xc3\xa9: int64>", "struct<caf\xc3\xa9: int64>"},
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
         assert_string_equal(roundtrip(pairs[i][0]), pairs[i][1]);
@@ -107,9 +109,21 @@ static void bad_names_are_explained(void **state)
                         "ERR type \"struct<a: int64, a: string>\": expected distinct struct field "
                         "names at offset 26 (\">\")");
     assert_string_equal(roundtrip("map<list<int64>, int64>"),
-                        "ERR type \"map<list<int64>, int64>\": expected a primitive map key type at "
-                        "offset 22 (\">\")");
+                        "ERR type \"map<list<int64>, int64>\": expected a primitive map key type "
+                        "at offset 22 (\">\")");
     assert_string_equal(roundtrip(""), "ERR type \"\": expected a type name at the end");
+    assert_string_equal(roundtrip("timestamp[us, tz=Europe Paris]"),
+                        "ERR type \"timestamp[us, tz=Europe Paris]\": expected a time zone name "
+                        "(letters, digits, / _ + - : .) at offset 23 (\" Paris]\")");
+    assert_string_equal(roundtrip("struct<a\tb: int64>"),
+                        "ERR type \"struct<a\tb: int64>\": expected no control character in a "
+                        "field name (quote and escape it) at offset 8 (\"\tb: int64>\")");
+    assert_string_equal(roundtrip("struct<\"\xff\": int64>"),
+                        "ERR type \"struct<\"\xff\": int64>\": expected a field name in valid "
+                        "UTF-8 at offset 10 (\": int64>\")");
+    assert_string_equal(roundtrip("struct<\"\\u0000\": int64>"),
+                        "ERR type \"struct<\"\\u0000\": int64>\": expected a \\u00XX escape "
+                        "(01..7f) at offset 10 (\"0000\": int64>\")");
     char deep[400] = "";
     for (int i = 0; i < 70; i++)
         strcat(deep, "list<");

@@ -31,10 +31,10 @@
 #define S3L_STORE_OPS_VERSION 1
 
 /* Capability bits. */
-#define S3L_STORE_CAP_PUT_IF_ABSENT 0x1  /* put with if_none_match is atomic */
-#define S3L_STORE_CAP_CONDITIONAL 0x2    /* put with if_match (ETag) is atomic */
-#define S3L_STORE_CAP_MULTIPART 0x4      /* uploads stream as parts */
-#define S3L_STORE_CAP_SERVER_COPY 0x8    /* copy happens in the store */
+#define S3L_STORE_CAP_PUT_IF_ABSENT 0x1 /* put with if_none_match is atomic */
+#define S3L_STORE_CAP_CONDITIONAL   0x2 /* put with if_match (ETag) is atomic */
+#define S3L_STORE_CAP_MULTIPART     0x4 /* uploads stream as parts */
+#define S3L_STORE_CAP_SERVER_COPY   0x8 /* copy happens in the store */
 
 /*
  * What is known of one object. etag: opaque version token ("" when unknown), NUL-terminated:
@@ -99,7 +99,8 @@ struct s3l_store_ops {
     /* Size, mtime and ETag of key. S3L_ENOT_FOUND. */
     int (*stat)(struct s3l_store *s, const char *key, struct s3l_object_info *info,
                 struct s3l_error *err);
-    /* Every object whose key starts with prefix ("" for all), in byte order of keys. */
+    /* Every object whose key starts with prefix ("" for all), in byte order of keys. The
+     * ETag may be "" (the local backend does not read contents to list). */
     int (*list)(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb, void *ctx,
                 struct s3l_error *err);
     /* Deletes key. A missing key is success (S3 DeleteObject semantics). */
@@ -119,7 +120,7 @@ struct s3l_store_ops {
 /* The base every backend embeds first. */
 struct s3l_store {
     const struct s3l_store_ops *ops;
-    char *url; /* the root URL, canonical (no trailing slash) */
+    char *url;              /* the root URL, canonical (no trailing slash) */
     uint64_t n_ops;         /* counted by the dispatch functions (atomically) */
     uint64_t bytes_written; /* bytes given to upload_write and put */
     uint64_t bytes_read;    /* bytes returned by get */
@@ -136,9 +137,8 @@ struct s3l_upload {
  * The dispatch functions: each checks the key (S3L_EINVALID_ARGUMENT), counts one operation in
  * s->n_ops (and bytes), and calls the op. Shapes and errors are those of the ops above.
  */
-int s3l_store_upload_begin(struct s3l_store *s, const char *key,
-                           const struct s3l_put_options *opts, struct s3l_upload **out,
-                           struct s3l_error *err);
+int s3l_store_upload_begin(struct s3l_store *s, const char *key, const struct s3l_put_options *opts,
+                           struct s3l_upload **out, struct s3l_error *err);
 int s3l_store_upload_write(struct s3l_upload *u, const void *data, size_t len,
                            struct s3l_error *err);
 int s3l_store_upload_publish(struct s3l_upload *u, struct s3l_object_info *info,

@@ -68,13 +68,13 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
         json_t *files = json_array();
         for (size_t i = 0; files && i < c->n_files; i++)
             json_array_append_new(files, file_json(&c->files[i]));
-        pending = json_pack("{s:I, s:I, s:o}", "epoch", (json_int_t)c->pending_epoch,
-                            "generation", (json_int_t)c->pending_generation, "files", files);
+        pending = json_pack("{s:I, s:I, s:o}", "epoch", (json_int_t)c->pending_epoch, "generation",
+                            (json_int_t)c->pending_generation, "files", files);
     }
-    json_t *doc = json_pack("{s:i, s:s, s:I, s:I, s:o, s:o}", "version", 1, "pipeline",
-                            c->pipeline, "generation", (json_int_t)c->generation,
-                            "committed_epoch", (json_int_t)c->committed_epoch, "pending", pending,
-                            "state", state ? state : json_null());
+    json_t *doc = json_pack("{s:i, s:s, s:I, s:I, s:o, s:o}", "version", 1, "pipeline", c->pipeline,
+                            "generation", (json_int_t)c->generation, "committed_epoch",
+                            (json_int_t)c->committed_epoch, "pending", pending, "state",
+                            state ? state : json_null());
     if (!doc)
         return S3L_ENOMEM;
     char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -112,8 +112,8 @@ static char *get_str(json_t *o, const char *name)
 static int decode_pending(json_t *p, const char *key, struct s3l__ckpt *c, struct s3l_error *err)
 {
     json_t *files = json_object_get(p, "files");
-    if (get_u64(p, "epoch", &c->pending_epoch) || get_u64(p, "generation", &c->pending_generation)
-        || !json_is_array(files))
+    if (get_u64(p, "epoch", &c->pending_epoch) ||
+        get_u64(p, "generation", &c->pending_generation) || !json_is_array(files))
         return bad(err, key, "pending epoch lacks epoch, generation or files");
     size_t n = json_array_size(files);
     c->files = s3l_calloc(n ? n : 1, sizeof(*c->files));
@@ -129,10 +129,10 @@ static int decode_pending(json_t *p, const char *key, struct s3l__ckpt *c, struc
         cf->final = get_str(f, "final");
         json_t *sha = json_object_get(f, "sha256");
         json_t *kind = json_object_get(f, "kind");
-        if (!cf->table || !cf->staged || !cf->final || get_u64(f, "size", &cf->size)
-            || get_u64(f, "rows", &cf->rows) || !json_is_string(sha)
-            || strlen(json_string_value(sha)) != 64 || !json_is_string(kind)
-            || !s3l_store_key_valid(cf->staged) || !s3l_store_key_valid(cf->final))
+        if (!cf->table || !cf->staged || !cf->final || get_u64(f, "size", &cf->size) ||
+            get_u64(f, "rows", &cf->rows) || !json_is_string(sha) ||
+            strlen(json_string_value(sha)) != 64 || !json_is_string(kind) ||
+            !s3l_store_key_valid(cf->staged) || !s3l_store_key_valid(cf->final))
             return bad(err, key, "a pending file lacks table, keys, size, rows, kind or sha256");
         memcpy(cf->sha256, json_string_value(sha), 65);
         cf->deadletter = strcmp(json_string_value(kind), "deadletter") == 0;
@@ -156,8 +156,8 @@ int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__
         rc = bad(err, key, "unknown version (expected 1)");
     else if (!(c->pipeline = get_str(doc, "pipeline")))
         rc = bad(err, key, "no pipeline");
-    else if (get_u64(doc, "generation", &c->generation)
-             || get_u64(doc, "committed_epoch", &c->committed_epoch))
+    else if (get_u64(doc, "generation", &c->generation) ||
+             get_u64(doc, "committed_epoch", &c->committed_epoch))
         rc = bad(err, key, "no generation or committed_epoch");
     else if (pending && !json_is_null(pending))
         rc = decode_pending(pending, key, c, err);
@@ -206,8 +206,7 @@ int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *
     return rc;
 }
 
-int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
-                    struct s3l_error *err)
+int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
 {
     char *text = NULL, *key = s3l__ckpt_key(c->pipeline);
     size_t len = 0;
@@ -234,8 +233,8 @@ int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
                                    (unsigned long long)mine);
             else
                 rc = s3l_error_set(err, S3L_ECONFLICT,
-                                   "checkpoint %s changed under this writer (generation %llu)",
-                                   key, (unsigned long long)mine);
+                                   "checkpoint %s changed under this writer (generation %llu)", key,
+                                   (unsigned long long)mine);
             s3l__ckpt_cleanup(&now);
         } else if (err && err->code == 0) {
             *err = e2;

@@ -27,7 +27,8 @@
  * rest (footer) into the sink. free: frees a writer, closed or not.
  * schema_merge: record (len bytes, NULL when there is none yet) merged with schema: *out is the
  * new record text (s3l_free) or NULL when the record already covers schema; S3L_ESCHEMA_DRIFT
- * naming table, column, old and new type unless allow; S3L_ECORRUPT for a bad record.
+ * naming table, column, old and new type and record_url (the record's full URL, to remove it)
+ * unless allow; S3L_ECORRUPT for a bad record.
  * destroy: frees ctx (may be NULL).
  */
 struct s3l__dest_codec {
@@ -40,8 +41,8 @@ struct s3l__dest_codec {
     uint64_t (*size_estimate)(void *w);
     int (*close)(void *w, struct s3l_error *err);
     void (*free)(void *w);
-    int (*schema_merge)(void *ctx, const char *table, const char *record, size_t len,
-                        const struct s3l_schema *schema, bool allow, char **out,
+    int (*schema_merge)(void *ctx, const char *table, const char *record_url, const char *record,
+                        size_t len, const struct s3l_schema *schema, bool allow, char **out,
                         struct s3l_error *err);
     void (*destroy)(void *ctx);
 };
@@ -102,8 +103,7 @@ int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *
  * c->etag. When the condition fails, re-reads: a higher generation than `mine` gives
  * S3L_EFENCED, anything else S3L_ECONFLICT.
  */
-int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
-                    struct s3l_error *err);
+int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err);
 
 /* The marker key of (T, pipeline, epoch) (s3l_free). */
 char *s3l__marker_key(const char *table, const char *pipeline, uint64_t epoch);
@@ -124,14 +124,14 @@ int s3l__marker_decode(const char *text, size_t len, const char *key,
                        struct s3l_error *err);
 
 /* Protocol step names announced through s3l_store_event. */
-#define S3L__EV_AFTER_STAGE "after-stage"
-#define S3L__EV_AFTER_PREPARE "after-prepare"
+#define S3L__EV_AFTER_STAGE      "after-stage"
+#define S3L__EV_AFTER_PREPARE    "after-prepare"
 #define S3L__EV_AFTER_CHECKPOINT "after-checkpoint"
-#define S3L__EV_BETWEEN_COPIES "between-copies"
-#define S3L__EV_BEFORE_MARKER "before-marker"
-#define S3L__EV_AFTER_MARKER "after-marker"
-#define S3L__EV_AFTER_COMMIT "after-commit"
-#define S3L__EV_IN_GC "in-gc"
+#define S3L__EV_BETWEEN_COPIES   "between-copies"
+#define S3L__EV_BEFORE_MARKER    "before-marker"
+#define S3L__EV_AFTER_MARKER     "after-marker"
+#define S3L__EV_AFTER_COMMIT     "after-commit"
+#define S3L__EV_IN_GC            "in-gc"
 
 /* Commits the pending epoch recorded in c: copies, markers, checkpoint, staged deletes. */
 int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,

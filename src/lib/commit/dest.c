@@ -59,7 +59,7 @@ struct s3l_dest {
     bool allow_type_changes;
     uint64_t generation; /* this writer's: the checkpoint's at open + 1 */
     bool claimed;        /* the checkpoint holds this generation (step 0 done) */
-    int broken; /* a commit failed after its commit point: only reopening recovers */
+    int broken;          /* a commit failed at or after its commit point: only reopening recovers */
     struct s3l__ckpt ck;
     struct s3l_dest_stream **streams;
     size_t n_streams;
@@ -77,10 +77,11 @@ int s3l_dest_check_disposition(const char *disposition, struct s3l_error *err)
                              "disposition '%s' refused: plain Parquet files on object storage "
                              "cannot be %s atomically (readers would see a mix of old and new "
                              "files); only 'append' is supported, use a table format such as "
-                             "Iceberg for %s", disposition,
-                             disposition[0] == 'r' ? "replaced" : "merged", disposition);
-    return s3l_error_set(err, S3L_EINVALID_CONFIG,
-                         "disposition '%s' unknown (expected append)", disposition);
+                             "Iceberg for %s",
+                             disposition, disposition[0] == 'r' ? "replaced" : "merged",
+                             disposition);
+    return s3l_error_set(err, S3L_EINVALID_CONFIG, "disposition '%s' unknown (expected append)",
+                         disposition);
 }
 
 int s3l_dest_table_path(const char *ns, const char *table, char **out, struct s3l_error *err)
@@ -142,7 +143,8 @@ static int claim(struct s3l_dest *d, struct s3l_error *err)
         if (rc == S3L_ECONFLICT)
             rc = s3l_error_set(err, S3L_EFENCED,
                                "pipeline %s: another writer took the checkpoint since this one "
-                               "opened; it stops without staging anything", d->pipeline);
+                               "opened; it stops without staging anything",
+                               d->pipeline);
         else if (rc && err && err->code == 0)
             *err = e2;
         if (rc)
@@ -156,8 +158,8 @@ static int claim(struct s3l_dest *d, struct s3l_error *err)
 
 /* --- staging files --- */
 
-static int staging_begin(struct s3l_dest *d, struct staging *f, const char *table,
-                         const char *name, bool deadletter, struct s3l_error *err)
+static int staging_begin(struct s3l_dest *d, struct staging *f, const char *table, const char *name,
+                         bool deadletter, struct s3l_error *err)
 {
     memset(f, 0, sizeof(*f));
     f->staged = fmt_alloc("_openetl/staging/%s/g%020llu/%s/%s", d->pipeline,
@@ -191,8 +193,8 @@ static void staging_cleanup(struct staging *f)
 }
 
 /* Publishes the staged file and adds it to the epoch's staged list (taking its names). */
-static int staging_publish(struct s3l_dest *d, struct staging *f, const char *table,
-                           uint64_t rows, bool deadletter, struct s3l_error *err)
+static int staging_publish(struct s3l_dest *d, struct staging *f, const char *table, uint64_t rows,
+                           bool deadletter, struct s3l_error *err)
 {
     uint8_t md[32];
     unsigned int mdlen = 0;
@@ -251,11 +253,11 @@ static int lane_open_file(struct lane *l)
     unsigned long long e = (unsigned long long)(d->ck.committed_epoch + 1);
     unsigned long long g = (unsigned long long)d->generation;
     if (l->index == 0)
-        snprintf(name, sizeof(name), "%s-%020llu-g%020llu-%05u%s", d->pipeline, e, g,
-                 l->next_file, d->codec.ext);
+        snprintf(name, sizeof(name), "%s-%020llu-g%020llu-%05u%s", d->pipeline, e, g, l->next_file,
+                 d->codec.ext);
     else
-        snprintf(name, sizeof(name), "%s-%020llu-g%020llu-%05u-%05u%s", d->pipeline, e, g,
-                 l->index, l->next_file, d->codec.ext);
+        snprintf(name, sizeof(name), "%s-%020llu-g%020llu-%05u-%05u%s", d->pipeline, e, g, l->index,
+                 l->next_file, d->codec.ext);
     int rc = claim(d, &l->err);
     if (rc == 0)
         rc = staging_begin(d, &l->f, l->st->table, name, false, &l->err);
@@ -273,10 +275,18 @@ static int lane_open_file(struct lane *l)
     return 0;
 }
 
+static void lane_drop(struct lane *l);
+
 static int lane_close_file(struct lane *l, struct s3l_error *err)
 {
     struct s3l_dest *d = l->st->d;
     uint64_t rows = d->codec.rows(l->w);
+    if (rows == 0) {
+        /* Every row of this file was refused: no rows, no file (the upload is aborted). */
+        lane_drop(l);
+        l->next_file--;
+        return 0;
+    }
     int rc = d->codec.close(l->w, err);
     d->codec.free(l->w);
     l->w = NULL;
@@ -370,10 +380,10 @@ static void fwd_row_abort(void *ctx)
 }
 
 static const struct s3l_row_sink_ops lane_ops = {
-    fwd_row_begin,   fwd_put_null,   fwd_put_bool,   fwd_put_int,      fwd_put_uint,
-    fwd_put_double,  fwd_put_bytes,  fwd_put_decimal, fwd_put_interval, fwd_begin_list,
-    fwd_end_list,    fwd_begin_struct, fwd_end_struct, fwd_begin_map,  fwd_end_map,
-    fwd_row_end,     fwd_row_abort,
+    fwd_row_begin,  fwd_put_null,     fwd_put_bool,    fwd_put_int,      fwd_put_uint,
+    fwd_put_double, fwd_put_bytes,    fwd_put_decimal, fwd_put_interval, fwd_begin_list,
+    fwd_end_list,   fwd_begin_struct, fwd_end_struct,  fwd_begin_map,    fwd_end_map,
+    fwd_row_end,    fwd_row_abort,
 };
 
 int s3l_dest_lane_sink(struct s3l_dest_stream *st, unsigned lane, struct s3l_row_sink *out)
@@ -461,8 +471,12 @@ static int record_schema(struct s3l_dest *d, const char *table, const struct s3l
             break;
         }
         char *merged = NULL;
-        rc = d->codec.schema_merge(d->codec.ctx, table, exists ? (const char *)rec : NULL, len,
-                                   schema, d->allow_type_changes, &merged, err);
+        char *url = fmt_alloc("%s/%s", d->store->url, key);
+        rc =
+            url ? d->codec.schema_merge(d->codec.ctx, table, url, exists ? (const char *)rec : NULL,
+                                        len, schema, d->allow_type_changes, &merged, err)
+                : S3L_ENOMEM;
+        s3l_free(url);
         s3l_free(rec);
         if (rc || !merged)
             break;
@@ -597,8 +611,10 @@ static int prepare(struct s3l_dest *d, struct s3l_error *err)
             if (!st->lanes[j].w)
                 continue;
             int rc = lane_close_file(&st->lanes[j], err);
-            if (rc)
-                return s3l_error_prefix(err, "staging a file of %s", st->table);
+            if (rc) {
+                s3l_error_prefix(err, "staging a file of %s", st->table);
+                return rc; /* not prefix's result: ENOMEM leaves err empty (code 0) */
+            }
         }
         if (st->dl.up) {
             int rc = staging_publish(d, &st->dl, st->table, st->dl_rows, true, err);
@@ -682,6 +698,11 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
         if (rc) {
             d->ck.has_pending = false;
             d->ck.pending_epoch = d->ck.pending_generation = 0;
+            /* The write may have happened even so (a reply lost after the publish, an error
+             * after the rename): the staged files may be pending now, so they must not be
+             * deleted. They are left for recovery or gc, and this writer stops. */
+            free_staged(d, false);
+            d->broken = rc;
         } else {
             s3l_store_event(d->store, S3L__EV_AFTER_CHECKPOINT);
             d->ck.files = d->staged;
@@ -780,8 +801,8 @@ static int check_options(const struct s3l_dest_options *o, struct s3l_error *err
     size_t n = p ? strlen(p) : 0;
     bool ok = n >= 1 && n <= 64 && strcmp(p, ".") != 0 && strcmp(p, "..") != 0;
     for (size_t i = 0; ok && i < n; i++)
-        ok = (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z')
-             || (p[i] >= '0' && p[i] <= '9') || p[i] == '-' || p[i] == '_' || p[i] == '.';
+        ok = (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
+             (p[i] >= '0' && p[i] <= '9') || p[i] == '-' || p[i] == '_' || p[i] == '.';
     if (!ok)
         return s3l_error_set(err, S3L_EINVALID_CONFIG,
                              "pipeline id '%.80s' refused: expected 1 to 64 of A-Z a-z 0-9 . _ -",

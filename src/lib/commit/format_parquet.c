@@ -1,8 +1,8 @@
 /*
  * The production codec of the destination: data files are Parquet (include/s3l/parquet.h), all
  * writers of a destination share one memory budget, and the schema record is the column list of
- * s3l_schema_to_json (include/s3l/schema.h). The record merge is append-only: a new column is
- * added; a recorded column whose type differs is SCHEMA_DRIFT (or, allowed, takes the new type).
+ * s3l_schema_to_json (include/s3l/schema.h), merged by s3l_schema_merge: a new column is added; a
+ * recorded column whose type differs is SCHEMA_DRIFT (or, allowed, takes the new type).
  * s3l_dest_open lives here so that programs using only s3l__dest_open_codec (the protocol tests)
  * do not link the Parquet writer.
  */
@@ -52,57 +52,26 @@ static void pq_free(void *w)
     s3l_pq_writer_free(w);
 }
 
-static int drift(struct s3l_error *err, const char *table, const struct s3l_field *old,
-                 const struct s3l_field *now)
-{
-    char a[256], b[256];
-    s3l_type_format(&old->type, a, sizeof(a));
-    s3l_type_format(&now->type, b, sizeof(b));
-    return s3l_error_set(err, S3L_ESCHEMA_DRIFT,
-                         "table %s: column %s changed type from %s to %s; remove "
-                         "_openetl/schemas/%s.json to accept it (or allow type changes)",
-                         table, now->name, a, b, table);
-}
-
-static int pq_merge(void *ctx, const char *table, const char *record, size_t len,
-                    const struct s3l_schema *schema, bool allow, char **out,
+/* The record merge of the schema module (s3l_schema_merge: append-only, drift named). */
+static int pq_merge(void *ctx, const char *table, const char *record_url, const char *record,
+                    size_t len, const struct s3l_schema *schema, bool allow, char **out,
                     struct s3l_error *err)
 {
     (void)ctx;
-    struct s3l_schema *rec = NULL;
+    struct s3l_schema *rec = NULL, *merged = NULL;
     struct s3l_error e2 = {0};
+    *out = NULL;
     int rc = record ? s3l_schema_from_json(record, len, &rec, &e2) : 0;
     if (rc)
-        return s3l_error_set(err, S3L_ECORRUPT, "schema record _openetl/schemas/%s.json: %s",
-                             table, e2.message);
-    if (!rec && !(rec = s3l_schema_new()))
-        return S3L_ENOMEM;
-    bool changed = record == NULL;
-    for (size_t i = 0; i < schema->n_fields && rc == 0; i++) {
-        const struct s3l_field *f = &schema->fields[i];
-        int at = s3l_schema_find(rec, f->name, strlen(f->name));
-        if (at < 0) {
-            rc = s3l_schema_add_field(rec, f, err);
-            changed = true;
-        } else if (!s3l_type_equal(&rec->fields[at].type, &f->type)) {
-            if (!allow) {
-                rc = drift(err, table, &rec->fields[at], f);
-                break;
-            }
-            struct s3l_type t;
-            rc = s3l_type_copy(&t, &f->type);
-            if (rc == 0) {
-                s3l_type_cleanup(&rec->fields[at].type);
-                rec->fields[at].type = t;
-                changed = true;
-            }
-        }
-    }
-    *out = NULL;
-    if (rc == 0 && changed) {
+        return s3l_error_set(err, S3L_ECORRUPT, "schema record %s: %s", record_url, e2.message);
+    struct s3l_schema_merge_options mo = {table, record_url, allow};
+    bool changed = false;
+    rc = s3l_schema_merge(rec, schema, &mo, &merged, &changed, err);
+    if (rc == 0 && (changed || !record)) {
         size_t n = 0;
-        rc = s3l_schema_to_json(rec, out, &n);
+        rc = s3l_schema_to_json(merged, out, &n);
     }
+    s3l_schema_free(merged);
     s3l_schema_free(rec);
     return rc;
 }

@@ -54,8 +54,7 @@ static int on_marker(void *ctx, const struct s3l_object_info *info)
         return 0;
     uint8_t *data = NULL;
     size_t len = 0;
-    int rc = s3l_store_get(m->s, info->key, 0, UINT64_MAX, S3L__DOC_MAX, &data, &len, NULL,
-                           m->err);
+    int rc = s3l_store_get(m->s, info->key, 0, UINT64_MAX, S3L__DOC_MAX, &data, &len, NULL, m->err);
     if (rc == 0)
         rc = s3l__marker_decode((const char *)data, len, info->key, m->cb, m->ctx, m->err);
     s3l_free(data);
@@ -121,8 +120,8 @@ static int on_file(void *ctx, const struct s3l_object_info *info)
     if (strchr(info->key + f->prefix_len, '/'))
         return 0;
     const char *key = info->key;
-    bool committed = f->set->n
-                     && bsearch(&key, f->set->keys, f->set->n, sizeof(char *), cmp_str) != NULL;
+    bool committed =
+        f->set->n && bsearch(&key, f->set->keys, f->set->n, sizeof(char *), cmp_str) != NULL;
     if (f->committed_only && !committed)
         return 0;
     return f->cb(f->ctx, info, committed);

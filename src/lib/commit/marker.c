@@ -31,9 +31,8 @@ int s3l__marker_encode(const struct s3l__ckpt *c, const char *table, char **out,
         const struct s3l__ckpt_file *f = &c->files[i];
         if (strcmp(f->table, table) != 0)
             continue;
-        json_t *o = json_pack("{s:s, s:I, s:I, s:s}", "key", f->final, "size",
-                              (json_int_t)f->size, "rows", (json_int_t)f->rows, "sha256",
-                              f->sha256);
+        json_t *o = json_pack("{s:s, s:I, s:I, s:s}", "key", f->final, "size", (json_int_t)f->size,
+                              "rows", (json_int_t)f->rows, "sha256", f->sha256);
         json_array_append_new(f->deadletter ? dead : files, o);
         if (!f->deadletter)
             rows += f->rows;
@@ -72,7 +71,8 @@ int s3l__marker_put(struct s3l_store *s, const char *key, const char *doc, size_
     if (rc == 0 && (old_len != len || memcmp(old, doc, len) != 0))
         rc = s3l_error_set(err, S3L_ECONFLICT,
                            "marker %s exists with other content (another writer committed this "
-                           "epoch differently)", key);
+                           "epoch differently)",
+                           key);
     s3l_free(old);
     return rc;
 }
@@ -115,18 +115,18 @@ int s3l__marker_decode(const char *text, size_t len, const char *key,
     json_error_t je;
     json_t *doc = json_loadb(text, len, 0, &je);
     if (!doc)
-        return s3l_error_set(err, S3L_ECORRUPT, "marker %s: not JSON: %s (line %d)", key,
-                             je.text, je.line);
+        return s3l_error_set(err, S3L_ECORRUPT, "marker %s: not JSON: %s (line %d)", key, je.text,
+                             je.line);
     struct s3l_dest_marker m = {0};
     struct s3l_dest_file *files = NULL, *dead = NULL;
     m.key = key;
     m.pipeline = json_string_value(json_object_get(doc, "pipeline"));
     m.table = json_string_value(json_object_get(doc, "table"));
     int rc = 0;
-    if (!m.pipeline || !m.table || u64(doc, "epoch", &m.epoch)
-        || u64(doc, "generation", &m.generation) || u64(doc, "rows", &m.rows)
-        || !json_is_array(json_object_get(doc, "files"))
-        || !json_is_array(json_object_get(doc, "deadletter")))
+    if (!m.pipeline || !m.table || u64(doc, "epoch", &m.epoch) ||
+        u64(doc, "generation", &m.generation) || u64(doc, "rows", &m.rows) ||
+        !json_is_array(json_object_get(doc, "files")) ||
+        !json_is_array(json_object_get(doc, "deadletter")))
         rc = bad(err, key, "lacks pipeline, table, epoch, generation, rows or files");
     if (rc == 0) {
         rc = files_of(json_object_get(doc, "files"), &files, &m.n_files);

@@ -23,15 +23,16 @@ static int copy_one(struct s3l_store *s, const struct s3l__ckpt_file *f, struct 
             return 0;
         return s3l_error_set(err, S3L_ECORRUPT,
                              "pending file %s: neither the staged copy %s nor the final file is "
-                             "there", f->final, f->staged);
+                             "there",
+                             f->final, f->staged);
     }
     if (rc && err && err->code == 0)
         *err = e2;
     return rc;
 }
 
-static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *table,
-                        bool *copied, struct s3l_error *err)
+static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *table, bool *copied,
+                        struct s3l_error *err)
 {
     char *mkey = s3l__marker_key(table, c->pipeline, c->pending_epoch);
     char *doc = NULL;
@@ -80,8 +81,10 @@ int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
         if (!seen)
             rc = finish_table(s, c, c->files[i].table, &copied, err);
     }
-    if (rc)
-        return s3l_error_prefix(err, "committing epoch %llu", (unsigned long long)c->pending_epoch);
+    if (rc) {
+        s3l_error_prefix(err, "committing epoch %llu", (unsigned long long)c->pending_epoch);
+        return rc; /* not prefix's result: ENOMEM leaves err empty (code 0) */
+    }
     /* Record the epoch as committed, keeping the staged keys to delete afterwards. */
     size_t n = c->n_files;
     struct s3l__ckpt_file *files = c->files;

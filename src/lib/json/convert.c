@@ -24,6 +24,8 @@ struct s3l_converter {
     uint32_t *slots; /* open addressing: column index + 1, or 0 */
     size_t n_slots;  /* a power of two */
     uint32_t *col_value;
+    uint32_t *hint; /* member position -> column index + 1 of the last record (records repeat) */
+    size_t hint_cap;
     size_t *unknown;
     size_t n_unknown;
     size_t unknown_cap;
@@ -33,8 +35,14 @@ struct s3l_converter {
     /* the record being converted, for messages */
     const struct s3l_record *rec;
     const struct s3l_row_sink *sink;
-    char path[256];
-    size_t path_len;
+    /* The column path of the value being converted, as a stack of steps; it is only formatted
+     * into text when an error needs it (formatting it per value cost a third of the time). */
+    struct step {
+        const char *name; /* NULL for a list index */
+        size_t len;       /* name bytes, or the index */
+    } steps[S3L_JSON_MAX_DEPTH + 2];
+    size_t depth;
+    size_t *name_len; /* strlen of each top-level column name */
 };
 
 static uint32_t fnv1a(const char *s, size_t n)
@@ -52,8 +60,7 @@ static int lookup(const struct s3l_converter *c, const char *name, size_t len)
         uint32_t s = c->slots[i];
         if (s == 0)
             return -1;
-        const char *n = c->schema->fields[s - 1].name;
-        if (strlen(n) == len && memcmp(n, name, len) == 0)
+        if (c->name_len[s - 1] == len && memcmp(c->schema->fields[s - 1].name, name, len) == 0)
             return (int)(s - 1);
     }
 }
@@ -90,13 +97,15 @@ int s3l_converter_new(const struct s3l_schema *schema, const struct s3l_converte
     c->schema = s3l_schema_copy(schema);
     c->slots = s3l_calloc(c->n_slots, sizeof(*c->slots));
     c->col_value = s3l_calloc(schema->n_fields + 1, sizeof(*c->col_value));
-    if (!c->schema || !c->slots || !c->col_value) {
+    c->name_len = s3l_calloc(schema->n_fields + 1, sizeof(*c->name_len));
+    if (!c->schema || !c->slots || !c->col_value || !c->name_len) {
         s3l_converter_free(c);
         return s3l_error_set(err, S3L_ENOMEM, "out of memory for a converter");
     }
     for (size_t i = 0; i < schema->n_fields; i++) {
         const char *n = schema->fields[i].name;
-        size_t k = fnv1a(n, strlen(n)) & (c->n_slots - 1);
+        c->name_len[i] = strlen(n);
+        size_t k = fnv1a(n, c->name_len[i]) & (c->n_slots - 1);
         while (c->slots[k])
             k = (k + 1) & (c->n_slots - 1);
         c->slots[k] = (uint32_t)(i + 1);
@@ -112,6 +121,8 @@ void s3l_converter_free(struct s3l_converter *c)
     s3l_schema_free(c->schema);
     s3l_free(c->slots);
     s3l_free(c->col_value);
+    s3l_free(c->hint);
+    s3l_free(c->name_len);
     s3l_free(c->unknown);
     s3l_buf_free(&c->text);
     s3l__jscan_cleanup(&c->scan);
@@ -135,14 +146,31 @@ uint64_t s3l_converter_ignored(const struct s3l_converter *c)
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
-static size_t path_push(struct s3l_converter *c, const char *fmt, const char *s, size_t n,
-                        size_t index)
+static inline size_t path_push(struct s3l_converter *c, const char *name, size_t len)
 {
-    size_t old = c->path_len, room = sizeof(c->path) - old;
-    int w = s ? snprintf(c->path + old, room, fmt, (int)S3L_MIN(n, 64), s)
-              : snprintf(c->path + old, room, fmt, index);
-    c->path_len = w < 0 ? old : S3L_MIN(old + (size_t)w, sizeof(c->path) - 1);
+    size_t old = c->depth;
+    if (old < S3L_ARRAY_LEN(c->steps)) {
+        c->steps[old].name = name;
+        c->steps[old].len = len;
+        c->depth = old + 1;
+    }
     return old;
+}
+
+/* "a.b[2].c", at most cap - 1 bytes. */
+static void path_format(const struct s3l_converter *c, char *out, size_t cap)
+{
+    size_t o = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < c->depth && o + 1 < cap; i++) {
+        const struct step *st = &c->steps[i];
+        int w = st->name ? snprintf(out + o, cap - o, "%s%.*s", i ? "." : "",
+                                    (int)S3L_MIN(st->len, 64), st->name)
+                         : snprintf(out + o, cap - o, "[%zu]", st->len);
+        if (w < 0)
+            break;
+        o = S3L_MIN(o + (size_t)w, cap - 1);
+    }
 }
 
 static void describe(const struct s3l_value *v, char *out, size_t cap)
@@ -177,13 +205,14 @@ static void describe(const struct s3l_value *v, char *out, size_t cap)
 static int fail(struct s3l_converter *c, struct s3l_error *err, const struct s3l_value *v,
                 const char *expected, const char *why)
 {
-    char got[64];
+    char got[64], path[256];
     describe(v, got, sizeof(got));
+    path_format(c, path, sizeof(path));
     const struct s3l_record *r = c->rec;
     return s3l_error_set(err, S3L_EINVALID_INPUT,
-                         "%s line %llu, column \"%.*s\": expected %s, got %s%s%s%s",
-                         r->source ? r->source : "input", (ull)r->line, (int)c->path_len, c->path,
-                         expected, got, why ? " (" : "", why ? why : "", why ? ")" : "");
+                         "%s line %llu, column \"%s\": expected %s, got %s%s%s%s",
+                         r->source ? r->source : "input", (ull)r->line, path, expected, got,
+                         why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
 static int fail_type(struct s3l_converter *c, struct s3l_error *err, const struct s3l_value *v,
@@ -343,7 +372,9 @@ static int put_number(struct s3l_converter *c, const struct s3l_field *f,
     int rc = s3l__parse_double(v->str, v->len, &d, &why);
     if (rc == S3L_ENOMEM)
         return rc;
-    double max = t->id == S3L_TYPE_FLOAT16 ? 65504.0 : t->id == S3L_TYPE_FLOAT32 ? FLT_MAX : DBL_MAX;
+    double max = t->id == S3L_TYPE_FLOAT16   ? 65504.0 /* IEEE 754 binary16's largest */
+                 : t->id == S3L_TYPE_FLOAT32 ? FLT_MAX
+                                             : DBL_MAX;
     if (rc == 0 && (d > max || d < -max)) {
         rc = S3L_EINVALID_INPUT;
         why = "out of range";
@@ -440,10 +471,9 @@ static int put_list(struct s3l_converter *c, const struct s3l_field *f,
     PUT(k->ops->begin_list(k->ctx));
     size_t j = i + 1;
     for (uint32_t e = 0; e < v->len; e++) {
-        size_t old = path_push(c, "[%zu]", NULL, 0, e);
+        size_t old = path_push(c, NULL, e);
         int rc = put_value(c, &f->type.children[0], values, j, err);
-        c->path_len = old;
-        c->path[old] = 0;
+        c->depth = old;
         if (rc)
             return rc;
         j = values[j].end;
@@ -467,10 +497,9 @@ static int put_struct(struct s3l_converter *c, const struct s3l_field *f,
         for (uint32_t m = 0; m < v->len; m++, j = values[j + 1].end)
             if (values[j].len == name_len && memcmp(values[j].str, cf->name, name_len) == 0)
                 found = j + 1; /* the last duplicate wins, as in jansson */
-        size_t old = path_push(c, ".%.*s", cf->name, name_len, 0);
+        size_t old = path_push(c, cf->name, name_len);
         int rc = put_value(c, cf, found ? values : NULL, found, err);
-        c->path_len = old;
-        c->path[old] = 0;
+        c->depth = old;
         if (rc)
             return rc;
     }
@@ -479,12 +508,11 @@ static int put_struct(struct s3l_converter *c, const struct s3l_field *f,
         /* A map key is text: it goes into the key column as CSV text would. */
         struct s3l_value key = values[j];
         key.flags |= S3L_VALUE_TEXT;
-        size_t old = path_push(c, ".%.*s", key.str, key.len, 0);
+        size_t old = path_push(c, key.str, key.len);
         int rc = put_value(c, &f->type.children[0], &key, 0, err);
         if (rc == 0)
             rc = put_value(c, &f->type.children[1], values, j + 1, err);
-        c->path_len = old;
-        c->path[old] = 0;
+        c->depth = old;
         if (rc)
             return rc;
         j = values[j + 1].end;
@@ -562,6 +590,52 @@ static int note_unknown(struct s3l_converter *c, size_t key_index)
     return 0;
 }
 
+/* Whether values[i] holds any non-null scalar (an empty array or an object of nulls does not). */
+static bool has_value(const struct s3l_value *values, size_t i)
+{
+    const struct s3l_value *v = &values[i];
+    if (v->kind != S3L_VALUE_ARRAY && v->kind != S3L_VALUE_OBJECT)
+        return v->kind != S3L_VALUE_NULL;
+    bool object = v->kind == S3L_VALUE_OBJECT;
+    size_t j = i + 1;
+    for (uint32_t k = 0; k < v->len; k++) {
+        j += object; /* the member's key */
+        if (has_value(values, j))
+            return true;
+        j = values[j].end;
+    }
+    return false;
+}
+
+int s3l_converter_grow(const struct s3l_converter *c, const struct s3l_record *rec,
+                       const struct s3l_infer_options *opt, struct s3l_schema *schema,
+                       size_t *added, struct s3l_error *err)
+{
+    *added = 0;
+    for (size_t u = 0; u < c->n_unknown; u++) {
+        size_t k = c->unknown[u];
+        const struct s3l_value *key = &rec->values[k];
+        struct s3l_field f = {.nullable = true};
+        if (s3l_infer_value(rec->values, k + 1, opt, &f.type) != 0)
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory growing the schema");
+        if ((int)f.type.id == S3L__TYPE_NONE)
+            continue;
+        if (!(f.name = s3l_strndup(key->str, key->len))) {
+            s3l_type_cleanup(&f.type);
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory growing the schema");
+        }
+        int rc = 0;
+        if (s3l_schema_find(schema, f.name, strlen(f.name)) < 0) {
+            rc = s3l_schema_add_field(schema, &f, err);
+            *added += rc == 0;
+        }
+        s3l_field_cleanup(&f);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
                 const struct s3l_row_sink *sink, struct s3l_error *err)
 {
@@ -572,11 +646,31 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
     memset(c->col_value, 0, nf * sizeof(*c->col_value));
     c->n_unknown = 0;
     size_t j = 1;
+    if (values[0].len > c->hint_cap) {
+        uint32_t *h = s3l_realloc(c->hint, values[0].len * sizeof(*h));
+        if (!h)
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory converting a record");
+        memset(h + c->hint_cap, 0, (values[0].len - c->hint_cap) * sizeof(*h));
+        c->hint = h;
+        c->hint_cap = values[0].len;
+    }
     for (uint32_t m = 0; m < values[0].len; m++) {
-        int idx = lookup(c, values[j].str, values[j].len);
+        /* Most records list the same keys in the same order: try last record's column first. */
+        const struct s3l_value *key = &values[j];
+        uint32_t h = c->hint[m];
+        int idx;
+        if (h && c->name_len[h - 1] == key->len &&
+            memcmp(c->schema->fields[h - 1].name, key->str, key->len) == 0) {
+            idx = (int)h - 1;
+        } else {
+            idx = lookup(c, key->str, key->len);
+            c->hint[m] = (uint32_t)(idx + 1);
+        }
         if (idx >= 0)
             c->col_value[idx] = (uint32_t)(j + 1);
-        else if (values[j + 1].kind != S3L_VALUE_NULL && note_unknown(c, j) != 0)
+        else if (values[j].len == 0 || memchr(values[j].str, 0, values[j].len))
+            c->ignored += has_value(values, j + 1); /* no column can have this name */
+        else if (has_value(values, j + 1) && note_unknown(c, j) != 0)
             return s3l_error_set(err, S3L_ENOMEM, "out of memory converting a record");
         j = values[j + 1].end;
     }
@@ -590,8 +684,8 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
         return rc;
     for (size_t i = 0; i < nf && rc == 0; i++) {
         const struct s3l_field *f = &c->schema->fields[i];
-        c->path_len = 0;
-        path_push(c, "%.*s", f->name, strlen(f->name), 0);
+        c->depth = 0;
+        path_push(c, f->name, c->name_len[i]);
         rc = put_value(c, f, c->col_value[i] ? values : NULL, c->col_value[i], err);
     }
     if (rc == 0 || rc == SINK_FAILED) {

@@ -32,15 +32,24 @@ static int set_simple(struct s3l_type *out, enum s3l_type_id id)
     return 0;
 }
 
+static enum s3l_time_unit ts_unit(const struct s3l_infer_options *opt)
+{
+    return opt && opt->timestamp_unit != S3L_UNIT_SECOND ? opt->timestamp_unit : S3L_UNIT_MICRO;
+}
+
 static int set_timestamp(struct s3l_type *out, const struct s3l_infer_options *opt, bool tz)
 {
     set_simple(out, S3L_TYPE_TIMESTAMP);
-    out->unit = opt && opt->timestamp_unit != S3L_UNIT_SECOND ? opt->timestamp_unit : S3L_UNIT_MICRO;
+    out->unit = ts_unit(opt);
     if (tz && !(out->tz = s3l_strdup("UTC")))
         return S3L_ENOMEM;
     return 0;
 }
 
+/*
+ * The type of a string. Inference never picks a type that would refuse the value it saw: a
+ * timestamp with digits finer than the unit, or out of the unit's range, stays a string.
+ */
 static int string_type(const struct s3l_value *v, const struct s3l_infer_options *opt,
                        struct s3l_type *out)
 {
@@ -48,6 +57,13 @@ static int string_type(const struct s3l_value *v, const struct s3l_infer_options
     if (!(v->flags & S3L_VALUE_TEXT) && shape != S3L__SHAPE_DATE &&
         shape != S3L__SHAPE_TIMESTAMP && shape != S3L__SHAPE_TIMESTAMP_TZ)
         shape = S3L__SHAPE_TEXT;
+    if (shape == S3L__SHAPE_TIMESTAMP || shape == S3L__SHAPE_TIMESTAMP_TZ) {
+        int64_t x;
+        bool off;
+        const char *why;
+        if (s3l__parse_time(v->str, v->len, S3L__TIMESTAMP, ts_unit(opt), &x, &off, &why) != 0)
+            shape = S3L__SHAPE_TEXT;
+    }
     switch (shape) {
     case S3L__SHAPE_INT: return set_simple(out, S3L_TYPE_INT64);
     case S3L__SHAPE_FLOAT: return set_simple(out, S3L_TYPE_FLOAT64);
@@ -113,8 +129,10 @@ static int struct_type(const struct s3l_value *values, size_t i,
     for (uint32_t k = 0; k < values[i].len && rc == 0; k++) {
         const struct s3l_value *key = &values[j];
         struct s3l_field f = {0};
-        rc = s3l_infer_value(values, j + 1, opt, &f.type);
         j = values[j + 1].end;
+        if (key->len == 0 || memchr(key->str, 0, key->len))
+            continue; /* "" or a name with U+0000 cannot be a column name: ignored */
+        rc = s3l_infer_value(values, (size_t)(key - values) + 1, opt, &f.type);
         if (rc || (int)f.type.id == S3L__TYPE_NONE) {
             s3l_type_cleanup(&f.type);
             continue;
@@ -157,9 +175,13 @@ int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_i
     case S3L_VALUE_NUMBER: {
         int64_t x;
         const char *why;
+        double d;
         if ((v->flags & S3L_VALUE_INT) &&
             s3l__parse_int(v->str, v->len, INT64_MIN, INT64_MAX, &x, &why) == 0)
             return set_simple(out, S3L_TYPE_INT64);
+        /* 1e400 fits no number column; its text fits a string column. */
+        if (s3l__parse_double(v->str, v->len, &d, &why) != 0)
+            return set_simple(out, S3L_TYPE_UTF8);
         return set_simple(out, S3L_TYPE_FLOAT64);
     }
     case S3L_VALUE_STRING: return string_type(v, opt, out);
@@ -223,6 +245,10 @@ int s3l_infer_add(struct s3l_infer *inf, const struct s3l_record *rec)
         return 0;
     size_t j = 1;
     for (uint32_t k = 0; k < values[0].len; k++) {
+        if (values[j].len == 0 || memchr(values[j].str, 0, values[j].len)) {
+            j = values[j + 1].end; /* "" or a name with U+0000 cannot be a column: ignored */
+            continue;
+        }
         struct col *c = find_or_add(inf, &values[j], k);
         if (!c)
             return S3L_ENOMEM;
@@ -253,9 +279,10 @@ int s3l_infer_schema(const struct s3l_infer *inf, struct s3l_schema **out)
         if ((int)c->type.id == S3L__TYPE_NONE)
             continue;
         struct s3l_field f = {.name = c->name, .type = c->type, .nullable = true};
-        if (s3l_schema_add_field(s, &f, NULL) != 0) {
+        int rc = s3l_schema_add_field(s, &f, NULL);
+        if (rc) {
             s3l_schema_free(s);
-            return S3L_ENOMEM;
+            return rc;
         }
     }
     *out = s;

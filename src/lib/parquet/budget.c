@@ -1,7 +1,7 @@
 /*
  * The memory budget shared by the writers of a process (include/s3l/parquet.h). Each writer
  * charges the bytes its row group in progress holds (compressed chunk pages, the raw page
- * buffers and the dictionaries) after every committed row. When the sum reaches the budget, the
+ * buffers and the dictionaries) every 16 committed rows. When the sum reaches the budget, the
  * writer with the largest charge is asked to flush its row group early: at once when it is the
  * caller, otherwise at its own next row boundary (a flag it reads; writers may live on other
  * threads, so one writer never touches another's buffers). A mutex guards the registry.

@@ -94,7 +94,8 @@ static int encode_values(struct s3l_pq_writer *w, struct pq_col *c, struct s3l_b
 {
     *enc = PQ_ENC_PLAIN;
     int rc;
-    if (c->dict_on) {
+    /* A page of only nulls has no values to look up: it is PLAIN (and empty). */
+    if (c->dict_on && c->n_values > 0) {
         rc = s3l__pq_dict_encode(&c->dict, c, w->opts.dictionary_page_limit, &w->idx);
         if (rc < 0)
             return rc;
@@ -186,6 +187,8 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
 {
     if (c->n_levels == 0)
         return 0;
+    /* Every committed row adds one row to every leaf's page. */
+    c->page_rows = w->rg_rows - c->page_first_row;
     if (c->n_levels > INT32_MAX || c->values.len > INT32_MAX)
         return S3L_ETOO_LARGE;
     bool v2 = w->opts.data_page_version == 2;
@@ -219,8 +222,8 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
     bool want_stats = w->opts.statistics || w->opts.page_index;
     if (want_stats) {
         if (enc == PQ_ENC_RLE_DICTIONARY && (c->phys == PQ_BYTE_ARRAY || c->phys == PQ_FLBA))
-            rc = s3l__pq_stats_page_dict(c, (const uint32_t *)(const void *)w->idx.ptr,
-                                         &c->dict, &w->bitmap, &w->pstats);
+            rc = s3l__pq_stats_page_dict(c, (const uint32_t *)(const void *)w->idx.ptr, &c->dict,
+                                         &w->bitmap, &w->pstats);
         else
             rc = s3l__pq_stats_page(c, &w->pstats);
         if (!rc)

@@ -67,9 +67,16 @@ void s3l__pq_dict_free(struct pq_dict *d)
     memset(d, 0, sizeof(*d));
 }
 
+/*
+ * Keys (values or hashes) are spread by Fibonacci hashing: one multiply, then the top bits of the
+ * product (the low bits of a product only depend on the low bits of the key, which for short
+ * strings and round numbers vary little).
+ */
 static inline uint32_t slot_of(uint64_t key, bool direct, uint32_t mask)
 {
-    return (uint32_t)(direct ? mix64(key) : key) & mask;
+    (void)direct;
+    int bits = 64 - __builtin_clzll((uint64_t)mask + 1) - 1; /* mask + 1 is a power of two */
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (63 - bits) >> 1) & mask;
 }
 
 static int grow_table(struct pq_dict *d, bool direct)
@@ -147,8 +154,8 @@ static int add_entry(struct pq_dict *d, bool var, uint32_t s, uint64_t key, cons
  * when new. direct: key is the value's bits (fixed width <= 8), else its hash. *index gets its
  * index.
  */
-static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width,
-                         const uint8_t *p, size_t n, uint64_t key, uint32_t *index)
+static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width, const uint8_t *p,
+                         size_t n, uint64_t key, uint32_t *index)
 {
     if ((size_t)(d->n + 1) * 2 > (size_t)d->slot_mask + 1 || !d->slots) {
         int rc = grow_table(d, direct);
@@ -184,6 +191,62 @@ static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width,
     }
 }
 
+/*
+ * Fixed-width values of at most 8 bytes, keyed by themselves: in blocks of 16, the slots are
+ * computed and prefetched first, then probed, so the cache misses of a large table overlap.
+ */
+static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *out)
+{
+    enum { BLOCK = 16 };
+    size_t width = c->value_width;
+    const uint8_t *p = c->values.ptr;
+    uint64_t n = c->n_values, last_key = 0;
+    uint32_t last_idx = UINT32_MAX;
+    for (uint64_t base = 0; base < n; base += BLOCK) {
+        size_t k = (size_t)S3L_MIN((uint64_t)BLOCK, n - base);
+        while (!d->slots || (size_t)(d->n + k + 1) * 2 > (size_t)d->slot_mask + 1) {
+            int rc = grow_table(d, true);
+            if (rc)
+                return rc;
+        }
+        uint64_t keys[BLOCK];
+        uint32_t at[BLOCK];
+        for (size_t j = 0; j < k; j++) {
+            uint64_t key = 0;
+            memcpy(&key, p + (base + j) * width, width);
+            keys[j] = key;
+            at[j] = slot_of(key, true, d->slot_mask);
+            __builtin_prefetch(&d->slots[at[j]]);
+        }
+        for (size_t j = 0; j < k; j++) {
+            uint64_t key = keys[j];
+            if (key == last_key && last_idx != UINT32_MAX) {
+                out[base + j] = last_idx; /* a repeat of the previous value */
+                continue;
+            }
+            uint32_t s = at[j];
+            for (;;) {
+                struct pq_dict_slot *sl = &d->slots[s];
+                if (!sl->idx) {
+                    int rc =
+                        add_entry(d, false, s, key, p + (base + j) * width, width, &out[base + j]);
+                    if (rc)
+                        return rc;
+                    break;
+                }
+                if (sl->key == key) {
+                    out[base + j] = sl->idx - 1;
+                    break;
+                }
+                s = (s + 1) & d->slot_mask;
+            }
+            last_key = key;
+            last_idx = out[base + j];
+        }
+    }
+    return 0;
+}
+
 int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
                         struct s3l_buf *idx)
 {
@@ -202,6 +265,20 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
             return rc;
         d->offsets[0] = 0;
     }
+    if (c->n_values == 0)
+        return 0;
+    if (!var && width <= 8) {
+        rc = encode_direct(d, c, out);
+        if (rc)
+            return rc;
+        if (d->values.len > limit) {
+            d->n = n0;
+            s3l_buf_truncate(&d->values, len0);
+            return 1;
+        }
+        idx->len = c->n_values * sizeof(uint32_t);
+        return 0;
+    }
     const uint8_t *p = c->values.ptr;
     const uint8_t *end = p + c->values.len;
     bool direct = !var && width <= 8;
@@ -214,13 +291,27 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
             uint32_t len;
             memcpy(&len, p, 4);
             n = 4 + (size_t)len;
-            if (len <= 8 && p + 12 <= end) {
+            /* The same value must always get the same key: near the end of the buffer the
+             * bytes are copied instead of loaded past it. */
+            if (len <= 3) {
+                /* A PLAIN value of at most 7 bytes (length + 3) is its own key, flagged by the
+                 * top bit: equal keys mean equal values, with no hashing and no compare. */
+                uint64_t v = 0;
+                if (p + 8 <= end)
+                    v = load64(p) & ((1ull << (8 * n)) - 1);
+                else
+                    memcpy(&v, p, n);
+                key = v | (1ull << 63);
+            } else if (len <= 8) {
                 /* One unaligned load, masked to the string (no variable-size copy). */
-                uint64_t v = load64(p + 4);
-                v &= len == 8 ? ~0ull : (1ull << (8 * len)) - 1;
-                key = mix64(v ^ ((uint64_t)len << 59) ^ 0x9e3779b97f4a7c15ull);
+                uint64_t v = 0;
+                if (p + 12 <= end)
+                    v = load64(p + 4) & (len == 8 ? ~0ull : (1ull << (8 * len)) - 1);
+                else
+                    memcpy(&v, p + 4, len);
+                key = mix64(v ^ ((uint64_t)len << 59) ^ 0x9e3779b97f4a7c15ull) & ~(1ull << 63);
             } else {
-                key = hash_bytes(p + 4, len);
+                key = hash_bytes(p + 4, len) & ~(1ull << 63);
             }
         } else if (direct) {
             n = width;
@@ -236,7 +327,7 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
             n = width;
             key = hash_bytes(p, n);
         }
-        rc = lookup(d, var, direct, width, p, n, key, &out[i]);
+        rc = lookup(d, var, direct || (var && key >> 63), width, p, n, key, &out[i]);
         if (rc)
             return rc;
         last_key = key;

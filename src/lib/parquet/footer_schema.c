@@ -8,7 +8,8 @@
  *  - a MAP (or MAP_KEY_VALUE) group holds one repeated group of key and value;
  *  - any other group is a struct, and a repeated field outside LIST/MAP is a list of required
  *    items ("Nested Types", unannotated repeated fields).
- * The tree is built with s3l_malloc so that s3l_schema_free releases it.
+ * The tree is built with s3l_malloc and released, on failure too, by the schema module's
+ * s3l_field_cleanup, so that s3l_schema_free frees what this returns.
  */
 #include "parquet/footer_internal.h"
 
@@ -18,24 +19,6 @@ struct mapper {
     const char *name;
     struct s3l_error *err;
 };
-
-static void drop_type(struct s3l_type *t);
-
-static void drop_field(struct s3l_field *fl)
-{
-    s3l_free(fl->name);
-    fl->name = NULL;
-    drop_type(&fl->type);
-}
-
-static void drop_type(struct s3l_type *t)
-{
-    for (size_t i = 0; i < t->n_children; i++)
-        drop_field(&t->children[i]);
-    s3l_free(t->children);
-    s3l_free(t->tz);
-    memset(t, 0, sizeof(*t));
-}
 
 static int nomem(struct mapper *m)
 {
@@ -281,7 +264,7 @@ static int map_field(struct mapper *m, size_t i, bool in_list, struct s3l_field 
         rc = node_type(m, i, &out->type);
     }
     if (rc)
-        drop_field(out);
+        s3l_field_cleanup(out);
     return rc;
 }
 
@@ -306,7 +289,7 @@ static int subtree_ends(const struct s3l_pq_footer *f, size_t **out)
 int s3l_pq_footer_schema(const struct s3l_pq_footer *f, struct s3l_schema **out,
                          struct s3l_error *err)
 {
-    struct mapper m = {.f = f, .name = "parquet file", .err = err};
+    struct mapper m = {.f = f, .name = f->name ? f->name : "parquet file", .err = err};
     struct s3l_schema *s = s3l_calloc(1, sizeof(*s));
     const struct s3l_pq_schema_element *root = &f->schema[0];
     size_t n = root->num_children > 0 ? (size_t)root->num_children : 0;
@@ -326,7 +309,7 @@ int s3l_pq_footer_schema(const struct s3l_pq_footer *f, struct s3l_schema **out,
     s3l_free(m.end);
     if (rc) {
         for (size_t k = 0; k < s->n_fields; k++)
-            drop_field(&s->fields[k]);
+            s3l_field_cleanup(&s->fields[k]);
         s3l_free(s->fields);
         s3l_free(s);
         return rc;

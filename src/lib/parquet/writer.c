@@ -99,8 +99,8 @@ int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_optio
     if (!rc)
         rc = s3l__codec_open(&w->codec, w->opts.codec, w->opts.level, err);
     if (!rc) {
-        w->created_by = s3l_strdup(w->opts.created_by ? w->opts.created_by
-                                                      : "s3land version " S3L_VERSION);
+        w->created_by =
+            s3l_strdup(w->opts.created_by ? w->opts.created_by : "s3land version " S3L_VERSION);
         rc = w->created_by ? copy_kv(w) : S3L_ENOMEM;
     }
     if (!rc && w->opts.budget) {
@@ -135,7 +135,7 @@ static size_t buffered_bytes(const struct s3l_pq_writer *w)
     return n;
 }
 
-static int set_sticky(struct s3l_pq_writer *w, int rc, const char *what)
+int s3l__pq_set_sticky(struct s3l_pq_writer *w, int rc, const char *what)
 {
     if (!w->sticky) {
         w->sticky = rc;
@@ -144,11 +144,38 @@ static int set_sticky(struct s3l_pq_writer *w, int rc, const char *what)
     return w->sticky;
 }
 
-static int report(struct s3l_pq_writer *w, struct s3l_error *err)
+int s3l__pq_report(struct s3l_pq_writer *w, struct s3l_error *err)
 {
     if (err && !err->code)
         *err = w->sticky_err;
     return w->sticky;
+}
+
+int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_error *err)
+{
+    for (size_t i = 0; i < w->n_cols; i++) {
+        struct pq_col *c = &w->cols[i];
+        if (col_bytes(c) >= w->opts.page_size) {
+            int rc = s3l__pq_page_flush(w, c);
+            if (rc)
+                return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "encoding a page"), err));
+        }
+    }
+    bool flush = w->opts.row_group_rows && w->rg_rows >= w->opts.row_group_rows;
+    /* Row group bytes and the budget are looked at every 16 rows (a row adds little). */
+    if ((w->rg_rows & 15) == 0 || flush || check_all) {
+        size_t total = buffered_bytes(w);
+        w->rg_bytes = total;
+        flush = flush || total >= w->opts.row_group_bytes;
+        if (w->budget && s3l__pq_budget_update(w->budget, w, total))
+            flush = true;
+    }
+    /* Another writer may have asked this one, the largest, to flush (budget.c). */
+    if (w->budget && __atomic_exchange_n(&w->flush_requested, 0, __ATOMIC_RELAXED))
+        flush = true;
+    if (flush)
+        return s3l_pq_writer_flush(w, err);
+    return 0;
 }
 
 int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
@@ -161,8 +188,10 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
         if (f->child < n->n_children && n->kind != PQ_LIST && n->kind != PQ_MAP)
             n = &n->children[f->child];
         w->poisoned = true;
-        s3l_error_set(&w->row_err, S3L_EINVALID_INPUT, "row %llu, column %s: missing (the row "
-                      "ended early)", (unsigned long long)w->rows_seen, n->path);
+        s3l_error_set(&w->row_err, S3L_EINVALID_INPUT,
+                      "row %llu, column %s: missing (the row "
+                      "ended early)",
+                      (unsigned long long)w->rows_seen, n->path);
     }
     if (w->poisoned) {
         s3l_pq_row_abort(w);
@@ -176,32 +205,8 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
     w->rows++;
     w->rg_rows++;
     if (w->sticky)
-        return report(w, err);
-    size_t total = 0;
-    for (size_t i = 0; i < w->n_cols; i++) {
-        struct pq_col *c = &w->cols[i];
-        c->page_rows++;
-        size_t b = col_bytes(c);
-        if (b >= w->opts.page_size) {
-            int rc = s3l__pq_page_flush(w, c);
-            if (rc)
-                return report(w, (set_sticky(w, rc, "encoding a page"), err));
-            b = 0;
-        }
-        total += c->chunk.len + b + c->dict.values.len;
-    }
-    w->rg_bytes = total;
-    bool flush = (w->opts.row_group_rows && w->rg_rows >= w->opts.row_group_rows) ||
-                 total >= w->opts.row_group_bytes;
-    if (w->budget) {
-        if (s3l__pq_budget_update(w->budget, w, total))
-            flush = true;
-        if (__atomic_exchange_n(&w->flush_requested, 0, __ATOMIC_RELAXED))
-            flush = true;
-    }
-    if (flush)
-        return s3l_pq_writer_flush(w, err);
-    return 0;
+        return s3l__pq_report(w, err);
+    return s3l__pq_rows_committed(w, false, err);
 }
 
 static int push_row_group(struct s3l_pq_writer *w, struct pq_row_group_meta **out)
@@ -227,7 +232,7 @@ static int push_row_group(struct s3l_pq_writer *w, struct pq_row_group_meta **ou
 int s3l_pq_writer_flush(struct s3l_pq_writer *w, struct s3l_error *err)
 {
     if (w->sticky)
-        return report(w, err);
+        return s3l__pq_report(w, err);
     if (w->closed)
         return s3l_error_set(err, S3L_ESTATE, "parquet writer: flush after close");
     if (w->rg_rows == 0)
@@ -239,13 +244,13 @@ int s3l_pq_writer_flush(struct s3l_pq_writer *w, struct s3l_error *err)
     if (!rc)
         rc = push_row_group(w, &rg);
     if (rc)
-        return report(w, (set_sticky(w, rc, "starting a row group"), err));
+        return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "starting a row group"), err));
     rg->num_rows = (int64_t)w->rg_rows;
     rg->file_offset = (int64_t)w->written;
     for (size_t i = 0; i < w->n_cols; i++) {
         rc = s3l__pq_chunk_write(w, &w->cols[i], &rg->chunks[i]);
         if (rc)
-            return report(w, (set_sticky(w, rc, "writing a column chunk"), err));
+            return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "writing a column chunk"), err));
         rg->total_byte_size += rg->chunks[i].total_uncompressed;
         rg->total_compressed += rg->chunks[i].total_compressed;
     }
@@ -306,8 +311,9 @@ int s3l_pq_writer_close(struct s3l_pq_writer *w, struct s3l_error *err)
         rc = S3L_ETOO_LARGE;
     if (!rc) {
         uint32_t n = (uint32_t)w->scratch.len;
-        uint8_t tail[8] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24),
-                           'P', 'A', 'R', '1'};
+        uint8_t tail[8] = {
+            (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24), 'P', 'A', 'R',
+            '1'};
         rc = s3l__pq_sink_write(w, w->scratch.ptr, w->scratch.len);
         if (!rc)
             rc = s3l__pq_sink_write(w, tail, 8);
@@ -316,7 +322,7 @@ int s3l_pq_writer_close(struct s3l_pq_writer *w, struct s3l_error *err)
     if (w->budget)
         s3l__pq_budget_update(w->budget, w, 0);
     if (rc)
-        return report(w, (set_sticky(w, rc, "writing the footer"), err));
+        return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "writing the footer"), err));
     return 0;
 }
 
@@ -372,13 +378,34 @@ uint64_t s3l_pq_writer_size_estimate(const struct s3l_pq_writer *w)
 }
 
 /* The row sink adapter (include/s3l/row.h). */
-static int rs_row_begin(void *c) { return s3l_pq_row_begin(c); }
-static int rs_put_null(void *c) { return s3l_pq_put_null(c); }
-static int rs_put_bool(void *c, bool v) { return s3l_pq_put_bool(c, v); }
-static int rs_put_int(void *c, int64_t v) { return s3l_pq_put_int(c, v); }
-static int rs_put_uint(void *c, uint64_t v) { return s3l_pq_put_uint(c, v); }
-static int rs_put_double(void *c, double v) { return s3l_pq_put_double(c, v); }
-static int rs_put_bytes(void *c, const void *d, size_t n) { return s3l_pq_put_bytes(c, d, n); }
+static int rs_row_begin(void *c)
+{
+    return s3l_pq_row_begin(c);
+}
+static int rs_put_null(void *c)
+{
+    return s3l_pq_put_null(c);
+}
+static int rs_put_bool(void *c, bool v)
+{
+    return s3l_pq_put_bool(c, v);
+}
+static int rs_put_int(void *c, int64_t v)
+{
+    return s3l_pq_put_int(c, v);
+}
+static int rs_put_uint(void *c, uint64_t v)
+{
+    return s3l_pq_put_uint(c, v);
+}
+static int rs_put_double(void *c, double v)
+{
+    return s3l_pq_put_double(c, v);
+}
+static int rs_put_bytes(void *c, const void *d, size_t n)
+{
+    return s3l_pq_put_bytes(c, d, n);
+}
 static int rs_put_decimal(void *c, int64_t hi, uint64_t lo)
 {
     return s3l_pq_put_decimal(c, hi, lo);
@@ -387,20 +414,43 @@ static int rs_put_interval(void *c, int32_t m, int32_t d, int64_t ns)
 {
     return s3l_pq_put_interval(c, m, d, ns);
 }
-static int rs_begin_list(void *c) { return s3l_pq_begin_list(c); }
-static int rs_end_list(void *c) { return s3l_pq_end_list(c); }
-static int rs_begin_struct(void *c) { return s3l_pq_begin_struct(c); }
-static int rs_end_struct(void *c) { return s3l_pq_end_struct(c); }
-static int rs_begin_map(void *c) { return s3l_pq_begin_map(c); }
-static int rs_end_map(void *c) { return s3l_pq_end_map(c); }
-static int rs_row_end(void *c, struct s3l_error *err) { return s3l_pq_row_end(c, err); }
-static void rs_row_abort(void *c) { s3l_pq_row_abort(c); }
+static int rs_begin_list(void *c)
+{
+    return s3l_pq_begin_list(c);
+}
+static int rs_end_list(void *c)
+{
+    return s3l_pq_end_list(c);
+}
+static int rs_begin_struct(void *c)
+{
+    return s3l_pq_begin_struct(c);
+}
+static int rs_end_struct(void *c)
+{
+    return s3l_pq_end_struct(c);
+}
+static int rs_begin_map(void *c)
+{
+    return s3l_pq_begin_map(c);
+}
+static int rs_end_map(void *c)
+{
+    return s3l_pq_end_map(c);
+}
+static int rs_row_end(void *c, struct s3l_error *err)
+{
+    return s3l_pq_row_end(c, err);
+}
+static void rs_row_abort(void *c)
+{
+    s3l_pq_row_abort(c);
+}
 
 static const struct s3l_row_sink_ops row_sink_ops = {
-    rs_row_begin, rs_put_null,    rs_put_bool,     rs_put_int,      rs_put_uint,
-    rs_put_double, rs_put_bytes,  rs_put_decimal,  rs_put_interval, rs_begin_list,
-    rs_end_list,  rs_begin_struct, rs_end_struct,  rs_begin_map,    rs_end_map,
-    rs_row_end,   rs_row_abort,
+    rs_row_begin,  rs_put_null,    rs_put_bool,     rs_put_int,    rs_put_uint,  rs_put_double,
+    rs_put_bytes,  rs_put_decimal, rs_put_interval, rs_begin_list, rs_end_list,  rs_begin_struct,
+    rs_end_struct, rs_begin_map,   rs_end_map,      rs_row_end,    rs_row_abort,
 };
 
 struct s3l_row_sink s3l_pq_writer_row_sink(struct s3l_pq_writer *w)

@@ -1,15 +1,635 @@
 /*
- * The runner's sources and destination over the public input readers and table destination.
- * Until those modules land, a run stops here with S3L_EUNSUPPORTED, before touching anything.
+ * The runner's sources and destination over the public modules: input readers and the record
+ * converter (include/s3l/input.h), the store (include/s3l/store.h) and the exactly-once table
+ * destination (include/s3l/destination.h).
+ *
+ * The table's schema is the declared one, or is inferred from the first infer_rows records of the
+ * first input that has records: those records are copied aside (memory bounded by infer_rows
+ * times max_record_size), inferred, and then written like any other. A column that was null in
+ * the whole sample keeps the type of the table's schema record if it has one; otherwise it waits
+ * for its first value, like a key first seen after the sample: then the epoch before that record
+ * is committed and the stream reopened with the grown schema (never a guessed type). With a
+ * declared schema, keys it lacks are ignored and counted.
  */
+#include <string.h>
+#include <sys/stat.h>
+
 #include "runner.h"
+#include "s3l/destination.h"
+#include "s3l/input.h"
+#include "s3l/store.h"
+
+/* A copy of a record of the inference sample, or of a bad record met while sampling. */
+struct held {
+    struct s3l_record rec; /* values, raw and strings point into the sample's arena */
+    int code;              /* 0, or the reader's error for a bad record */
+    char *message;         /* its message (arena) */
+};
+
+struct glue {
+    const struct s3l_pipeline_options *o;
+    const char *id;
+    char *tpath;
+    struct s3l_store *store;
+    struct s3l_dest *dest;
+    struct s3l_dest_stream *stream;
+    struct s3l_schema *schema; /* the schema of the stream, owned */
+    struct s3l_converter *conv;
+    struct s3l_row_sink *sinks; /* per lane */
+    enum s3l_input_format fmt;
+    uint64_t bytes0; /* store->bytes_written at the last commit */
+    bool saw_pending;
+    struct s3l__lanes *lanes; /* worker threads when lanes > 1, else NULL (convert inline) */
+    struct s3l_pipeline_stats *stats;
+    bool grow;                /* the schema was inferred: new keys with values add columns */
+    struct s3l_schema *grown; /* the schema to reopen the stream with, at the next record */
+    uint64_t ignored;         /* values ignored by converters already freed */
+};
+
+struct glue_source {
+    struct s3l__source base;
+    struct glue *g;
+    struct s3l_input_position *pos;
+    struct s3l_reader *reader;
+    int fd;
+    uint64_t start; /* the reader's offset when opened (bytes_in counts from it) */
+    uint64_t add;   /* added to the reader's offsets: a stream's committed offset, since a
+                       stream's reader counts from 0 */
+    bool done;
+    /* The inference sample being replayed. */
+    struct s3l_arena arena;
+    struct held *held;
+    size_t n_held, next_held;
+    /* A record with new columns, held while the runner commits the epoch before it. */
+    struct s3l_arena pend_arena;
+    struct held pending;
+    bool has_pending;
+};
+
+/* ---- Destination -------------------------------------------------------------------------- */
+
+/* Opens (or reopens, after the schema grew) the destination for this pipeline. */
+static int open_dest(struct glue *g, struct s3l_error *err)
+{
+    const struct s3l_pipeline_options *o = g->o;
+    struct s3l_pq_options pq;
+    s3l_pq_options_init(&pq);
+    pq.codec = o->codec;
+    pq.level = o->codec_level;
+    if (o->row_group_bytes)
+        pq.row_group_bytes = o->row_group_bytes;
+    pq.row_group_rows = o->row_group_rows;
+    struct s3l_dest_options d = {0};
+    d.version = S3L_DEST_OPTIONS_VERSION;
+    d.pipeline_id = g->id;
+    d.file_size = o->file_size;
+    d.lanes = o->lanes;
+    d.allow_type_changes = o->allow_type_changes;
+    d.parquet = &pq;
+    d.memory = o->memory;
+    return s3l_dest_open(g->store, &d, &g->dest, err);
+}
+
+/*
+ * Opens the destination and hands the runner the positions recorded with the last committed
+ * epoch. Opening commits an epoch left pending by an interrupted run (same copies, same names)
+ * and otherwise writes nothing: the destination claims its generation only when it first stages
+ * something, so a rerun with nothing new leaves the destination byte-identical. The checkpoint is
+ * peeked at first only to tell the user that a pending epoch was recovered.
+ */
+static int g_positions(void *ctx, char **json, bool *pending, struct s3l_error *err)
+{
+    struct glue *g = ctx;
+    *json = NULL;
+    *pending = false;
+    int rc = s3l_pipeline_peek(g->store, g->id, NULL, &g->saw_pending, NULL, err);
+    if (rc == 0)
+        rc = open_dest(g, err);
+    if (rc)
+        return rc;
+    *pending = g->saw_pending; /* committed by now; the runner reports it */
+    const char *state = s3l_dest_state(g->dest);
+    if (state && !(*json = s3l_strdup(state)))
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the checkpoint");
+    g->bytes0 = g->store->bytes_written;
+    return 0;
+}
+
+static int g_start(void *ctx, uint64_t *recovered, struct s3l_error *err)
+{
+    struct glue *g = ctx;
+    *recovered = g->saw_pending ? s3l_dest_committed_epoch(g->dest) : 0;
+    return 0;
+}
+
+static int g_commit(void *ctx, const char *positions_json, struct s3l__commit_info *info,
+                    struct s3l_error *err)
+{
+    struct glue *g = ctx;
+    struct s3l_dest_commit_info ci;
+    memset(&ci, 0, sizeof(ci));
+    if (g->lanes) {
+        /* Every row the positions cover must be in the lanes' files before the commit point. */
+        uint64_t bad = 0;
+        int rc = s3l__lanes_barrier(g->lanes, &bad, err);
+        g->stats->rows -= bad;
+        g->stats->rows_bad += bad;
+        if (rc)
+            return rc;
+    }
+    int rc = s3l_dest_commit(g->dest, positions_json, &ci, err);
+    if (rc)
+        return rc;
+    info->epoch = ci.epoch;
+    info->files = ci.files;
+    info->rows = ci.rows;
+    info->bytes = g->store->bytes_written - g->bytes0;
+    g->bytes0 = g->store->bytes_written;
+    return 0;
+}
+
+static int ensure_stream(struct glue *g, struct s3l_error *err);
+
+static int g_reject(void *ctx, const void *raw, size_t len, const char *reason,
+                    struct s3l_error *err)
+{
+    struct glue *g = ctx;
+    int rc = ensure_stream(g, err);
+    return rc ? rc : s3l_dest_reject(g->stream, raw, len, reason, err);
+}
+
+static void g_close(void *ctx)
+{
+    (void)ctx; /* the glue is torn down by s3l__glue_run */
+}
+
+static const struct s3l__dest_ops glue_dest_ops = {g_positions, g_start, g_commit, g_reject,
+                                                   g_close};
+
+/* ---- Schema ------------------------------------------------------------------------------- */
+
+static int lanes_reject(void *ctx, const void *raw, size_t len, const char *reason,
+                        struct s3l_error *err)
+{
+    struct glue *g = ctx;
+    return s3l_dest_reject(g->stream, raw, len, reason, err);
+}
+
+static void lanes_report(void *ctx, const char *reason)
+{
+    struct glue *g = ctx;
+    if (!g->o->report)
+        return;
+    struct s3l_pipeline_report r = {S3L_EVENT_BAD_RECORD, g->stats, NULL, 0, reason};
+    g->o->report(g->o->report_ctx, &r);
+}
+
+/* Opens the stream with g->schema and makes the converter and the lane sinks. */
+static int open_stream(struct glue *g, struct s3l_error *err)
+{
+    if (g->schema->n_fields == 0)
+        return s3l_error_set(err, S3L_EINVALID_INPUT,
+                             "table %s: no column has a value to infer its type from; declare "
+                             "the schema with --schema",
+                             g->tpath);
+    int rc = s3l_dest_stream(g->dest, g->o->ns, g->o->table, g->schema, &g->stream, err);
+    if (rc == 0)
+        rc = s3l_converter_new(g->schema, NULL, &g->conv, err);
+    unsigned lanes = g->o->lanes ? g->o->lanes : 1;
+    if (rc == 0 && !(g->sinks = s3l_calloc(lanes, sizeof(*g->sinks))))
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory opening table %s", g->tpath);
+    for (unsigned i = 0; rc == 0 && i < lanes; i++)
+        rc = s3l_dest_lane_sink(g->stream, i, &g->sinks[i]);
+    if (rc == 0 && lanes > 1) {
+        struct s3l__lanes_config lc = {lanes,        g->schema,    g->sinks, g->o->bad_records,
+                                       lanes_reject, lanes_report, g};
+        rc = s3l__lanes_new(&lc, &g->lanes, err);
+    }
+    return rc;
+}
+
+/* The table's schema record, or NULL when there is none. */
+static int read_record(struct glue *g, struct s3l_schema **out, struct s3l_error *err)
+{
+    char *json = NULL;
+    size_t len = 0;
+    *out = NULL;
+    int rc = s3l_dest_read_schema(g->store, g->tpath, &json, &len, err);
+    if (rc == S3L_ENOT_FOUND) {
+        s3l_error_clear(err);
+        return 0;
+    }
+    if (rc == 0) {
+        rc = s3l_schema_from_json(json, len, out, err);
+        if (rc)
+            s3l_error_prefix(err, "schema record of table %s", g->tpath);
+    }
+    s3l_free(json);
+    return rc;
+}
+
+/*
+ * The schema from an inference sample: the recorded columns first, with their recorded types
+ * (a column the sample saw only as null keeps its type this way), then the inferred new ones.
+ */
+static int schema_from_sample(struct glue *g, struct s3l_infer *inf, struct s3l_error *err)
+{
+    struct s3l_schema *inferred = NULL, *rec = NULL;
+    int rc = s3l_infer_schema(inf, &inferred);
+    if (rc)
+        return s3l_error_set(err, rc, "out of memory inferring the schema of %s", g->tpath);
+    rc = read_record(g, &rec, err);
+    if (rc == 0 && rec) {
+        for (size_t i = 0; rc == 0 && i < inferred->n_fields; i++) {
+            const struct s3l_field *f = &inferred->fields[i];
+            if (s3l_schema_find(rec, f->name, strlen(f->name)) < 0)
+                rc = s3l_schema_add_field(rec, f, err);
+        }
+        s3l_schema_free(inferred);
+        inferred = rec;
+    }
+    if (rc) {
+        s3l_schema_free(inferred);
+        return rc;
+    }
+    g->schema = inferred;
+    g->grow = true;
+    return 0;
+}
+
+static int ensure_stream(struct glue *g, struct s3l_error *err)
+{
+    if (g->stream)
+        return 0;
+    if (!g->schema) {
+        struct s3l_schema *rec = NULL;
+        int rc = read_record(g, &rec, err);
+        if (rc)
+            return rc;
+        g->schema = rec ? rec : s3l_schema_new();
+        if (!g->schema)
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    }
+    return open_stream(g, err);
+}
+
+/* ---- Sources ------------------------------------------------------------------------------ */
+
+/* Copies rec (tape, strings, raw bytes) into arena a. */
+static int hold(struct s3l_arena *a, const struct s3l_record *rec, struct held *h)
+{
+    memset(h, 0, sizeof(*h));
+    h->rec = *rec;
+    struct s3l_value *v = NULL;
+    if (rec->n_values) {
+        v = s3l_arena_alloc(a, rec->n_values * sizeof(*v));
+        if (!v)
+            return S3L_ENOMEM;
+        memcpy(v, rec->values, rec->n_values * sizeof(*v));
+    }
+    for (size_t i = 0; i < rec->n_values; i++) {
+        if (v[i].kind != S3L_VALUE_STRING && v[i].kind != S3L_VALUE_NUMBER)
+            continue;
+        char *p = s3l_arena_strndup(a, v[i].str ? v[i].str : "", v[i].len);
+        if (!p)
+            return S3L_ENOMEM;
+        v[i].str = p;
+    }
+    h->rec.values = v;
+    h->rec.raw = rec->raw ? s3l_arena_strndup(a, rec->raw, rec->raw_len) : NULL;
+    h->rec.source = rec->source ? s3l_arena_strndup(a, rec->source, strlen(rec->source)) : NULL;
+    if ((rec->raw && !h->rec.raw) || (rec->source && !h->rec.source))
+        return S3L_ENOMEM;
+    return 0;
+}
+
+/*
+ * Reads the inference sample of the first input with records: up to infer_rows records (bad
+ * records are kept in order too, to be reported when replayed), infers the schema, opens the
+ * stream. The sample is then replayed by src_next.
+ */
+static int sample(struct glue_source *s, struct s3l_error *err)
+{
+    struct glue *g = s->g;
+    size_t cap = g->o->infer_rows ? g->o->infer_rows : 1000;
+    struct s3l_infer_options io = {S3L_INFER_OPTIONS_VERSION, g->o->nested_as_json,
+                                   g->o->timestamp_unit};
+    struct s3l_infer *inf = s3l_infer_new(&io);
+    s->held = s3l_calloc(cap + 1, sizeof(*s->held));
+    if (!inf || !s->held) {
+        s3l_infer_free(inf);
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
+    }
+    int rc = 0;
+    while (rc == 0 && s3l_infer_count(inf) < cap && s->n_held <= cap) {
+        struct s3l_record rec;
+        struct s3l_error e = {0};
+        int r = s3l_reader_next(s->reader, &rec, &e);
+        if (r == 0)
+            break;
+        struct held *h = &s->held[s->n_held];
+        if (r == 1 || r == S3L_EINVALID_INPUT || r == S3L_ETOO_LARGE) {
+            rc = hold(&s->arena, &rec, h);
+            if (rc == 0 && r != 1) {
+                h->code = r;
+                h->message = s3l_arena_strndup(&s->arena, e.message, strlen(e.message));
+            } else if (rc == 0) {
+                rc = s3l_infer_add(inf, &h->rec);
+            }
+            if (rc)
+                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
+            s->n_held++;
+            if (r != 1 && s->n_held > cap)
+                break;
+            continue;
+        }
+        *err = e;
+        rc = r;
+    }
+    if (rc == 0 && s3l_infer_count(inf) > 0)
+        rc = schema_from_sample(g, inf, err);
+    if (rc == 0 && g->schema)
+        rc = open_stream(g, err);
+    s3l_infer_free(inf);
+    return rc;
+}
+
+/* Converts rec into lane's sink. */
+static int convert(struct glue_source *s, unsigned lane, const struct s3l_record *rec,
+                   uint64_t *offset_after, struct s3l_slice *raw, struct s3l_error *err)
+{
+    *offset_after = rec->end_offset + s->add;
+    *raw = s3l_slice_make(rec->raw, rec->raw_len);
+    int rc = s->g->lanes ? s3l__lanes_put(s->g->lanes, rec, err)
+                         : s3l_convert(s->g->conv, rec, &s->g->sinks[lane], err);
+    return rc == 0 ? 1 : rc;
+}
+
+/* Records a CSV input's header in its position, once known. */
+static int note_header(struct glue_source *s)
+{
+    if (s->g->fmt != S3L_INPUT_CSV || s->pos->csv_header)
+        return 0;
+    size_t len = 0;
+    const char *h = s3l_reader_csv_header(s->reader, &len);
+    if (h && !(s->pos->csv_header = s3l_strndup(h, len)))
+        return S3L_ENOMEM;
+    return 0;
+}
+
+/* ---- Schema growth ------------------------------------------------------------------------ */
+
+/*
+ * A copy of the schema grown by the top-level keys of rec that it lacks and whose value has a
+ * type (a null, an empty array or an object of nulls says nothing yet), or NULL when there are
+ * none. Keys usually come in schema order, so each is first compared with the field at its
+ * position.
+ */
+static int new_columns(struct glue *g, const struct s3l_record *rec, struct s3l_schema **out,
+                       struct s3l_error *err)
+{
+    *out = NULL;
+    const struct s3l_value *v = rec->values;
+    if (!rec->n_values || v[0].kind != S3L_VALUE_OBJECT)
+        return 0;
+    struct s3l_infer_options io = {S3L_INFER_OPTIONS_VERSION, g->o->nested_as_json,
+                                   g->o->timestamp_unit};
+    size_t k = 1;
+    for (uint32_t m = 0; m < v[0].len && k + 1 < rec->n_values; m++) {
+        const struct s3l_value *key = &v[k];
+        size_t val = k + 1;
+        k = v[val].end;
+        const struct s3l_schema *sc = *out ? *out : g->schema;
+        if (m < sc->n_fields && strlen(sc->fields[m].name) == key->len &&
+            memcmp(sc->fields[m].name, key->str, key->len) == 0)
+            continue;
+        if (v[val].kind == S3L_VALUE_NULL || s3l_schema_find(sc, key->str, key->len) >= 0)
+            continue;
+        struct s3l_field f = {0};
+        f.nullable = true;
+        int rc = s3l_infer_value(v, val, &io, &f.type);
+        if (rc == 0 && f.type.id != 0) {
+            f.name = s3l_strndup(key->str, key->len);
+            if (!f.name)
+                rc = S3L_ENOMEM;
+            if (rc == 0 && !*out && !(*out = s3l_schema_copy(g->schema)))
+                rc = S3L_ENOMEM;
+            if (rc == 0)
+                rc = s3l_schema_add_field(*out, &f, err);
+        }
+        s3l_field_cleanup(&f);
+        if (rc) {
+            s3l_schema_free(*out);
+            *out = NULL;
+            return s3l_error_set(err, rc, "out of memory growing the schema of %s", g->tpath);
+        }
+    }
+    return 0;
+}
+
+/*
+ * Reopens the destination with the grown schema, after the runner committed the epoch before
+ * the record that brought the new columns: the new stream records the added columns in the
+ * table's schema record, and the files of later epochs have them.
+ */
+static int regrow(struct glue *g, struct s3l_error *err)
+{
+    s3l__lanes_free(g->lanes);
+    g->lanes = NULL;
+    if (g->conv)
+        g->ignored += s3l_converter_ignored(g->conv);
+    s3l_converter_free(g->conv);
+    g->conv = NULL;
+    s3l_free(g->sinks);
+    g->sinks = NULL;
+    s3l_dest_free(g->dest);
+    g->dest = NULL;
+    g->stream = NULL;
+    s3l_schema_free(g->schema);
+    g->schema = g->grown;
+    g->grown = NULL;
+    int rc = open_dest(g, err);
+    return rc ? rc : open_stream(g, err);
+}
+
+/* Converts rec, unless it brings new columns: then it is held and the runner asked to commit. */
+static int deliver(struct glue_source *s, unsigned lane, const struct s3l_record *rec,
+                   uint64_t *offset_after, struct s3l_slice *raw, struct s3l_error *err)
+{
+    struct glue *g = s->g;
+    if (g->grow && g->stream) {
+        int rc = new_columns(g, rec, &g->grown, err);
+        if (rc)
+            return rc;
+        if (g->grown) {
+            s3l_arena_reset(&s->pend_arena);
+            if (hold(&s->pend_arena, rec, &s->pending))
+                return s3l_error_set(err, S3L_ENOMEM, "out of memory holding a record");
+            s->has_pending = true;
+            return S3L__SOURCE_BARRIER;
+        }
+    }
+    return convert(s, lane, rec, offset_after, raw, err);
+}
+
+static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_after,
+                    struct s3l_slice *raw, struct s3l_error *err)
+{
+    struct glue_source *s = (struct glue_source *)base;
+    struct glue *g = s->g;
+    if (s->has_pending) {
+        s->has_pending = false;
+        int rc = regrow(g, err);
+        return rc ? rc : convert(s, lane, &s->pending.rec, offset_after, raw, err);
+    }
+    if (s->done)
+        return 0;
+    if (!g->stream && !g->schema) {
+        int rc = sample(s, err);
+        if (rc)
+            return rc;
+        if (note_header(s))
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    }
+    if (s->next_held < s->n_held) {
+        struct held *h = &s->held[s->next_held++];
+        if (h->code) {
+            *offset_after = h->rec.end_offset + s->add;
+            *raw = s3l_slice_make(h->rec.raw, h->rec.raw_len);
+            return s3l_error_set(err, h->code, "%s", h->message ? h->message : "bad record");
+        }
+        return deliver(s, lane, &h->rec, offset_after, raw, err);
+    }
+    struct s3l_record rec;
+    int rc = s3l_reader_next(s->reader, &rec, err);
+    if (rc == 0) {
+        s->done = true;
+        *offset_after = s3l_reader_offset(s->reader) + s->add;
+        /* After a JSON array's last element come "]" and white space, which no append can
+         * extend: the input is consumed to its end, so a rerun finds it up to date. */
+        struct stat st;
+        if (g->fmt == S3L_INPUT_JSON && s->pos->replayable && fstat(s->fd, &st) == 0 &&
+            (uint64_t)st.st_size > *offset_after)
+            *offset_after = (uint64_t)st.st_size;
+        return 0;
+    }
+    if (rc != 1) {
+        *offset_after = rec.end_offset + s->add;
+        *raw = s3l_slice_make(rec.raw, rec.raw_len);
+        return rc;
+    }
+    if (note_header(s))
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    if (!g->stream && (rc = ensure_stream(g, err)) != 0)
+        return rc;
+    return deliver(s, lane, &rec, offset_after, raw, err);
+}
+
+static uint64_t src_bytes(struct s3l__source *base)
+{
+    struct glue_source *s = (struct glue_source *)base;
+    return s->reader ? s3l_reader_offset(s->reader) - s->start : 0;
+}
+
+static void src_free(struct s3l__source *base)
+{
+    struct glue_source *s = (struct glue_source *)base;
+    s3l_reader_free(s->reader);
+    s3l_arena_free(&s->arena);
+    s3l_arena_free(&s->pend_arena);
+    s3l_free(s->held);
+    s3l_free(s);
+}
+
+static const struct s3l__source_ops glue_source_ops = {src_next, src_bytes, src_free};
+
+static int g_source_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
+                         uint64_t offset, struct s3l__source **out, struct s3l_error *err)
+{
+    struct glue *g = ctx;
+    struct glue_source *s = s3l_calloc(1, sizeof(*s));
+    if (!s)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory opening %s", pos->path);
+    s->base.ops = &glue_source_ops;
+    s->g = g;
+    s->pos = pos;
+    s->fd = fd;
+    s->start = pos->replayable ? offset : 0;
+    s->add = pos->replayable ? 0 : offset;
+    s3l_arena_init(&s->arena, 1u << 20);
+    s3l_arena_init(&s->pend_arena, 64u << 10);
+    struct stat st;
+    /* A file already read to its end: nothing to open (a JSON array cannot resume at its end). */
+    if (pos->replayable && fstat(fd, &st) == 0 && (uint64_t)st.st_size == offset && offset > 0) {
+        s->done = true;
+        *out = &s->base;
+        return 0;
+    }
+    struct s3l_reader_options ro = {0};
+    ro.version = S3L_READER_OPTIONS_VERSION;
+    ro.format = g->fmt;
+    ro.name = pos->replayable ? pos->path : "stdin";
+    ro.max_record_bytes = g->o->max_record_size;
+    ro.start_offset = pos->replayable ? offset : 0;
+    ro.csv_header = pos->csv_header;
+    ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
+    int rc = s3l_reader_open(fd, &ro, &s->reader, err);
+    if (rc) {
+        src_free(&s->base);
+        return rc;
+    }
+    *out = &s->base;
+    return 0;
+}
+
+/* ---- The run ------------------------------------------------------------------------------ */
 
 int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, const char *id,
                   struct s3l_input_position *pos, const int *fds, size_t n,
                   struct s3l_pipeline_stats *stats, enum s3l_pipeline_side *side,
                   struct s3l_error *err)
 {
+    struct glue g;
+    memset(&g, 0, sizeof(g));
+    g.o = opts;
+    g.id = id;
+    g.stats = stats;
+    *side = S3L_SIDE_CONFIG;
+    int rc =
+        s3l_input_format_parse(opts->input_format ? opts->input_format : "ndjson", &g.fmt, err);
+    if (rc == 0)
+        rc = s3l_dest_check_disposition("append", err);
+    if (rc == 0)
+        rc = s3l_dest_table_path(opts->ns, opts->table, &g.tpath, err);
+    if (rc == 0 && opts->schema && !(g.schema = s3l_schema_copy(opts->schema)))
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory copying the schema");
+    if (rc)
+        goto out;
     *side = S3L_SIDE_DESTINATION;
-    return s3l_error_set(err, S3L_EUNSUPPORTED, "pipeline %s to %s: the table destination is "
-                         "not built in yet", id, url);
+    struct s3l_store_options so = {0};
+    so.version = S3L_STORE_OPTIONS_VERSION;
+    so.create = true;
+    rc = s3l_store_open(url, &so, &g.store, err);
+    if (rc)
+        goto out;
+    struct s3l__runner_env env = {&glue_dest_ops, &g, g_source_open, &g, s3l__now_ns, 0};
+    rc = s3l__runner_loop(opts, &env, pos, fds, n, stats, side, err);
+    stats->values_ignored = g.ignored;
+    if (g.lanes)
+        stats->values_ignored += s3l__lanes_ignored(g.lanes);
+    else if (g.conv)
+        stats->values_ignored += s3l_converter_ignored(g.conv);
+    s3l__lanes_free(g.lanes); /* joins the workers before their sinks go away */
+    g.lanes = NULL;
+    if (rc && g.dest)
+        s3l_dest_abort(g.dest);
+out:
+    s3l_converter_free(g.conv);
+    s3l_free(g.sinks);
+    s3l_dest_free(g.dest);
+    s3l_store_free(g.store);
+    s3l_schema_free(g.schema);
+    s3l_schema_free(g.grown);
+    s3l_free(g.tpath);
+    return rc;
 }

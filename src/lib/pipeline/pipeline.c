@@ -16,8 +16,8 @@ static int check_options(const struct s3l_pipeline_options *o, struct s3l_error 
     if (!o || o->version != S3L_PIPELINE_OPTIONS_VERSION)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
                              "pipeline options: version %d, expected %d (call "
-                             "s3l_pipeline_options_init)", o ? o->version : -1,
-                             S3L_PIPELINE_OPTIONS_VERSION);
+                             "s3l_pipeline_options_init)",
+                             o ? o->version : -1, S3L_PIPELINE_OPTIONS_VERSION);
     if (o->disposition == S3L_DISPOSITION_REPLACE)
         return s3l_error_set(err, S3L_EUNSUPPORTED,
                              "disposition replace is refused before any data moves: plain Parquet "
@@ -124,7 +124,8 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
     if (opts->pipeline_id) {
         for (size_t i = 0; i <= S3L_UUID_STR_LEN; i++) /* ids are lowercase everywhere */
             id[i] = (char)((opts->pipeline_id[i] >= 'A' && opts->pipeline_id[i] <= 'F')
-                               ? opts->pipeline_id[i] + 32 : opts->pipeline_id[i]);
+                               ? opts->pipeline_id[i] + 32
+                               : opts->pipeline_id[i]);
     } else {
         rc = s3l_pipeline_id(url, tpath, paths, n, id, err);
     }

@@ -89,7 +89,8 @@ int s3l_url_canonical(const char *url, char **out, struct s3l_error *err)
             s3l_buf_free(&b);
             return s3l_error_set(err, S3L_EINVALID_CONFIG,
                                  "destination URL %s: file:// needs an absolute path "
-                                 "(file:///abs/path)", url);
+                                 "(file:///abs/path)",
+                                 url);
         }
         rc = canonical_file(url + 7, &b, err);
     } else if (strncasecmp(url, "s3://", 5) == 0) {

@@ -159,28 +159,30 @@ int s3l_input_position_verify(const struct s3l_input_position *recorded,
         if (current->replayable && recorded->offset > 0)
             return s3l_error_set(err, S3L_EINVALID_INPUT,
                                  "input %s was recorded as a stream (stdin or a pipe) and is now "
-                                 "a file; refusing to guess where to resume", path);
+                                 "a file; refusing to guess where to resume",
+                                 path);
         return 0;
     }
     if (!current->replayable)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "input %s was a file read up to offset %llu and is now a stream; "
-                             "refusing to re-read or skip it", path,
-                             (unsigned long long)recorded->offset);
+                             "refusing to re-read or skip it",
+                             path, (unsigned long long)recorded->offset);
     if (recorded->dev != current->dev || recorded->ino != current->ino)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "input %s was replaced (rotated?) since the last commit: device:inode "
-                             "was %llu:%llu, is %llu:%llu; refusing to re-read or skip it", path,
-                             (unsigned long long)recorded->dev, (unsigned long long)recorded->ino,
-                             (unsigned long long)current->dev, (unsigned long long)current->ino);
+                             "was %llu:%llu, is %llu:%llu; refusing to re-read or skip it",
+                             path, (unsigned long long)recorded->dev,
+                             (unsigned long long)recorded->ino, (unsigned long long)current->dev,
+                             (unsigned long long)current->ino);
     struct stat st;
     if (fstat(fd, &st) != 0)
         return s3l_error_set_errno(err, S3L_EIO, errno, "input %s: fstat", path);
     if ((uint64_t)st.st_size < recorded->offset)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "input %s was truncated: it has %llu bytes, but %llu were already "
-                             "committed; refusing to re-read or skip it", path,
-                             (unsigned long long)st.st_size,
+                             "committed; refusing to re-read or skip it",
+                             path, (unsigned long long)st.st_size,
                              (unsigned long long)recorded->offset);
     char hex[65];
     int rc = hash_window(fd, path, recorded->offset, hex, err);
@@ -189,8 +191,8 @@ int s3l_input_position_verify(const struct s3l_input_position *recorded,
     if (strcmp(hex, recorded->sha256) != 0)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "input %s was rewritten: the bytes before offset %llu differ from "
-                             "those committed; refusing to re-read or skip it", path,
-                             (unsigned long long)recorded->offset);
+                             "those committed; refusing to re-read or skip it",
+                             path, (unsigned long long)recorded->offset);
     return 0;
 }
 
@@ -243,14 +245,14 @@ static int get_u64(json_t *o, const char *key, size_t i, uint64_t *v, struct s3l
     json_t *j = json_object_get(o, key);
     if (!json_is_integer(j) || json_integer_value(j) < 0)
         return s3l_error_set(err, S3L_ECORRUPT,
-                             "checkpoint input %zu: \"%s\" is missing or not a non-negative integer",
+                             "checkpoint input %zu: \"%s\" is missing or not a non-negative "
+                             "integer",
                              i, key);
     *v = (uint64_t)json_integer_value(j);
     return 0;
 }
 
-static int parse_position(json_t *o, size_t i, struct s3l_input_position *p,
-                          struct s3l_error *err)
+static int parse_position(json_t *o, size_t i, struct s3l_input_position *p, struct s3l_error *err)
 {
     json_t *path = json_object_get(o, "path"), *rep = json_object_get(o, "replayable");
     json_t *sha = json_object_get(o, "sha256"), *hdr = json_object_get(o, "csv_header");
@@ -260,7 +262,8 @@ static int parse_position(json_t *o, size_t i, struct s3l_input_position *p,
         return s3l_error_set(err, S3L_ECORRUPT,
                              "checkpoint input %zu: expected an object with string \"path\", "
                              "boolean \"replayable\", string \"sha256\" (and string "
-                             "\"csv_header\")", i);
+                             "\"csv_header\")",
+                             i);
     int rc = get_u64(o, "dev", i, &p->dev, err);
     if (rc == 0)
         rc = get_u64(o, "ino", i, &p->ino, err);
@@ -321,8 +324,8 @@ void s3l_positions_free(struct s3l_input_position *pos, size_t n)
     s3l_free(pos);
 }
 
-const struct s3l_input_position *s3l_positions_find(const struct s3l_input_position *pos,
-                                                    size_t n, const char *path)
+const struct s3l_input_position *s3l_positions_find(const struct s3l_input_position *pos, size_t n,
+                                                    const char *path)
 {
     for (size_t i = 0; i < n; i++)
         if (pos[i].path && strcmp(pos[i].path, path) == 0)

@@ -11,6 +11,12 @@
 #include "s3l/row.h"
 #include "util/util.h"
 
+/*
+ * A source's answer meaning "no row yet: commit the epoch before this record, then call me
+ * again" (the record brings columns the schema lacks; the destination is reopened with them).
+ */
+#define S3L__SOURCE_BARRIER 2
+
 /* One input, opened at an offset, yielding rows into a row sink. */
 struct s3l__source;
 struct s3l__source_ops {
@@ -35,9 +41,9 @@ struct s3l__source {
 
 /* What one committed epoch added. */
 struct s3l__commit_info {
-    uint64_t epoch;  /* its number; 0 when nothing was committed (no rows, no new position) */
-    uint64_t files;  /* data files it added */
-    uint64_t bytes;  /* bytes written to the destination for it */
+    uint64_t epoch; /* its number; 0 when nothing was committed (no rows, no new position) */
+    uint64_t files; /* data files it added */
+    uint64_t bytes; /* bytes written to the destination for it */
     uint64_t rows;
 };
 
@@ -75,10 +81,10 @@ struct s3l__runner_env {
      * Opens a source for input i (pos describes it; fd is open; offset is where to start; for
      * CSV, pos->csv_header is the header recorded earlier, or NULL, and the source sets it).
      */
-    int (*source_open)(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
-                       uint64_t offset, struct s3l__source **out, struct s3l_error *err);
+    int (*source_open)(void *ctx, size_t i, struct s3l_input_position *pos, int fd, uint64_t offset,
+                       struct s3l__source **out, struct s3l_error *err);
     void *source_ctx;
-    int64_t (*now_ns)(void); /* a monotonic clock; tests replace it */
+    int64_t (*now_ns)(void);   /* a monotonic clock; tests replace it */
     unsigned clock_every_rows; /* read the clock every this many rows; 0: 64 */
 };
 
@@ -128,6 +134,8 @@ int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3
 /* Waits until every queued record is converted. *bad: records skipped or dead-lettered since the
  * last barrier. Returns the first fatal failure of a worker (then nothing may be committed). */
 int s3l__lanes_barrier(struct s3l__lanes *l, uint64_t *bad, struct s3l_error *err);
+/* Values of keys the schema lacks, ignored by the workers' converters so far. */
+uint64_t s3l__lanes_ignored(struct s3l__lanes *l);
 /* Stops and joins the workers (finishing queued batches). NULL is a no-op. */
 void s3l__lanes_free(struct s3l__lanes *l);
 

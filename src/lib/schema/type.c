@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json/json.h" /* s3l__utf8_valid */
 #include "schema/schema_int.h"
 
 /* ---- printing ------------------------------------------------------------------------------ */
@@ -47,7 +48,10 @@ static bool name_needs_quotes(const char *name)
     size_t n = strlen(name);
     if (n == 0 || name[0] == ' ' || name[n - 1] == ' ')
         return true;
-    return strpbrk(name, ":,<>\"\\[]()") != NULL || strchr(name, '\n') != NULL;
+    for (const char *c = name; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            return true;
+    return strpbrk(name, ":,<>\"\\[]()") != NULL;
 }
 
 static void put_name(struct out *o, const char *name)
@@ -420,12 +424,27 @@ static int parse_name(struct parser *p, char **out)
             char c = p->s[p->pos++];
             if (c == '"')
                 break;
+            if ((unsigned char)c < 0x20) {
+                p->pos--;
+                rc = fail(p, "no raw control character in a field name (escape it)");
+                break;
+            }
             if (c == '\\' && p->pos < p->len) {
                 c = p->s[p->pos++];
                 if (c == 'u') {
                     unsigned v = 0;
-                    if (p->pos + 4 > p->len || sscanf(p->s + p->pos, "%4x", &v) != 1 || v > 0x7f) {
-                        rc = fail(p, "a \\u00XX escape");
+                    bool hex = p->pos + 4 <= p->len;
+                    for (size_t i = 0; hex && i < 4; i++) {
+                        char h = p->s[p->pos + i];
+                        int d = h >= '0' && h <= '9'   ? h - '0'
+                                : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                                : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                                       : -1;
+                        hex = d >= 0;
+                        v = v * 16 + (unsigned)(d < 0 ? 0 : d);
+                    }
+                    if (!hex || v > 0x7f || v == 0) {
+                        rc = fail(p, "a \\u00XX escape (01..7f)");
                         break;
                     }
                     p->pos += 4;
@@ -447,9 +466,18 @@ static int parse_name(struct parser *p, char **out)
             end--;
         if (end == start)
             rc = fail(p, "a field name");
-        else if (s3l_buf_append(&b, p->s + start, end - start))
+        for (size_t i = start; rc == 0 && i < end; i++) {
+            if ((unsigned char)p->s[i] < 0x20) {
+                p->pos = i;
+                rc = fail(p, "no control character in a field name (quote and escape it)");
+            }
+        }
+        if (rc == 0 && s3l_buf_append(&b, p->s + start, end - start))
             rc = S3L_ENOMEM;
     }
+    size_t bad;
+    if (rc == 0 && b.ptr && !s3l__utf8_valid(b.ptr, b.len, &bad))
+        rc = fail(p, "a field name in valid UTF-8");
     if (rc == 0 && s3l_buf_append(&b, "", 0) == 0 && b.ptr) {
         *out = (char *)b.ptr;
         return 0;
@@ -594,6 +622,42 @@ static const struct simple simple_types[] = {
     {"month_day_nano_interval", S3L_TYPE_INTERVAL},
 };
 
+/* timestamp[UNIT] or timestamp[UNIT, tz=ZONE], after the word "timestamp". */
+static int parse_timestamp(struct parser *p, struct s3l_type *t)
+{
+    int rc;
+    t->id = S3L_TYPE_TIMESTAMP;
+    if ((rc = expect(p, '[')) != 0 || (rc = parse_unit(p, &t->unit, 15)) != 0)
+        return rc;
+    if (eat(p, ',')) {
+        const char *k;
+        size_t kn = ident(p, &k);
+        if (kn != 2 || memcmp(k, "tz", 2) != 0 || !eat(p, '='))
+            return fail(p, "'tz='");
+        skip_ws(p);
+        size_t start = p->pos;
+        while (p->pos < p->len && p->s[p->pos] != ']')
+            p->pos++;
+        size_t end = p->pos;
+        while (end > start && p->s[end - 1] == ' ')
+            end--;
+        /* IANA names (Europe/Paris, Etc/GMT+1) and offsets (+01:00) use only these. */
+        for (size_t i = start; i < end; i++) {
+            char ch = p->s[i];
+            if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || (ch && strchr("/_+-:.", ch)))) {
+                p->pos = i;
+                return fail(p, "a time zone name (letters, digits, / _ + - : .)");
+            }
+        }
+        if (end == start)
+            return fail(p, "a time zone name");
+        if (!(t->tz = s3l_strndup(p->s + start, end - start)))
+            return S3L_ENOMEM;
+    }
+    return expect(p, ']');
+}
+
 static int parse_bracket_type(struct parser *p, const char *w, size_t n, struct s3l_type *t)
 {
 #define IS(lit) (n == sizeof(lit) - 1 && memcmp(w, lit, n) == 0)
@@ -616,29 +680,8 @@ static int parse_bracket_type(struct parser *p, const char *w, size_t n, struct 
             return rc;
         return expect(p, ']');
     }
-    if (IS("timestamp")) {
-        t->id = S3L_TYPE_TIMESTAMP;
-        if ((rc = expect(p, '[')) != 0 || (rc = parse_unit(p, &t->unit, 15)) != 0)
-            return rc;
-        if (eat(p, ',')) {
-            const char *k;
-            size_t kn = ident(p, &k);
-            if (kn != 2 || memcmp(k, "tz", 2) != 0 || !eat(p, '='))
-                return fail(p, "'tz='");
-            skip_ws(p);
-            size_t start = p->pos;
-            while (p->pos < p->len && p->s[p->pos] != ']')
-                p->pos++;
-            size_t end = p->pos;
-            while (end > start && p->s[end - 1] == ' ')
-                end--;
-            if (end == start)
-                return fail(p, "a time zone name");
-            if (!(t->tz = s3l_strndup(p->s + start, end - start)))
-                return S3L_ENOMEM;
-        }
-        return expect(p, ']');
-    }
+    if (IS("timestamp"))
+        return parse_timestamp(p, t);
     if (IS("fixed_size_binary")) {
         t->id = S3L_TYPE_FIXED_SIZE_BINARY;
         if ((rc = expect(p, '[')) != 0 ||

@@ -111,6 +111,23 @@ static bool magnitude(const struct s3l__decnum *d, int64_t extra_exp, int max_di
 int s3l__parse_int(const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out,
                    const char **why)
 {
+    /* Fast path: up to 18 plain digits (no leading zero) cannot overflow an int64. */
+    size_t i = len && s[0] == '-';
+    if (len > i && len - i <= 18 && (s[i] != '0' || len - i == 1)) {
+        int64_t v = 0;
+        size_t k = i;
+        for (; k < len && s[k] >= '0' && s[k] <= '9'; k++)
+            v = v * 10 + (s[k] - '0');
+        if (k == len) {
+            v = i ? -v : v;
+            if (v < lo || v > hi) {
+                *why = "out of range";
+                return S3L_EINVALID_INPUT;
+            }
+            *out = v;
+            return 0;
+        }
+    }
     struct s3l__decnum d;
     unsigned __int128 m;
     if (!s3l__decnum_parse(s, len, &d)) {
@@ -390,5 +407,7 @@ enum s3l__text_shape s3l__text_shape(const char *s, size_t len)
     if (s3l__parse_int(s, len, INT64_MIN, INT64_MAX, &v, &why) == 0 && d.exp >= 0 &&
         memchr(s, '.', len) == NULL && memchr(s, 'e', len) == NULL && memchr(s, 'E', len) == NULL)
         return S3L__SHAPE_INT;
-    return S3L__SHAPE_FLOAT;
+    double dv;
+    /* A number past a double's range is only text: a double column would refuse it. */
+    return s3l__parse_double(s, len, &dv, &why) == 0 ? S3L__SHAPE_FLOAT : S3L__SHAPE_TEXT;
 }

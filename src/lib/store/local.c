@@ -133,6 +133,7 @@ static int make_temp(const char *dir, char **tmp, int *fd, struct s3l_error *err
         struct s3l_error e2 = {0};
         rc = s3l__os_create_excl(p, fd, &e2);
         if (rc == 0) {
+            s3l__os_hold(*fd); /* in use while we live: see sweep_dir */
             *tmp = p;
             return 0;
         }
@@ -388,6 +389,24 @@ static int walk_dir(struct walk *w, const char *key_dir, bool top)
     return rc;
 }
 
+/* Size and mtime of a listed key; no ETag (""), so that listing never reads file contents. */
+static int list_info(struct s3l_store *s, const char *key, struct s3l_object_info *info,
+                     struct s3l_error *err)
+{
+    char *path = key_path(s, key);
+    if (!path)
+        return S3L_ENOMEM;
+    struct s3l__os_stat st;
+    int rc = s3l__os_stat(path, &st, err);
+    if (rc == 0) {
+        memset(info, 0, sizeof(*info));
+        info->size = st.size;
+        info->mtime_ns = st.mtime_ns;
+    }
+    s3l_free(path);
+    return rc;
+}
+
 static int cmp_keys(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -408,7 +427,7 @@ static int local_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb
     for (size_t i = 0; i < w.n && rc == 0; i++) {
         struct s3l_object_info info;
         struct s3l_error e2 = {0};
-        rc = local_stat(s, w.keys[i], &info, &e2);
+        rc = list_info(s, w.keys[i], &info, &e2);
         if (rc == S3L_ENOT_FOUND) {
             rc = 0; /* removed since the walk */
             continue;
@@ -426,6 +445,24 @@ static int local_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb
     s3l_free(w.keys);
     s3l_free(key_dir);
     return rc;
+}
+
+/* Temp files that no live process holds (its writer was killed) are removed, so that a crash
+ * does not keep a staging directory (and the disk space) forever. */
+static int sweep_entry(void *ctx, const char *name, bool is_dir)
+{
+    if (is_dir || strncmp(name, S3L__LOCAL_TMP_PREFIX, strlen(S3L__LOCAL_TMP_PREFIX)) != 0)
+        return 0;
+    char *p = join(ctx, name);
+    if (p && s3l__os_abandoned(p))
+        s3l__os_unlink(p, true, NULL);
+    s3l_free(p);
+    return 0;
+}
+
+static void sweep_dir(const char *dir)
+{
+    s3l__os_readdir(dir, sweep_entry, (void *)dir, NULL);
 }
 
 static int local_remove(struct s3l_store *s, const char *key, struct s3l_error *err)
@@ -452,6 +489,7 @@ static int local_remove(struct s3l_store *s, const char *key, struct s3l_error *
         if (lock)
             s3l__os_unlink(lock, true, NULL);
         s3l_free(lock);
+        sweep_dir(dir);
         if (!s3l__os_rmdir_if_empty(dir))
             break;
         char *up = dir_of(dir);
@@ -564,15 +602,17 @@ static const struct s3l_store_ops local_ops = {
     .event = NULL,
 };
 
-int s3l__store_local_open(const char *root, const char *url, bool create,
-                          struct s3l_store **out, struct s3l_error *err)
+int s3l__store_local_open(const char *root, const char *url, bool create, struct s3l_store **out,
+                          struct s3l_error *err)
 {
     int rc = create ? s3l__os_mkdirs(root, err) : 0;
     struct s3l__os_stat st;
     if (rc == 0)
         rc = s3l__os_stat(root, &st, err);
-    if (rc == S3L_ENOT_FOUND)
-        return s3l_error_prefix(err, "destination %s does not exist", url);
+    if (rc == S3L_ENOT_FOUND) {
+        s3l_error_prefix(err, "destination %s does not exist", url);
+        return rc;
+    }
     if (rc)
         return rc;
     if (!st.is_dir)

@@ -61,9 +61,8 @@ static int bad_key(struct s3l_error *err, const char *key)
     return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "invalid store key '%s'", key ? key : "");
 }
 
-int s3l_store_upload_begin(struct s3l_store *s, const char *key,
-                           const struct s3l_put_options *opts, struct s3l_upload **out,
-                           struct s3l_error *err)
+int s3l_store_upload_begin(struct s3l_store *s, const char *key, const struct s3l_put_options *opts,
+                           struct s3l_upload **out, struct s3l_error *err)
 {
     if (!s3l_store_key_valid(key))
         return bad_key(err, key);
@@ -216,8 +215,8 @@ static int normalise_path(const char *url, const char *p, struct s3l_buf *out,
         if (n == 0)
             break;
         if (n == 2 && r[i] == '.' && r[i + 1] == '.')
-            rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
-                               "URL '%s': a '..' segment is not allowed", url);
+            rc = s3l_error_set(err, S3L_EINVALID_CONFIG, "URL '%s': a '..' segment is not allowed",
+                               url);
         else if (!(n == 1 && r[i] == '.'))
             rc = s3l_buf_append_byte(out, '/') || s3l_buf_append(out, r + i, n) ? S3L_ENOMEM : 0;
         i += n;
@@ -236,8 +235,8 @@ int s3l__file_url_parse(const char *url, char **path, char **canonical, struct s
     else if (strncmp(url, "file://localhost/", 17) == 0)
         p = url + 16;
     if (!p)
-        return s3l_error_set(err, S3L_EINVALID_CONFIG,
-                             "URL '%s': expected file:///ABSOLUTE/PATH", url);
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "URL '%s': expected file:///ABSOLUTE/PATH",
+                             url);
     struct s3l_buf b;
     s3l_buf_init(&b, 1 << 16);
     int rc = normalise_path(url, p, &b, err);

@@ -13,7 +13,7 @@
 #define S3L__LOCAL_HASH_ETAG_MAX (1u << 20)
 
 /* Names the local backend hides from listings: its temp files and lock files. */
-#define S3L__LOCAL_TMP_PREFIX ".s3l-tmp-"
+#define S3L__LOCAL_TMP_PREFIX  ".s3l-tmp-"
 #define S3L__LOCAL_LOCK_PREFIX ".s3l-lock-"
 
 /*
@@ -21,8 +21,8 @@
  * allowed). url is the canonical URL to record. create: mkdir -p the root.
  * Errors: S3L_ENOT_FOUND, S3L_EINVALID_CONFIG (not a directory), S3L_EPERMISSION_DENIED, ENOMEM.
  */
-int s3l__store_local_open(const char *root, const char *url, bool create,
-                          struct s3l_store **out, struct s3l_error *err);
+int s3l__store_local_open(const char *root, const char *url, bool create, struct s3l_store **out,
+                          struct s3l_error *err);
 
 /*
  * The S3 backend's entry point, implemented by src/lib/store/s3.c; opts->s3 may point to a

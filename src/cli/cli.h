@@ -1,0 +1,80 @@
+/*
+ * The s3land command's internal header: exit codes, output modes and the helpers every
+ * subcommand shares (size and duration parsing, error reporting, JSON events).
+ *
+ * The CLI is a thin client of the public API (include/s3l/s3l.h): it parses options, calls the
+ * library, and turns results into messages and exit codes. It is the only place that prints.
+ */
+#ifndef S3L_CLI_H
+#define S3L_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "s3l/s3l.h"
+
+/* Exit codes, documented in `s3land --help` and docs/cli.md. Stable: scripts rely on them. */
+enum cli_exit {
+    CLI_EX_OK = 0,
+    CLI_EX_USAGE = 1,    /* bad command line, options or configuration (schema file, URL) */
+    CLI_EX_INPUT = 2,    /* an input is missing, unreadable, malformed, changed, or too large */
+    CLI_EX_DEST = 3,     /* the destination or store failed (permission, no space, I/O) */
+    CLI_EX_DRIFT = 4,    /* SCHEMA_DRIFT: a column's type changed (see --type-changes) */
+    CLI_EX_FENCED = 5,   /* FENCED: a newer run of the same pipeline owns it */
+    CLI_EX_REFUSED = 6,  /* not supported: replace/merge disposition, a feature not built in */
+    CLI_EX_INTERNAL = 7, /* out of memory or an internal error */
+};
+
+struct cli {
+    bool quiet; /* no progress, no summary; errors only (and stdin resume offsets) */
+    bool json;  /* one JSON object per line on stdout for each event and the summary */
+    bool tty;   /* stderr is a terminal: draw progress */
+    const char *prog;
+};
+
+/* The text printed by `s3land --help` for the exit codes. */
+extern const char cli_exit_codes_help[];
+
+/* Subcommands: each returns an exit code. argv[0] is the subcommand's name. */
+int cli_cmd_write(struct cli *c, int argc, char **argv);
+int cli_cmd_ls(struct cli *c, int argc, char **argv);
+int cli_cmd_schema(struct cli *c, int argc, char **argv);
+int cli_cmd_recover(struct cli *c, int argc, char **argv);
+int cli_cmd_gc(struct cli *c, int argc, char **argv);
+int cli_cmd_check(struct cli *c, int argc, char **argv);
+
+/*
+ * Parses a size: digits with an optional suffix, case-insensitive: B; K, KiB, M, MiB, G, GiB,
+ * T, TiB (powers of 1024); KB, MB, GB, TB (powers of 1000). "256MiB" = 268435456.
+ * false on anything else or overflow.
+ */
+bool cli_parse_size(const char *s, uint64_t *out);
+/* Parses a duration: digits with ms, s (default), m or h: "500ms", "30s", "2m". In ns. */
+bool cli_parse_duration(const char *s, int64_t *out_ns);
+/* Parses a non-negative decimal integer. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+
+/* The exit code for a library error code; side says where it came from. */
+int cli_exit_for(int code, enum s3l_pipeline_side side);
+
+/* Prints err (or code's text) as "s3land: error: MESSAGE [CODE]" to stderr, or as a JSON error
+ * event on stdout with --json, and returns the exit code for it. */
+int cli_fail(struct cli *c, int code, const struct s3l_error *err, enum s3l_pipeline_side side);
+/* A usage error: prints "s3land CMD: MESSAGE" and a pointer to --help. Returns CLI_EX_USAGE. */
+int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Prints one JSON value as a line on stdout and frees it (a jansson json_t *). */
+void cli_emit_json(void *json_value);
+
+/* Handles --quiet / --json anywhere on a subcommand's line; true when arg was one of them. */
+bool cli_common_flag(struct cli *c, const char *arg);
+
+/* Human-readable bytes ("12.3 MiB") into buf. */
+const char *cli_fmt_bytes(uint64_t n, char *buf, size_t cap);
+
+/* The destination URL: --url if given, else file://$PWD/lake. Caller frees with s3l_free. */
+int cli_default_url(const char *url, char **out, struct s3l_error *err);
+
+#endif

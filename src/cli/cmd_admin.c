@@ -1,0 +1,269 @@
+/*
+ * `s3land recover`, `gc` and `check`: maintenance of a destination.
+ *   recover  commits the epochs that interrupted runs left pending (the destination does it when
+ *            it opens a pipeline: same copies to the same names, then the marker);
+ *   gc       removes staged files of epochs that can never commit;
+ *   check    writes, reads back, lists and deletes a scratch object under _openetl/.
+ * recover and gc take each pipeline over (a new generation), so a writer of the same pipeline
+ * still running is fenced: run them when no writer of that pipeline runs.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+
+static const char recover_help[] =
+    "Usage: s3land recover [--url URL] [--pipeline-id ID]\n"
+    "\n"
+    "Finishes the commits that interrupted runs left pending: for each pipeline of the\n"
+    "destination (or just ID) whose checkpoint holds a pending epoch, copies its staged files to\n"
+    "their final names (the same names as the interrupted run), writes its marker and records it\n"
+    "as committed. `s3land write` does the same when it starts; recover does it without new data.\n"
+    "It takes the pipeline over (a new generation): do not run it while a writer of the same\n"
+    "pipeline runs (that writer would stop with exit code 5).\n"
+    "\n"
+    "  --url URL          the destination (default ./lake)\n"
+    "  --pipeline-id ID   only this pipeline\n"
+    "  -q, --quiet / --json / -h, --help\n"
+    "\n";
+
+static const char gc_help[] =
+    "Usage: s3land gc [--url URL] [--pipeline-id ID]\n"
+    "\n"
+    "Removes staged files that can never commit: those of generations below the current one of\n"
+    "each pipeline (or just ID) that its checkpoint does not hold as pending. It takes each\n"
+    "pipeline over (a new generation): do not run it while a writer of that pipeline runs.\n"
+    "\n"
+    "  --url URL          the destination (default ./lake)\n"
+    "  --pipeline-id ID   only this pipeline\n"
+    "  -q, --quiet / --json / -h, --help\n"
+    "\n";
+
+static const char check_help[] =
+    "Usage: s3land check [--url URL]\n"
+    "\n"
+    "Checks that the destination can be used: writes an object under URL/_openetl/, reads it\n"
+    "back and compares, lists the prefix, and deletes it. Each failure names what was refused.\n"
+    "\n"
+    "  --url URL          the destination (default ./lake; created if missing)\n"
+    "  -q, --quiet / --json / -h, --help\n"
+    "\n";
+
+enum { O_URL = 256, O_ID, O_JSON };
+
+static const struct option admin_options[] = {
+    {"url", required_argument, NULL, O_URL}, {"pipeline-id", required_argument, NULL, O_ID},
+    {"json", no_argument, NULL, O_JSON},     {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+};
+
+struct admin {
+    struct cli *c;
+    const char *cmd;
+    const char *url_arg, *id;
+    bool help;
+    char *url;
+    struct s3l_store *store;
+    bool gc;
+    uint64_t count; /* recovered epochs, or removed files */
+    int ex;
+};
+
+static int parse(struct admin *a, int argc, char **argv)
+{
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "qh", admin_options, NULL)) != -1) {
+        switch (opt) {
+        case O_URL:
+            a->url_arg = optarg;
+            break;
+        case O_ID:
+            a->id = optarg;
+            break;
+        case O_JSON:
+            a->c->json = true;
+            break;
+        case 'q':
+            a->c->quiet = true;
+            break;
+        case 'h':
+            a->help = true;
+            return 0;
+        default:
+            return cli_usage(a->c, a->cmd, "unknown option or missing value: %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage(a->c, a->cmd, "unexpected argument %s", argv[optind]);
+    return 0;
+}
+
+static int open_store(struct admin *a, bool create)
+{
+    struct s3l_error err = {0};
+    int rc = cli_default_url(a->url_arg, &a->url, &err);
+    if (rc == 0) {
+        struct s3l_store_options so = {0};
+        so.version = S3L_STORE_OPTIONS_VERSION;
+        so.create = create;
+        rc = s3l_store_open(a->url, &so, &a->store, &err);
+    }
+    return rc ? cli_fail(a->c, rc, &err, S3L_SIDE_DESTINATION) : 0;
+}
+
+/* recover or gc one pipeline. */
+static int one_pipeline(void *ctx, const char *id)
+{
+    struct admin *a = ctx;
+    struct s3l_error err = {0};
+    bool pending = false;
+    int rc = s3l_pipeline_peek(a->store, id, NULL, &pending, NULL, &err);
+    if (rc == 0 && !a->gc && !pending)
+        return 0;
+    struct s3l_dest_options o = {0};
+    o.version = S3L_DEST_OPTIONS_VERSION;
+    o.pipeline_id = id;
+    struct s3l_dest *d = NULL;
+    if (rc == 0)
+        rc = s3l_dest_open(a->store, &o, &d, &err);
+    uint64_t removed = 0;
+    if (rc == 0 && a->gc)
+        rc = s3l_dest_gc(d, &removed, &err);
+    if (rc == 0) {
+        uint64_t epoch = s3l_dest_committed_epoch(d);
+        a->count += a->gc ? removed : 1;
+        if (a->c->json)
+            cli_emit_json(json_pack("{s:s, s:s, s:I}", "event", a->gc ? "gc" : "recovered",
+                                    "pipeline", id, a->gc ? "removed" : "epoch",
+                                    (json_int_t)(a->gc ? removed : epoch)));
+        else if (!a->c->quiet && a->gc)
+            printf("pipeline %s: removed %llu staged file%s\n", id, (unsigned long long)removed,
+                   removed == 1 ? "" : "s");
+        else if (!a->c->quiet)
+            printf("pipeline %s: committed pending epoch %llu\n", id, (unsigned long long)epoch);
+    }
+    s3l_dest_free(d);
+    if (rc) {
+        s3l_error_prefix(&err, "pipeline %s", id);
+        int ex = cli_fail(a->c, rc, &err, S3L_SIDE_DESTINATION);
+        if (!a->ex)
+            a->ex = ex;
+    }
+    return 0;
+}
+
+static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
+{
+    struct admin a = {0};
+    a.c = c;
+    a.cmd = gc ? "gc" : "recover";
+    a.gc = gc;
+    int ex = parse(&a, argc, argv);
+    if (ex || a.help) {
+        if (a.help) {
+            fputs(gc ? gc_help : recover_help, stdout);
+            fputs(cli_exit_codes_help, stdout);
+        }
+        return ex;
+    }
+    ex = open_store(&a, false);
+    if (ex == 0) {
+        struct s3l_error err = {0};
+        int rc = a.id ? one_pipeline(&a, a.id) : s3l_pipeline_list(a.store, one_pipeline, &a, &err);
+        ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : a.ex;
+    }
+    if (ex == 0 && !c->quiet && !c->json) {
+        if (gc)
+            printf("gc: removed %llu staged file%s\n", (unsigned long long)a.count,
+                   a.count == 1 ? "" : "s");
+        else if (a.count == 0)
+            printf("recover: nothing pending\n");
+    }
+    s3l_store_free(a.store);
+    s3l_free(a.url);
+    return ex;
+}
+
+int cli_cmd_recover(struct cli *c, int argc, char **argv)
+{
+    return recover_or_gc(c, argc, argv, false);
+}
+
+int cli_cmd_gc(struct cli *c, int argc, char **argv)
+{
+    return recover_or_gc(c, argc, argv, true);
+}
+
+static int found_key(void *ctx, const struct s3l_object_info *info)
+{
+    return strcmp(info->key, (const char *)ctx) == 0 ? 1 : 0;
+}
+
+int cli_cmd_check(struct cli *c, int argc, char **argv)
+{
+    struct admin a = {0};
+    a.c = c;
+    a.cmd = "check";
+    int ex = parse(&a, argc, argv);
+    if (ex || a.help) {
+        if (a.help) {
+            fputs(check_help, stdout);
+            fputs(cli_exit_codes_help, stdout);
+        }
+        return ex;
+    }
+    ex = open_store(&a, true);
+    if (ex)
+        return ex;
+    char key[128], body[192];
+    snprintf(key, sizeof(key), "_openetl/check/check-%ld-%ld.txt", (long)getpid(),
+             (long)time(NULL));
+    snprintf(body, sizeof(body), "s3land check %s\n", key);
+    struct s3l_error err = {0};
+    const char *step = "write";
+    int rc = s3l_store_put(a.store, key, body, strlen(body), NULL, NULL, &err);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (rc == 0) {
+        step = "read back";
+        rc = s3l_store_get(a.store, key, 0, UINT64_MAX, 4096, &data, &len, NULL, &err);
+        if (rc == 0 && (len != strlen(body) || memcmp(data, body, len) != 0))
+            rc = s3l_error_set(&err, S3L_ECORRUPT, "%s read back differs from what was written",
+                               key);
+    }
+    s3l_free(data);
+    if (rc == 0) {
+        step = "list";
+        rc = s3l_store_list(a.store, "_openetl/check/", found_key, key, &err);
+        if (rc == 1)
+            rc = 0;
+        else if (rc == 0)
+            rc = s3l_error_set(&err, S3L_ECORRUPT, "%s is missing from the listing", key);
+    }
+    if (rc == 0 || strcmp(step, "write") != 0) {
+        int rc2 = s3l_store_remove(a.store, key, rc ? NULL : &err);
+        if (rc == 0 && rc2)
+            step = "delete";
+        if (rc == 0)
+            rc = rc2;
+    }
+    if (rc) {
+        s3l_error_prefix(&err, "check %s: %s", a.url, step);
+        ex = cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
+    } else if (c->json) {
+        cli_emit_json(json_pack("{s:s, s:s, s:b}", "event", "check", "url", a.url, "ok", 1));
+    } else if (!c->quiet) {
+        printf("check %s: write, read back, list and delete under _openetl/ all work\n", a.url);
+    }
+    s3l_store_free(a.store);
+    s3l_free(a.url);
+    return ex;
+}

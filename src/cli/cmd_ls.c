@@ -1,0 +1,355 @@
+/*
+ * `s3land ls` and `s3land schema`: what a destination holds. Tables come from their schema
+ * records; a table's epochs from its markers; its files from the table directory, each with the
+ * row count read from its own Parquet footer (include/s3l/pq_footer.h, through the store, so the
+ * count is the file's, not what a marker claims) and whether a marker covers it.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+
+static const char ls_help[] =
+    "Usage: s3land ls [--url URL] [--table TABLE [--namespace NS]] [--committed]\n"
+    "\n"
+    "Without --table: every table of the destination (those with a schema record), with its\n"
+    "committed files, rows and bytes.\n"
+    "With --table: the table's epochs (one marker per pipeline and epoch: generation, files,\n"
+    "rows) and its data files, each with its size, its row count read from its Parquet footer,\n"
+    "and whether a marker covers it (committed) or not (an epoch still being committed).\n"
+    "\n"
+    "  --url URL          the destination (default ./lake)\n"
+    "  --table NAME       the table to show\n"
+    "  --namespace NAME   the table's namespace\n"
+    "  --committed        only files that a marker covers\n"
+    "  -q, --quiet        only the listing, no totals\n"
+    "  --json             one JSON object per line: {\"table\"...}, {\"marker\"...},\n"
+    "                     {\"file\"...}\n"
+    "  -h, --help         this help\n"
+    "\n";
+
+static const char schema_help[] =
+    "Usage: s3land schema [--url URL] --table TABLE [--namespace NS]\n"
+    "\n"
+    "Prints the table's schema record (URL/_openetl/schemas/T.json): every column with its\n"
+    "Arrow type, nullability and key flag. With --json, the record as one JSON line.\n"
+    "\n";
+
+enum { O_URL = 256, O_TABLE, O_NS, O_COMMITTED, O_JSON };
+
+static const struct option ls_options[] = {
+    {"url", required_argument, NULL, O_URL},
+    {"table", required_argument, NULL, O_TABLE},
+    {"namespace", required_argument, NULL, O_NS},
+    {"committed", no_argument, NULL, O_COMMITTED},
+    {"json", no_argument, NULL, O_JSON},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+struct ls_args {
+    const char *url, *table, *ns;
+    bool committed, help;
+};
+
+static int parse(struct cli *c, const char *cmd, int argc, char **argv, struct ls_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "qh", ls_options, NULL)) != -1) {
+        switch (opt) {
+        case O_URL:
+            a->url = optarg;
+            break;
+        case O_TABLE:
+            a->table = optarg;
+            break;
+        case O_NS:
+            a->ns = optarg;
+            break;
+        case O_COMMITTED:
+            a->committed = true;
+            break;
+        case O_JSON:
+            c->json = true;
+            break;
+        case 'q':
+            c->quiet = true;
+            break;
+        case 'h':
+            a->help = true;
+            return 0;
+        default:
+            return cli_usage(c, cmd, "unknown option or missing value: %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage(c, cmd, "unexpected argument %s", argv[optind]);
+    return 0;
+}
+
+/* Opens the store of --url (never creating it: ls and schema only read). */
+static int open_store(struct cli *c, const char *url_arg, struct s3l_store **out, char **url)
+{
+    struct s3l_error err = {0};
+    int rc = cli_default_url(url_arg, url, &err);
+    if (rc == 0) {
+        struct s3l_store_options so = {0};
+        so.version = S3L_STORE_OPTIONS_VERSION;
+        rc = s3l_store_open(*url, &so, out, &err);
+    }
+    return rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : 0;
+}
+
+/* ---- Row counts from footers, read through the store ---- */
+
+struct store_file {
+    struct s3l_store *s;
+    const char *key;
+};
+
+static int read_range(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err)
+{
+    struct store_file *f = ctx;
+    uint8_t *data = NULL;
+    size_t n = 0;
+    int rc = s3l_store_get(f->s, f->key, off, len, len, &data, &n, NULL, err);
+    if (rc == 0 && n != len)
+        rc = s3l_error_set(err, S3L_ECORRUPT, "%s: short read at offset %llu", f->key,
+                           (unsigned long long)off);
+    if (rc == 0)
+        memcpy(buf, data, len);
+    s3l_free(data);
+    return rc;
+}
+
+static int footer_rows(struct s3l_store *s, const char *key, uint64_t size, int64_t *rows,
+                       struct s3l_error *err)
+{
+    struct store_file f = {s, key};
+    struct s3l_pq_footer_options o;
+    s3l_pq_footer_options_init(&o);
+    o.name = key;
+    struct s3l_pq_footer *ft = NULL;
+    int rc = s3l_pq_footer_read(read_range, &f, size, &o, &ft, err);
+    if (rc == 0)
+        *rows = ft->num_rows;
+    s3l_pq_footer_free(ft);
+    return rc;
+}
+
+/* ---- ls of one table ---- */
+
+struct table_ls {
+    struct cli *c;
+    struct s3l_store *s;
+    const char *table;
+    bool print; /* one line per file and marker (the detailed view) */
+    uint64_t files, bytes, rows, uncommitted, markers, marker_rows;
+    int rc;
+    struct s3l_error err;
+};
+
+static int on_marker(void *ctx, const struct s3l_dest_marker *m)
+{
+    struct table_ls *t = ctx;
+    t->markers++;
+    t->marker_rows += m->rows;
+    if (t->c->json) {
+        cli_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "marker", m->key,
+                                "table", t->table, "pipeline", m->pipeline, "epoch",
+                                (json_int_t)m->epoch, "generation", (json_int_t)m->generation,
+                                "files", (json_int_t)m->n_files, "rows", (json_int_t)m->rows,
+                                "deadletter_files", (json_int_t)m->n_deadletter));
+        return 0;
+    }
+    printf("  epoch %llu  pipeline %s  generation %llu  %zu file%s  %llu rows",
+           (unsigned long long)m->epoch, m->pipeline, (unsigned long long)m->generation, m->n_files,
+           m->n_files == 1 ? "" : "s", (unsigned long long)m->rows);
+    if (m->n_deadletter)
+        printf("  %zu dead-letter file%s", m->n_deadletter, m->n_deadletter == 1 ? "" : "s");
+    printf("\n");
+    return 0;
+}
+
+static int on_file(void *ctx, const struct s3l_object_info *info, bool committed)
+{
+    struct table_ls *t = ctx;
+    int64_t rows = -1;
+    struct s3l_error e = {0};
+    int rc = footer_rows(t->s, info->key, info->size, &rows, &e);
+    if (rc && !t->rc) {
+        t->rc = rc;
+        t->err = e;
+    }
+    t->files++;
+    t->bytes += info->size;
+    if (rows > 0)
+        t->rows += (uint64_t)rows;
+    t->uncommitted += !committed;
+    if (!t->print)
+        return 0;
+    if (t->c->json) {
+        cli_emit_json(json_pack("{s:s, s:s, s:I, s:I, s:b}", "file", info->key, "table", t->table,
+                                "size", (json_int_t)info->size, "rows", (json_int_t)rows,
+                                "committed", committed));
+        return 0;
+    }
+    char sz[32];
+    printf("  %s  %s  %lld rows%s\n", info->key, cli_fmt_bytes(info->size, sz, sizeof(sz)),
+           (long long)rows, committed ? "" : "  (not committed yet)");
+    return 0;
+}
+
+static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const char *tpath,
+                    bool committed_only, bool detail)
+{
+    struct table_ls t;
+    memset(&t, 0, sizeof(t));
+    t.c = c;
+    t.s = s;
+    t.table = tpath;
+    t.print = detail;
+    struct s3l_error err = {0};
+    int rc = 0;
+    if (detail) {
+        if (!c->json)
+            printf("table %s at %s\nepochs:\n", tpath, url);
+        rc = s3l_dest_list_markers(s, tpath, on_marker, &t, &err);
+        if (rc == 0 && !c->json)
+            printf("files:\n");
+        if (rc == 0)
+            rc = s3l_dest_list_files(s, tpath, committed_only, on_file, &t, &err);
+    } else {
+        rc = s3l_dest_list_files(s, tpath, true, on_file, &t, &err);
+    }
+    if (rc == 0 && t.rc) {
+        rc = t.rc;
+        err = t.err;
+    }
+    if (rc)
+        return cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
+    char sz[32];
+    if (c->json) {
+        cli_emit_json(json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "table", tpath, "files",
+                                (json_int_t)t.files, "rows", (json_int_t)t.rows, "bytes",
+                                (json_int_t)t.bytes, "epochs", (json_int_t)t.markers,
+                                "uncommitted_files", (json_int_t)t.uncommitted));
+    } else if (detail) {
+        if (!c->quiet)
+            printf("total: %llu file%s, %llu rows (from footers), %s; %llu epoch%s\n",
+                   (unsigned long long)t.files, t.files == 1 ? "" : "s", (unsigned long long)t.rows,
+                   cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
+                   t.markers == 1 ? "" : "s");
+    } else {
+        printf("  %-30s %6llu files %12llu rows %12s\n", tpath, (unsigned long long)t.files,
+               (unsigned long long)t.rows, cli_fmt_bytes(t.bytes, sz, sizeof(sz)));
+    }
+    return CLI_EX_OK;
+}
+
+struct all_tables {
+    struct cli *c;
+    struct s3l_store *s;
+    const char *url;
+    int ex;
+    size_t n;
+};
+
+static int on_table(void *ctx, const char *table)
+{
+    struct all_tables *a = ctx;
+    a->n++;
+    int ex = ls_table(a->c, a->s, a->url, table, true, false);
+    if (ex && !a->ex)
+        a->ex = ex;
+    return 0;
+}
+
+int cli_cmd_ls(struct cli *c, int argc, char **argv)
+{
+    struct ls_args a;
+    int ex = parse(c, "ls", argc, argv, &a);
+    if (ex || a.help) {
+        if (a.help) {
+            fputs(ls_help, stdout);
+            fputs(cli_exit_codes_help, stdout);
+        }
+        return ex;
+    }
+    struct s3l_store *s = NULL;
+    char *url = NULL;
+    ex = open_store(c, a.url, &s, &url);
+    if (ex == 0 && a.table) {
+        char *tpath = NULL;
+        struct s3l_error err = {0};
+        int rc = s3l_dest_table_path(a.ns, a.table, &tpath, &err);
+        ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_CONFIG)
+                : ls_table(c, s, url, tpath, a.committed, true);
+        s3l_free(tpath);
+    } else if (ex == 0) {
+        struct all_tables at = {c, s, url, 0, 0};
+        struct s3l_error err = {0};
+        if (!c->json)
+            printf("tables at %s:\n", url);
+        int rc = s3l_dest_list_tables(s, on_table, &at, &err);
+        ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : at.ex;
+        if (rc == 0 && at.n == 0 && !c->json)
+            printf("  (none)\n");
+    }
+    s3l_store_free(s);
+    s3l_free(url);
+    return ex;
+}
+
+int cli_cmd_schema(struct cli *c, int argc, char **argv)
+{
+    struct ls_args a;
+    int ex = parse(c, "schema", argc, argv, &a);
+    if (ex || a.help) {
+        if (a.help) {
+            fputs(schema_help, stdout);
+            fputs(cli_exit_codes_help, stdout);
+        }
+        return ex;
+    }
+    if (!a.table)
+        return cli_usage(c, "schema", "--table is required");
+    struct s3l_store *s = NULL;
+    char *url = NULL, *tpath = NULL, *json = NULL;
+    size_t len = 0;
+    struct s3l_error err = {0};
+    ex = open_store(c, a.url, &s, &url);
+    if (ex == 0) {
+        int rc = s3l_dest_table_path(a.ns, a.table, &tpath, &err);
+        if (rc == 0)
+            rc = s3l_dest_read_schema(s, tpath, &json, &len, &err);
+        if (rc == S3L_ENOT_FOUND)
+            s3l_error_prefix(&err, "table %s has no schema record at %s", tpath, url);
+        if (rc)
+            ex = cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
+    }
+    if (ex == 0 && c->json) {
+        json_error_t jerr;
+        json_t *doc = json_loadb(json, len, 0, &jerr);
+        cli_emit_json(json_pack("{s:s, s:o*}", "table", tpath, "record", doc));
+    } else if (ex == 0) {
+        if (!c->quiet)
+            printf("table %s at %s:\n", tpath, url);
+        fwrite(json, 1, len, stdout);
+        if (len && json[len - 1] != '\n')
+            putchar('\n');
+    }
+    s3l_free(json);
+    s3l_free(tpath);
+    s3l_store_free(s);
+    s3l_free(url);
+    return ex;
+}

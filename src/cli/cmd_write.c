@@ -1,0 +1,547 @@
+/*
+ * `s3land write`: parses the options into struct s3l_pipeline_options, runs the pipeline, and
+ * reports: progress on a terminal (rows, bytes, rows/s), the committed input offsets of stdin at
+ * every commit (stdin cannot be replayed: a caller resumes from them), and a final summary.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+
+static const char write_help[] =
+    "Usage: s3land write [OPTIONS] --table TABLE [INPUT...]\n"
+    "\n"
+    "Appends the records of each INPUT (a file, or - for stdin; stdin when none is given) to\n"
+    "TABLE as Parquet files, in epochs that commit exactly once. A rerun of the same command\n"
+    "lands only what was appended to the inputs since; a finished command rerun adds nothing.\n"
+    "\n"
+    "Destination:\n"
+    "  --url URL              file:///ABS/PATH, a directory path, or s3://BUCKET/PREFIX\n"
+    "                         (default: ./lake)\n"
+    "  --table NAME           the table (required)\n"
+    "  --namespace NAME       a namespace: the table lives under URL/NAMESPACE/TABLE\n"
+    "  --disposition append   the only disposition; replace and merge are refused (plain files\n"
+    "                         cannot replace or merge atomically: use a table format for that)\n"
+    "Input:\n"
+    "  --input-format F       ndjson (default: one JSON object per line), json (one array of\n"
+    "                         objects) or csv (RFC 4180 with a header row)\n"
+    "  --schema FILE          declared schema: a JSON list of columns, e.g.\n"
+    "                         [{\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\",\n"
+    "                           \"nullable\": true, \"key\": false}]\n"
+    "                         (default: inferred from the first --infer-rows records)\n"
+    "  --infer-rows N         records sampled to infer a schema (default 1000)\n"
+    "  --nested-as-json       inference: objects and arrays become json text columns (default:\n"
+    "                         struct and list)\n"
+    "  --max-record-size SIZE longest accepted record (default 16MiB)\n"
+    "  --bad-records MODE     fail (default: the epoch holding a bad record is not committed),\n"
+    "                         skip (drop and count), or dead-letter (write them with their\n"
+    "                         reasons under URL/_openetl/deadletter/TABLE/)\n"
+    "  --timestamp-unit U     us (default) or ns for inferred timestamps (a declared schema\n"
+    "                         gives its own unit)\n"
+    "  --type-changes MODE    refuse (default: a changed column type stops with exit 4) or\n"
+    "                         allow (update the table's schema record)\n"
+    "Files:\n"
+    "  --compression C        zstd (default), snappy, gzip or none\n"
+    "  --compression-level N  codec level (default: zstd 3, gzip 6)\n"
+    "  --file-size SIZE       a data file closes at this size (default 256MiB)\n"
+    "  --row-group-size SIZE  target row group size in bytes (default 128MiB; the memory budget\n"
+    "                         may end a row group earlier)\n"
+    "  --row-group-rows N     also end a row group at N rows (default: no limit)\n"
+    "  --memory SIZE          memory for buffered row groups, all lanes together (default 48MiB)\n"
+    "  --lanes N              threads that encode in parallel (default 1)\n"
+    "Commits:\n"
+    "  --epoch-rows N         commit every N rows (default 1000000; 0: only by time and at end)\n"
+    "  --commit-interval D    commit at least every D: 500ms, 30s, 5m (default 60s; 0: never by\n"
+    "                         time)\n"
+    "  --pipeline-id UUID     the pipeline's id (default: derived from the URL, the table and\n"
+    "                         the inputs' real paths, so a rerun is the same pipeline)\n"
+    "Output:\n"
+    "  -q, --quiet            errors only (stdin's committed offsets are still printed)\n"
+    "  --json                 one JSON object per line on stdout: progress and commit events,\n"
+    "                         the summary\n"
+    "  -h, --help             this help\n"
+    "\n"
+    "Sizes take B, K/KiB, M/MiB, G/GiB (1024-based) or KB, MB, GB (1000-based).\n"
+    "stdin cannot be replayed: rows read after the last commit are lost on a crash. At every\n"
+    "commit s3land prints 'committed: - offset N'; resume with: tail -c +$((N+1)) FILE | ...\n"
+    "\n";
+
+enum {
+    OPT_URL = 256,
+    OPT_TABLE,
+    OPT_NAMESPACE,
+    OPT_SCHEMA,
+    OPT_FORMAT,
+    OPT_COMPRESSION,
+    OPT_LEVEL,
+    OPT_FILE_SIZE,
+    OPT_RG_SIZE,
+    OPT_RG_ROWS,
+    OPT_MEMORY,
+    OPT_EPOCH_ROWS,
+    OPT_INTERVAL,
+    OPT_LANES,
+    OPT_PIPELINE_ID,
+    OPT_TYPE_CHANGES,
+    OPT_TS_UNIT,
+    OPT_BAD,
+    OPT_DISPOSITION,
+    OPT_MAX_RECORD,
+    OPT_INFER_ROWS,
+    OPT_JSON,
+    OPT_NESTED_JSON,
+};
+
+static const struct option write_options[] = {
+    {"url", required_argument, NULL, OPT_URL},
+    {"table", required_argument, NULL, OPT_TABLE},
+    {"namespace", required_argument, NULL, OPT_NAMESPACE},
+    {"schema", required_argument, NULL, OPT_SCHEMA},
+    {"input-format", required_argument, NULL, OPT_FORMAT},
+    {"compression", required_argument, NULL, OPT_COMPRESSION},
+    {"compression-level", required_argument, NULL, OPT_LEVEL},
+    {"file-size", required_argument, NULL, OPT_FILE_SIZE},
+    {"row-group-size", required_argument, NULL, OPT_RG_SIZE},
+    {"row-group-rows", required_argument, NULL, OPT_RG_ROWS},
+    {"memory", required_argument, NULL, OPT_MEMORY},
+    {"epoch-rows", required_argument, NULL, OPT_EPOCH_ROWS},
+    {"commit-interval", required_argument, NULL, OPT_INTERVAL},
+    {"lanes", required_argument, NULL, OPT_LANES},
+    {"pipeline-id", required_argument, NULL, OPT_PIPELINE_ID},
+    {"type-changes", required_argument, NULL, OPT_TYPE_CHANGES},
+    {"timestamp-unit", required_argument, NULL, OPT_TS_UNIT},
+    {"bad-records", required_argument, NULL, OPT_BAD},
+    {"disposition", required_argument, NULL, OPT_DISPOSITION},
+    {"max-record-size", required_argument, NULL, OPT_MAX_RECORD},
+    {"infer-rows", required_argument, NULL, OPT_INFER_ROWS},
+    {"nested-as-json", no_argument, NULL, OPT_NESTED_JSON},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+struct write_args {
+    struct s3l_pipeline_options o;
+    const char *schema_file;
+    char *url;
+};
+
+/* Parses "zstd" etc. here rather than through the writer so the CLI's errors are usage errors. */
+static bool parse_codec(const char *s, enum s3l_codec *out)
+{
+    static const struct {
+        const char *name;
+        enum s3l_codec codec;
+    } codecs[] = {{"zstd", S3L_CODEC_ZSTD},
+                  {"snappy", S3L_CODEC_SNAPPY},
+                  {"gzip", S3L_CODEC_GZIP},
+                  {"none", S3L_CODEC_NONE},
+                  {"uncompressed", S3L_CODEC_NONE}};
+    for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++)
+        if (strcmp(s, codecs[i].name) == 0) {
+            *out = codecs[i].codec;
+            return true;
+        }
+    return false;
+}
+
+/* One option's value into a; returns 0 or CLI_EX_USAGE after printing why. */
+static int set_option(struct cli *c, struct write_args *a, int opt, const char *v)
+{
+    struct s3l_pipeline_options *o = &a->o;
+    uint64_t n = 0;
+    int64_t ns = 0;
+    switch (opt) {
+    case OPT_URL:
+        o->url = v;
+        return 0;
+    case OPT_TABLE:
+        o->table = v;
+        return 0;
+    case OPT_NAMESPACE:
+        o->ns = v;
+        return 0;
+    case OPT_SCHEMA:
+        a->schema_file = v;
+        return 0;
+    case OPT_FORMAT:
+        if (strcmp(v, "ndjson") && strcmp(v, "json") && strcmp(v, "csv"))
+            return cli_usage(c, "write", "--input-format %s: expected ndjson, json or csv", v);
+        o->input_format = v;
+        return 0;
+    case OPT_COMPRESSION:
+        if (!parse_codec(v, &o->codec))
+            return cli_usage(c, "write", "--compression %s: expected zstd, snappy, gzip or none",
+                             v);
+        return 0;
+    case OPT_LEVEL:
+        if (!cli_parse_u64(v, &n) || n > 22)
+            return cli_usage(c, "write", "--compression-level %s: expected 0..22", v);
+        o->codec_level = (int)n;
+        return 0;
+    case OPT_FILE_SIZE:
+        if (!cli_parse_size(v, &n) || n < 4096)
+            return cli_usage(c, "write",
+                             "--file-size %s: expected a size of at least 4KiB "
+                             "(such as 256MiB)",
+                             v);
+        o->file_size = n;
+        return 0;
+    case OPT_RG_SIZE:
+        if (!cli_parse_size(v, &n) || n < 1024 || n > SIZE_MAX / 2)
+            return cli_usage(c, "write", "--row-group-size %s: expected a size such as 64MiB", v);
+        o->row_group_bytes = (size_t)n;
+        return 0;
+    case OPT_RG_ROWS:
+        if (!cli_parse_u64(v, &o->row_group_rows))
+            return cli_usage(c, "write", "--row-group-rows %s: expected a row count", v);
+        return 0;
+    case OPT_MEMORY:
+        if (!cli_parse_size(v, &n) || n < (1u << 20) || n > SIZE_MAX / 2)
+            return cli_usage(c, "write", "--memory %s: expected a size of at least 1MiB", v);
+        o->memory = (size_t)n;
+        return 0;
+    case OPT_EPOCH_ROWS:
+        if (!cli_parse_u64(v, &o->epoch_rows))
+            return cli_usage(c, "write", "--epoch-rows %s: expected a row count", v);
+        return 0;
+    case OPT_INTERVAL:
+        if (!cli_parse_duration(v, &ns))
+            return cli_usage(c, "write",
+                             "--commit-interval %s: expected a duration such as "
+                             "30s or 500ms",
+                             v);
+        o->commit_interval_ns = ns;
+        return 0;
+    case OPT_LANES:
+        if (!cli_parse_u64(v, &n) || n < 1 || n > 64)
+            return cli_usage(c, "write", "--lanes %s: expected 1..64", v);
+        o->lanes = (unsigned)n;
+        return 0;
+    case OPT_PIPELINE_ID:
+        if (!s3l_uuid_valid(v))
+            return cli_usage(c, "write",
+                             "--pipeline-id %s: expected a UUID "
+                             "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
+                             v);
+        o->pipeline_id = v;
+        return 0;
+    case OPT_TYPE_CHANGES:
+        if (strcmp(v, "allow") && strcmp(v, "refuse"))
+            return cli_usage(c, "write", "--type-changes %s: expected allow or refuse", v);
+        o->allow_type_changes = strcmp(v, "allow") == 0;
+        return 0;
+    case OPT_TS_UNIT:
+        if (strcmp(v, "us") && strcmp(v, "ns"))
+            return cli_usage(c, "write", "--timestamp-unit %s: expected us or ns", v);
+        o->timestamp_unit = strcmp(v, "ns") == 0 ? S3L_UNIT_NANO : S3L_UNIT_MICRO;
+        return 0;
+    case OPT_BAD:
+        if (strcmp(v, "fail") == 0)
+            o->bad_records = S3L_BAD_RECORDS_FAIL;
+        else if (strcmp(v, "skip") == 0)
+            o->bad_records = S3L_BAD_RECORDS_SKIP;
+        else if (strcmp(v, "dead-letter") == 0)
+            o->bad_records = S3L_BAD_RECORDS_DEAD_LETTER;
+        else
+            return cli_usage(c, "write", "--bad-records %s: expected fail, skip or dead-letter", v);
+        return 0;
+    case OPT_DISPOSITION:
+        if (strcmp(v, "append") == 0)
+            o->disposition = S3L_DISPOSITION_APPEND;
+        else if (strcmp(v, "replace") == 0)
+            o->disposition = S3L_DISPOSITION_REPLACE;
+        else if (strcmp(v, "merge") == 0)
+            o->disposition = S3L_DISPOSITION_MERGE;
+        else
+            return cli_usage(c, "write",
+                             "--disposition %s: expected append (replace and merge "
+                             "are refused)",
+                             v);
+        return 0;
+    case OPT_MAX_RECORD:
+        if (!cli_parse_size(v, &n) || n < 16 || n > (1ULL << 31))
+            return cli_usage(c, "write", "--max-record-size %s: expected a size from 16B to 2GiB",
+                             v);
+        o->max_record_size = (size_t)n;
+        return 0;
+    case OPT_INFER_ROWS:
+        if (!cli_parse_u64(v, &n) || n < 1 || n > 10000000)
+            return cli_usage(c, "write", "--infer-rows %s: expected 1..10000000", v);
+        o->infer_rows = (size_t)n;
+        return 0;
+    default:
+        return cli_usage(c, "write", "unexpected option");
+    }
+}
+
+static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv, bool *help)
+{
+    s3l_pipeline_options_init(&a->o);
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "qh", write_options, NULL)) != -1) {
+        if (opt == 'h') {
+            *help = true;
+            return 0;
+        }
+        if (opt == OPT_NESTED_JSON) {
+            a->o.nested_as_json = true;
+            continue;
+        }
+        if (opt == 'q' || opt == OPT_JSON) {
+            cli_common_flag(c, opt == 'q' ? "--quiet" : "--json");
+            continue;
+        }
+        if (opt == '?' || opt == ':')
+            return cli_usage(c, "write", "unknown option or missing value: %s", argv[optind - 1]);
+        int rc = set_option(c, a, opt, optarg);
+        if (rc)
+            return rc;
+    }
+    /* Options may also follow the inputs: getopt_long permutes unless POSIXLY_CORRECT. */
+    if (!a->o.table)
+        return cli_usage(c, "write", "--table is required");
+    static const char *stdin_only[] = {"-"};
+    if (optind < argc) {
+        a->o.inputs = (const char *const *)(argv + optind);
+        a->o.n_inputs = (size_t)(argc - optind);
+    } else if (isatty(STDIN_FILENO)) {
+        /* Reading a terminal is almost never what was meant (and would wait forever). */
+        return cli_usage(c, "write", "no input: give files, or - with data piped to stdin");
+    } else {
+        a->o.inputs = stdin_only;
+        a->o.n_inputs = 1;
+    }
+    size_t n_stdin = 0;
+    for (size_t i = 0; i < a->o.n_inputs; i++)
+        n_stdin += strcmp(a->o.inputs[i], "-") == 0;
+    if (n_stdin > 1)
+        return cli_usage(c, "write", "stdin (-) can be given once only");
+    return 0;
+}
+
+/* ---- Reporting ------------------------------------------------------------------------------- */
+
+struct reporter {
+    struct cli *c;
+    bool progress_drawn;
+};
+
+static double rate(uint64_t n, int64_t ns)
+{
+    return ns > 0 ? (double)n * 1e9 / (double)ns : 0.0;
+}
+
+static void clear_progress(struct reporter *r)
+{
+    if (r->progress_drawn) {
+        fputs("\r\033[K", stderr);
+        r->progress_drawn = false;
+    }
+}
+
+static void report_commit(struct reporter *r, const struct s3l_pipeline_report *p)
+{
+    struct cli *c = r->c;
+    const struct s3l_pipeline_stats *s = p->stats;
+    if (c->json) {
+        json_t *inputs = json_array();
+        for (size_t i = 0; i < p->n_inputs; i++)
+            json_array_append_new(inputs, json_pack("{s:s, s:I}", "path", p->inputs[i].path,
+                                                    "offset", (json_int_t)p->inputs[i].offset));
+        cli_emit_json(json_pack("{s:s, s:I, s:I, s:I, s:o}", "event",
+                                p->event == S3L_EVENT_COMMIT ? "commit" : "recovered", "epoch",
+                                (json_int_t)s->last_epoch, "rows", (json_int_t)s->rows, "files",
+                                (json_int_t)s->files, "inputs", inputs));
+    }
+    /* stdin cannot be replayed: its committed offset is printed even with --quiet. */
+    for (size_t i = 0; i < p->n_inputs; i++) {
+        if (p->inputs[i].replayable || c->json)
+            continue;
+        clear_progress(r);
+        fprintf(stderr, "committed: %s offset %llu (epoch %llu)\n", p->inputs[i].path,
+                (unsigned long long)p->inputs[i].offset, (unsigned long long)s->last_epoch);
+    }
+    if (p->event == S3L_EVENT_RECOVERED && !c->quiet && !c->json) {
+        clear_progress(r);
+        fprintf(stderr, "recovered: committed epoch %llu left pending by an earlier run\n",
+                (unsigned long long)s->last_epoch);
+    }
+}
+
+static void on_report(void *ctx, const struct s3l_pipeline_report *p)
+{
+    struct reporter *r = ctx;
+    struct cli *c = r->c;
+    const struct s3l_pipeline_stats *s = p->stats;
+    switch (p->event) {
+    case S3L_EVENT_PROGRESS:
+        if (c->json) {
+            cli_emit_json(json_pack("{s:s, s:I, s:I, s:I, s:f}", "event", "progress", "rows",
+                                    (json_int_t)s->rows, "bytes_in", (json_int_t)s->bytes_in,
+                                    "bytes_out", (json_int_t)s->bytes_out, "rows_per_s",
+                                    rate(s->rows, s->elapsed_ns)));
+            return;
+        }
+        if (c->quiet || !c->tty)
+            return;
+        char in[32], out[32];
+        fprintf(stderr, "\r\033[K%llu rows, %s read, %s committed, %.0f rows/s",
+                (unsigned long long)s->rows, cli_fmt_bytes(s->bytes_in, in, sizeof(in)),
+                cli_fmt_bytes(s->bytes_out, out, sizeof(out)), rate(s->rows, s->elapsed_ns));
+        r->progress_drawn = true;
+        return;
+    case S3L_EVENT_COMMIT:
+    case S3L_EVENT_RECOVERED:
+        report_commit(r, p);
+        return;
+    case S3L_EVENT_UP_TO_DATE:
+        /* The summary says "nothing new" on a terminal; scripts get the event. */
+        if (c->json)
+            cli_emit_json(json_pack("{s:s}", "event", "up_to_date"));
+        return;
+    case S3L_EVENT_BAD_RECORD:
+        if (c->json)
+            cli_emit_json(json_pack("{s:s, s:s}", "event", "bad_record", "message",
+                                    p->message ? p->message : ""));
+        else if (!c->quiet) {
+            clear_progress(r);
+            fprintf(stderr, "bad record: %s\n", p->message ? p->message : "");
+        }
+        return;
+    }
+}
+
+static void summary(struct cli *c, const struct write_args *a, const struct s3l_pipeline_stats *s,
+                    int rc)
+{
+    if (c->json) {
+        cli_emit_json(
+            json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "event",
+                      "summary", "url", a->url ? a->url : "", "table", a->o.table, "ok", rc == 0,
+                      "rows", (json_int_t)s->rows, "rows_bad", (json_int_t)s->rows_bad,
+                      "values_ignored", (json_int_t)s->values_ignored, "bytes_in",
+                      (json_int_t)s->bytes_in, "bytes_out", (json_int_t)s->bytes_out, "files",
+                      (json_int_t)s->files, "epochs", (json_int_t)s->epochs, "elapsed_ns",
+                      (json_int_t)s->elapsed_ns, "rows_per_s", rate(s->rows, s->elapsed_ns)));
+        return;
+    }
+    if (c->quiet || rc != 0)
+        return;
+    char in[32], out[32];
+    if (s->epochs == 0 && s->rows == 0) {
+        fprintf(stderr, "nothing new: table %s at %s already holds every input record\n",
+                a->o.table, a->url);
+        return;
+    }
+    fprintf(stderr,
+            "wrote %llu rows to table %s at %s: %llu files, %s (from %s of input), %llu epochs, "
+            "%.2f s, %.0f rows/s",
+            (unsigned long long)s->rows, a->o.table, a->url, (unsigned long long)s->files,
+            cli_fmt_bytes(s->bytes_out, out, sizeof(out)),
+            cli_fmt_bytes(s->bytes_in, in, sizeof(in)), (unsigned long long)s->epochs,
+            (double)s->elapsed_ns / 1e9, rate(s->rows, s->elapsed_ns));
+    if (s->rows_bad)
+        fprintf(stderr, ", %llu bad records", (unsigned long long)s->rows_bad);
+    fputc('\n', stderr);
+    if (s->values_ignored)
+        fprintf(stderr,
+                "note: %llu values of keys that the table's schema lacks were not "
+                "written (declare those columns with --schema, or give them a value within the "
+                "first --infer-rows records)\n",
+                (unsigned long long)s->values_ignored);
+}
+
+/* ---- The command ----------------------------------------------------------------------------- */
+
+static int load_schema(struct cli *c, const char *path, struct s3l_schema **out)
+{
+    struct s3l_error err = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        s3l_error_set_errno(&err, S3L_EINVALID_CONFIG, errno, "--schema %s", path);
+        return cli_fail(c, err.code, &err, S3L_SIDE_CONFIG);
+    }
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        if (len + 4096 > cap) {
+            char *p = realloc(text, cap = cap ? cap * 2 : 8192);
+            if (!p) {
+                rc = s3l_error_set(&err, S3L_ENOMEM, "reading --schema %s", path);
+                break;
+            }
+            text = p;
+        }
+        size_t n = fread(text + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+        if (len > (16u << 20)) {
+            rc = s3l_error_set(&err, S3L_EINVALID_CONFIG, "--schema %s is over 16 MiB", path);
+            break;
+        }
+    }
+    fclose(f);
+    if (rc == 0)
+        rc = s3l_schema_from_json(text ? text : "", len, out, &err);
+    free(text);
+    if (rc) {
+        s3l_error_prefix(&err, "--schema %s", path);
+        return cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
+    }
+    return 0;
+}
+
+int cli_cmd_write(struct cli *c, int argc, char **argv)
+{
+    struct write_args a;
+    memset(&a, 0, sizeof(a));
+    bool help = false;
+    int ex = parse_args(c, &a, argc, argv, &help);
+    if (help) {
+        fputs(write_help, stdout);
+        fputs(cli_exit_codes_help, stdout);
+        return CLI_EX_OK;
+    }
+    if (ex)
+        return ex;
+    struct s3l_error err = {0};
+    int rc = cli_default_url(a.o.url, &a.url, &err);
+    if (rc)
+        return cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
+    a.o.url = a.url;
+    struct s3l_schema *schema = NULL;
+    if (a.schema_file) {
+        ex = load_schema(c, a.schema_file, &schema);
+        if (ex) {
+            s3l_free(a.url);
+            return ex;
+        }
+        a.o.schema = schema;
+    }
+    struct reporter r = {c, false};
+    a.o.report = on_report;
+    a.o.report_ctx = &r;
+    struct s3l_pipeline_stats stats;
+    memset(&stats, 0, sizeof(stats));
+    enum s3l_pipeline_side side = S3L_SIDE_NONE;
+    rc = s3l_pipeline_run(&a.o, &stats, &side, &err);
+    clear_progress(&r);
+    ex = rc ? cli_fail(c, rc, &err, side) : CLI_EX_OK;
+    summary(c, &a, &stats, rc);
+    s3l_schema_free(schema);
+    s3l_free(a.url);
+    return ex;
+}

@@ -1,0 +1,84 @@
+/*
+ * s3land: the command line. Dispatches to the subcommands (write, ls, schema, recover, gc, check)
+ * and prints the top-level help and version. Each subcommand lives in its own cmd_*.c file.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char main_help[] =
+    "Usage: %s [--quiet] [--json] COMMAND [OPTIONS] [ARGS]\n"
+    "\n"
+    "Lands record streams (NDJSON, JSON arrays, CSV) on object storage or a local directory as\n"
+    "Parquet tables, exactly once.\n"
+    "\n"
+    "Commands:\n"
+    "  write    read inputs (files or -) and append them to a table, in committed epochs\n"
+    "  ls       list tables, or a table's epochs, files, markers and row counts\n"
+    "  schema   print a table's schema record\n"
+    "  recover  finish commits left pending by an interrupted run\n"
+    "  gc       remove staged files of epochs that can never commit\n"
+    "  check    check that a destination can be written (local destinations)\n"
+    "\n"
+    "Global options (also accepted after the command):\n"
+    "  -q, --quiet   no progress and no summary; errors only\n"
+    "      --json    one JSON object per line on stdout for each event and the summary\n"
+    "  -h, --help    this help; 'COMMAND --help' gives each command's options\n"
+    "  -V, --version print the version\n"
+    "\n"
+    "The destination is --url URL on each command: file:///ABS/PATH, a plain directory path, or\n"
+    "s3://BUCKET/PREFIX; without --url it is ./lake (file://$PWD/lake).\n"
+    "\n"
+    "%s"
+    "\n"
+    "Documentation: docs/cli.md.\n";
+
+struct command {
+    const char *name;
+    int (*run)(struct cli *c, int argc, char **argv);
+};
+
+static const struct command commands[] = {
+    {"write", cli_cmd_write},     {"ls", cli_cmd_ls}, {"schema", cli_cmd_schema},
+    {"recover", cli_cmd_recover}, {"gc", cli_cmd_gc}, {"check", cli_cmd_check},
+};
+
+int main(int argc, char **argv)
+{
+    struct cli c = {0};
+    c.prog = "s3land";
+    c.tty = isatty(STDERR_FILENO) == 1;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (cli_common_flag(&c, argv[i]))
+            continue;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf(main_help, c.prog, cli_exit_codes_help);
+            return CLI_EX_OK;
+        }
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+            printf("s3land %s\n", s3l_version());
+            return CLI_EX_OK;
+        }
+        fprintf(stderr, "%s: unknown option %s\nTry '%s --help'.\n", c.prog, argv[i], c.prog);
+        return CLI_EX_USAGE;
+    }
+    if (i >= argc) {
+        fprintf(stderr,
+                "%s: a command is needed (write, ls, schema, recover, gc, check)\n"
+                "Try '%s --help'.\n",
+                c.prog, c.prog);
+        return CLI_EX_USAGE;
+    }
+    if (strcmp(argv[i], "help") == 0) {
+        printf(main_help, c.prog, cli_exit_codes_help);
+        return CLI_EX_OK;
+    }
+    for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+        if (strcmp(argv[i], commands[k].name) == 0)
+            return commands[k].run(&c, argc - i, argv + i);
+    fprintf(stderr, "%s: unknown command '%s'\nTry '%s --help'.\n", c.prog, argv[i], c.prog);
+    return CLI_EX_USAGE;
+}

@@ -1,0 +1,391 @@
+/*
+ * The column-batch API (include/s3l/parquet.h, s3l_pq_write_columns): rows of flat schemas given
+ * as one array per column (Arrow's memory layout: values, int32 offsets for variable-length
+ * values, an LSB-first validity bitmap). The whole batch is validated first, so a rejected batch
+ * leaves no trace; then it is appended in slices of at most SLICE rows, each slice column by
+ * column, with the same page and row-group boundaries logic as the row API after every slice.
+ */
+#include <stdio.h>
+
+#include "parquet/pq.h"
+
+#define SLICE 4096
+
+static inline bool present(const struct s3l_pq_column_batch *b, size_t r)
+{
+    return !b->validity || (b->validity[r >> 3] >> (r & 7)) & 1;
+}
+
+static const int64_t per_day[4] = {86400LL, 86400000LL, 86400000000LL, 86400000000000LL};
+
+__extension__ typedef __int128 pq_i128;
+
+static pq_i128 decimal_at(const struct s3l_pq_column_batch *b, size_t r)
+{
+    uint64_t lo, hi;
+    memcpy(&lo, (const uint8_t *)b->values + 16 * r, 8);
+    memcpy(&hi, (const uint8_t *)b->values + 16 * r + 8, 8);
+    __extension__ unsigned __int128 u = ((unsigned __int128)hi << 64) | lo;
+    return (pq_i128)u;
+}
+
+/* Checks one value of column n at row r of the batch; fills err and returns its code. */
+static int check_value(const struct pq_node *n, const struct s3l_pq_column_batch *b, size_t r,
+                       struct s3l_error *err)
+{
+    const struct s3l_type *t = &n->type;
+    switch (t->id) {
+    case S3L_TYPE_UTF8:
+    case S3L_TYPE_JSON:
+    case S3L_TYPE_BINARY: {
+        int32_t a = b->offsets[r], e = b->offsets[r + 1];
+        if (a < 0 || e < a || e - a > INT32_MAX / 2)
+            return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                 "row %zu of the batch, column %s: bad offsets %d..%d", r, n->path,
+                                 a, e);
+        if (t->id != S3L_TYPE_BINARY) {
+            const uint8_t *p = (const uint8_t *)b->values + a;
+            size_t ok = s3l__pq_utf8_valid_prefix(p, (size_t)(e - a));
+            if (ok != (size_t)(e - a))
+                return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                     "row %zu of the batch, column %s: "
+                                     "invalid UTF-8 at byte %zu",
+                                     r, n->path, ok);
+        }
+        return 0;
+    }
+    case S3L_TYPE_DECIMAL128: {
+        pq_i128 v = decimal_at(b, r);
+        __extension__ unsigned __int128 mag = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v,
+                                        lim = 1;
+        for (int i = 0; i < t->precision; i++)
+            lim *= 10;
+        if (mag >= lim)
+            return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                 "row %zu of the batch, column %s: "
+                                 "more than %d digits for decimal128(%d, %d)",
+                                 r, n->path, t->precision, t->precision, t->scale);
+        return 0;
+    }
+    case S3L_TYPE_TIME32:
+    case S3L_TYPE_TIME64: {
+        int64_t v = 0;
+        if (t->id == S3L_TYPE_TIME32) {
+            int32_t x;
+            memcpy(&x, (const uint8_t *)b->values + 4 * r, 4);
+            v = x;
+        } else {
+            memcpy(&v, (const uint8_t *)b->values + 8 * r, 8);
+        }
+        if (v < 0 || v >= per_day[t->unit])
+            return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                 "row %zu of the batch, column %s: "
+                                 "%lld is not a time of day",
+                                 r, n->path, (long long)v);
+        return 0;
+    }
+    case S3L_TYPE_TIMESTAMP: {
+        int64_t v;
+        memcpy(&v, (const uint8_t *)b->values + 8 * r, 8);
+        if (t->unit == S3L_UNIT_SECOND && (v > INT64_MAX / 1000 || v < INT64_MIN / 1000))
+            return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                 "row %zu of the batch, column %s: "
+                                 "%lld seconds cannot be held in milliseconds",
+                                 r, n->path, (long long)v);
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+static bool needs_value_check(enum s3l_type_id id)
+{
+    return id == S3L_TYPE_UTF8 || id == S3L_TYPE_JSON || id == S3L_TYPE_BINARY ||
+           id == S3L_TYPE_DECIMAL128 || id == S3L_TYPE_TIME32 || id == S3L_TYPE_TIME64 ||
+           id == S3L_TYPE_TIMESTAMP;
+}
+
+/* Whether data[0..n) is all ASCII (then every UTF-8 value inside it is valid). */
+static bool all_ascii(const uint8_t *p, size_t n)
+{
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, p + i, 8);
+        acc |= x;
+    }
+    for (; i < n; i++)
+        acc |= p[i];
+    return !(acc & 0x8080808080808080ull);
+}
+
+static int validate(struct s3l_pq_writer *w, size_t n_rows, const struct s3l_pq_column_batch *cols,
+                    struct s3l_error *err)
+{
+    for (size_t i = 0; i < w->root.n_children; i++) {
+        const struct pq_node *n = &w->root.children[i];
+        const struct s3l_pq_column_batch *b = &cols[i];
+        enum s3l_type_id id = n->type.id;
+        bool var = id == S3L_TYPE_UTF8 || id == S3L_TYPE_JSON || id == S3L_TYPE_BINARY;
+        if (n_rows && (!b->values || (var && !b->offsets)))
+            return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "column %s: no values%s", n->path,
+                                 var ? " or offsets" : "");
+        bool check = needs_value_check(id);
+        if (var && n_rows) {
+            /* Offsets in order and all-ASCII text: nothing more to look at per value. */
+            bool ordered = b->offsets[0] >= 0;
+            for (size_t r = 0; ordered && r < n_rows; r++)
+                ordered = b->offsets[r + 1] >= b->offsets[r] &&
+                          b->offsets[r + 1] - b->offsets[r] <= INT32_MAX / 2;
+            if (ordered &&
+                (id == S3L_TYPE_BINARY || all_ascii((const uint8_t *)b->values + b->offsets[0],
+                                                    (size_t)(b->offsets[n_rows] - b->offsets[0]))))
+                check = false;
+        }
+        if (id == S3L_TYPE_TIMESTAMP && n->type.unit != S3L_UNIT_SECOND)
+            check = false;
+        if (!check && (n->nullable || !b->validity))
+            continue;
+        for (size_t r = 0; r < n_rows; r++) {
+            if (!present(b, r)) {
+                if (!n->nullable)
+                    return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                         "row %zu of the batch, column "
+                                         "%s: null in a required column",
+                                         r, n->path);
+                continue;
+            }
+            int rc = check ? check_value(n, b, r, err) : 0;
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Whether a value is stored exactly as the batch gives it (same width, no conversion). */
+static bool stored_as_given(const struct pq_col *c, const struct s3l_type *t)
+{
+    switch (t->id) {
+    case S3L_TYPE_INT32:
+    case S3L_TYPE_INT64:
+    case S3L_TYPE_UINT32:
+    case S3L_TYPE_UINT64:
+    case S3L_TYPE_DATE32:
+    case S3L_TYPE_TIME64:
+    case S3L_TYPE_FLOAT16:
+    case S3L_TYPE_FLOAT32:
+    case S3L_TYPE_FLOAT64:
+    case S3L_TYPE_BOOL:
+    case S3L_TYPE_FIXED_SIZE_BINARY:
+    case S3L_TYPE_UUID:
+        return true;
+    case S3L_TYPE_TIMESTAMP:
+    case S3L_TYPE_TIME32:
+        return t->unit != S3L_UNIT_SECOND;
+    default:
+        (void)c;
+        return false;
+    }
+}
+
+/* The fast cases: values copied as they are, and strings. */
+static bool append_fast(struct pq_col *c, const struct pq_node *n,
+                        const struct s3l_pq_column_batch *b, size_t r0, size_t k, uint64_t *nv)
+{
+    uint8_t *dst = c->values.ptr + c->values.len;
+    const uint8_t *src = b->values;
+    size_t w = c->value_width;
+    if (stored_as_given(c, &n->type)) {
+        if (!b->validity) {
+            memcpy(dst, src + r0 * w, k * w);
+            dst += k * w;
+        } else if (w == 8) {
+            for (size_t r = r0; r < r0 + k; r++)
+                if (present(b, r))
+                    memcpy(dst, src + 8 * r, 8), dst += 8;
+        } else {
+            for (size_t r = r0; r < r0 + k; r++)
+                if (present(b, r))
+                    memcpy(dst, src + w * r, w), dst += w;
+        }
+    } else if (c->phys == PQ_BYTE_ARRAY) {
+        const int32_t *off = b->offsets;
+        int32_t end = off[r0 + k]; /* reads stay inside the caller's data */
+        for (size_t r = r0; r < r0 + k; r++) {
+            if (!present(b, r))
+                continue;
+            uint32_t len = (uint32_t)(off[r + 1] - off[r]);
+            memcpy(dst, &len, 4);
+            if (len <= 8 && off[r] + 8 <= end) /* short: one 8-byte move into the slack */
+                memcpy(dst + 4, src + off[r], 8);
+            else
+                memcpy(dst + 4, src + off[r], len);
+            dst += 4 + (size_t)len;
+        }
+    } else {
+        return false;
+    }
+    size_t got = (size_t)(dst - (c->values.ptr + c->values.len));
+    if (c->phys != PQ_BYTE_ARRAY)
+        *nv = got / w;
+    else
+        *nv = 0; /* counted by the caller from the validity */
+    c->values.len += got;
+    return true;
+}
+
+/* Appends rows [r0, r0 + k) of one column. */
+static int append(struct pq_col *c, const struct pq_node *n, const struct s3l_pq_column_batch *b,
+                  size_t r0, size_t k)
+{
+    const struct s3l_type *t = &n->type;
+    bool var = c->phys == PQ_BYTE_ARRAY;
+    size_t need =
+        var ? (size_t)(b->offsets[r0 + k] - b->offsets[r0]) + 4 * k + 8 : k * c->value_width;
+    int rc = s3l_buf_reserve(&c->values, need);
+    if (!rc && c->max_def)
+        rc = s3l_buf_reserve(&c->defs, k);
+    if (rc)
+        return rc;
+    uint8_t *def = c->max_def ? c->defs.ptr + c->defs.len : NULL;
+    uint64_t nv = 0;
+    if (append_fast(c, n, b, r0, k, &nv)) {
+        if (def) {
+            if (!b->validity) {
+                memset(def, c->max_def, k);
+            } else {
+                for (size_t r = r0; r < r0 + k; r++)
+                    *def++ = present(b, r) ? c->max_def : (uint8_t)(c->max_def - 1);
+            }
+            c->defs.len += k;
+        }
+        if (var) {
+            nv = 0;
+            for (size_t r = r0; r < r0 + k; r++)
+                nv += present(b, r);
+        }
+        c->values.ptr[c->values.len] = 0;
+        c->n_levels += k;
+        c->n_values += nv;
+        return 0;
+    }
+    const uint8_t *src = b->values;
+    uint8_t *dst = c->values.ptr + c->values.len;
+    for (size_t r = r0; r < r0 + k; r++) {
+        bool ok = present(b, r);
+        if (def)
+            *def++ = ok ? c->max_def : (uint8_t)(c->max_def - 1);
+        if (!ok)
+            continue;
+        nv++;
+        int64_t v64;
+        int32_t v32;
+        switch (t->id) {
+        case S3L_TYPE_INT8:
+            v32 = ((const int8_t *)src)[r];
+            goto put32;
+        case S3L_TYPE_UINT8:
+            v32 = src[r];
+            goto put32;
+        case S3L_TYPE_INT16:
+            v32 = ((const int16_t *)(const void *)src)[r];
+            goto put32;
+        case S3L_TYPE_UINT16:
+            v32 = ((const uint16_t *)(const void *)src)[r];
+            goto put32;
+        case S3L_TYPE_TIME32:
+            memcpy(&v32, src + 4 * r, 4);
+            if (t->unit == S3L_UNIT_SECOND)
+                v32 *= 1000; /* Parquet has no second unit; checked to fit a day */
+            goto put32;
+        case S3L_TYPE_TIMESTAMP:
+            memcpy(&v64, src + 8 * r, 8);
+            if (t->unit == S3L_UNIT_SECOND)
+                v64 *= 1000;
+            memcpy(dst, &v64, 8);
+            dst += 8;
+            continue;
+        case S3L_TYPE_DECIMAL128: {
+            pq_i128 v = decimal_at(b, r);
+            if (c->phys == PQ_INT32) {
+                v32 = (int32_t)v;
+                goto put32;
+            }
+            if (c->phys == PQ_INT64) {
+                v64 = (int64_t)v;
+                memcpy(dst, &v64, 8);
+                dst += 8;
+                continue;
+            }
+            __extension__ unsigned __int128 u = (unsigned __int128)v;
+            for (int i = c->type_length - 1; i >= 0; i--, u >>= 8)
+                dst[i] = (uint8_t)u;
+            dst += c->type_length;
+            continue;
+        }
+        case S3L_TYPE_UTF8:
+        case S3L_TYPE_JSON:
+        case S3L_TYPE_BINARY: {
+            uint32_t len = (uint32_t)(b->offsets[r + 1] - b->offsets[r]);
+            memcpy(dst, &len, 4);
+            memcpy(dst + 4, src + b->offsets[r], len);
+            dst += 4 + (size_t)len;
+            continue;
+        }
+        default: /* stored as given: bool bytes, int32/64, floats, float16 bits, fixed bytes */
+            memcpy(dst, src + c->value_width * r, c->value_width);
+            dst += c->value_width;
+            continue;
+        }
+    put32:
+        memcpy(dst, &v32, 4);
+        dst += 4;
+    }
+    c->values.len = (size_t)(dst - c->values.ptr);
+    c->values.ptr[c->values.len] = 0;
+    if (def)
+        c->defs.len += k;
+    c->n_levels += k;
+    c->n_values += nv;
+    return 0;
+}
+
+int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
+                         const struct s3l_pq_column_batch *cols, struct s3l_error *err)
+{
+    if (w->closed || w->in_row)
+        return s3l_error_set(err, S3L_ESTATE, "parquet writer: a column batch %s",
+                             w->closed ? "after close" : "inside a row");
+    if (w->sticky)
+        return s3l__pq_report(w, err);
+    for (size_t i = 0; i < w->root.n_children; i++)
+        if (w->root.children[i].kind != PQ_LEAF)
+            return s3l_error_set(err, S3L_EUNSUPPORTED,
+                                 "column %s: the column-batch API takes "
+                                 "primitive columns only",
+                                 w->root.children[i].path);
+    int rc = validate(w, n_rows, cols, err);
+    if (rc)
+        return rc;
+    for (size_t done = 0; done < n_rows;) {
+        size_t k = S3L_MIN((size_t)SLICE, n_rows - done);
+        if (w->opts.row_group_rows)
+            k = (size_t)S3L_MIN((uint64_t)k, w->opts.row_group_rows - w->rg_rows);
+        for (size_t i = 0; i < w->n_cols; i++) {
+            rc = append(&w->cols[i], &w->root.children[i], &cols[i], done, k);
+            if (rc)
+                return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "buffering a batch"), err));
+        }
+        w->rows += k;
+        w->rg_rows += k;
+        w->rows_seen += k;
+        done += k;
+        rc = s3l__pq_rows_committed(w, true, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

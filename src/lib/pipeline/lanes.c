@@ -1,0 +1,305 @@
+/*
+ * Parallel lanes: with --lanes N > 1, records are converted and encoded by N worker threads, one
+ * per lane of the destination (each lane is its own Parquet writer: the destination allows its
+ * lane sinks to be fed from different threads at once). The reading thread parses and copies
+ * records into batches; each worker owns two batches, one it converts while the reader fills the
+ * other, so memory stays at 2 N batches (each at most BATCH_RECORDS records or BATCH_BYTES bytes,
+ * plus one record of at most max_record_size).
+ *
+ * Epoch boundaries: s3l__lanes_barrier hands every partial batch over and waits until all workers
+ * are idle; only then may the runner commit, so the committed input offsets cover exactly the
+ * rows the lanes have put. A record that does not fit the schema is failed, skipped or
+ * dead-lettered by the worker that meets it, as --bad-records says; a failure stops every lane
+ * and is returned by the next put or barrier.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "runner.h"
+#include "s3l/input.h"
+
+#define BATCH_RECORDS 2048
+#define BATCH_BYTES   (1u << 20)
+
+struct batch {
+    struct s3l_arena arena;
+    struct s3l_record *recs;
+    size_t n;
+    size_t bytes;
+};
+
+struct worker {
+    struct s3l__lanes *l;
+    unsigned lane;
+    pthread_t thread;
+    bool started;
+    struct s3l_converter *conv;
+    struct batch b[2];
+    int filling; /* index of the batch the reader fills */
+    bool busy;   /* b[1 - filling] is being converted */
+};
+
+struct s3l__lanes {
+    struct s3l__lanes_config cfg;
+    unsigned n;
+    struct worker *w;
+    unsigned next; /* the worker whose batch the reader fills */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool stop;
+    int failed; /* first fatal code, 0 */
+    struct s3l_error err;
+    uint64_t bad; /* records skipped or dead-lettered since the last barrier */
+};
+
+static void batch_reset(struct batch *b)
+{
+    s3l_arena_reset(&b->arena);
+    b->n = 0;
+    b->bytes = 0;
+}
+
+/*
+ * Copies rec (tape, strings, raw bytes, the input's name) into the batch's arena, in one
+ * allocation. The input's name is copied too: the reader that owns it may be gone when the batch
+ * is converted (the last batch of an input is converted at the next barrier).
+ */
+static int batch_add(struct batch *b, const struct s3l_record *rec, bool keep_raw)
+{
+    size_t tape = rec->n_values * sizeof(struct s3l_value), text = 0;
+    for (size_t i = 0; i < rec->n_values; i++) {
+        const struct s3l_value *v = &rec->values[i];
+        if ((v->kind == S3L_VALUE_STRING || v->kind == S3L_VALUE_NUMBER) && v->str)
+            text += v->len + 1;
+    }
+    size_t src_len = rec->source ? strlen(rec->source) + 1 : 0;
+    /* The raw bytes only serve dead letters. */
+    size_t raw_len = rec->raw && keep_raw ? rec->raw_len + 1 : 0;
+    char *mem = s3l_arena_alloc(&b->arena, tape + text + raw_len + src_len + 1);
+    if (!mem)
+        return S3L_ENOMEM;
+    struct s3l_record *c = &b->recs[b->n];
+    *c = *rec;
+    struct s3l_value *v = (struct s3l_value *)(void *)mem;
+    char *p = mem + tape;
+    memcpy(v, rec->values, tape);
+    for (size_t i = 0; i < rec->n_values; i++) {
+        if ((v[i].kind != S3L_VALUE_STRING && v[i].kind != S3L_VALUE_NUMBER) || !v[i].str)
+            continue;
+        memcpy(p, v[i].str, v[i].len);
+        p[v[i].len] = 0;
+        v[i].str = p;
+        p += v[i].len + 1;
+    }
+    c->values = v;
+    if (!raw_len) {
+        c->raw = NULL;
+        c->raw_len = 0;
+    } else {
+        memcpy(p, rec->raw, rec->raw_len);
+        p[rec->raw_len] = 0;
+        c->raw = p;
+        p += raw_len;
+    }
+    if (rec->source) {
+        memcpy(p, rec->source, src_len);
+        c->source = p;
+    }
+    b->n++;
+    b->bytes += tape + text + raw_len;
+    return 0;
+}
+
+/* A record that does not fit, met by a worker: fail, skip or dead-letter it. */
+static int bad_record(struct s3l__lanes *l, const struct s3l_record *rec, struct s3l_error *e)
+{
+    const struct s3l__lanes_config *c = &l->cfg;
+    if (c->bad_records == S3L_BAD_RECORDS_FAIL)
+        return e->code;
+    char reason[S3L_ERROR_MESSAGE_MAX];
+    memcpy(reason, e->message, sizeof(reason));
+    s3l_error_clear(e);
+    if (c->bad_records == S3L_BAD_RECORDS_DEAD_LETTER) {
+        int rc = c->reject(c->ctx, rec->raw, rec->raw_len, reason, e);
+        if (rc)
+            return rc;
+    }
+    pthread_mutex_lock(&l->mu);
+    l->bad++;
+    if (c->report)
+        c->report(c->ctx, reason);
+    pthread_mutex_unlock(&l->mu);
+    return 0;
+}
+
+static void convert_batch(struct worker *w, struct batch *b)
+{
+    struct s3l__lanes *l = w->l;
+    const struct s3l_row_sink *sink = &l->cfg.sinks[w->lane];
+    for (size_t i = 0; i < b->n; i++) {
+        struct s3l_error e = {0};
+        int rc = s3l_convert(w->conv, &b->recs[i], sink, &e);
+        if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE)
+            rc = bad_record(l, &b->recs[i], &e);
+        if (rc) {
+            pthread_mutex_lock(&l->mu);
+            if (!l->failed) {
+                l->failed = rc;
+                l->err = e;
+            }
+            pthread_mutex_unlock(&l->mu);
+            return;
+        }
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct s3l__lanes *l = w->l;
+    pthread_mutex_lock(&l->mu);
+    for (;;) {
+        while (!w->busy && !l->stop)
+            pthread_cond_wait(&l->cv, &l->mu);
+        if (!w->busy)
+            break;
+        struct batch *b = &w->b[1 - w->filling];
+        bool skip = l->failed != 0;
+        pthread_mutex_unlock(&l->mu);
+        if (!skip)
+            convert_batch(w, b);
+        batch_reset(b);
+        pthread_mutex_lock(&l->mu);
+        w->busy = false;
+        pthread_cond_broadcast(&l->cv);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
+                   struct s3l_error *err)
+{
+    struct s3l__lanes *l = s3l_calloc(1, sizeof(*l));
+    if (!l)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory starting %u lanes", cfg->n);
+    l->cfg = *cfg;
+    l->n = cfg->n;
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_cond_init(&l->cv, NULL);
+    l->w = s3l_calloc(l->n, sizeof(*l->w));
+    int rc = l->w ? 0 : s3l_error_set(err, S3L_ENOMEM, "out of memory starting lanes");
+    for (unsigned i = 0; rc == 0 && i < l->n; i++) {
+        struct worker *w = &l->w[i];
+        w->l = l;
+        w->lane = i;
+        for (int k = 0; k < 2; k++) {
+            s3l_arena_init(&w->b[k].arena, 256u << 10);
+            w->b[k].recs = s3l_calloc(BATCH_RECORDS, sizeof(struct s3l_record));
+            if (!w->b[k].recs)
+                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory starting lanes");
+        }
+        if (rc == 0)
+            rc = s3l_converter_new(cfg->schema, NULL, &w->conv, err);
+        if (rc == 0) {
+            if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+                rc = s3l_error_set(err, S3L_EINTERNAL, "cannot start lane thread %u", i);
+            else
+                w->started = true;
+        }
+    }
+    if (rc) {
+        s3l__lanes_free(l);
+        return rc;
+    }
+    *out = l;
+    return 0;
+}
+
+/* Hands worker w the batch the reader filled, after its previous one is done. */
+static void hand_over(struct s3l__lanes *l, struct worker *w)
+{
+    pthread_mutex_lock(&l->mu);
+    while (w->busy)
+        pthread_cond_wait(&l->cv, &l->mu);
+    w->filling = 1 - w->filling;
+    w->busy = true;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static int failure(struct s3l__lanes *l, struct s3l_error *err)
+{
+    pthread_mutex_lock(&l->mu);
+    int rc = l->failed;
+    if (rc && err)
+        *err = l->err;
+    pthread_mutex_unlock(&l->mu);
+    return rc;
+}
+
+int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3l_error *err)
+{
+    struct worker *w = &l->w[l->next];
+    struct batch *b = &w->b[w->filling];
+    if (batch_add(b, rec, l->cfg.bad_records == S3L_BAD_RECORDS_DEAD_LETTER) != 0)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory queueing a record");
+    if (b->n == BATCH_RECORDS || b->bytes >= BATCH_BYTES) {
+        hand_over(l, w);
+        l->next = (l->next + 1) % l->n;
+        return failure(l, err);
+    }
+    return 0;
+}
+
+int s3l__lanes_barrier(struct s3l__lanes *l, uint64_t *bad, struct s3l_error *err)
+{
+    for (unsigned i = 0; i < l->n; i++) {
+        struct worker *w = &l->w[i];
+        if (w->b[w->filling].n > 0)
+            hand_over(l, w);
+    }
+    pthread_mutex_lock(&l->mu);
+    for (unsigned i = 0; i < l->n; i++)
+        while (l->w[i].busy)
+            pthread_cond_wait(&l->cv, &l->mu);
+    *bad = l->bad;
+    l->bad = 0;
+    pthread_mutex_unlock(&l->mu);
+    l->next = 0;
+    return failure(l, err);
+}
+
+uint64_t s3l__lanes_ignored(struct s3l__lanes *l)
+{
+    uint64_t n = 0;
+    pthread_mutex_lock(&l->mu);
+    for (unsigned i = 0; i < l->n; i++)
+        n += s3l_converter_ignored(l->w[i].conv); /* workers are idle or between records */
+    pthread_mutex_unlock(&l->mu);
+    return n;
+}
+
+void s3l__lanes_free(struct s3l__lanes *l)
+{
+    if (!l)
+        return;
+    pthread_mutex_lock(&l->mu);
+    l->stop = true;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+    for (unsigned i = 0; l->w && i < l->n; i++) {
+        struct worker *w = &l->w[i];
+        if (w->started)
+            pthread_join(w->thread, NULL);
+        s3l_converter_free(w->conv);
+        for (int k = 0; k < 2; k++) {
+            s3l_arena_free(&w->b[k].arena);
+            s3l_free(w->b[k].recs);
+        }
+    }
+    s3l_free(l->w);
+    pthread_mutex_destroy(&l->mu);
+    pthread_cond_destroy(&l->cv);
+    s3l_free(l);
+}

@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# The s3land command's help, usage errors, bad inputs and destination faults (issue 3, "Bad input
+# and faults"): each gives a clear error naming the thing and its documented exit code, and never
+# a half-committed epoch. Faults run for real: an unwritable destination as an unprivileged user
+# (setpriv; the tests run as root), a full disk on a 1 MiB tmpfs.
+set -uo pipefail
+S3LAND=${S3LAND:?S3LAND must name the s3land binary}
+work=$(mktemp -d /tmp/s3l-cli-errors-XXXXXX)
+chmod 755 "$work"
+fails=0
+cleanup() {
+    mountpoint -q "$work/full" 2>/dev/null && umount "$work/full"
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+ok() { echo "ok - $*"; }
+bad() { echo "not ok - $*"; fails=$((fails + 1)); }
+
+# expect CODE PATTERN DESCRIPTION -- ARGS...: runs s3land, checks the exit code and that stderr
+# matches PATTERN (grep -E).
+expect() {
+    local code=$1 pattern=$2 what=$3
+    shift 4
+    "$S3LAND" "$@" >"$work/out" 2>"$work/err"
+    local got=$?
+    if [ "$got" -eq "$code" ] && { [ -z "$pattern" ] || grep -Eq -- "$pattern" "$work/err" "$work/out"; }; then
+        ok "$what (exit $code)"
+    else
+        bad "$what: wanted exit $code and /$pattern/, got exit $got"
+        sed 's/^/    /' "$work/err" | head -5
+    fi
+}
+
+# The number of committed Parquet files of a table directory.
+nfiles() { find "$1" -maxdepth 1 -name '*.parquet' 2>/dev/null | wc -l; }
+
+lake="$work/lake"
+printf '{"a":1}\n{"a":2}\n' >"$work/good.ndjson"
+
+# ---- help and usage ----
+for cmd in write ls schema recover gc check; do
+    expect 0 "Usage: s3land $cmd" "$cmd --help" -- "$cmd" --help
+done
+expect 0 "Exit codes" "--help lists the exit codes" -- --help
+expect 0 "^s3land [0-9]+\.[0-9]+\.[0-9]+" "--version" -- --version
+expect 1 "unknown command" "unknown command" -- frobnicate
+expect 1 "--table is required" "write without --table" -- write --url "$lake" "$work/good.ndjson"
+expect 1 "--file-size 12XB" "bad size" -- write --table t --file-size 12XB "$work/good.ndjson"
+expect 1 "--input-format xml" "bad input format" -- write --table t --input-format xml "$work/good.ndjson"
+expect 1 "expected a UUID" "bad pipeline id" -- write --table t --pipeline-id nope "$work/good.ndjson"
+
+# ---- dispositions: refused before any data moves ----
+expect 6 "replace is refused before any data moves.*cannot replace" "replace refused" -- \
+    write --url "$work/lake-r" --table t --disposition replace "$work/good.ndjson"
+expect 6 "merge is refused before any data moves.*cannot merge" "merge refused" -- \
+    write --url "$work/lake-r" --table t --disposition merge "$work/good.ndjson"
+[ ! -e "$work/lake-r" ] && ok "refused dispositions created nothing" || bad "refused disposition touched the destination"
+
+# ---- bad inputs ----
+expect 2 "missing\.ndjson" "missing input is named" -- write --url "$lake" --table t "$work/missing.ndjson"
+: >"$work/empty.ndjson"
+expect 2 "empty\.ndjson is empty" "empty input" -- write --url "$lake" --table t "$work/empty.ndjson"
+expect 2 "is a directory" "a directory as input" -- write --url "$lake" --table t "$work"
+cp "$work/good.ndjson" "$work/secret.ndjson"
+chmod 600 "$work/secret.ndjson"
+chmod 777 "$work"
+setpriv --reuid 65534 --regid 65534 --clear-groups "$S3LAND" write --url "$work/lake-nobody" \
+    --table t "$work/secret.ndjson" >"$work/out" 2>"$work/err"
+code=$?
+[ $code -eq 2 ] && grep -q "secret.ndjson" "$work/err" && ok "unreadable input is named (exit 2)" \
+    || { bad "unreadable input: exit $code"; cat "$work/err"; }
+chmod 755 "$work"
+
+schema="$work/schema.json"
+echo '[{"name": "a", "type": "int64"}, {"name": "s", "type": "string"}]' >"$schema"
+# A malformed line in the 2nd epoch: the 1st epoch (2 rows) is committed, nothing of the 2nd.
+printf '{"a":1}\n{"a":2}\n{"a":3}\n{"a":4,,}\n{"a":5}\n' >"$work/malformed.ndjson"
+expect 2 "malformed\.ndjson.*line 4" "malformed line is named with its line" -- \
+    write --url "$lake" --table malformed --schema "$schema" --epoch-rows 2 "$work/malformed.ndjson"
+[ "$(nfiles "$lake/malformed")" -eq 1 ] && ok "only the epoch before the malformed line is committed" \
+    || bad "malformed: $(nfiles "$lake/malformed") files committed, wanted 1"
+printf '{"a":1,"s":"ok"}\n{"a":2,"s":"\xff\xfe"}\n' >"$work/utf8.ndjson"
+expect 2 "utf8\.ndjson.*(UTF-8|utf-8)" "invalid UTF-8 is named" -- \
+    write --url "$lake" --table utf8 --schema "$schema" "$work/utf8.ndjson"
+[ "$(nfiles "$lake/utf8")" -eq 0 ] && ok "nothing of the invalid-UTF-8 epoch is committed" || bad "utf8: files committed"
+{ printf '{"a":1}\n{"a":2,"s":"'; head -c 300 /dev/zero | tr '\0' x; printf '"}\n'; } >"$work/long.ndjson"
+expect 2 "long\.ndjson.*line 2" "a line over --max-record-size is named" -- \
+    write --url "$lake" --table long --schema "$schema" --max-record-size 128 "$work/long.ndjson"
+printf '{"a":1.5}\n' >"$work/lossy.ndjson"
+expect 2 "lossy\.ndjson.*line 1.*\"?a\"?" "a lossy value names file, line and column" -- \
+    write --url "$lake" --table lossy --schema "$schema" "$work/lossy.ndjson"
+# skip and dead-letter keep the good rows.
+expect 0 "" "bad records skipped" -- write --url "$lake" --table skipped --schema "$schema" \
+    --bad-records skip --quiet "$work/malformed.ndjson"
+expect 0 "" "bad records dead-lettered" -- write --url "$lake" --table dl --schema "$schema" \
+    --bad-records dead-letter --quiet "$work/malformed.ndjson"
+if find "$lake/_openetl/deadletter/dl" -name '*.ndjson' -exec cat {} + 2>/dev/null | grep -q 'a\\":4,,'; then
+    ok "the dead letter holds the raw record"
+else
+    bad "no dead letter with the raw record"
+fi
+
+# The same with 2 lanes (records are converted by worker threads).
+expect 2 "malformed\.ndjson.*line 4" "lanes: malformed line named" -- \
+    write --url "$lake" --table lanes_fail --schema "$schema" --lanes 2 "$work/malformed.ndjson"
+printf '{"a":1}\n{"a":1.5}\n{"a":3}\n' >"$work/fraction.ndjson"
+expect 2 "fraction\.ndjson line 2, column \"a\"" "lanes: a value that does not fit is named" -- \
+    write --url "$lake" --table lanes_frac --schema "$schema" --lanes 2 "$work/fraction.ndjson"
+[ "$(nfiles "$lake/lanes_frac")" -eq 0 ] && ok "lanes: nothing of the failed epoch committed" || bad "lanes: files committed"
+expect 0 "" "lanes: dead-letter" -- write --url "$lake" --table lanes_dl --schema "$schema" --lanes 2 \
+    --bad-records dead-letter --quiet "$work/fraction.ndjson"
+if find "$lake/_openetl/deadletter/lanes_dl" -name '*.ndjson' -exec cat {} + 2>/dev/null \
+    | grep -q 'fraction.ndjson line 2, column'; then
+    ok "lanes: the dead letter holds the reason"
+else
+    bad "lanes: no dead letter with its reason"
+fi
+
+# ---- an unwritable destination, as an unprivileged user ----
+mkdir -p "$work/ro-lake"
+chmod 755 "$work/ro-lake"
+chmod 644 "$work/good.ndjson"
+setpriv --reuid 65534 --regid 65534 --clear-groups "$S3LAND" write --url "$work/ro-lake" \
+    --table t "$work/good.ndjson" >"$work/out" 2>"$work/err"
+code=$?
+[ $code -eq 3 ] && grep -q "ro-lake" "$work/err" && grep -qi "permission" "$work/err" \
+    && ok "unwritable destination: exit 3 naming the path" || { bad "unwritable destination: exit $code"; cat "$work/err"; }
+
+# ---- a full disk: 1 MiB of tmpfs ----
+mkdir -p "$work/full"
+if mount -t tmpfs -o size=1m tmpfs "$work/full"; then
+    seq 1 200000 | awk '{printf "{\"a\":%d,\"s\":\"row %d of a load that cannot fit\"}\n", $1, $1}' >"$work/big.ndjson"
+    "$S3LAND" write --url "$work/full/lake" --table big --schema "$schema" --compression none \
+        "$work/big.ndjson" >"$work/out" 2>"$work/err"
+    code=$?
+    [ $code -eq 3 ] && grep -qiE "no space|NO_SPACE" "$work/err" && ok "full disk: exit 3, no space named" \
+        || { bad "full disk: exit $code"; cat "$work/err"; }
+    [ "$(nfiles "$work/full/lake/big")" -eq 0 ] && ok "full disk: nothing half-committed" \
+        || bad "full disk: files visible"
+    # Room again: a rerun lands every row once (gc first removes the staged garbage).
+    mount -o remount,size=64m "$work/full"
+    "$S3LAND" gc --url "$work/full/lake" --quiet
+    "$S3LAND" write --url "$work/full/lake" --table big --schema "$schema" --compression none \
+        --quiet "$work/big.ndjson" && ok "full disk: the rerun succeeds once there is room" \
+        || bad "full disk: rerun failed"
+    rows=$("$S3LAND" ls --url "$work/full/lake" --table big --json | sed -n 's/.*"table":"big","files":[0-9]*,"rows":\([0-9]*\).*/\1/p')
+    [ "$rows" = "200000" ] && ok "full disk: 200000 rows after the rerun (from footers)" \
+        || bad "full disk: $rows rows after the rerun"
+    umount "$work/full"
+else
+    bad "cannot mount a tmpfs (tests run as root)"
+fi
+
+# ---- stdin: the committed offset is printed at every commit, even with --quiet ----
+printf '{"a":1}\n{"a":2}\n{"a":3}\n' | "$S3LAND" write --url "$lake" --table stdin --schema "$schema" \
+    --epoch-rows 2 --quiet - >"$work/out" 2>"$work/err"
+code=$?
+if [ $code -eq 0 ] && grep -q "committed: - offset 16 (epoch 1)" "$work/err" \
+    && grep -q "committed: - offset 24 (epoch 2)" "$work/err"; then
+    ok "stdin offsets printed at each commit"
+else
+    bad "stdin offsets: exit $code"; cat "$work/err"
+fi
+# Resuming the stream: offsets continue from the committed one (positions in the original stream).
+printf '{"a":4}\n' | "$S3LAND" write --url "$lake" --table stdin --schema "$schema" --quiet - \
+    >"$work/out" 2>"$work/err"
+grep -q "committed: - offset 32 (epoch 3)" "$work/err" && ok "stdin offsets continue across runs" \
+    || { bad "stdin resume offsets"; cat "$work/err"; }
+# A slow stream commits by time (--commit-interval), not only at its end.
+(for i in 1 2 3 4 5; do echo "{\"a\":$i}"; sleep 0.6; done) | "$S3LAND" write --url "$lake" \
+    --table slow --schema "$schema" --commit-interval 1s --quiet - >"$work/out" 2>"$work/err"
+[ "$(grep -c '^committed: - offset' "$work/err")" -ge 2 ] && ok "a slow stream commits by time" \
+    || { bad "slow stream: $(cat "$work/err")"; }
+# Two runs of one pipeline (stdin, same URL and table): the newer generation fences the older,
+# which stops at its next commit with exit 5 and commits nothing more.
+( (for i in 1 2 3 4 5 6 7 8; do echo "{\"a\":$i}"; sleep 0.4; done) | "$S3LAND" write --url "$lake" \
+    --table fenced --schema "$schema" --commit-interval 300ms --quiet - 2>"$work/old.err"
+  echo $? >"$work/old.code" ) &
+sleep 1.5
+printf '{"a":100}\n' | "$S3LAND" write --url "$lake" --table fenced --schema "$schema" --quiet - \
+    2>"$work/new.err"
+new_code=$?
+wait
+if [ "$new_code" -eq 0 ] && [ "$(cat "$work/old.code")" -eq 5 ] && grep -q "FENCED" "$work/old.err"; then
+    ok "the older run of a pipeline is fenced (exit 5)"
+else
+    bad "fencing: new exit $new_code, old exit $(cat "$work/old.code")"; cat "$work/old.err"
+fi
+# --json: one object per line, ending with the summary.
+"$S3LAND" write --url "$lake" --table json --schema "$schema" --json "$work/good.ndjson" >"$work/out" 2>"$work/err"
+if tail -1 "$work/out" | grep -q '"event":"summary".*"rows":2'; then ok "--json summary"; else bad "--json summary"; cat "$work/out"; fi
+"$S3LAND" write --url "$lake" --table json --schema "$schema" "$work/good.ndjson" >"$work/out" 2>"$work/err"
+grep -q "nothing new" "$work/err" && ok "a rerun says nothing is new" || { bad "rerun message"; cat "$work/err"; }
+
+# ---- a changed input is refused ----
+printf '{"a":9}\n{"a":2}\n' >"$work/good.ndjson"
+expect 2 "good\.ndjson was rewritten" "a rewritten input is refused" -- \
+    write --url "$lake" --table json --schema "$schema" "$work/good.ndjson"
+
+printf '{"a":1}\n{"a":2}\n' >"$work/rot.ndjson"
+"$S3LAND" write --url "$lake" --table rot --schema "$schema" --quiet "$work/rot.ndjson"
+printf '{"a":1}\n{"a":2}\n{"a":3}\n' >"$work/rot.ndjson.1"
+mv "$work/rot.ndjson.1" "$work/rot.ndjson"
+expect 2 "rot\.ndjson was replaced \(rotated\?\)" "a rotated input is refused" -- \
+    write --url "$lake" --table rot --schema "$schema" "$work/rot.ndjson"
+"$S3LAND" write --url "$lake" --table trunc --schema "$schema" --quiet "$work/rot.ndjson"
+: >"$work/rot.ndjson"
+expect 2 "rot\.ndjson was truncated" "a truncated input is refused" -- \
+    write --url "$lake" --table trunc --schema "$schema" "$work/rot.ndjson"
+
+[ $fails -eq 0 ] && echo "all checks passed" || { echo "$fails check(s) failed"; exit 1; }

@@ -1,0 +1,78 @@
+// kill -9 at random moments, through the real CLI: 50 runs of `s3land write` (20,000 rows in all,
+// small files, 2 lanes, epochs of 100 rows, so a run spends its time in commits) are each
+// SIGKILLed after a random delay (the seed of each run is printed, so a failure can be replayed
+// with S3L_KILL_SEED=<seed>); 400 lines are appended before each run, so every run has work.
+// A final run finishes; then the table must hold every input line exactly once
+// (DuckDB: A EXCEPT ALL B and B EXCEPT ALL A empty), every visible file must be covered by a
+// marker, and one more run must change nothing.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+    S3LAND, check, done, exceptAll, listing, lit, run, runOk, schemaFile, tableSql, tmpdir,
+} from '../conformance/harness.mjs';
+
+const work = tmpdir('s3l-kill9');
+const lake = path.join(work, 'lake');
+const input = path.join(work, 'in.ndjson');
+const lines = Array.from({ length: 20000 }, (_, i) =>
+    JSON.stringify({ id: i, name: `row ${i} ${'x'.repeat(i % 50)}`, v: i % 7 === 0 ? null : i / 4 }));
+fs.writeFileSync(input, '');
+const schema = schemaFile(work, 's.json', [
+    { name: 'id', type: 'int64', key: true }, { name: 'name', type: 'string' }, { name: 'v', type: 'double' }]);
+const args = ['write', '--url', lake, '--table', 'k', '--schema', schema, '--lanes', '2',
+    '--epoch-rows', '100', '--file-size', '16KiB', '--quiet', input];
+
+// A small deterministic generator (mulberry32), so each run's delay follows from its seed.
+function rng(seed) {
+    let a = seed >>> 0;
+    return () => {
+        a = (a + 0x6d2b79f5) >>> 0;
+        let t = Math.imul(a ^ (a >>> 15), 1 | a);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+
+function killedRun(delayMs) {
+    return new Promise((resolve) => {
+        const child = spawn(S3LAND, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (d) => { stderr += d; });
+        const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+        child.on('exit', (code, signal) => {
+            clearTimeout(timer);
+            resolve({ code, signal, stderr });
+        });
+    });
+}
+
+const seeds = process.env.S3L_KILL_SEED ? [Number(process.env.S3L_KILL_SEED)]
+    : Array.from({ length: 50 }, () => Math.floor(Math.random() * 2 ** 31));
+let killed = 0;
+for (const [n, seed] of seeds.entries()) {
+    const r = rng(seed);
+    const delay = Math.floor(r() * 300);
+    fs.appendFileSync(input, lines.slice(n * 400, (n + 1) * 400).join('\n') + '\n');
+    const res = await killedRun(delay);
+    killed += res.signal === 'SIGKILL';
+    const fine = res.signal === 'SIGKILL' || res.code === 0;
+    if (!check(fine, `run ${n} seed ${seed}: killed after ${delay} ms (${res.signal ?? `exit ${res.code}`})`))
+        console.log(res.stderr);
+}
+if (seeds.length > 1) check(killed >= 10, `at least 10 of the runs were killed mid-way (${killed})`);
+if (seeds.length === 1) fs.appendFileSync(input, lines.slice(400).join('\n') + '\n');
+runOk(args);
+const dir = path.join(lake, 'k');
+const clean = path.join(work, 'expected.ndjson');
+fs.writeFileSync(clean, lines.join('\n') + '\n');
+await exceptAll(
+    `SELECT * FROM read_json(${lit(clean)}, columns={'id': 'BIGINT', 'name': 'VARCHAR', 'v': 'DOUBLE'})`,
+    tableSql(dir), 'every line exactly once after 50 kills');
+const ls = run(['ls', '--url', lake, '--table', 'k', '--json']);
+const files = ls.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((o) => o.file);
+check(files.length > 0 && files.every((f) => f.committed), `every visible file is covered by a marker (${files.length})`);
+const before = listing(lake);
+runOk(args);
+check(JSON.stringify(listing(lake)) === JSON.stringify(before), 'one more run changes nothing');
+done();
