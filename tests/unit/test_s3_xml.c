@@ -29,7 +29,8 @@ static void list_objects_v2(void **state)
         "<StorageClass>STANDARD</StorageClass></Contents>"
         "<Contents><Key>a/\xc3\xa9t\xc3\xa9</Key><ETag>abc-2</ETag><Size>0</Size></Contents>"
         "<CommonPrefixes><Prefix>a/sub/</Prefix></CommonPrefixes>"
-        "<NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=</NextContinuationToken>"
+        "<NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM="
+        "</NextContinuationToken>"
         "</ListBucketResult>";
     struct s3l_s3_list_page p;
     struct s3l_error err = {0};
