@@ -22,6 +22,9 @@
 #include "s3/s3_int.h"
 #include "s3l/store.h"
 #include "model_runner.h"
+#include "crash_store.h"
+#include <signal.h>
+#include <sys/wait.h>
 
 static char rgw_dir[512];
 static char bucket[64];
@@ -167,7 +170,8 @@ static void hard_keys(void **state)
     long_key[1024] = 0;
     const char *keys[] = {"plain.txt", "dir with space/file name.txt", "a+b=c&d.txt",
                           "user@host/(copy) [1].txt", "d\xc3\xa9j\xc3\xa0/\xe6\x97\xa5.txt",
-                          "literal%2Fslash", "folder/", "a//b///c", "~tilde.-_", long_key};
+                          "literal%2Fslash", "folder/", "a//b///c", "~tilde.-_", long_key,
+                          "ctl\x01key\x7f+%2B"};
     for (size_t i = 0; i < S3L_ARRAY_LEN(keys); i++)
         roundtrip(c, keys[i], 1000 + i);
     /* the listing gives back every key byte for byte */
@@ -175,6 +179,14 @@ static void hard_keys(void **state)
     OK(s3l_s3_list_objects(c, bucket, "literal%2F", NULL, NULL, 0, &p, err));
     assert_int_equal(p.n_objects, 1);
     assert_string_equal(p.objects[0].key, "literal%2Fslash");
+    s3l_s3_list_page_free(&p);
+    /* a control character cannot be in XML 1.0: the listing asks for url encoding (RGW echoes
+     * the request's Prefix raw even then, so the prefix here holds none) */
+    OK(s3l_s3_list_objects(c, bucket, "ctl", NULL, NULL, 0, &p, err));
+    bool seen = false;
+    for (size_t i = 0; i < p.n_objects; i++)
+        seen = seen || strcmp(p.objects[i].key, "ctl\x01key\x7f+%2B") == 0;
+    assert_true(seen);
     s3l_s3_list_page_free(&p);
     for (size_t i = 0; i < S3L_ARRAY_LEN(keys); i++)
         OK(s3l_s3_delete_object(c, bucket, keys[i], err));
@@ -733,7 +745,7 @@ static void destination_on_s3(void **state)
 {
     (void)state;
     char url[128];
-    snprintf(url, sizeof(url), "s3://%s/model-lake", bucket);
+    snprintf(url, sizeof(url), "s3://%s/model-lake-%d", bucket, (int)getpid());
     struct s3l_test_run run = {.url = url, .pipeline = "model-s3", .lanes = 2, .tables = 2,
                                .file_size = 64 << 10, .total_rows = 20000, .epoch_rows = 5000,
                                .gc = true, .reject_every = 97};
@@ -756,6 +768,48 @@ static void destination_on_s3(void **state)
                   (unsigned long long)a.committed_epoch);
 }
 
+/* The exactly-once protocol on s3://, killed for real: a child runs the model pipeline with the
+ * crash store (tests/support) armed and is SIGKILLed at each named protocol point, then at a few
+ * store operations; a rerun recovers, and every row must be visible exactly once. */
+static void crash_points_on_s3(void **state)
+{
+    (void)state;
+    static const char *points[] = {"after-stage",    "after-prepare", "after-checkpoint",
+                                   "between-copies", "before-marker", "after-marker",
+                                   "after-commit"};
+    static const uint64_t ops[] = {3, 17, 29, 41}; /* a run makes about 50 store calls */
+    size_t n_cases = S3L_ARRAY_LEN(points) + S3L_ARRAY_LEN(ops);
+    for (size_t i = 0; i < n_cases; i++) {
+        char url[128], pipeline[32];
+        snprintf(url, sizeof(url), "s3://%s/crash-lake-%d-%zu", bucket, (int)getpid(), i);
+        snprintf(pipeline, sizeof(pipeline), "pc%zu", i);
+        struct s3l_test_run r = {.url = url, .pipeline = pipeline, .lanes = 1, .tables = 1,
+                                 .file_size = 30, .total_rows = 24, .epoch_rows = 12};
+        const char *point = i < S3L_ARRAY_LEN(points) ? points[i] : NULL;
+        uint64_t at = point ? 0 : ops[i - S3L_ARRAY_LEN(points)];
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            s3l_test_crash_arm(at, point, 1);
+            struct s3l_error e = {0};
+            _exit(s3l_test_run(&r, &e) ? 3 : 0);
+        }
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+            fail_msg("%s %llu: the child was not killed (status %d)", point ? point : "op",
+                     (unsigned long long)at, status);
+        char why[512] = {0};
+        if (s3l_test_verify(&r, false, why, sizeof(why)) != 0)
+            fail_msg("%s: inconsistent after the kill: %s", point ? point : "op", why);
+        r.gc = true;
+        OK(s3l_test_run(&r, err));
+        if (s3l_test_verify(&r, true, why, sizeof(why)) != 0)
+            fail_msg("%s: after recovery: %s", point ? point : "op", why);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -769,6 +823,7 @@ int main(void)
         cmocka_unit_test(streaming_uploads_and_large_copy),
         cmocka_unit_test(store_backend),
         cmocka_unit_test(destination_on_s3),
+        cmocka_unit_test(crash_points_on_s3),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

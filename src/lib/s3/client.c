@@ -507,6 +507,7 @@ int s3l_s3_list_objects(struct s3l_s3_client *c, const char *bucket, const char 
     snprintf(mk, sizeof(mk), "%d", max_keys > 0 && max_keys <= 1000 ? max_keys : 1000);
     s3l__http_add_query(&r, "list-type", "2");
     s3l__http_add_query(&r, "max-keys", mk);
+    s3l__http_add_query(&r, "encoding-type", "url"); /* keys XML 1.0 cannot carry */
     if (prefix && *prefix)
         s3l__http_add_query(&r, "prefix", prefix);
     if (delimiter && *delimiter)

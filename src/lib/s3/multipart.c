@@ -102,8 +102,8 @@ int s3l_s3_upload_parts(struct s3l_s3_client *c, const char *bucket, const char 
     if (!slots || !reqs)
         rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = s3l__part_request(c, &slots[i].r, bucket, key, upload_id, data[i], len[i], slots[i].number,
-                      parts[i].number, slots[i].b64);
+        rc = s3l__part_request(c, &slots[i].r, bucket, key, upload_id, data[i], len[i],
+                               slots[i].number, parts[i].number, slots[i].b64);
         reqs[i] = &slots[i].r;
     }
     if (rc == 0)
