@@ -177,6 +177,12 @@ int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_i
     return infer_at(values, i, opt, 0, out);
 }
 
+int s3l__infer_value_at(const struct s3l_value *values, size_t i,
+                        const struct s3l_infer_options *opt, int depth, struct s3l_type *out)
+{
+    return infer_at(values, i, opt, depth, out);
+}
+
 static int infer_at(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
                     int depth, struct s3l_type *out)
 {
