@@ -124,7 +124,10 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
  *    lines and CSV rows are independent: the next call continues after it, as it does after a
  *    bad JSON array element whose extent is known. A broken array structure, an element or CSV
  *    row over the limit, or a CSV quote left open at the end cannot be resynchronised: that error
- *    then repeats on every call (sticky).
+ *    then repeats on every call (sticky). A record over the limit is reported as soon as the
+ *    limit is crossed, without reading on to its end; an NDJSON line over it is then skipped by
+ *    the next calls, each reading at most max_record_bytes plus a block and returning
+ *    S3L_EINVALID_INPUT ("still skipping") until the line ends, so no call does unbounded work.
  *  - S3L_EIO: read() failed (sticky, errno in err->sys_errno); S3L_ENOMEM.
  * Nothing in *rec outlives the next call or s3l_reader_free.
  */

@@ -78,6 +78,8 @@ struct s3l_reader {
     uint64_t line;           /* line number at head */
     uint64_t offset;         /* resume offset: just after the last record returned or skipped */
     bool started;            /* the BOM check at offset 0 is done */
+    bool skipping;           /* NDJSON: inside a line over max_record_bytes, skipping to its end */
+    uint64_t skip_line;      /* that line's number */
     struct s3l__jscan scan;
     /* JSON array */
     int jstate;

@@ -160,35 +160,69 @@ static int scan_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
     return take_object(r, rec, err);
 }
 
-/* A record over max_record_bytes starting at head: skip to the end of its line, streaming. */
+/*
+ * A record over max_record_bytes starting at head, its line end not in sight: reported at once
+ * (without reading on to find the line end, which may never come: /dev/zero), naming where the
+ * record starts and the offset by which the limit was crossed. The bytes buffered so far are
+ * consumed; the next calls skip the rest of the line (ndjson_skip).
+ */
 static int ndjson_too_long(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
     uint64_t line = r->line, off = r->base + r->head;
-    for (;;) {
-        const uint8_t *p = r->buf.ptr;
-        const uint8_t *nl = r->scan_pos < r->buf.len
-                                ? memchr(p + r->scan_pos, '\n', r->buf.len - r->scan_pos)
-                                : NULL;
-        if (nl) {
-            r->head = r->scan_pos = (size_t)(nl - p) + 1;
-            r->line++;
-            break;
-        }
-        r->head = r->scan_pos = r->buf.len;
-        int rc = s3l__reader_fill(r, err);
-        if (rc < 0)
-            return rc;
-        if (rc == 0)
-            break;
-    }
+    r->head = r->scan_pos = r->buf.len;
+    r->skipping = true;
+    r->skip_line = line;
     s3l__reader_record(r, rec, r->head, r->head, line);
     rec->offset = off;
     rec->raw = NULL;
     r->offset = rec->end_offset;
     return s3l_error_set(err, S3L_EINVALID_INPUT,
                          "%s line %llu (byte offset %llu): the record is longer than the maximum "
-                         "record size (%zu bytes)", r->name, (ull)line, (ull)off,
-                         r->opt.max_record_bytes);
+                         "record size (%zu bytes): no line end by byte offset %llu; the rest of "
+                         "the line is skipped", r->name, (ull)line, (ull)off,
+                         r->opt.max_record_bytes, (ull)rec->end_offset);
+}
+
+/*
+ * Skips the rest of a line over the limit, reading at most max_record_bytes (and one block) per
+ * call, so that a line that never ends costs each call bounded work and the caller keeps control
+ * (it may stop or go on). 0 when the line ended (or the input did), else S3L_EINVALID_INPUT
+ * saying how far the skip got; rec then covers the bytes skipped by this call.
+ */
+static int ndjson_skip(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    uint64_t from = r->base + r->head, budget = r->opt.max_record_bytes;
+    for (;;) {
+        const uint8_t *p = r->buf.ptr;
+        const uint8_t *nl = r->head < r->buf.len
+                                ? memchr(p + r->head, '\n', r->buf.len - r->head)
+                                : NULL;
+        if (nl) {
+            r->head = r->scan_pos = (size_t)(nl - p) + 1;
+            r->line = r->skip_line + 1;
+            break;
+        }
+        r->head = r->scan_pos = r->buf.len;
+        if (r->base + r->head - from > budget) {
+            s3l__reader_record(r, rec, r->head, r->head, r->skip_line);
+            rec->offset = from;
+            rec->raw = NULL;
+            r->offset = rec->end_offset;
+            return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                 "%s line %llu (byte offset %llu): still skipping the record "
+                                 "longer than the maximum record size (%zu bytes): no line end "
+                                 "by byte offset %llu", r->name, (ull)r->skip_line, (ull)from,
+                                 r->opt.max_record_bytes, (ull)rec->end_offset);
+        }
+        int rc = s3l__reader_fill(r, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            break;
+    }
+    r->skipping = false;
+    r->offset = r->base + r->head;
+    return 0;
 }
 
 static bool blank(const char *s, size_t n)
@@ -201,6 +235,11 @@ static bool blank(const char *s, size_t n)
 
 static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
+    if (r->skipping) {
+        int rc = ndjson_skip(r, rec, err);
+        if (rc)
+            return rc;
+    }
     for (;;) {
         const uint8_t *p = r->buf.ptr;
         const uint8_t *nl = r->scan_pos < r->buf.len
@@ -287,8 +326,9 @@ static int json_fatal(struct s3l_reader *r, struct s3l_error *err, const char *w
 static int element_too_long(struct s3l_reader *r, struct s3l_error *err)
 {
     s3l_error_set(err, S3L_EINVALID_INPUT,
-                  "%s line %llu (byte offset %llu): the array element is longer than the maximum "
-                  "record size (%zu bytes)", r->name, (ull)r->line, (ull)(r->base + r->head),
+                  "%s line %llu (byte offset %llu): the %s is longer than the maximum record "
+                  "size (%zu bytes)", r->name, (ull)r->line, (ull)(r->base + r->head),
+                  r->jstate == J_OBJECTS ? "top-level object" : "array element",
                   r->opt.max_record_bytes);
     return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
 }

@@ -189,8 +189,9 @@ static int open_stream(struct glue *g, struct s3l_error *err)
 {
     if (g->schema->n_fields == 0)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
-                             "table %s: no column has a value to infer its type from; declare "
-                             "the schema with --schema",
+                             "table %s: the sampled records give no column: no key that can "
+                             "name a column (not empty, without NUL) has a non-null value; "
+                             "declare the schema with --schema",
                              g->tpath);
     int rc = s3l_dest_stream(g->dest, g->o->ns, g->o->table, g->schema, &g->stream, err);
     if (rc == 0)
