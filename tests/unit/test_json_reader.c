@@ -221,10 +221,11 @@ static void json_array_errors(void **state)
     /* A bad element whose extent is known is skipped; so is a scalar. */
     read_all(pipe_with("[{\"a\":tru}, 5, {\"b\":2}] x"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out,
-                        "E in.json line 1, column 6 (byte offset 6): expected a value (object, "
+                        /* columns count from the start of the line: 't' is its 7th byte */
+                        "E in.json line 1, column 7 (byte offset 6): expected a value (object, "
                         "array, string, number, true, false, null)\n"
-                        "E in.json line 1, column 1 (byte offset 12): expected a JSON object, got "
-                        "a number\n"
+                        "E in.json line 1, column 13 (byte offset 12): expected a JSON object, "
+                        "got a number\n"
                         "L1 O15-22 {\"b\":2}\n"
                         "E in.json line 1 (byte offset 24): expected the end of the input after "
                         "the array's ']'\n");
@@ -283,6 +284,33 @@ static void endless_line_is_reported_at_once(void **state)
              4, 20, 0, 0, &run);
     assert_string_equal(run.out, "E in.json line 1 (byte offset 0): the top-level object is "
                                  "longer than the maximum record size (20 bytes)\n");
+}
+
+/* Pretty-printed JSON: an error's line and column are those of the offending byte itself, not
+ * of the element's first line (positions counted by hand; 2-byte blocks drop the line starts
+ * from the buffer long before the errors). */
+static void pretty_printed_positions(void **state)
+{
+    (void)state;
+    struct run run;
+    /* The user's report: '@' is byte 13, the 12th byte of line 2. */
+    read_all(pipe_with("[\n  {\"a\": 3, @}\n]"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out, "E in.json line 2, column 12 (byte offset 13): expected a member "
+                                 "name in double quotes\n");
+    /* Line 1 "[{"a":1}," (0-9), line 2 " {"b":" (10-16), line 3 "   [1," (17-23), line 4
+     * "  2,]}, 5]": ']' at 28 is its 5th byte, '5' at 32 its 9th. */
+    read_all(pipe_with("[{\"a\":1},\n {\"b\":\n   [1,\n  2,]}, 5]"), S3L_INPUT_JSON, 2, 0, 0, 0,
+             &run);
+    assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\n"
+                                 "E in.json line 4, column 5 (byte offset 28): expected a value "
+                                 "(object, array, string, number, true, false, null)\n"
+                                 "E in.json line 4, column 9 (byte offset 32): expected a JSON "
+                                 "object, got a number\n");
+    /* Objects back to back, pretty-printed: 'x' (byte 18) is the 8th byte of line 3 (11-21). */
+    read_all(pipe_with("{\"a\": 1}\n{\n  \"b\": x\n}\n"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O0-8 {\"a\":1}\n"
+                                 "E in.json line 3, column 8 (byte offset 18): expected a value "
+                                 "(object, array, string, number, true, false, null)\n");
 }
 
 static void records_can_be_kept(void **state)
@@ -362,6 +390,7 @@ int main(void)
         cmocka_unit_test(json_top_level_objects),
         cmocka_unit_test(json_array_errors),
         cmocka_unit_test(endless_line_is_reported_at_once),
+        cmocka_unit_test(pretty_printed_positions),
         cmocka_unit_test(records_can_be_kept),
         cmocka_unit_test(bad_options),
     };

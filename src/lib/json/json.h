@@ -76,6 +76,8 @@ struct s3l_reader {
     size_t scan_pos;         /* how far the search for the current record's end got */
     uint64_t base;           /* input offset of buf.ptr[0] */
     uint64_t line;           /* line number at head */
+    uint64_t line_start;     /* JSON: input offset of the first byte of line `line` */
+    uint64_t rec_line_start; /* JSON: input offset of the first byte of the last record's line */
     uint64_t offset;         /* resume offset: just after the last record returned or skipped */
     bool started;            /* the BOM check at offset 0 is done */
     bool skipping;           /* NDJSON: inside a line over max_record_bytes, skipping to its end */

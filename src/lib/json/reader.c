@@ -118,15 +118,36 @@ static uint64_t count_lines(const struct s3l_reader *r, size_t from, size_t to)
     return n;
 }
 
+/*
+ * The line and 1-based column (in bytes, counted from the start of that line) of byte pos of
+ * rec's raw bytes: a record may span lines (a pretty-printed array element) and may start in the
+ * middle of a line (an element after "[  ").
+ */
+static void where(const struct s3l_reader *r, const struct s3l_record *rec, size_t pos,
+                  uint64_t *line, uint64_t *col)
+{
+    uint64_t l = rec->line;
+    size_t last = SIZE_MAX;
+    for (size_t i = 0; i < pos && i < rec->raw_len; i++)
+        if (rec->raw[i] == '\n')
+            l++, last = i;
+    *line = l;
+    if (last != SIZE_MAX)
+        *col = pos - last;
+    else
+        *col = rec->offset - S3L_MIN(r->rec_line_start, rec->offset) + pos + 1;
+}
+
 static int scan_error(struct s3l_reader *r, struct s3l_record *rec, int rc, struct s3l_error *err)
 {
     if (rc == S3L_ENOMEM)
         return s3l_error_set(err, S3L_ENOMEM, "%s line %llu: out of memory", r->name,
                              (ull)rec->line);
-    /* column: 1-based byte column within the record's first line (NDJSON: the line). */
+    uint64_t line, col;
+    where(r, rec, r->scan.err_pos, &line, &col);
     return s3l_error_set(err, S3L_EINVALID_INPUT,
-                         "%s line %llu, column %zu (byte offset %llu): expected %s", r->name,
-                         (ull)rec->line, r->scan.err_pos + 1, (ull)(rec->offset + r->scan.err_pos),
+                         "%s line %llu, column %llu (byte offset %llu): expected %s", r->name,
+                         (ull)line, (ull)col, (ull)(rec->offset + r->scan.err_pos),
                          r->scan.err_what ? r->scan.err_what : "valid JSON");
 }
 
@@ -140,12 +161,15 @@ static const char *kind_name(unsigned kind)
 /* The scanned tape as rec's record when it is an object: 1, or an error. */
 static int take_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
-    if (r->scan.tape[0].kind != S3L_VALUE_OBJECT)
+    if (r->scan.tape[0].kind != S3L_VALUE_OBJECT) {
+        uint64_t line, col;
+        where(r, rec, r->scan.tape[0].pos, &line, &col);
         return s3l_error_set(err, S3L_EINVALID_INPUT,
-                             "%s line %llu, column %u (byte offset %llu): expected a JSON object, "
-                             "got %s", r->name, (ull)rec->line, r->scan.tape[0].pos + 1,
+                             "%s line %llu, column %llu (byte offset %llu): expected a JSON "
+                             "object, got %s", r->name, (ull)line, (ull)col,
                              (ull)(rec->offset + r->scan.tape[0].pos),
                              kind_name(r->scan.tape[0].kind));
+    }
     rec->values = r->scan.tape;
     rec->n_values = r->scan.n;
     return 1;
@@ -265,6 +289,7 @@ static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
         }
         size_t start = r->head;
         s3l__reader_record(r, rec, start, next, r->line);
+        r->rec_line_start = rec->offset; /* a line is a record */
         r->head = r->scan_pos = next;
         r->offset = r->base + next;
         if (nl)
@@ -304,7 +329,7 @@ static int skip_ws(struct s3l_reader *r, struct s3l_error *err)
         while (r->head < r->buf.len) {
             uint8_t c = r->buf.ptr[r->head];
             if (c == '\n')
-                r->line++;
+                r->line++, r->line_start = r->base + r->head + 1;
             else if (c != ' ' && c != '\t' && c != '\r')
                 return 1;
             r->head++;
@@ -416,7 +441,15 @@ static int json_element(struct s3l_reader *r, struct s3l_record *rec, struct s3l
     }
     size_t start = r->head;
     s3l__reader_record(r, rec, start, end, r->line);
-    r->line += count_lines(r, start, end);
+    r->rec_line_start = r->line_start;
+    uint64_t lines = count_lines(r, start, end);
+    if (lines) {
+        r->line += lines;
+        size_t k = end;
+        while (r->buf.ptr[k - 1] != '\n')
+            k--;
+        r->line_start = r->base + k;
+    }
     r->head = r->scan_pos = end;
     r->offset = r->base + end;
     if (r->jstate != J_OBJECTS)
@@ -539,6 +572,7 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
         r->opt.csv_delimiter = ',';
     r->fd = fd;
     r->line = opt->start_line ? opt->start_line : 1;
+    r->line_start = opt->start_offset; /* resumed mid-line: columns count from the offset */
     s3l_buf_init(&r->buf, r->opt.max_record_bytes + 2 * r->opt.block_bytes);
     s3l__jscan_init(&r->scan, r->opt.max_record_bytes / 2 + 16);
     int rc = 0;
