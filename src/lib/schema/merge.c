@@ -97,6 +97,27 @@ static int widen_list(const struct s3l_type *a, const struct s3l_type *b, struct
     return 0;
 }
 
+/*
+ * A decimal with an integer or another decimal: a decimal with the most integer digits and the
+ * largest scale of the two (an integer has 19 digits, scale 0) when that fits 38 digits, else
+ * double. Inference makes decimal128(38, 0) for whole numbers past int64, so int64 + that is
+ * decimal128(38, 0) and no value loses a digit.
+ */
+static int widen_decimal(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out)
+{
+    int ia = a->id == S3L_TYPE_DECIMAL128 ? a->precision - a->scale : 19;
+    int ib = b->id == S3L_TYPE_DECIMAL128 ? b->precision - b->scale : 19;
+    int sa = a->id == S3L_TYPE_DECIMAL128 ? a->scale : 0;
+    int sb = b->id == S3L_TYPE_DECIMAL128 ? b->scale : 0;
+    int scale = S3L_MAX(sa, sb), digits = S3L_MAX(ia, ib) + scale;
+    if (digits > 38)
+        return simple(out, S3L_TYPE_FLOAT64);
+    simple(out, S3L_TYPE_DECIMAL128);
+    out->precision = digits;
+    out->scale = scale;
+    return 0;
+}
+
 int s3l_type_widen(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out)
 {
     if ((int)a->id == S3L__TYPE_NONE)
@@ -111,8 +132,12 @@ int s3l_type_widen(const struct s3l_type *a, const struct s3l_type *b, struct s3
         return simple(out, S3L_TYPE_JSON);
     if (is_int(a->id) && is_int(b->id))
         return simple(out, S3L_TYPE_INT64);
-    if (is_number(a->id) && is_number(b->id))
-        return simple(out, S3L_TYPE_FLOAT64);
+    if ((a->id == S3L_TYPE_DECIMAL128 && (is_int(b->id) || b->id == S3L_TYPE_DECIMAL128)) ||
+        (b->id == S3L_TYPE_DECIMAL128 && is_int(a->id)))
+        return widen_decimal(a, b, out);
+    if ((is_number(a->id) || a->id == S3L_TYPE_DECIMAL128) &&
+        (is_number(b->id) || b->id == S3L_TYPE_DECIMAL128))
+        return simple(out, S3L_TYPE_FLOAT64); /* ints with fractions: double, as DuckDB */
     /* A date is midnight of a timestamp without zone; a zone on one side only is ambiguous. */
     const struct s3l_type *d = a->id == S3L_TYPE_DATE32 ? a : b;
     const struct s3l_type *ts = d == a ? b : a;
