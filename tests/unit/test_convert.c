@@ -217,6 +217,10 @@ static void lossy_values_are_errors(void **state)
     assert_string_equal(conv_err("{\"id\":1,\"attrs\":{\"a\":\"x\"}}"),
                         "t.json line 7, column \"attrs.a\": expected int64, got \"x\" (not a "
                         "number)");
+    /* A record spanning lines (pretty-printed, starting on line 7): the value's own line. */
+    assert_string_equal(conv_err("{\"id\":1,\n \"attrs\": {\n  \"a\": \"x\"}}"),
+                        "t.json line 9, column \"attrs.a\": expected int64, got \"x\" (not a "
+                        "number)");
     assert_string_equal(conv_err("{\"id\":1,\"m\":{\"k\":true}}"),
                         "t.json line 7, column \"m.k\": expected int64, got true");
     assert_string_equal(conv_err("{\"id\":1,\"ts\":\"garbage\"}"),

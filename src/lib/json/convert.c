@@ -209,9 +209,14 @@ static int fail(struct s3l_converter *c, struct s3l_error *err, const struct s3l
     describe(v, got, sizeof(got));
     path_format(c, path, sizeof(path));
     const struct s3l_record *r = c->rec;
+    /* The line of the value itself: a pretty-printed JSON element or a CSV row with quoted line
+     * breaks spans lines (pos is the value's offset within the record's raw bytes). */
+    ull line = r->line;
+    for (size_t k = 0; v && r->raw && k < v->pos && k < r->raw_len; k++)
+        line += r->raw[k] == '\n';
     return s3l_error_set(err, S3L_EINVALID_INPUT,
                          "%s line %llu, column \"%s\": expected %s, got %s%s%s%s",
-                         r->source ? r->source : "input", (ull)r->line, path, expected, got,
+                         r->source ? r->source : "input", line, path, expected, got,
                          why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
