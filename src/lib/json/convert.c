@@ -30,6 +30,7 @@ struct s3l_converter {
     size_t n_unknown;
     size_t unknown_cap;
     uint64_t ignored;
+    uint64_t row_ignored; /* values of the row being converted that it cannot write */
     struct s3l_buf text;
     struct s3l__jscan scan;
     /* the record being converted, for messages */
@@ -519,7 +520,7 @@ static bool has_value(const struct s3l_value *values, size_t i)
 }
 
 /* The members of the object values[i] that struct t lacks: new keys (noted, like top-level
- * ones), or values no field can hold (empty or NUL names: ignored at once). */
+ * ones), or values no field can hold (empty or NUL names: ignored with the row). */
 static int nested_unknown(struct s3l_converter *c, const struct s3l_type *t,
                           const struct s3l_value *values, size_t i)
 {
@@ -533,7 +534,7 @@ static int nested_unknown(struct s3l_converter *c, const struct s3l_type *t,
         if (known || !has_value(values, j + 1))
             continue;
         if (key->len == 0 || memchr(key->str, 0, key->len))
-            c->ignored++;
+            c->row_ignored++;
         else if (note_unknown(c, j) != 0)
             return S3L_ENOMEM;
     }
@@ -554,8 +555,11 @@ static int put_struct(struct s3l_converter *c, const struct s3l_field *f,
         const struct s3l_field *cf = &f->type.children[x];
         size_t name_len = strlen(cf->name), found = 0, j = i + 1;
         for (uint32_t m = 0; m < v->len; m++, j = values[j + 1].end)
-            if (values[j].len == name_len && memcmp(values[j].str, cf->name, name_len) == 0)
-                found = j + 1, hits++; /* the last duplicate wins, as in jansson */
+            if (values[j].len == name_len && memcmp(values[j].str, cf->name, name_len) == 0) {
+                if (found) /* the last duplicate wins, as in jansson; the others are counted */
+                    c->row_ignored += has_value(values, found);
+                found = j + 1, hits++;
+            }
         size_t old = path_push(c, cf->name, name_len);
         int rc = put_value(c, cf, found ? values : NULL, found, err);
         c->depth = old;
@@ -660,6 +664,7 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
     size_t nf = c->schema->n_fields;
     memset(c->col_value, 0, nf * sizeof(*c->col_value));
     c->n_unknown = 0;
+    c->row_ignored = 0;
     size_t j = 1;
     if (values[0].len > c->hint_cap) {
         uint32_t *h = s3l_realloc(c->hint, values[0].len * sizeof(*h));
@@ -681,17 +686,20 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
             idx = lookup(c, key->str, key->len);
             c->hint[m] = (uint32_t)(idx + 1);
         }
-        if (idx >= 0)
+        if (idx >= 0) {
+            /* A duplicate key: the last one wins (as in jansson); the earlier value is not
+             * written, so it is counted. */
+            if (c->col_value[idx])
+                c->row_ignored += has_value(values, c->col_value[idx]);
             c->col_value[idx] = (uint32_t)(j + 1);
-        else if (values[j].len == 0 || memchr(values[j].str, 0, values[j].len))
-            c->ignored += has_value(values, j + 1); /* no column can have this name */
+        } else if (values[j].len == 0 || memchr(values[j].str, 0, values[j].len))
+            c->row_ignored += has_value(values, j + 1); /* no column can have this name */
         else if (has_value(values, j + 1) && note_unknown(c, j) != 0)
             return s3l_error_set(err, S3L_ENOMEM, "out of memory converting a record");
         j = values[j + 1].end;
     }
     if (c->n_unknown && c->opt.stop_on_unknown)
         return S3L_CONVERT_NEW_COLUMNS;
-    c->ignored += c->n_unknown;
     size_t top = c->n_unknown; /* nested unknown keys are noted after these */
     c->rec = rec;
     c->sink = sink;
@@ -711,7 +719,7 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
     if (rc == 0 || rc == SINK_FAILED) {
         int end = sink->ops->row_end(sink->ctx, err);
         if (rc == 0 && end == 0)
-            c->ignored += c->n_unknown - top;
+            c->ignored += c->n_unknown + c->row_ignored;
         if (rc == SINK_FAILED && end == 0)
             return s3l_error_set(err, S3L_EINTERNAL, "%s line %llu: the row sink refused a value",
                                  rec->source ? rec->source : "input", (ull)rec->line);
