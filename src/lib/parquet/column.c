@@ -112,6 +112,7 @@ static int encode_values(struct s3l_pq_writer *w, struct pq_col *c, struct s3l_b
             return rc;
         }
         c->dict_on = false; /* the dictionary is full: this page and the rest are PLAIN */
+        s3l__pq_dict_drop_table(&c->dict); /* only its values are needed now, for its page */
     }
     c->plain_used = true;
     c->n_plain_pages++;
@@ -181,6 +182,34 @@ static int record_page(struct s3l_pq_writer *w, struct pq_col *c, size_t offset,
     if (!pi->null_page && !pi->has_minmax)
         c->page_index_ok = false; /* e.g. a page of only NaN: no column index (ColumnOrder) */
     return 0;
+}
+
+void s3l__pq_buf_trim(struct s3l_buf *b, size_t keep)
+{
+    if (b->cap > keep) {
+        size_t max = b->max;
+        s3l_buf_free(b);
+        s3l_buf_init(b, max);
+    }
+}
+
+/*
+ * Page buffers are reused from page to page; one that a huge value (a 15 MiB string) grew is
+ * given back, so that what stays allocated is bounded by the page size, not by the largest value
+ * seen so far (the budget does not see reused capacity).
+ */
+static void trim_page_buffers(struct s3l_pq_writer *w, struct pq_col *c)
+{
+    size_t keep = 4 * w->opts.page_size;
+    s3l__pq_buf_trim(&c->values, keep);
+    s3l__pq_buf_trim(&c->defs, keep);
+    s3l__pq_buf_trim(&c->reps, keep);
+    s3l__pq_buf_trim(&w->scratch, keep);
+    s3l__pq_buf_trim(&w->scratch2, keep);
+    s3l__pq_buf_trim(&w->idx, keep);
+    s3l__pq_buf_trim(&w->bitmap, keep);
+    s3l__pq_buf_trim(&w->pstats.min, PQ_TRIM_BOUND);
+    s3l__pq_buf_trim(&w->pstats.max, PQ_TRIM_BOUND);
 }
 
 int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
@@ -257,6 +286,7 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
     c->n_levels = c->n_values = 0;
     c->page_first_row += c->page_rows;
     c->page_rows = 0;
+    trim_page_buffers(w, c);
     return 0;
 }
 
@@ -333,8 +363,14 @@ int s3l__pq_chunk_write(struct s3l_pq_writer *w, struct pq_col *c, struct pq_chu
     c->pages = NULL;
     c->n_pages = c->pages_cap = 0;
     /* Reset for the next row group; buffers keep their memory. */
+    /* The chunk buffer held a whole row group (the budget charged its capacity): give it back
+     * unless small, so that a writer between row groups holds little. */
     s3l_buf_reset(&c->chunk);
+    s3l__pq_buf_trim(&c->chunk, PQ_TRIM_CHUNK);
+    s3l__pq_buf_trim(&c->chunk_stats.min, PQ_TRIM_BOUND);
+    s3l__pq_buf_trim(&c->chunk_stats.max, PQ_TRIM_BOUND);
     s3l__pq_dict_reset(&c->dict);
+    s3l__pq_buf_trim(&c->dict.values, 2 * w->opts.dictionary_page_limit + 64);
     c->dict_on = w->opts.dictionary && c->phys != PQ_BOOLEAN;
     c->dict_used = c->plain_used = false;
     c->n_dict_pages = c->n_plain_pages = 0;
