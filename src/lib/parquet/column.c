@@ -212,6 +212,28 @@ static void trim_page_buffers(struct s3l_pq_writer *w, struct pq_col *c)
     s3l__pq_buf_trim(&w->pstats.max, PQ_TRIM_BOUND);
 }
 
+/*
+ * Room for extra more bytes in a chunk buffer, growing it by a quarter (at least step bytes)
+ * instead of doubling: the chunk holds most of a row group, the budget charges its capacity, and
+ * doubling would overshoot the budget by up to the whole row group.
+ */
+static int chunk_reserve(struct s3l_buf *b, size_t extra, size_t step)
+{
+    if (b->len + extra < b->cap)
+        return 0;
+    if (extra > b->max || b->len > b->max - extra)
+        return S3L_ETOO_LARGE;
+    size_t grow = S3L_MAX(b->len / 4, step);
+    size_t cap = b->len + extra + 1;
+    cap = cap > SIZE_MAX - grow ? cap : cap + grow;
+    uint8_t *p = s3l_realloc(b->ptr, cap);
+    if (!p)
+        return S3L_ENOMEM;
+    b->ptr = p;
+    b->cap = cap;
+    return 0;
+}
+
 int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
 {
     if (c->n_levels == 0)
@@ -270,7 +292,9 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
     if ((rc = s3l__tc_status(&e)) != 0)
         return rc;
     size_t offset = c->chunk.len;
-    rc = s3l_buf_append(&c->chunk, w->hdr.ptr, w->hdr.len);
+    rc = chunk_reserve(&c->chunk, w->hdr.len + comp->len, w->opts.page_size);
+    if (!rc)
+        rc = s3l_buf_append(&c->chunk, w->hdr.ptr, w->hdr.len);
     if (!rc)
         rc = s3l_buf_append(&c->chunk, comp->ptr, comp->len);
     if (!rc)
