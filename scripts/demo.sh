@@ -23,7 +23,7 @@ cat > "$SCHEMA" <<'EOF'
 EOF
 
 echo
-echo "== s3land write --url file://$PWD/lake --table flights --input-format json $DATA"
+echo "== s3land write --url file://$PWD/lake --table flights --schema $SCHEMA --input-format json $DATA"
 "$S3LAND" write --url "file://$PWD/lake" --table flights --schema "$SCHEMA" \
     --input-format json "$DATA"
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -314,6 +315,9 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
     if (optind < argc) {
         a->o.inputs = (const char *const *)(argv + optind);
         a->o.n_inputs = (size_t)(argc - optind);
+    } else if (isatty(STDIN_FILENO)) {
+        /* Reading a terminal is almost never what was meant (and would wait forever). */
+        return cli_usage(c, "write", "no input: give files, or - with data piped to stdin");
     } else {
         a->o.inputs = stdin_only;
         a->o.n_inputs = 1;

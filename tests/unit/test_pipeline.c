@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "s3l/pipeline.h"
+#include "s3l/store.h"
 #include "util/util.h"
 
 #define SHA_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -317,6 +318,63 @@ static void positions_json_round_trip(void **state)
     assert_int_equal(n, 0);
 }
 
+static int collect_ids(void *ctx, const char *id)
+{
+    char *out = ctx;
+    strcat(out, id);
+    strcat(out, ";");
+    return 0;
+}
+
+/* The checkpoint document here is written by hand in the destination's documented shape
+ * (docs/internals/commit.md): "committed_epoch", "pending" (null or an object), "state". */
+static void peek_and_list_checkpoints(void **state)
+{
+    (void)state;
+    char url[300];
+    snprintf(url, sizeof(url), "file://%s/lake", tmpdir);
+    struct s3l_store_options so = {0};
+    so.version = S3L_STORE_OPTIONS_VERSION;
+    so.create = true;
+    struct s3l_store *st = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(url, &so, &st, &err), 0);
+    char *js = NULL;
+    bool pending = true;
+    uint64_t epoch = 9;
+    /* No checkpoint: success with nothing. */
+    assert_int_equal(s3l_pipeline_peek(st, "p1", &js, &pending, &epoch, &err), 0);
+    assert_null(js);
+    assert_false(pending);
+    assert_int_equal(epoch, 0);
+    const char *doc1 = "{\"pipeline\":\"p1\",\"generation\":3,\"committed_epoch\":7,"
+                       "\"pending\":{\"epoch\":8},\"state\":{\"version\":1,\"inputs\":[]}}";
+    const char *doc2 = "{\"pipeline\":\"p2\",\"generation\":1,\"committed_epoch\":1,"
+                       "\"pending\":null,\"state\":null}";
+    assert_int_equal(
+        s3l_store_put(st, "_openetl/checkpoints/p1.json", doc1, strlen(doc1), NULL, NULL, &err), 0);
+    assert_int_equal(
+        s3l_store_put(st, "_openetl/checkpoints/p2.json", doc2, strlen(doc2), NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_put(st, "_openetl/checkpoints/bad.json", "[1]", 3, NULL, NULL, &err),
+                     0);
+    assert_int_equal(s3l_pipeline_peek(st, "p1", &js, &pending, &epoch, &err), 0);
+    assert_string_equal(js, "{\"version\":1,\"inputs\":[]}");
+    assert_true(pending);
+    assert_int_equal(epoch, 7);
+    s3l_free(js);
+    assert_int_equal(s3l_pipeline_peek(st, "p2", &js, &pending, &epoch, &err), 0);
+    assert_null(js);
+    assert_false(pending);
+    assert_int_equal(epoch, 1);
+    assert_int_equal(s3l_pipeline_peek(st, "bad", &js, NULL, NULL, &err), S3L_ECORRUPT);
+    assert_non_null(strstr(err.message, "_openetl/checkpoints/bad.json"));
+    char ids[256] = "";
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_pipeline_list(st, collect_ids, ids, &err), 0);
+    assert_string_equal(ids, "bad;p1;p2;");
+    s3l_store_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +385,7 @@ int main(void)
         cmocka_unit_test(open_errors_name_the_input),
         cmocka_unit_test(verify_refuses_changed_inputs),
         cmocka_unit_test(positions_json_round_trip),
+        cmocka_unit_test(peek_and_list_checkpoints),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

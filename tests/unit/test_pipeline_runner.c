@@ -137,6 +137,7 @@ struct line_source {
     struct s3l__source base;
     int fd;
     uint64_t off, start;
+    bool grew;
     char line[64];
 };
 
@@ -158,6 +159,15 @@ static int ls_next(struct s3l__source *s, unsigned lane, uint64_t *offset_after,
     uint64_t line_start = ls->off;
     ls->off += n;
     *offset_after = ls->off;
+    if (ls->line[0] == 'g' && !ls->grew) {
+        /* "g<n>": a record that needs a barrier first (like one bringing new columns). */
+        ls->grew = true;
+        ls->off = line_start;
+        return S3L__SOURCE_BARRIER;
+    }
+    ls->grew = false;
+    if (ls->line[0] == 'g')
+        memmove(ls->line, ls->line + 1, n);
     if (ls->line[0] == 'x') {
         *raw = s3l_slice_make(ls->line, n - 1);
         return s3l_error_set(err, S3L_EINVALID_INPUT, "bad record at offset %llu",
@@ -453,6 +463,25 @@ static void empty_input_is_refused(void **state)
     assert_int_equal(D.starts, 0);
 }
 
+static void barrier_commits_the_epoch_before_the_record(void **state)
+{
+    put_file("w", "1\n2\ng3\n4\n"); /* offsets after each line: 2, 4, 7, 9 */
+    struct s3l_pipeline_options o;
+    s3l_pipeline_options_init(&o);
+    o.epoch_rows = 100;
+    struct events ev;
+    struct s3l_pipeline_stats st;
+    enum s3l_pipeline_side side;
+    struct s3l_error err = {0};
+    assert_int_equal(run(&o, &ev, &st, &side, &err), 0);
+    assert_int_equal(D.n_epochs, 2);
+    assert_int_equal(D.epoch_rows[0], 2); /* 1, 2: committed before the barrier record */
+    assert_int_equal(D.epoch_rows[1], 2); /* 3, 4 */
+    assert_int_equal(D.committed[2], 3);
+    assert_int_equal(st.rows, 4);
+    assert_int_equal(committed_offset(), 9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +493,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(lanes_take_rows_in_turn, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_input_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(barrier_commits_the_epoch_before_the_record, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,14 +6,13 @@
  * The table's schema is the declared one, or is inferred from the first infer_rows records of the
  * first input that has records: those records are copied aside (memory bounded by infer_rows
  * times max_record_size), inferred, and then written like any other. A column that was null in
- * the whole sample keeps the type of the table's schema record if it has one; otherwise it is
- * left out (never written with a guessed type), and so are later keys the schema lacks: their
- * values are counted and reported, never silently written under a guessed type.
+ * the whole sample keeps the type of the table's schema record if it has one; otherwise it waits
+ * for its first value, like a key first seen after the sample: then the epoch before that record
+ * is committed and the stream reopened with the grown schema (never a guessed type). With a
+ * declared schema, keys it lacks are ignored and counted.
  */
 #include <string.h>
 #include <sys/stat.h>
-
-#include <jansson.h>
 
 #include "runner.h"
 #include "s3l/destination.h"
@@ -42,6 +41,9 @@ struct glue {
     bool saw_pending;
     struct s3l__lanes *lanes; /* worker threads when lanes > 1, else NULL (convert inline) */
     struct s3l_pipeline_stats *stats;
+    bool grow;                /* the schema was inferred: new keys with values add columns */
+    struct s3l_schema *grown; /* the schema to reopen the stream with, at the next record */
+    uint64_t ignored;         /* values ignored by converters already freed */
 };
 
 struct glue_source {
@@ -58,27 +60,18 @@ struct glue_source {
     struct s3l_arena arena;
     struct held *held;
     size_t n_held, next_held;
-    char message[S3L_ERROR_MESSAGE_MAX];
+    /* A record with new columns, held while the runner commits the epoch before it. */
+    struct s3l_arena pend_arena;
+    struct held pending;
+    bool has_pending;
 };
 
 /* ---- Destination -------------------------------------------------------------------------- */
 
-/*
- * Opens the destination and hands the runner the positions recorded with the last committed
- * epoch. Opening commits an epoch left pending by an interrupted run (same copies, same names)
- * and otherwise writes nothing: the destination claims its generation only when it first stages
- * something, so a rerun with nothing new leaves the destination byte-identical. The checkpoint is
- * peeked at first only to tell the user that a pending epoch was recovered.
- */
-static int g_positions(void *ctx, char **json, bool *pending, struct s3l_error *err)
+/* Opens (or reopens, after the schema grew) the destination for this pipeline. */
+static int open_dest(struct glue *g, struct s3l_error *err)
 {
-    struct glue *g = ctx;
     const struct s3l_pipeline_options *o = g->o;
-    *json = NULL;
-    *pending = false;
-    int rc = s3l_pipeline_peek(g->store, g->id, NULL, &g->saw_pending, NULL, err);
-    if (rc)
-        return rc;
     struct s3l_pq_options pq;
     s3l_pq_options_init(&pq);
     pq.codec = o->codec;
@@ -94,7 +87,24 @@ static int g_positions(void *ctx, char **json, bool *pending, struct s3l_error *
     d.allow_type_changes = o->allow_type_changes;
     d.parquet = &pq;
     d.memory = o->memory;
-    rc = s3l_dest_open(g->store, &d, &g->dest, err);
+    return s3l_dest_open(g->store, &d, &g->dest, err);
+}
+
+/*
+ * Opens the destination and hands the runner the positions recorded with the last committed
+ * epoch. Opening commits an epoch left pending by an interrupted run (same copies, same names)
+ * and otherwise writes nothing: the destination claims its generation only when it first stages
+ * something, so a rerun with nothing new leaves the destination byte-identical. The checkpoint is
+ * peeked at first only to tell the user that a pending epoch was recovered.
+ */
+static int g_positions(void *ctx, char **json, bool *pending, struct s3l_error *err)
+{
+    struct glue *g = ctx;
+    *json = NULL;
+    *pending = false;
+    int rc = s3l_pipeline_peek(g->store, g->id, NULL, &g->saw_pending, NULL, err);
+    if (rc == 0)
+        rc = open_dest(g, err);
     if (rc)
         return rc;
     *pending = g->saw_pending; /* committed by now; the runner reports it */
@@ -243,6 +253,7 @@ static int schema_from_sample(struct glue *g, struct s3l_infer *inf, struct s3l_
         return rc;
     }
     g->schema = inferred;
+    g->grow = true;
     return 0;
 }
 
@@ -264,14 +275,14 @@ static int ensure_stream(struct glue *g, struct s3l_error *err)
 
 /* ---- Sources ------------------------------------------------------------------------------ */
 
-/* Copies rec (tape, strings, raw bytes) into the arena. */
-static int hold(struct glue_source *s, const struct s3l_record *rec, struct held *h)
+/* Copies rec (tape, strings, raw bytes) into arena a. */
+static int hold(struct s3l_arena *a, const struct s3l_record *rec, struct held *h)
 {
     memset(h, 0, sizeof(*h));
     h->rec = *rec;
     struct s3l_value *v = NULL;
     if (rec->n_values) {
-        v = s3l_arena_alloc(&s->arena, rec->n_values * sizeof(*v));
+        v = s3l_arena_alloc(a, rec->n_values * sizeof(*v));
         if (!v)
             return S3L_ENOMEM;
         memcpy(v, rec->values, rec->n_values * sizeof(*v));
@@ -279,15 +290,14 @@ static int hold(struct glue_source *s, const struct s3l_record *rec, struct held
     for (size_t i = 0; i < rec->n_values; i++) {
         if (v[i].kind != S3L_VALUE_STRING && v[i].kind != S3L_VALUE_NUMBER)
             continue;
-        char *p = s3l_arena_strndup(&s->arena, v[i].str ? v[i].str : "", v[i].len);
+        char *p = s3l_arena_strndup(a, v[i].str ? v[i].str : "", v[i].len);
         if (!p)
             return S3L_ENOMEM;
         v[i].str = p;
     }
     h->rec.values = v;
-    h->rec.raw = rec->raw ? s3l_arena_strndup(&s->arena, rec->raw, rec->raw_len) : NULL;
-    h->rec.source =
-        rec->source ? s3l_arena_strndup(&s->arena, rec->source, strlen(rec->source)) : NULL;
+    h->rec.raw = rec->raw ? s3l_arena_strndup(a, rec->raw, rec->raw_len) : NULL;
+    h->rec.source = rec->source ? s3l_arena_strndup(a, rec->source, strlen(rec->source)) : NULL;
     if ((rec->raw && !h->rec.raw) || (rec->source && !h->rec.source))
         return S3L_ENOMEM;
     return 0;
@@ -319,7 +329,7 @@ static int sample(struct glue_source *s, struct s3l_error *err)
             break;
         struct held *h = &s->held[s->n_held];
         if (r == 1 || r == S3L_EINVALID_INPUT || r == S3L_ETOO_LARGE) {
-            rc = hold(s, &rec, h);
+            rc = hold(&s->arena, &rec, h);
             if (rc == 0 && r != 1) {
                 h->code = r;
                 h->message = s3l_arena_strndup(&s->arena, e.message, strlen(e.message));
@@ -367,11 +377,111 @@ static int note_header(struct glue_source *s)
     return 0;
 }
 
+/* ---- Schema growth ------------------------------------------------------------------------ */
+
+/*
+ * A copy of the schema grown by the top-level keys of rec that it lacks and whose value has a
+ * type (a null, an empty array or an object of nulls says nothing yet), or NULL when there are
+ * none. Keys usually come in schema order, so each is first compared with the field at its
+ * position.
+ */
+static int new_columns(struct glue *g, const struct s3l_record *rec, struct s3l_schema **out,
+                       struct s3l_error *err)
+{
+    *out = NULL;
+    const struct s3l_value *v = rec->values;
+    if (!rec->n_values || v[0].kind != S3L_VALUE_OBJECT)
+        return 0;
+    struct s3l_infer_options io = {S3L_INFER_OPTIONS_VERSION, g->o->nested_as_json,
+                                   g->o->timestamp_unit};
+    size_t k = 1;
+    for (uint32_t m = 0; m < v[0].len && k + 1 < rec->n_values; m++) {
+        const struct s3l_value *key = &v[k];
+        size_t val = k + 1;
+        k = v[val].end;
+        const struct s3l_schema *sc = *out ? *out : g->schema;
+        if (m < sc->n_fields && strlen(sc->fields[m].name) == key->len &&
+            memcmp(sc->fields[m].name, key->str, key->len) == 0)
+            continue;
+        if (v[val].kind == S3L_VALUE_NULL || s3l_schema_find(sc, key->str, key->len) >= 0)
+            continue;
+        struct s3l_field f = {0};
+        f.nullable = true;
+        int rc = s3l_infer_value(v, val, &io, &f.type);
+        if (rc == 0 && f.type.id != 0) {
+            f.name = s3l_strndup(key->str, key->len);
+            if (!f.name)
+                rc = S3L_ENOMEM;
+            if (rc == 0 && !*out && !(*out = s3l_schema_copy(g->schema)))
+                rc = S3L_ENOMEM;
+            if (rc == 0)
+                rc = s3l_schema_add_field(*out, &f, err);
+        }
+        s3l_field_cleanup(&f);
+        if (rc) {
+            s3l_schema_free(*out);
+            *out = NULL;
+            return s3l_error_set(err, rc, "out of memory growing the schema of %s", g->tpath);
+        }
+    }
+    return 0;
+}
+
+/*
+ * Reopens the destination with the grown schema, after the runner committed the epoch before
+ * the record that brought the new columns: the new stream records the added columns in the
+ * table's schema record, and the files of later epochs have them.
+ */
+static int regrow(struct glue *g, struct s3l_error *err)
+{
+    s3l__lanes_free(g->lanes);
+    g->lanes = NULL;
+    if (g->conv)
+        g->ignored += s3l_converter_ignored(g->conv);
+    s3l_converter_free(g->conv);
+    g->conv = NULL;
+    s3l_free(g->sinks);
+    g->sinks = NULL;
+    s3l_dest_free(g->dest);
+    g->dest = NULL;
+    g->stream = NULL;
+    s3l_schema_free(g->schema);
+    g->schema = g->grown;
+    g->grown = NULL;
+    int rc = open_dest(g, err);
+    return rc ? rc : open_stream(g, err);
+}
+
+/* Converts rec, unless it brings new columns: then it is held and the runner asked to commit. */
+static int deliver(struct glue_source *s, unsigned lane, const struct s3l_record *rec,
+                   uint64_t *offset_after, struct s3l_slice *raw, struct s3l_error *err)
+{
+    struct glue *g = s->g;
+    if (g->grow && g->stream) {
+        int rc = new_columns(g, rec, &g->grown, err);
+        if (rc)
+            return rc;
+        if (g->grown) {
+            s3l_arena_reset(&s->pend_arena);
+            if (hold(&s->pend_arena, rec, &s->pending))
+                return s3l_error_set(err, S3L_ENOMEM, "out of memory holding a record");
+            s->has_pending = true;
+            return S3L__SOURCE_BARRIER;
+        }
+    }
+    return convert(s, lane, rec, offset_after, raw, err);
+}
+
 static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_after,
                     struct s3l_slice *raw, struct s3l_error *err)
 {
     struct glue_source *s = (struct glue_source *)base;
     struct glue *g = s->g;
+    if (s->has_pending) {
+        s->has_pending = false;
+        int rc = regrow(g, err);
+        return rc ? rc : convert(s, lane, &s->pending.rec, offset_after, raw, err);
+    }
     if (s->done)
         return 0;
     if (!g->stream && !g->schema) {
@@ -388,7 +498,7 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
             *raw = s3l_slice_make(h->rec.raw, h->rec.raw_len);
             return s3l_error_set(err, h->code, "%s", h->message ? h->message : "bad record");
         }
-        return convert(s, lane, &h->rec, offset_after, raw, err);
+        return deliver(s, lane, &h->rec, offset_after, raw, err);
     }
     struct s3l_record rec;
     int rc = s3l_reader_next(s->reader, &rec, err);
@@ -412,7 +522,7 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
         return s3l_error_set(err, S3L_ENOMEM, "out of memory");
     if (!g->stream && (rc = ensure_stream(g, err)) != 0)
         return rc;
-    return convert(s, lane, &rec, offset_after, raw, err);
+    return deliver(s, lane, &rec, offset_after, raw, err);
 }
 
 static uint64_t src_bytes(struct s3l__source *base)
@@ -426,6 +536,7 @@ static void src_free(struct s3l__source *base)
     struct glue_source *s = (struct glue_source *)base;
     s3l_reader_free(s->reader);
     s3l_arena_free(&s->arena);
+    s3l_arena_free(&s->pend_arena);
     s3l_free(s->held);
     s3l_free(s);
 }
@@ -446,6 +557,7 @@ static int g_source_open(void *ctx, size_t i, struct s3l_input_position *pos, in
     s->start = pos->replayable ? offset : 0;
     s->add = pos->replayable ? 0 : offset;
     s3l_arena_init(&s->arena, 1u << 20);
+    s3l_arena_init(&s->pend_arena, 64u << 10);
     struct stat st;
     /* A file already read to its end: nothing to open (a JSON array cannot resume at its end). */
     if (pos->replayable && fstat(fd, &st) == 0 && (uint64_t)st.st_size == offset && offset > 0) {
@@ -502,10 +614,11 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
         goto out;
     struct s3l__runner_env env = {&glue_dest_ops, &g, g_source_open, &g, s3l__now_ns, 0};
     rc = s3l__runner_loop(opts, &env, pos, fds, n, stats, side, err);
+    stats->values_ignored = g.ignored;
     if (g.lanes)
-        stats->values_ignored = s3l__lanes_ignored(g.lanes);
+        stats->values_ignored += s3l__lanes_ignored(g.lanes);
     else if (g.conv)
-        stats->values_ignored = s3l_converter_ignored(g.conv);
+        stats->values_ignored += s3l_converter_ignored(g.conv);
     s3l__lanes_free(g.lanes); /* joins the workers before their sinks go away */
     g.lanes = NULL;
     if (rc && g.dest)
@@ -516,6 +629,7 @@ out:
     s3l_dest_free(g.dest);
     s3l_store_free(g.store);
     s3l_schema_free(g.schema);
+    s3l_schema_free(g.grown);
     s3l_free(g.tpath);
     return rc;
 }

@@ -151,6 +151,14 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             }
             break;
         }
+        if (rc == S3L__SOURCE_BARRIER) {
+            /* The epoch so far is committed under the old schema; the record comes next. */
+            if ((l->epoch_rows > 0 || l->dirty) && (rc = commit(l, err)) != 0) {
+                *side = S3L_SIDE_DESTINATION;
+                break;
+            }
+            continue;
+        }
         if (rc == 1) {
             l->st->rows++;
             l->epoch_rows++;
@@ -172,7 +180,10 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             l->cur[i] = off;
             l->dirty = true;
         }
-        if (k % l->clock_every != 0 && !(l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows))
+        /* A stream (stdin, a pipe) may deliver records slowly: its clock is read at every record
+         * so that --commit-interval holds; files are read every clock_every records. */
+        if (l->pos[i].replayable && k % l->clock_every != 0 &&
+            !(l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows))
             continue;
         int64_t now = l->now = l->env->now_ns();
         l->st->bytes_in = base + src->ops->bytes(src);

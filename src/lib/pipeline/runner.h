@@ -11,6 +11,12 @@
 #include "s3l/row.h"
 #include "util/util.h"
 
+/*
+ * A source's answer meaning "no row yet: commit the epoch before this record, then call me
+ * again" (the record brings columns the schema lacks; the destination is reopened with them).
+ */
+#define S3L__SOURCE_BARRIER 2
+
 /* One input, opened at an offset, yielding rows into a row sink. */
 struct s3l__source;
 struct s3l__source_ops {
