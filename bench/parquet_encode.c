@@ -2,7 +2,8 @@
  * bench/parquet_encode: times the Parquet writer encoding the flights table (3M rows: timestamp,
  * two int64, two short strings) held in memory, per codec, into a memory sink, through the row
  * API and through the column-batch API (PQ_BENCH_API=rows|batch selects one). Prints rows/s,
- * MB/s (per CPU second, of the in-memory values: 8 + 8 + 8 bytes plus the string bytes per row) and file sizes.
+ * MB/s (per CPU second, of the in-memory values: 8 + 8 + 8 bytes plus the string bytes per row) and
+ * file sizes.
  *
  * Usage: parquet_encode FLIGHTS.csv OUT_DIR [ROW_GROUP_ROWS] [ZSTD_LEVEL] [REPEAT]
  * The CSV (made by bench/parquet_encode.sh with DuckDB) has no header: epoch_us, delay,
@@ -137,10 +138,8 @@ static struct s3l_field field(const char *name, enum s3l_type_id id)
 static double encode(const struct table *t, enum s3l_codec codec, uint64_t rg_rows, int level,
                      bool batch, struct mem *out, double *cpu)
 {
-    struct s3l_field fields[5] = {field("date", S3L_TYPE_TIMESTAMP),
-                                  field("delay", S3L_TYPE_INT64),
-                                  field("distance", S3L_TYPE_INT64),
-                                  field("origin", S3L_TYPE_UTF8),
+    struct s3l_field fields[5] = {field("date", S3L_TYPE_TIMESTAMP), field("delay", S3L_TYPE_INT64),
+                                  field("distance", S3L_TYPE_INT64), field("origin", S3L_TYPE_UTF8),
                                   field("destination", S3L_TYPE_UTF8)};
     struct s3l_schema schema = {5, fields};
     struct s3l_pq_options o;
@@ -248,8 +247,8 @@ int main(int argc, char **argv)
         }
         printf("ours api=%s codec=%s rows=%zu seconds=%.3f cpu_seconds=%.3f rows_per_s=%.0f "
                "MB_per_s=%.1f bytes=%zu\n",
-               batch ? "batch" : "rows", s3l_codec_name(codecs[c % 4]), t.n, best, best_cpu, (double)t.n / best_cpu,
-               bytes / best_cpu / 1e6, out.len);
+               batch ? "batch" : "rows", s3l_codec_name(codecs[c % 4]), t.n, best, best_cpu,
+               (double)t.n / best_cpu, bytes / best_cpu / 1e6, out.len);
     }
     free(out.p);
     return 0;

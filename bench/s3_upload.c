@@ -1,9 +1,9 @@
 /*
  * The s3land side of bench/s3_upload.sh: uploads each file given on the command line to
  * s3://BUCKET/PREFIX/<file name> through the streaming upload API (parts of S3L_BENCH_PART_MB
- * MiB, S3L_BENCH_IN_FLIGHT parts at once, S3L_BENCH_INTEGRITY md5 or crc32c), reading each file in 1 MiB pieces, so that memory is
- * bounded by part size times parts in flight. Endpoint, region and keys come from the
- * environment, as for the AWS CLI. Prints the bytes sent and the client's request counters.
+ * MiB, S3L_BENCH_IN_FLIGHT parts at once, S3L_BENCH_INTEGRITY md5 or crc32c), reading each
+ * file in 1 MiB pieces, so that memory is bounded by part size times (parts in flight + 1).
+ * Endpoint, region and keys come from the environment, as for the AWS CLI. Prints the bytes sent and the client's request counters.
  *   s3_upload BUCKET PREFIX FILE...
  */
 #include <stdio.h>

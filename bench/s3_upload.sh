@@ -64,5 +64,5 @@ awk -v b="$bytes" -v sw="$sw" -v su="$su" -v ss="$ss" -v sm="$sm" -v aw="$aw" -v
     printf "%-8s %8.2f %8.2f %10.0f %7.0f MB\n", "s3land", sw, su + ss, b / 1048576 / sw, sm / 1024
     printf "%-8s %8.2f %8.2f %10.0f %7.0f MB\n", "aws cli", aw, au + as, b / 1048576 / aw, am / 1024
     printf "ratios s3land/aws: wall %.2fx (goal <= 0.8), cpu %.2fx (goal <= 0.5)\n", sw / aw, (su + ss) / (au + as)
-    printf "s3land parts: %d MiB x %d in flight = %d MiB bound on part buffers\n", part, fl, part * fl
+    printf "s3land parts: %d MiB x (%d in flight + 1 filling) = %d MiB bound on part buffers\n", part, fl, part * (fl + 1)
 }'

@@ -14,7 +14,8 @@ fi
 BUILD_PKGS=(cmake pkg-config gcc make libc6-dev libzstd-dev libsnappy-dev zlib1g-dev libssl-dev
             libcurl4-openssl-dev libexpat1-dev uuid-dev libjansson-dev ca-certificates)
 TEST_PKGS=(libcmocka-dev util-linux
-           ceph-mon ceph-osd radosgw ceph-common uuid-runtime openssl curl)  # the RGW test store
+           ceph-mon ceph-osd radosgw ceph-common uuid-runtime openssl curl  # the RGW test store
+           awscli)  # bench/s3_upload.sh; brings python3-botocore (tests/golden/sigv4/gen_vectors.py)
 
 pkgs=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && pkgs+=("${TEST_PKGS[@]}")

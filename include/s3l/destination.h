@@ -136,8 +136,10 @@ struct s3l_dest_commit_info {
  * no stream has any, only the state is recorded. info may be NULL.
  * Errors: a lane's sticky failure; S3L_EFENCED when a newer generation owns the pipeline
  * (nothing is committed by this writer then); S3L_EINVALID_CONFIG for state_json that is not
- * JSON; S3L_ECONFLICT for a marker that exists with other content; store errors. After a failure
- * before the commit point, call s3l_dest_abort; after it, reopening recovers the epoch.
+ * JSON; S3L_ECONFLICT for a marker that exists with other content; store errors. After any
+ * failure, s3l_dest_abort is safe: it deletes only files that cannot be pending. A failure at or
+ * after the commit point (the checkpoint write may have happened) leaves d refusing further
+ * commits (S3L_ESTATE); reopening recovers the epoch if it was recorded.
  */
 int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_commit_info *info,
                     struct s3l_error *err);
@@ -156,7 +158,8 @@ int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err);
 /* Frees d (aborting an epoch in progress). NULL is a no-op. */
 void s3l_dest_free(struct s3l_dest *d);
 
-/* --- Reading a destination (ls, inspect, schema): no pipeline needed. --- */
+/* --- Reading a destination (ls, inspect, schema): no pipeline needed. The callbacks below run
+ * after the store's listing is complete, so they may call the store (e.g. read a footer). --- */
 
 /* One file a marker lists. key: relative to the store root. */
 struct s3l_dest_file {

@@ -118,12 +118,14 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
 /*
  * Reads the next record into *rec. Returns 1 with a record, 0 at the end of the input, or:
  *  - S3L_EINVALID_INPUT: a malformed record (bad JSON, invalid UTF-8, a line that is not an
- *    object, a record over max_record_bytes (also S3L_ETOO_LARGE's text), a CSV row with the
- *    wrong number of fields), err naming input, line, byte offset and column. rec->line, offset,
- *    end_offset and raw (raw_len 0 when too long) describe the bad record. NDJSON and CSV rows
- *    are independent: the next call continues after it. A JSON array cannot be resynchronised,
- *    nor can a CSV quote left open at the end: the error then repeats on every call.
- *  - S3L_EIO: read() failed (sticky); S3L_ENOMEM.
+ *    object, a record over max_record_bytes ("longer than the maximum record size"), a CSV row
+ *    with the wrong number of fields), err naming input, line, byte offset and column.
+ *    rec->line, offset, end_offset and raw (NULL when too long) describe the bad record. NDJSON
+ *    lines and CSV rows are independent: the next call continues after it, as it does after a
+ *    bad JSON array element whose extent is known. A broken array structure, an element or CSV
+ *    row over the limit, or a CSV quote left open at the end cannot be resynchronised: that error
+ *    then repeats on every call (sticky).
+ *  - S3L_EIO: read() failed (sticky, errno in err->sys_errno); S3L_ENOMEM.
  * Nothing in *rec outlives the next call or s3l_reader_free.
  */
 int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
@@ -167,7 +169,8 @@ void s3l_infer_free(struct s3l_infer *inf);
  *  NUMBER -> int64 (when it fits, no fraction/exponent) or double; true/false -> bool;
  *  STRING -> date32[day] for YYYY-MM-DD, timestamp[us] for a date and time, timestamp[us, tz=UTC]
  *  when an offset or Z is written, else string; CSV text also -> int64, double, bool;
- *  OBJECT -> struct, ARRAY -> list (json with nested_as_json); null -> no type yet.
+ *  OBJECT -> struct, ARRAY -> list (json with nested_as_json, and below 32 levels of nesting);
+ *  null -> no type yet.
  * Types of a column are combined by s3l_type_widen. S3L_ENOMEM.
  */
 int s3l_infer_add(struct s3l_infer *inf, const struct s3l_record *rec);
@@ -224,7 +227,8 @@ void s3l_converter_free(struct s3l_converter *c);
 
 /*
  * Writes rec as one row of the converter's schema into sink: row_begin, one value per column in
- * schema order (a missing key is null), row_end. Coercions (all lossless; docs/internals/schema.md):
+ * schema order (a missing key is null), row_end. Coercions (all lossless; see
+ * docs/internals/schema.md):
  * a number into a string column keeps its text; an integer into float or decimal columns; text
  * holding a valid number, bool, decimal, date, time, timestamp (ISO-8601, offsets applied), UUID
  * or interval (ISO-8601 duration) into that column; an array into a list, an object into a struct

@@ -39,7 +39,7 @@ struct s3l_pq_sink {
 
 /* Compression codecs; values are Parquet's CompressionCodec (parquet.thrift). */
 enum s3l_codec {
-    S3L_CODEC_NONE = 0,   /* UNCOMPRESSED */
+    S3L_CODEC_NONE = 0, /* UNCOMPRESSED */
     S3L_CODEC_SNAPPY = 1,
     S3L_CODEC_GZIP = 2,
     S3L_CODEC_ZSTD = 6,
@@ -64,23 +64,23 @@ void s3l_pq_budget_free(struct s3l_pq_budget *b);
 #define S3L_PQ_OPTIONS_VERSION 1
 
 struct s3l_pq_options {
-    int version;                   /* S3L_PQ_OPTIONS_VERSION */
-    enum s3l_codec codec;          /* default ZSTD */
-    int level;                     /* codec level; 0: the codec's default (zstd 3, gzip 6) */
-    size_t page_size;              /* target uncompressed data page size, bytes; default 1 MiB */
-    size_t row_group_bytes;        /* row group ends when its buffered encoded bytes reach
-                                      this; default 128 MiB */
-    uint64_t row_group_rows;       /* or a row count; 0: no row limit */
-    bool dictionary;               /* RLE_DICTIONARY where it pays; default true */
-    size_t dictionary_page_limit;  /* dictionary bytes before falling back to PLAIN; 1 MiB */
-    int data_page_version;         /* 1 (default) or 2 */
-    bool statistics;               /* chunk and page statistics; default true */
-    size_t statistics_max_len;     /* BYTE_ARRAY min/max longer than this are truncated (max
-                                      rounded up); default 64 bytes */
-    bool page_index;               /* ColumnIndex and OffsetIndex; default true */
-    struct s3l_pq_budget *budget;  /* shared memory budget; NULL: none */
-    const char *created_by;        /* NULL: "s3land version X.Y.Z" (copied) */
-    size_t n_kv;                   /* key/value metadata pairs (UTF-8) */
+    int version;                  /* S3L_PQ_OPTIONS_VERSION */
+    enum s3l_codec codec;         /* default ZSTD */
+    int level;                    /* codec level; 0: the codec's default (zstd 3, gzip 6) */
+    size_t page_size;             /* target uncompressed data page size, bytes; default 1 MiB */
+    size_t row_group_bytes;       /* row group ends when its buffered encoded bytes reach
+                                     this; default 128 MiB */
+    uint64_t row_group_rows;      /* or a row count; 0: no row limit */
+    bool dictionary;              /* RLE_DICTIONARY where it pays; default true */
+    size_t dictionary_page_limit; /* dictionary bytes before falling back to PLAIN; 1 MiB */
+    int data_page_version;        /* 1 (default) or 2 */
+    bool statistics;              /* chunk and page statistics; default true */
+    size_t statistics_max_len;    /* BYTE_ARRAY min/max longer than this are truncated (max
+                                     rounded up); default 64 bytes */
+    bool page_index;              /* ColumnIndex and OffsetIndex; default true */
+    struct s3l_pq_budget *budget; /* shared memory budget; NULL: none */
+    const char *created_by;       /* NULL: "s3land version X.Y.Z" (copied) */
+    size_t n_kv;                  /* key/value metadata pairs (UTF-8) */
     const char *const *kv_keys;
     const char *const *kv_values;
 };

@@ -170,7 +170,7 @@ struct s3l_pq_footer {
     char *created_by;        /* NULL when absent */
     size_t n_column_orders;
     int32_t *column_orders;  /* member id per leaf: 1 TYPE_ORDER, 2 IEEE_754_TOTAL_ORDER, ... */
-    bool encrypted;          /* encryption_algorithm present (plaintext footer of an encrypted file) */
+    bool encrypted;          /* encryption_algorithm present (plaintext footer, encrypted file) */
     struct s3l_pq_footer_mem *mem; /* private */
 };
 
@@ -319,6 +319,44 @@ int s3l_pq_offset_index_decode(const void *data, size_t len, uint64_t base,
                                struct s3l_pq_offset_index **out, struct s3l_error *err);
 void s3l_pq_column_index_free(struct s3l_pq_column_index *ci);
 void s3l_pq_offset_index_free(struct s3l_pq_offset_index *oi);
+
+/* parquet.thrift struct PageHeader with the fields of its page type's header. -1: absent. */
+struct s3l_pq_page_header {
+    int32_t type;                   /* PageType: 0 DATA_PAGE, 1 INDEX_PAGE, 2 DICTIONARY_PAGE,
+                                       3 DATA_PAGE_V2 */
+    int32_t uncompressed_page_size; /* bytes, header excluded */
+    int32_t compressed_page_size;   /* bytes, header excluded */
+    bool has_crc;
+    int32_t crc;
+    int32_t num_values;             /* data pages (nulls included) and dictionary pages */
+    int32_t encoding;               /* parquet.thrift enum Encoding of the values */
+    int32_t num_nulls, num_rows;    /* DATA_PAGE_V2 only */
+    int32_t def_levels_byte_length, rep_levels_byte_length; /* DATA_PAGE_V2 only */
+    bool is_compressed;             /* DATA_PAGE_V2: whether the values section is compressed */
+    size_t header_len;              /* bytes of the Thrift header itself */
+};
+
+/* Decodes one page header from the len bytes at data (file offset base, for messages); the page
+ * follows at data + header_len. S3L_ECORRUPT naming the offset. No allocation. */
+int s3l_pq_page_header_decode(const void *data, size_t len, uint64_t base,
+                              struct s3l_pq_page_header *out, struct s3l_error *err);
+
+/* Called for each page of a chunk, with the file offset of its header. Nonzero stops the walk
+ * and is returned. */
+typedef int (*s3l_pq_page_fn)(void *ctx, uint64_t offset, const struct s3l_pq_page_header *h);
+
+/*
+ * Walks the pages of column chunk cc through read: from the dictionary page (or the first data
+ * page) each header, then its compressed_page_size bytes, until the chunk's
+ * total_compressed_size bytes are used up; cb (may be NULL) sees each header. Reads one window
+ * of at least 4 KiB per header. Errors: S3L_ECORRUPT naming the column, page number and offset
+ * when the chunk lies beyond file_size, a header is malformed, or a page overruns the chunk;
+ * S3L_ENOMEM; read's codes; cb's.
+ */
+int s3l_pq_chunk_pages(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
+                       const struct s3l_pq_column_chunk *cc,
+                       const struct s3l_pq_footer_options *opts, s3l_pq_page_fn cb, void *cb_ctx,
+                       struct s3l_error *err);
 
 struct s3l_store;
 

@@ -90,7 +90,7 @@ struct s3l_s3_object {
 
 /* Options of PutObject and CreateMultipartUpload. Zero-initialise. */
 struct s3l_s3_put_options {
-    bool if_none_match;          /* If-None-Match: * (fails PRECONDITION_FAILED if the key exists) */
+    bool if_none_match;          /* If-None-Match: * (PRECONDITION_FAILED if the key exists) */
     const char *if_match;        /* If-Match: ETAG, sent unquoted (RGW wants it so) */
     const char *content_type;
     const char *sse;             /* "AES256" (SSE-S3) or "aws:kms"; NULL: none */

@@ -39,7 +39,7 @@ enum s3l_type_id {
     S3L_TYPE_TIME64, /* unit us or ns since midnight */
     S3L_TYPE_TIMESTAMP, /* unit since 1970-01-01T00:00:00 (UTC when tz is set) */
     S3L_TYPE_DECIMAL128, /* precision 1..38, scale 0..precision */
-    S3L_TYPE_INTERVAL, /* month_day_nano: Parquet struct{months int32, days int32, nanoseconds int64} */
+    S3L_TYPE_INTERVAL, /* month_day_nano: months int32, days int32, nanoseconds int64 */
     S3L_TYPE_LIST,     /* one child, named "item" by default */
     S3L_TYPE_STRUCT,   /* n children */
     S3L_TYPE_MAP,      /* two children: key (never nullable), value */
@@ -58,7 +58,7 @@ struct s3l_field;
 struct s3l_type {
     enum s3l_type_id id;
     enum s3l_time_unit unit; /* TIME32, TIME64, TIMESTAMP */
-    char *tz;                /* TIMESTAMP: NULL when the timestamp has no time zone, else "UTC" ... */
+    char *tz;                /* TIMESTAMP: NULL without a time zone, else "UTC", ... */
     int32_t byte_width;      /* FIXED_SIZE_BINARY: bytes per value (>= 1); UUID: 16 */
     int32_t precision;       /* DECIMAL128 */
     int32_t scale;           /* DECIMAL128 */

@@ -424,6 +424,42 @@ static void unknown_complete_is_settled_and_nothing_partial_is_visible(void **st
     s3l_s3_client_free(c);
 }
 
+static void integrity_headers_are_checked(void **state)
+{
+    (void)state;
+    /* Content-MD5: a byte flipped on the way is refused by RGW (BadDigest) and sent again */
+    struct s3l_s3_client *c = client(4);
+    size_t n = (6u << 20) + 3;
+    uint8_t *d = pattern(n);
+    rules("[{\"op\":\"UploadPart\",\"key\":\"f/md5\",\"times\":1,\"action\":\"corrupt\"}]");
+    struct s3l_s3_upload *u = NULL;
+    OK(s3l_s3_upload_begin(c, bucket, "f/md5", NULL, 5u << 20, &u, err));
+    OK(s3l_s3_upload_write(u, d, n, err));
+    OK(s3l_s3_upload_publish(u, NULL, err));
+    assert_int_equal(count("UploadPart", "f/md5", "forwarded"), 3);
+    assert_int_equal(count("UploadPart", "f/md5", "ok"), 2);
+    rules("[]");
+    expect_content(c, "f/md5", d, n);
+    s3l_s3_client_free(c);
+
+    /* CRC32C: RGW ignores it, so the proxy checks every part's x-amz-checksum-crc32c itself */
+    struct s3l_s3_config cfg = {.version = S3L_S3_CONFIG_VERSION, .endpoint = proxy_url,
+                                .integrity = S3L_S3_INTEGRITY_CRC32C};
+    struct s3l_error e = {0};
+    assert_int_equal(s3l_s3_client_new(&cfg, &c, &e), 0);
+    rules("[]");
+    OK(s3l_s3_upload_begin(c, bucket, "f/crc", NULL, 5u << 20, &u, err));
+    OK(s3l_s3_upload_write(u, d, n, err));
+    OK(s3l_s3_upload_publish(u, NULL, err));
+    OK(s3l_s3_put_object(c, bucket, "f/crc-put", d, 1000, NULL, NULL, err));
+    assert_int_equal(count("UploadPart", "f/crc", "checksummed"), 2);
+    assert_int_equal(count("UploadPart", "f/crc", "checksumBad"), 0);
+    assert_int_equal(count("PutObject", "f/crc-put", "checksummed"), 1);
+    assert_int_equal(count("PutObject", "f/crc-put", "checksumBad"), 0);
+    free(d);
+    s3l_s3_client_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -432,6 +468,7 @@ int main(void)
         cmocka_unit_test(permanent_faults_stop_at_once),
         cmocka_unit_test(expired_token_and_clock_skew),
         cmocka_unit_test(unknown_complete_is_settled_and_nothing_partial_is_visible),
+        cmocka_unit_test(integrity_headers_are_checked),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -81,7 +81,11 @@ static int n_uint(void *c, uint64_t v) { (void)c; (void)v; return 0; }
 static int n_double(void *c, double v) { (void)c; (void)v; return 0; }
 static int n_bytes(void *c, const void *d, size_t n) { (void)c; (void)d; (void)n; return 0; }
 static int n_dec(void *c, int64_t h, uint64_t l) { (void)c; (void)h; (void)l; return 0; }
-static int n_ivl(void *c, int32_t m, int32_t d, int64_t n) { (void)c; (void)m; (void)d; (void)n; return 0; }
+static int n_ivl(void *c, int32_t m, int32_t d, int64_t n)
+{
+    (void)c, (void)m, (void)d, (void)n;
+    return 0;
+}
 static int n_end(void *c, struct s3l_error *e) { (void)c; (void)e; return 0; }
 static void n_abort(void *c) { (void)c; }
 static const struct s3l_row_sink_ops nop_ops = {

@@ -6,7 +6,8 @@
  * nests 2048 deep where we stop at 1000, refuses "\u0000" in member names, and reads on past a
  * raw NUL byte, which we always refuse. Then the same bytes go through the NDJSON and JSON-array
  * readers with tiny blocks and record limits, checking offsets and line numbers. An object must
- * also convert without error under the schema inferred from it.
+ * also convert without error under the schema inferred from it, and that schema must read back
+ * from its JSON form unchanged.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -76,7 +77,11 @@ static int n_uint(void *c, uint64_t v) { (void)c; (void)v; return 0; }
 static int n_double(void *c, double v) { (void)c; (void)v; return 0; }
 static int n_bytes(void *c, const void *d, size_t n) { (void)c; (void)d; (void)n; return 0; }
 static int n_dec(void *c, int64_t h, uint64_t l) { (void)c; (void)h; (void)l; return 0; }
-static int n_ivl(void *c, int32_t m, int32_t d, int64_t n) { (void)c; (void)m; (void)d; (void)n; return 0; }
+static int n_ivl(void *c, int32_t m, int32_t d, int64_t n)
+{
+    (void)c, (void)m, (void)d, (void)n;
+    return 0;
+}
 static int n_end(void *c, struct s3l_error *e) { (void)c; (void)e; return 0; }
 static void n_abort(void *c) { (void)c; }
 static const struct s3l_row_sink_ops nop_ops = {
@@ -104,6 +109,23 @@ static void self_convert(const struct s3l_value *tape, size_t n, const uint8_t *
             fprintf(stderr, "self conversion failed: %s\n", err.message);
             abort();
         }
+        /* The inferred schema survives its JSON form (the schema record). */
+        char *text;
+        size_t len;
+        struct s3l_schema *back = NULL;
+        if (s3l_schema_to_json(schema, &text, &len) != 0)
+            abort();
+        if (s3l_schema_from_json(text, len, &back, &err) != 0) {
+            fprintf(stderr, "inferred schema does not read back: %s\n%s\n", err.message, text);
+            abort();
+        }
+        for (size_t i = 0; i < schema->n_fields; i++)
+            if (back->n_fields != schema->n_fields ||
+                strcmp(back->fields[i].name, schema->fields[i].name) != 0 ||
+                !s3l_type_equal(&back->fields[i].type, &schema->fields[i].type))
+                abort();
+        s3l_schema_free(back);
+        s3l_free(text);
         s3l_converter_free(conv);
         s3l_schema_free(schema);
         s3l_infer_free(inf);
@@ -118,7 +140,8 @@ static void compare_with_jansson(const uint8_t *data, size_t size)
     json_error_t e;
     json_t *j = json_loadb((const char *)data, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
     /* jansson's stream reader takes a raw NUL byte for the end of its chunk and reads on. */
-    bool skip = memchr(data, 0, size) != NULL || (rc && s.err_what && strstr(s.err_what, "nesting")) ||
+    bool skip = memchr(data, 0, size) != NULL ||
+                (rc && s.err_what && strstr(s.err_what, "nesting")) ||
                 (!j && (strstr(e.text, "too big") || strstr(e.text, "overflow") ||
                         strstr(e.text, "maximum parsing depth") ||
                         strstr(e.text, "NUL byte in object key")));

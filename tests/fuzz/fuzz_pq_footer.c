@@ -2,8 +2,8 @@
  * Fuzz target: the Parquet footer reader (include/s3l/pq_footer.h) over arbitrary bytes taken as
  * a whole file (trailer checks, FileMetaData, schema tree, the Arrow mapping) and as bare
  * FileMetaData bytes. A footer that decodes is walked in full (every leaf, column chunk and
- * statistic, each rendered by s3l_pq_value_format into a small buffer) so ASan sees any size
- * that lies. Memory is capped at 64 MiB per input.
+ * statistic, each rendered by s3l_pq_value_format into a small buffer; the page headers of its
+ * first chunks walked in the input itself) so ASan sees any size that lies. Memory is capped at 64 MiB per input.
  * Built with libFuzzer under clang (S3L_FUZZ), else replayed over corpus/pq_footer by
  * replay_main.c. The corpus holds the golden files of tests/golden/duckdb, their FileMetaData,
  * truncated, flipped and re-framed variants, and the inputs named min-* that a 5-minute
@@ -77,6 +77,42 @@ static void check(struct s3l_pq_footer *f)
     s3l_pq_footer_free(f);
 }
 
+struct mem {
+    const uint8_t *p;
+    size_t n;
+};
+
+static int read_mem(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err)
+{
+    const struct mem *m = ctx;
+    if (off > m->n || len > m->n - off)
+        return s3l_error_set(err, S3L_EIO, "beyond the input");
+    memcpy(buf, m->p + off, len);
+    return 0;
+}
+
+static int count_page(void *ctx, uint64_t off, const struct s3l_pq_page_header *h)
+{
+    (void)off;
+    *(size_t *)ctx += h->header_len;
+    return 0;
+}
+
+/* Walks the pages of the first chunks of a footer read from the input itself. */
+static void walk_pages(const struct s3l_pq_footer *f, const uint8_t *data, size_t size)
+{
+    struct mem m = {data, size};
+    size_t n = 0;
+    for (size_t g = 0; g < f->n_row_groups && g < 4; g++) {
+        for (size_t c = 0; c < f->row_groups[g].n_columns && c < 8; c++) {
+            struct s3l_error err = {0};
+            if (s3l_pq_chunk_pages(read_mem, &m, size, &f->row_groups[g].columns[c], NULL,
+                                   count_page, &n, &err) != 0 && err.message[0] == 0)
+                abort();
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct s3l_pq_footer_options o;
@@ -84,8 +120,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.max_memory = 64u << 20;
     struct s3l_pq_footer *f = NULL;
     struct s3l_error err = {0};
-    if (s3l_pq_footer_read_buf(data, size, &o, &f, &err) == 0)
+    if (s3l_pq_footer_read_buf(data, size, &o, &f, &err) == 0) {
+        walk_pages(f, data, size);
         check(f);
+    }
     else if (f || err.message[0] == 0)
         abort();
     s3l_error_clear(&err);

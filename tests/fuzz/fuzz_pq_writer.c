@@ -37,12 +37,14 @@ static int sink_write(void *ctx, const void *data, size_t len, struct s3l_error 
 }
 
 static const enum s3l_type_id leaf_ids[] = {
-    S3L_TYPE_BOOL,    S3L_TYPE_INT8,    S3L_TYPE_INT16,      S3L_TYPE_INT32,
-    S3L_TYPE_INT64,   S3L_TYPE_UINT8,   S3L_TYPE_UINT16,     S3L_TYPE_UINT32,
-    S3L_TYPE_UINT64,  S3L_TYPE_FLOAT16, S3L_TYPE_FLOAT32,    S3L_TYPE_FLOAT64,
-    S3L_TYPE_UTF8,    S3L_TYPE_BINARY,  S3L_TYPE_FIXED_SIZE_BINARY, S3L_TYPE_UUID,
-    S3L_TYPE_JSON,    S3L_TYPE_DATE32,  S3L_TYPE_TIME32,     S3L_TYPE_TIME64,
-    S3L_TYPE_TIMESTAMP, S3L_TYPE_DECIMAL128, S3L_TYPE_INTERVAL,
+    S3L_TYPE_BOOL,       S3L_TYPE_INT8,     S3L_TYPE_INT16,
+    S3L_TYPE_INT32,      S3L_TYPE_INT64,    S3L_TYPE_UINT8,
+    S3L_TYPE_UINT16,     S3L_TYPE_UINT32,   S3L_TYPE_UINT64,
+    S3L_TYPE_FLOAT16,    S3L_TYPE_FLOAT32,  S3L_TYPE_FLOAT64,
+    S3L_TYPE_UTF8,       S3L_TYPE_BINARY,   S3L_TYPE_FIXED_SIZE_BINARY,
+    S3L_TYPE_UUID,       S3L_TYPE_JSON,     S3L_TYPE_DATE32,
+    S3L_TYPE_TIME32,     S3L_TYPE_TIME64,   S3L_TYPE_TIMESTAMP,
+    S3L_TYPE_DECIMAL128, S3L_TYPE_INTERVAL,
 };
 
 static char *names[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
@@ -54,8 +56,7 @@ static void make_type(struct in *in, struct s3l_type *t, int depth)
     int nested = depth < 3 ? k % 8 : 7;
     if (nested < 3) {
         t->id = nested == 0 ? S3L_TYPE_LIST : nested == 1 ? S3L_TYPE_STRUCT : S3L_TYPE_MAP;
-        t->n_children = t->id == S3L_TYPE_LIST ? 1 : t->id == S3L_TYPE_MAP ? 2
-                                                                            : 1u + next(in) % 3;
+        t->n_children = t->id == S3L_TYPE_LIST ? 1 : t->id == S3L_TYPE_MAP ? 2 : 1u + next(in) % 3;
         t->children = calloc(t->n_children, sizeof(struct s3l_field));
         for (size_t i = 0; i < t->n_children; i++) {
             t->children[i].name = names[i];

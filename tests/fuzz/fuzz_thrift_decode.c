@@ -1,7 +1,7 @@
 /*
  * Fuzz target: the Thrift compact decoder (src/lib/thrift/decode.h) over arbitrary bytes, both
  * generically (skip a whole struct, at two nesting limits) and through the typed walkers of the
- * page index (ColumnIndex, OffsetIndex). It must never read outside the input, recurse past its
+ * page index (ColumnIndex, OffsetIndex) and of page headers. It must never read outside the input, recurse past its
  * depth limit, leak, or report success with the decoder in an error state.
  * Built with libFuzzer under clang (S3L_FUZZ), else replayed over corpus/thrift_decode by
  * replay_main.c. The corpus holds FileMetaData and page index bytes of the golden files of
@@ -44,5 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 err.code = 1; /* a read of every field, nothing more */
         s3l_pq_offset_index_free(oi);
     }
+    struct s3l_pq_page_header h;
+    if (s3l_pq_page_header_decode(data, size, 0, &h, &err) == 0 && h.header_len > size)
+        abort();
     return 0;
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { openDuck } from '../oracle/duck.mjs';
 import { pqMeta } from '../oracle/pq-meta.mjs';
 import { readPageIndexChecked } from '../oracle/page-index.mjs';
-import { dumpFooter, checkAgainstDuck, checkPageIndex } from '../oracle/footer-check.mjs';
+import { dumpFooter, checkAgainstDuck, checkPageIndex, checkPages } from '../oracle/footer-check.mjs';
 
 const tools = process.env.S3L_TOOLS_DIR;
 const dump = dumpFooter;
@@ -31,6 +31,7 @@ try {
       await duck.run(`COPY (${src}) TO '${f}' (FORMAT parquet, COMPRESSION ${codec},
                       ROW_GROUP_SIZE ${rg}, KV_METADATA {codec: '${codec}', rg: '${rg}'})`);
       compare(f, dump(f), await pqMeta(f, { duck }));
+      assert.ok(checkPages(dump(f, '--pages'), f) >= 6);
       files++;
     }
   }
@@ -49,6 +50,8 @@ try {
   const d = dump(f, '--page-index');
   const pi = await readPageIndexChecked(f);
   checkPageIndex(d, pi);
+  // The same through a file:// store (stat + ranged GETs) gives the same footer and page index.
+  assert.deepEqual(dump(`file://${f}`, '--page-index'), d);
   assert.ok(pi.length === 6 && pi.every(c => c.offset_index.page_locations.length >= 1));
   files++;
 

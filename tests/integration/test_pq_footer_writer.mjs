@@ -2,7 +2,8 @@
 // page v1 and v2, dictionary on and off, 2,000 rows of a type matrix in several row groups and
 // small pages, pq_footer_dump (our reader) must agree with DuckDB's parquet_metadata() /
 // parquet_schema() (pq-meta.mjs, statistics text included), its page index with page-index.mjs
-// (own JS decoder and hyparquet, which must agree), its row count with parquet-wasm, and its
+// (own JS decoder and hyparquet, which must agree), its page headers with page-index.mjs's decoder
+// (tiling each chunk, where the OffsetIndex says), its row count with parquet-wasm, and its
 // Arrow mapping must give back the schema the writer was given (written below by hand).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,7 @@ import { openDuck } from '../oracle/duck.mjs';
 import { pqMeta } from '../oracle/pq-meta.mjs';
 import { readPageIndexChecked } from '../oracle/page-index.mjs';
 import { wasmRead } from '../oracle/wasm-read.mjs';
-import { dumpFooter, checkAgainstDuck, checkPageIndex } from '../oracle/footer-check.mjs';
+import { dumpFooter, checkAgainstDuck, checkPageIndex, checkPages } from '../oracle/footer-check.mjs';
 
 const tools = process.env.S3L_TOOLS_DIR;
 assert.ok(tools, 'S3L_TOOLS_DIR must name the built test tools');
@@ -61,11 +62,12 @@ try {
       const out = execFileSync(join(tools, 'pq_write'), [base + '.json', base + '.parquet'], { encoding: 'utf8' });
       assert.match(out, new RegExp(`rows ${N}`), out);
       const file = base + '.parquet';
-      const d = dumpFooter(file, '--page-index', '--arrow');
+      const d = dumpFooter(file, '--page-index', '--arrow', '--pages');
       assert.equal(d.num_rows, N);
       assert.equal(d.row_groups.length, 3);
       checkAgainstDuck(d, await pqMeta(file, { duck }));
       checkPageIndex(d, await readPageIndexChecked(file));
+      assert.ok(checkPages(d, file) > 20);
       const pages = d.row_groups[0].columns[0].page_index.page_locations.length;
       assert.ok(pages > 1, `id has ${pages} pages in row group 0`);
       const w = await wasmRead(file, { schemaOnly: true });

@@ -7,9 +7,12 @@
 //   const d = dumpFooter(file, '--page-index', '--arrow');   // needs S3L_TOOLS_DIR
 //   checkAgainstDuck(d, await pqMeta(file));
 //   checkPageIndex(d, await readPageIndexChecked(file));
+//   checkPages(dumpFooter(file, '--pages', '--page-index'), file);
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { decodeStructAt } from './page-index.mjs';
 
 export function dumpFooter(file, ...args) {
   const tools = process.env.S3L_TOOLS_DIR;
@@ -64,4 +67,40 @@ export function checkPageIndex(d, pi) {
   })));
   assert.deepEqual(mine, pi.map(({ path, column_index, offset_index }) => ({ path, column_index, offset_index })));
   return mine.length;
+}
+
+// The page headers our reader listed (pq_footer_dump --pages) against page-index.mjs's own
+// Thrift decoder reading the file at the same offsets (parquet.thrift PageHeader: 1 type,
+// 2 uncompressed_page_size, 3 compressed_page_size; 5/7/8 the type's header, field 1 num_values,
+// 2 (v1, dictionary) or 4 (v2) encoding); pages must tile each chunk, and when the file has an
+// OffsetIndex its data pages must be where it says.
+export function checkPages(d, file) {
+  const buf = readFileSync(file);
+  let n = 0;
+  for (const rg of d.row_groups) {
+    for (const c of rg.columns) {
+      assert.ok(Array.isArray(c.pages), `${c.path}: ${JSON.stringify(c.pages)}`);
+      let at = c.dictionary_page_offset ?? c.data_page_offset;
+      let values = 0;
+      for (const p of c.pages) {
+        assert.equal(p.offset, at, `${c.path}: pages must tile the chunk`);
+        const { value: h, end } = decodeStructAt(buf, p.offset);
+        const sub = h.get(5) || h.get(7) || h.get(8);
+        assert.deepEqual([p.type, p.uncompressed_page_size, p.compressed_page_size, p.header_len,
+          p.num_values, p.encoding], [h.get(1), h.get(2), h.get(3), end - p.offset, sub.get(1),
+          h.has(8) ? sub.get(4) : sub.get(2)], `${c.path} page at ${p.offset}`);
+        if (p.type !== 2) values += p.num_values;
+        at += p.header_len + p.compressed_page_size;
+        n++;
+      }
+      assert.equal(at, (c.dictionary_page_offset ?? c.data_page_offset) + c.total_compressed_size);
+      assert.equal(values, c.num_values, `${c.path}: values in data pages`);
+      if (c.page_index && c.page_index.page_locations) {
+        const data = c.pages.filter(p => p.type !== 2);
+        assert.deepEqual(data.map(p => [p.offset, p.header_len + p.compressed_page_size]),
+          c.page_index.page_locations.map(l => [l.offset, l.compressed_page_size]), `${c.path} OffsetIndex`);
+      }
+    }
+  }
+  return n;
 }

@@ -106,6 +106,13 @@ export function decodeStruct(bytes, pos = 0) {
   return c.struct();
 }
 
+// A struct at byte pos of bytes, and where it ends (for page headers: the page follows).
+export function decodeStructAt(bytes, pos) {
+  const c = new Compact(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), pos);
+  const value = c.struct();
+  return { value, end: c.pos };
+}
+
 // FileMetaData of a whole file: "PAR1" ... metadata, u32 length, "PAR1".
 export function readFileMetaData(buf) {
   if (buf.length < 12 || buf.toString('latin1', buf.length - 4) !== 'PAR1' ||

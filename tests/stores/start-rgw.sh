@@ -9,8 +9,9 @@
 #
 # Environment (all optional):
 #   RGW_DIR        state directory (default: a new mktemp -d)
-#   RGW_PORT       S3 port (default: a free port); RGW_TLS_PORT adds an HTTPS frontend, with a
-#                  throw-away CA and certificate made here ($RGW_DIR/tls/ca.pem, name localhost)
+#   RGW_PORT       S3 port (default: a free port); RGW_TLS_PORT (a port, or auto: a free one) adds
+#                  an HTTPS frontend, with a throw-away CA and certificate made here
+#                  ($RGW_DIR/tls/ca.pem, for 127.0.0.1 and localhost)
 #   RGW_STORE      memstore (default: data in RAM, fastest start) or bluestore (sparse file)
 #   RGW_STORE_BYTES  store size (default 4 GiB)
 #   RGW_DNS_NAME   rgw_dns_name, for virtual-hosted requests (default s3.localhost.test)
@@ -57,6 +58,7 @@ free_port() {
     fail "no free port found"
 }
 RGW_PORT=${RGW_PORT:-$(free_port)}
+[ "${RGW_TLS_PORT:-}" = auto ] && RGW_TLS_PORT=$(free_port)
 MON_PORT=$(free_port)
 OSD_MIN=$(free_port); OSD_MAX=$((OSD_MIN + 40))
 busy "$RGW_PORT" && fail "127.0.0.1:$RGW_PORT is in use"
@@ -187,10 +189,12 @@ radosgw --conf "$conf" -n client.rgw.a -f </dev/null >>"$RGW_DIR/log/rgw.out" 2>
 rgw_pid=$!
 echo "rgw.a $rgw_pid" >> "$RGW_DIR/pids"
 answers() {
-    kill -0 "$rgw_pid" || fail "radosgw exited; see $RGW_DIR/log"
+    kill -0 "$rgw_pid" 2>/dev/null || return 0 # checked below, where the message is seen
     curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$RGW_PORT/"
 }
 wait_for "radosgw" answers
+kill -0 "$rgw_pid" 2>/dev/null || { tail -n 5 "$RGW_DIR/log/client.rgw.a.log" >&2;
+                                    fail "radosgw exited; see $RGW_DIR/log"; }
 radosgw-admin --conf "$conf" user create --uid=s3land --display-name=s3land \
     --access-key="$ACCESS" --secret-key="$SECRET" >/dev/null 2>>"$RGW_DIR/log/admin.out"
 # ready when a signed request works; the same request creates the test bucket

@@ -180,7 +180,8 @@ static void cs_destroy(struct s3l_store *s)
 static void cs_event(struct s3l_store *s, const char *name)
 {
     (void)s;
-    if (g.mode == 1 && g.point[0] && strcmp(name, g.point) == 0 && ++g.seen == g.nth) {
+    if (g.mode == 1 && g.point[0] && strcmp(name, g.point) == 0
+        && __atomic_add_fetch(&g.seen, 1, __ATOMIC_SEQ_CST) == g.nth) {
         char what[96];
         snprintf(what, sizeof(what), "point %s #%u", name, g.nth);
         die(what);

@@ -24,6 +24,10 @@
 //   skew            403 RequestTimeTooSkewed with a Date skewSeconds ahead, not forwarded
 //   deny            403 AccessDenied, not forwarded
 //   html            502 with an HTML body, not forwarded
+//   corrupt         one byte of the request body is flipped, then forwarded (the store's
+//                   Content-MD5 check must refuse it)
+// Integrity: a request carrying x-amz-checksum-crc32c has it checked here (Ceph RGW 16 ignores
+// it); counts get checksummed / checksumBad per operation and key.
 import http from 'node:http';
 
 const args = process.argv.slice(2);
@@ -33,6 +37,22 @@ const opt = (name, dflt) => {
 };
 const target = new URL(opt('--target', 'http://127.0.0.1:7480'));
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+// CRC-32C (Castagnoli, reflected 0x82F63B78), table-driven: the proxy's own implementation
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let c = i;
+    for (let k = 0; k < 8; k++) c = (c & 1) ? (c >>> 1) ^ 0x82F63B78 : c >>> 1;
+    t[i] = c >>> 0;
+  }
+  return t;
+})();
+function crc32c(buf) {
+  let c = 0xFFFFFFFF;
+  for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xFF] ^ (c >>> 8);
+  return (c ^ 0xFFFFFFFF) >>> 0;
+}
 
 let rules = [];
 let counts = {};
@@ -121,8 +141,16 @@ function control(req, res, body) {
 
 function handle(req, res, body, op, key, rule) {
   const name = `${op} ${key}`;
-  const c = counts[name] || (counts[name] = { seen: 0, forwarded: 0, injected: 0, ok: 0 });
+  const c = counts[name] || (counts[name] = { seen: 0, forwarded: 0, injected: 0, ok: 0,
+                                              checksummed: 0, checksumBad: 0 });
   c.seen++;
+  const sum = req.headers['x-amz-checksum-crc32c'];
+  if (sum !== undefined) {
+    const want = Buffer.alloc(4);
+    want.writeUInt32BE(crc32c(body));
+    c.checksummed++;
+    if (want.toString('base64') !== sum) c.checksumBad++;
+  }
   const entry = { op, key, inFlight: inFlight[op], amzDate: req.headers['x-amz-date'] || '',
                   action: rule ? rule.action : '', status: 0 };
   log.push(entry);
@@ -184,6 +212,12 @@ function handle(req, res, body, op, key, rule) {
     });
   case 'slow':
     return setTimeout(() => forward(req, body, pass), rule.delayMs || 1000);
+  case 'corrupt': {
+    c.injected++;
+    const bad = Buffer.from(body);
+    if (bad.length > 0) bad[bad.length >> 1] ^= 0x5a;
+    return forward(req, bad, pass);
+  }
   default:
     return forward(req, body, pass);
   }

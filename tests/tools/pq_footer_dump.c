@@ -2,9 +2,11 @@
  * pq_footer_dump: prints a Parquet file's footer as JSON through the library's footer reader
  * (include/s3l/pq_footer.h), independent of the CLI. Tests compare its output with DuckDB's
  * parquet_metadata() / parquet_schema(); people use it to look at a file.
- *   pq_footer_dump FILE [--page-index] [--arrow]
+ *   pq_footer_dump FILE|URL/KEY [--page-index] [--arrow] [--pages]
+ * A file:// or s3:// argument names a store object: the store rooted at the URL up to the last
+ * '/', and the key after it; the footer and page indexes are then read by ranged GETs.
  * "validation" is null, or what s3l_pq_footer_validate found wrong.
- * --page-index adds each chunk's ColumnIndex and OffsetIndex; --arrow adds the schema mapped to
+ * --page-index adds each chunk's ColumnIndex and OffsetIndex; --pages its page headers; --arrow adds the schema mapped to
  * Arrow types. Statistics and index bounds are printed as lowercase hex of their raw bytes;
  * statistics also as text (min_text, max_text) in the forms of s3l_pq_value_format.
  * Exit status: 0 ok, 1 the file could not be read (the message on stderr), 2 usage.
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "s3l/pq_footer.h"
+#include "s3l/store.h"
 #include "util/util.h"
 
 static json_t *hex(const struct s3l_pq_bytes *b)
@@ -128,14 +131,20 @@ static json_t *kv_json(const struct s3l_pq_kv *kv, size_t n)
     return a;
 }
 
-static json_t *index_json(int fd, const struct s3l_pq_footer *f,
+/* Where the page indexes are read from: a file descriptor or a store object. */
+struct src {
+    s3l_pq_read_fn fn;
+    void *ctx;
+};
+
+static json_t *index_json(const struct src *src, const struct s3l_pq_footer *f,
                           const struct s3l_pq_column_chunk *cc)
 {
     json_t *o = json_object();
     struct s3l_error err = {0};
     struct s3l_pq_column_index *ci;
     struct s3l_pq_offset_index *oi;
-    if (s3l_pq_column_index_read(s3l_pq_read_fd, &fd, f->file_size, cc, NULL, &ci, &err) == 0) {
+    if (s3l_pq_column_index_read(src->fn, src->ctx, f->file_size, cc, NULL, &ci, &err) == 0) {
         json_t *c = json_object(), *np = json_array(), *mn = json_array(), *mx = json_array(),
                *nc = json_array();
         for (size_t i = 0; i < ci->n_pages; i++) {
@@ -157,7 +166,7 @@ static json_t *index_json(int fd, const struct s3l_pq_footer *f,
         json_object_set_new(o, "column_index_error", json_string(err.message));
     }
     s3l_error_clear(&err);
-    if (s3l_pq_offset_index_read(s3l_pq_read_fd, &fd, f->file_size, cc, NULL, &oi, &err) == 0) {
+    if (s3l_pq_offset_index_read(src->fn, src->ctx, f->file_size, cc, NULL, &oi, &err) == 0) {
         json_t *a = json_array();
         for (size_t i = 0; i < oi->n_pages; i++)
             json_array_append_new(a, json_pack("{s:I, s:i, s:I}", "offset",
@@ -174,8 +183,37 @@ static json_t *index_json(int fd, const struct s3l_pq_footer *f,
     return o;
 }
 
-static json_t *chunk_json(int fd, const struct s3l_pq_footer *f, size_t col,
-                          const struct s3l_pq_column_chunk *cc, bool page_index)
+static int page_cb(void *ctx, uint64_t offset, const struct s3l_pq_page_header *h)
+{
+    json_t *o = json_pack("{s:I, s:i, s:I, s:i, s:i, s:i, s:i}", "offset", (json_int_t)offset,
+                          "type", h->type, "header_len", (json_int_t)h->header_len,
+                          "compressed_page_size", h->compressed_page_size,
+                          "uncompressed_page_size", h->uncompressed_page_size, "num_values",
+                          h->num_values, "encoding", h->encoding);
+    if (h->type == 3)
+        json_object_update_new(o, json_pack("{s:i, s:i, s:i, s:i, s:b}", "num_nulls", h->num_nulls,
+                                            "num_rows", h->num_rows, "def_levels_byte_length",
+                                            h->def_levels_byte_length, "rep_levels_byte_length",
+                                            h->rep_levels_byte_length, "is_compressed",
+                                            h->is_compressed));
+    json_array_append_new(ctx, o);
+    return 0;
+}
+
+static json_t *pages_json(const struct src *src, const struct s3l_pq_footer *f,
+                          const struct s3l_pq_column_chunk *cc)
+{
+    json_t *a = json_array();
+    struct s3l_error err = {0};
+    if (s3l_pq_chunk_pages(src->fn, src->ctx, f->file_size, cc, NULL, page_cb, a, &err) != 0) {
+        json_decref(a);
+        return json_pack("{s:s}", "error", err.message);
+    }
+    return a;
+}
+
+static json_t *chunk_json(const struct src *src, const struct s3l_pq_footer *f, size_t col,
+                          const struct s3l_pq_column_chunk *cc, bool page_index, bool pages)
 {
     json_t *o = json_object();
     json_t *enc = json_array();
@@ -201,7 +239,9 @@ static json_t *chunk_json(int fd, const struct s3l_pq_footer *f, size_t col,
     json_object_set_new(o, "column_index_length", opt_int(cc->column_index_length));
     json_object_set_new(o, "key_value_metadata", kv_json(cc->kv, cc->n_kv));
     if (page_index)
-        json_object_set_new(o, "page_index", index_json(fd, f, cc));
+        json_object_set_new(o, "page_index", index_json(src, f, cc));
+    if (pages)
+        json_object_set_new(o, "pages", pages_json(src, f, cc));
     return o;
 }
 
@@ -225,34 +265,55 @@ static json_t *arrow_json(const struct s3l_pq_footer *f)
 int main(int argc, char **argv)
 {
     const char *path = NULL;
-    bool page_index = false, arrow = false;
+    bool page_index = false, arrow = false, pages = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--page-index") == 0)
             page_index = true;
         else if (strcmp(argv[i], "--arrow") == 0)
             arrow = true;
+        else if (strcmp(argv[i], "--pages") == 0)
+            pages = true;
         else if (!path)
             path = argv[i];
         else
             path = NULL, i = argc;
     }
     if (!path) {
-        fprintf(stderr, "usage: pq_footer_dump FILE [--page-index] [--arrow]\n");
+        fprintf(stderr, "usage: pq_footer_dump FILE|URL/KEY [--page-index] [--arrow] [--pages]\n");
         return 2;
-    }
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        perror(path);
-        return 1;
     }
     struct s3l_pq_footer_options o;
     s3l_pq_footer_options_init(&o);
     o.name = path;
     struct s3l_pq_footer *f;
     struct s3l_error err = {0};
-    if (s3l_pq_footer_read_fd(fd, &o, &f, &err) != 0) {
+    int fd = -1, rc;
+    struct s3l_store *store = NULL;
+    struct s3l_pq_store_src ssrc = {NULL, NULL};
+    struct src source = {s3l_pq_read_fd, &fd};
+    const char *slash = strrchr(path, '/');
+    if ((!strncmp(path, "file://", 7) || !strncmp(path, "s3://", 5)) && slash) {
+        /* URL/KEY: the store rooted at URL, the object KEY (one path segment). */
+        char *root = strndup(path, (size_t)(slash - path));
+        rc = s3l_store_open(root, NULL, &store, &err);
+        free(root);
+        ssrc = (struct s3l_pq_store_src){store, slash + 1};
+        source = (struct src){s3l_pq_read_store, &ssrc};
+        if (rc == 0)
+            rc = s3l_pq_footer_read_store(store, slash + 1, &o, &f, &err);
+    } else {
+        fd = open(path, O_RDONLY);
+        if (fd < 0) {
+            perror(path);
+            return 1;
+        }
+        rc = s3l_pq_footer_read_fd(fd, &o, &f, &err);
+    }
+    if (rc != 0) {
         fprintf(stderr, "pq_footer_dump: %s (%s)\n", err.message, s3l_error_name(err.code));
-        close(fd);
+        if (fd >= 0)
+            close(fd);
+        s3l_store_free(store);
         return 1;
     }
     json_t *root = json_object();
@@ -283,7 +344,7 @@ int main(int argc, char **argv)
         const struct s3l_pq_row_group *rg = &f->row_groups[g];
         json_t *cols = json_array();
         for (size_t i = 0; i < rg->n_columns; i++)
-            json_array_append_new(cols, chunk_json(fd, f, i, &rg->columns[i], page_index));
+            json_array_append_new(cols, chunk_json(&source, f, i, &rg->columns[i], page_index, pages));
         json_array_append_new(rgs, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "num_rows",
                                              (json_int_t)rg->num_rows, "total_byte_size",
                                              (json_int_t)rg->total_byte_size, "file_offset",
@@ -298,6 +359,8 @@ int main(int argc, char **argv)
     fputc('\n', stdout);
     json_decref(root);
     s3l_pq_footer_free(f);
-    close(fd);
+    if (fd >= 0)
+        close(fd);
+    s3l_store_free(store);
     return 0;
 }

@@ -56,15 +56,31 @@ static void type_from_json(json_t *t, struct s3l_type *ty)
         const char *name;
         enum s3l_type_id id;
     } simple[] = {
-        {"bool", S3L_TYPE_BOOL},       {"int8", S3L_TYPE_INT8},       {"int16", S3L_TYPE_INT16},
-        {"int32", S3L_TYPE_INT32},     {"int64", S3L_TYPE_INT64},     {"uint8", S3L_TYPE_UINT8},
-        {"uint16", S3L_TYPE_UINT16},   {"uint32", S3L_TYPE_UINT32},   {"uint64", S3L_TYPE_UINT64},
-        {"float16", S3L_TYPE_FLOAT16}, {"float32", S3L_TYPE_FLOAT32}, {"float64", S3L_TYPE_FLOAT64},
-        {"utf8", S3L_TYPE_UTF8},       {"binary", S3L_TYPE_BINARY},   {"json", S3L_TYPE_JSON},
-        {"uuid", S3L_TYPE_UUID},       {"date32", S3L_TYPE_DATE32},   {"interval", S3L_TYPE_INTERVAL},
-        {"fixed", S3L_TYPE_FIXED_SIZE_BINARY}, {"time32", S3L_TYPE_TIME32},
-        {"time64", S3L_TYPE_TIME64},   {"timestamp", S3L_TYPE_TIMESTAMP},
-        {"decimal", S3L_TYPE_DECIMAL128}, {"list", S3L_TYPE_LIST}, {"struct", S3L_TYPE_STRUCT},
+        {"bool", S3L_TYPE_BOOL},
+        {"int8", S3L_TYPE_INT8},
+        {"int16", S3L_TYPE_INT16},
+        {"int32", S3L_TYPE_INT32},
+        {"int64", S3L_TYPE_INT64},
+        {"uint8", S3L_TYPE_UINT8},
+        {"uint16", S3L_TYPE_UINT16},
+        {"uint32", S3L_TYPE_UINT32},
+        {"uint64", S3L_TYPE_UINT64},
+        {"float16", S3L_TYPE_FLOAT16},
+        {"float32", S3L_TYPE_FLOAT32},
+        {"float64", S3L_TYPE_FLOAT64},
+        {"utf8", S3L_TYPE_UTF8},
+        {"binary", S3L_TYPE_BINARY},
+        {"json", S3L_TYPE_JSON},
+        {"uuid", S3L_TYPE_UUID},
+        {"date32", S3L_TYPE_DATE32},
+        {"interval", S3L_TYPE_INTERVAL},
+        {"fixed", S3L_TYPE_FIXED_SIZE_BINARY},
+        {"time32", S3L_TYPE_TIME32},
+        {"time64", S3L_TYPE_TIME64},
+        {"timestamp", S3L_TYPE_TIMESTAMP},
+        {"decimal", S3L_TYPE_DECIMAL128},
+        {"list", S3L_TYPE_LIST},
+        {"struct", S3L_TYPE_STRUCT},
         {"map", S3L_TYPE_MAP},
     };
     memset(ty, 0, sizeof(*ty));
@@ -320,8 +336,8 @@ int main(int argc, char **argv)
     if (!doc)
         die("cannot parse input", jerr.text);
     json_t *js = json_object_get(doc, "schema");
-    struct s3l_schema schema = {json_array_size(js), calloc(json_array_size(js) + 1,
-                                                            sizeof(struct s3l_field))};
+    struct s3l_schema schema = {json_array_size(js),
+                                calloc(json_array_size(js) + 1, sizeof(struct s3l_field))};
     for (size_t i = 0; i < schema.n_fields; i++)
         field_from_json(json_array_get(js, i), &schema.fields[i]);
     struct s3l_pq_options opts;

@@ -35,7 +35,11 @@ static int c_uint(void *c, uint64_t v) { (void)v; return c_null(c); }
 static int c_double(void *c, double v) { (void)v; return c_null(c); }
 static int c_bytes(void *c, const void *d, size_t n) { (void)d; (void)n; return c_null(c); }
 static int c_dec(void *c, int64_t h, uint64_t l) { (void)h; (void)l; return c_null(c); }
-static int c_ivl(void *c, int32_t m, int32_t d, int64_t n) { (void)m; (void)d; (void)n; return c_null(c); }
+static int c_ivl(void *c, int32_t m, int32_t d, int64_t n)
+{
+    (void)m, (void)d, (void)n;
+    return c_null(c);
+}
 static int c_nest(void *c) { (void)c; return 0; }
 static int c_end(void *c, struct s3l_error *e) { (void)c; (void)e; return 0; }
 static void c_abort(void *c) { (void)c; }

@@ -34,7 +34,7 @@ static void round_trip(enum s3l_codec id, int level, size_t n)
     struct s3l_buf out;
     s3l_buf_init(&out, SIZE_MAX / 2);
     assert_int_equal(s3l_buf_append(&out, "HDR", 3), 0); /* compress appends */
-    for (int rep = 0; rep < 2; rep++) {                 /* the context is reused */
+    for (int rep = 0; rep < 2; rep++) {                  /* the context is reused */
         out.len = 3;
         assert_int_equal(s3l__codec_compress(&c, input, n, &out), 0);
         const uint8_t *p = out.ptr + 3;
@@ -78,8 +78,7 @@ static void codecs_round_trip(void **state)
 {
     (void)state;
     fill();
-    const enum s3l_codec ids[] = {S3L_CODEC_NONE, S3L_CODEC_SNAPPY, S3L_CODEC_GZIP,
-                                  S3L_CODEC_ZSTD};
+    const enum s3l_codec ids[] = {S3L_CODEC_NONE, S3L_CODEC_SNAPPY, S3L_CODEC_GZIP, S3L_CODEC_ZSTD};
     for (size_t i = 0; i < 4; i++) {
         round_trip(ids[i], 0, sizeof(input));
         round_trip(ids[i], 0, 0);

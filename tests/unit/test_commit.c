@@ -469,6 +469,20 @@ static void lanes_from_threads(void **state)
 }
 
 /* A full disk: the epoch fails with NO_SPACE, nothing of it is visible, earlier epochs stay. */
+/* The tmpfs of a full-disk test, unmounted by the teardown even when the test fails. */
+static char mounted[64];
+
+static int unmount_teardown(void **state)
+{
+    (void)state;
+    if (mounted[0]) {
+        umount2(mounted, MNT_DETACH);
+        rmdir(mounted);
+        mounted[0] = 0;
+    }
+    return 0;
+}
+
 static void full_disk_commits_nothing_half(void **state)
 {
     (void)state;
@@ -477,6 +491,7 @@ static void full_disk_commits_nothing_half(void **state)
     assert_non_null(mkdtemp(f.dir));
     if (mount("tmpfs", f.dir, "tmpfs", 0, "size=256k") != 0)
         fail_msg("mount tmpfs: %s (tests run as root)", strerror(errno));
+    snprintf(mounted, sizeof(mounted), "%s", f.dir);
     snprintf(f.url, sizeof(f.url), "file://%s", f.dir);
     struct s3l_error err = {0};
     assert_int_equal(s3l_store_open(f.url, NULL, &f.s, &err), 0);
@@ -521,6 +536,7 @@ static void full_disk_commits_nothing_half(void **state)
     assert_int_equal(c.committed_epoch, 1);
     s3l_store_free(f.s);
     assert_int_equal(umount(f.dir), 0);
+    mounted[0] = 0;
     rmdir(f.dir);
 }
 
@@ -639,7 +655,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(refused_options_and_names, setup, teardown),
         cmocka_unit_test_setup_teardown(abort_leaves_nothing_and_gc_collects, setup, teardown),
         cmocka_unit_test_setup_teardown(lanes_from_threads, setup, teardown),
-        cmocka_unit_test(full_disk_commits_nothing_half),
+        cmocka_unit_test_teardown(full_disk_commits_nothing_half, unmount_teardown),
         cmocka_unit_test_setup_teardown(unwritable_destination, setup, teardown),
         cmocka_unit_test(fail_at_every_op_then_recover),
         cmocka_unit_test(lost_reply_at_every_op_then_recover),

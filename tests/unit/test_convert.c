@@ -41,7 +41,11 @@ static int r_begin(void *c) { logf_(c, "begin"); return 0; }
 static int r_null(void *c) { logf_(c, " null"); return counted(c); }
 static int r_bool(void *c, bool v) { logf_(c, " bool:%d", v); return counted(c); }
 static int r_int(void *c, int64_t v) { logf_(c, " int:%lld", (long long)v); return counted(c); }
-static int r_uint(void *c, uint64_t v) { logf_(c, " uint:%llu", (unsigned long long)v); return counted(c); }
+static int r_uint(void *c, uint64_t v)
+{
+    logf_(c, " uint:%llu", (unsigned long long)v);
+    return counted(c);
+}
 static int r_double(void *c, double v) { logf_(c, " dbl:%.17g", v); return counted(c); }
 static int r_bytes(void *c, const void *d, size_t n)
 {
@@ -51,8 +55,16 @@ static int r_bytes(void *c, const void *d, size_t n)
         logf_(c, p[i] >= 0x20 && p[i] < 0x7f ? "%c" : "\\x%02x", p[i]);
     return counted(c);
 }
-static int r_dec(void *c, int64_t hi, uint64_t lo) { logf_(c, " dec:%lld,%llu", (long long)hi, (unsigned long long)lo); return counted(c); }
-static int r_ivl(void *c, int32_t m, int32_t d, int64_t ns) { logf_(c, " ivl:%d,%d,%lld", m, d, (long long)ns); return counted(c); }
+static int r_dec(void *c, int64_t hi, uint64_t lo)
+{
+    logf_(c, " dec:%lld,%llu", (long long)hi, (unsigned long long)lo);
+    return counted(c);
+}
+static int r_ivl(void *c, int32_t m, int32_t d, int64_t ns)
+{
+    logf_(c, " ivl:%d,%d,%lld", m, d, (long long)ns);
+    return counted(c);
+}
 static int r_bl(void *c) { logf_(c, " ["); return 0; }
 static int r_el(void *c) { logf_(c, " ]"); return 0; }
 static int r_bs(void *c) { logf_(c, " {"); return 0; }
@@ -159,7 +171,8 @@ static void every_type_and_lossless_coercions(void **state)
                         "begin int:1 bytes:123.50 dec:0,1230 int:1704067200000000 int:19782 "
                         "bool:1 [ bytes:a null ] { null dbl:2 } < bytes:k int:1 bytes:l null > "
                         "bytes:{\"z\":[1,\"q\\n\"]} "
-                        "bytes:\\x12>Eg\\xe8\\x9b\\x12\\xd3\\xa4VBf\\x14\\x17@\\x00 int:43200500000 "
+                        "bytes:\\x12>Eg\\xe8\\x9b\\x12\\xd3\\xa4VBf\\x14\\x17@\\x00 "
+                        "int:43200500000 "
                         "ivl:14,3,14706500000000 dbl:1 int:-128 uint:18446744073709551615 end");
     assert_int_equal(s3l_converter_ignored(fx.conv), 1);
     /* Missing nullable columns are nulls; a number and a bool into a string keep their text. */

@@ -89,7 +89,8 @@ static const char CSV[] = "id,name,note\r\n"           /* line 1, bytes 0-14 */
 static void rfc4180_rows(void **state)
 {
     (void)state;
-    const char *want = "L2 O14-42 {\"id\":\"1\",\"name\":\"Smith, J\",\"note\":\"said \\\"hi\\\"\"}\n"
+    const char *want = "L2 O14-42 {\"id\":\"1\",\"name\":\"Smith, J\","
+                       "\"note\":\"said \\\"hi\\\"\"}\n"
                        "L3 O42-49 {\"id\":\"2\",\"name\":null,\"note\":\"\"}\n"
                        "L5 O51-68 {\"id\":\"3\",\"name\":\"multi\\nline\",\"note\":\"x\"}\n"
                        "L7 O68-72 {\"id\":\"4\",\"name\":\"b\",\"note\":null}\n";

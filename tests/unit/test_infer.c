@@ -40,7 +40,7 @@ static const char *infer(const char *text, enum s3l_input_format fmt, bool as_js
     assert_int_equal(s3l_infer_schema(inf, &s), 0);
     out[0] = 0;
     for (size_t i = 0; i < s->n_fields; i++) {
-        char tn[256];
+        char tn[768];
         s3l_type_format(&s->fields[i].type, tn, sizeof(tn));
         assert_true(s->fields[i].nullable);
         snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s: %s", i ? ", " : "",
@@ -84,12 +84,23 @@ static void never_a_type_the_value_does_not_fit(void **state)
 {
     (void)state;
     /* ns digits do not fit timestamp[us], 1e400 fits no double: both stay strings; a member
-     * name holding U+0000 cannot be a column name and is ignored. */
-    assert_string_equal(infer("{\"t\":\"2024-01-01T00:00:00.123456789\",\"x\":1e400,"
-                              "\"k\\u0000\":1,\"s\":{\"a\\u0000\":1,\"b\":2}}\n",
+     * name that is empty or holds U+0000 cannot be a column name and is ignored. */
+    assert_string_equal(infer("{\"t\":\"2024-01-01T00:00:00.123456789\",\"x\":1e400,\"\":3,"
+                              "\"k\\u0000\":1,\"s\":{\"a\\u0000\":1,\"b\":2,\"\":4}}\n",
                               S3L_INPUT_NDJSON, false),
                         "t: string, x: string, s: struct<b: int64>");
     assert_string_equal(infer("c\n1e400\n2\n", S3L_INPUT_CSV, false), "c: string");
+    /* Nesting deeper than 32 lists or structs becomes json text (type names stop at 64). */
+    char deep[256] = "{\"a\":";
+    for (int i = 0; i < 40; i++)
+        strcat(deep, "[");
+    strcat(deep, "1");
+    for (int i = 0; i < 40; i++)
+        strcat(deep, "]");
+    strcat(deep, "}\n");
+    const char *t = infer(deep, S3L_INPUT_NDJSON, false);
+    assert_int_equal(strlen(t), strlen("a: ") + 32 * strlen("list<item: >") + strlen("json"));
+    assert_non_null(strstr(t, "list<item: json>"));
 }
 
 static void csv_shapes(void **state)

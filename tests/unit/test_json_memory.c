@@ -97,8 +97,8 @@ static char *make_input(enum s3l_input_format fmt, int n, size_t *len)
             o += (size_t)sprintf(s + o, "%d,\"name, %d\",2024-01-%02d,%d.5\n", i, i, i % 28 + 1, i);
         else
             o += (size_t)sprintf(s + o,
-                                 "%s{\"id\":%d,\"name\":\"name \\u00e9 %d\",\"when\":\"2024-01-%02d\","
-                                 "\"score\":%d.5,\"tags\":[1,2]}%s",
+                                 "%s{\"id\":%d,\"name\":\"name \\u00e9 %d\","
+                                 "\"when\":\"2024-01-%02d\",\"score\":%d.5,\"tags\":[1,2]}%s",
                                  fmt == S3L_INPUT_JSON && i ? "," : "", i, i, i % 28 + 1, i,
                                  fmt == S3L_INPUT_NDJSON ? "\n" : "");
     }
@@ -116,7 +116,11 @@ static int n_uint(void *c, uint64_t v) { (void)c; (void)v; return 0; }
 static int n_double(void *c, double v) { (void)c; (void)v; return 0; }
 static int n_bytes(void *c, const void *d, size_t n) { (void)c; (void)d; (void)n; return 0; }
 static int n_dec(void *c, int64_t h, uint64_t l) { (void)c; (void)h; (void)l; return 0; }
-static int n_ivl(void *c, int32_t m, int32_t d, int64_t n) { (void)c; (void)m; (void)d; (void)n; return 0; }
+static int n_ivl(void *c, int32_t m, int32_t d, int64_t n)
+{
+    (void)c, (void)m, (void)d, (void)n;
+    return 0;
+}
 static int n_end(void *c, struct s3l_error *e) { (void)c; (void)e; return 0; }
 static void n_abort(void *c) { (void)c; }
 static const struct s3l_row_sink_ops nop_ops = {

@@ -4,6 +4,7 @@
  * line, column and offset, recovery after a bad line, the record size limit, tiny read blocks
  * (every record crosses a block boundary), pipes, and resuming at a recorded offset.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -233,6 +234,11 @@ static void json_array_errors(void **state)
              4, 20, 0, 0, &run);
     assert_string_equal(run.out, "E in.json line 1 (byte offset 1): the array element is longer "
                                  "than the maximum record size (20 bytes)\n");
+    /* The same when the whole element fits in one block. */
+    read_all(pipe_with("[{\"a\":1},{\"a\":\"0123456789012345678901234567890123456789\"}]"),
+             S3L_INPUT_JSON, 1 << 16, 20, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\nE in.json line 1 (byte offset 9): the array "
+                                 "element is longer than the maximum record size (20 bytes)\n");
 }
 
 static void records_can_be_kept(void **state)
@@ -274,7 +280,8 @@ static void bad_options(void **state)
     assert_int_equal(s3l_input_format_parse("jsonl", &f, &err), 0);
     assert_int_equal(f, S3L_INPUT_NDJSON);
     assert_int_equal(s3l_input_format_parse("xml", &f, &err), S3L_EINVALID_CONFIG);
-    assert_string_equal(err.message, "input format \"xml\": expected ndjson (or jsonl), json or csv");
+    assert_string_equal(err.message,
+                        "input format \"xml\": expected ndjson (or jsonl), json or csv");
     /* A pipe that ends before the resume offset. */
     opt.version = S3L_READER_OPTIONS_VERSION;
     opt.start_offset = 100;
@@ -283,6 +290,22 @@ static void bad_options(void **state)
     int fd = pipe_with("{}\n");
     assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), S3L_EIO);
     assert_string_equal(err.message, "p ends before byte offset 100");
+    close(fd);
+    /* read() failing (a directory) is an I/O error naming the input, and it sticks. */
+    fd = open("/", O_RDONLY | O_DIRECTORY);
+    assert_true(fd >= 0);
+    opt.start_offset = 0;
+    opt.name = "/";
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
+    struct s3l_record rec;
+    assert_int_equal(s3l_reader_next(r, &rec, &err), S3L_EIO);
+    assert_string_equal(err.message, "read / at byte offset 0: Is a directory");
+    assert_int_equal(err.sys_errno, EISDIR);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_reader_next(r, &rec, &err), S3L_EIO);
+    assert_string_equal(err.message, "read / at byte offset 0: Is a directory");
+    s3l_reader_free(r);
     close(fd);
 }
 

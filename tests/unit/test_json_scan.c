@@ -13,6 +13,11 @@
 
 #include "json/json.h"
 
+#define VALUE "a value (object, array, string, number, true, false, null)"
+#define LOW_SURROGATE "a low surrogate \\uDC00-\\uDFFF after a high one"
+#define ESCAPES "an escape \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX"
+#define NO_CONTROL "no control character in a string (escape it)"
+
 static const char *scan_n(const char *text, size_t len)
 {
     static char out[4096];
@@ -88,11 +93,11 @@ static void tape_shape(void **state)
 static void invalid_documents(void **state)
 {
     (void)state;
-    assert_string_equal(scan(""), "ERR 0 a value (object, array, string, number, true, false, null)");
+    assert_string_equal(scan(""), "ERR 0 " VALUE);
     assert_string_equal(scan("{"), "ERR 1 a member name in double quotes");
     assert_string_equal(scan("{\"a\" 1}"), "ERR 5 ':' after the member name");
     assert_string_equal(scan("{\"a\":1,}"), "ERR 7 a member name in double quotes");
-    assert_string_equal(scan("[1,]"), "ERR 3 a value (object, array, string, number, true, false, null)");
+    assert_string_equal(scan("[1,]"), "ERR 3 " VALUE);
     assert_string_equal(scan("{\"a\":1 \"b\":2}"), "ERR 7 ',' or '}'");
     assert_string_equal(scan("[1 2]"), "ERR 3 ',' or ']'");
     assert_string_equal(scan("{} {}"), "ERR 3 the end of the record after the value");
@@ -100,17 +105,18 @@ static void invalid_documents(void **state)
     assert_string_equal(scan("[1.]"), "ERR 3 a digit after '.'");
     assert_string_equal(scan("[1e]"), "ERR 3 a digit in the exponent");
     assert_string_equal(scan("[-]"), "ERR 2 a digit");
-    assert_string_equal(scan("[+1]"), "ERR 1 a value (object, array, string, number, true, false, null)");
-    assert_string_equal(scan("[NaN]"), "ERR 1 a value (object, array, string, number, true, false, null)");
-    assert_string_equal(scan("[tru]"), "ERR 1 a value (object, array, string, number, true, false, null)");
-    assert_string_equal(scan("['a']"), "ERR 1 a value (object, array, string, number, true, false, null)");
+    assert_string_equal(scan("[+1]"), "ERR 1 " VALUE);
+    assert_string_equal(scan("[NaN]"), "ERR 1 " VALUE);
+    assert_string_equal(scan("[tru]"), "ERR 1 " VALUE);
+    assert_string_equal(scan("['a']"), "ERR 1 " VALUE);
     assert_string_equal(scan("[\"abc"), "ERR 1 a closing '\"' of this string");
-    assert_string_equal(scan("[\"a\tb\"]"), "ERR 3 no control character in a string (escape it)");
-    assert_string_equal(scan("[\"\\x\"]"), "ERR 2 an escape \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX");
+    assert_string_equal(scan("[\"a\tb\"]"), "ERR 3 " NO_CONTROL);
+    assert_string_equal(scan("[\"\\x\"]"), "ERR 2 " ESCAPES);
     assert_string_equal(scan("[\"\\u12G4\"]"), "ERR 2 four hex digits after \\u");
-    assert_string_equal(scan("[\"\\udc00\"]"), "ERR 2 a \\u escape that is not a lone low surrogate");
-    assert_string_equal(scan("[\"\\ud800x\"]"), "ERR 2 a low surrogate \\uDC00-\\uDFFF after a high one");
-    assert_string_equal(scan("[\"\\ud800\\u0041\"]"), "ERR 2 a low surrogate \\uDC00-\\uDFFF after a high one");
+    assert_string_equal(scan("[\"\\udc00\"]"),
+                        "ERR 2 a \\u escape that is not a lone low surrogate");
+    assert_string_equal(scan("[\"\\ud800x\"]"), "ERR 2 " LOW_SURROGATE);
+    assert_string_equal(scan("[\"\\ud800\\u0041\"]"), "ERR 2 " LOW_SURROGATE);
     /* Ill-formed UTF-8: overlong, surrogate, past U+10FFFF, stray continuation, truncated. */
     assert_string_equal(scan("[\"\xc0\xaf\"]"), "ERR 2 valid UTF-8");
     assert_string_equal(scan("[\"\xe0\x80\xaf\"]"), "ERR 2 valid UTF-8");
@@ -118,9 +124,9 @@ static void invalid_documents(void **state)
     assert_string_equal(scan("[\"\xf4\x90\x80\x80\"]"), "ERR 2 valid UTF-8");
     assert_string_equal(scan("[\"abcdefgh\x80\"]"), "ERR 10 valid UTF-8");
     assert_string_equal(scan("[\"\xe2\x82\"]"), "ERR 2 valid UTF-8");
-    assert_string_equal(scan("[\xc3\xa9]"), "ERR 1 a value (object, array, string, number, true, false, null)");
+    assert_string_equal(scan("[\xc3\xa9]"), "ERR 1 " VALUE);
     assert_string_equal(scan("[\xff]"), "ERR 1 valid UTF-8");
-    assert_string_equal(scan_n("[\"a\0b\"]", 6), "ERR 3 no control character in a string (escape it)");
+    assert_string_equal(scan_n("[\"a\0b\"]", 6), "ERR 3 " NO_CONTROL);
     char deep[2100];
     memset(deep, '[', 1001);
     deep[1001] = 0;

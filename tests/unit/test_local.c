@@ -211,6 +211,32 @@ static void remove_is_idempotent_and_prunes(void **state)
     assert_int_equal(stat(path, &st), 0);
 }
 
+static void remove_sweeps_abandoned_temp_files(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    /* A temp file nobody holds (its writer was killed) goes with its directory... */
+    assert_int_equal(s3l_store_put(f->s, "s/g2/t/f", "x", 1, NULL, NULL, &err), 0);
+    char path[160];
+    snprintf(path, sizeof(path), "%s/s/g2/t/.s3l-tmp-dead", f->dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    assert_int_equal(s3l_store_remove(f->s, "s/g2/t/f", &err), 0);
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/s/g2", f->dir);
+    assert_int_not_equal(stat(path, &st), 0);
+    /* ...but the temp file of an upload in progress stays, and so does its directory. */
+    struct s3l_upload *u;
+    assert_int_equal(s3l_store_upload_begin(f->s, "s/g1/t/live", NULL, &u, &err), 0);
+    assert_int_equal(s3l_store_put(f->s, "s/g1/t/f", "x", 1, NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_remove(f->s, "s/g1/t/f", &err), 0);
+    snprintf(path, sizeof(path), "%s/s/g1/t", f->dir);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(s3l_store_upload_write(u, "ok", 2, &err), 0);
+    assert_int_equal(s3l_store_upload_publish(u, NULL, &err), 0);
+}
+
 static void copy_links_and_replaces(void **state)
 {
     struct fixture *f = *state;
@@ -229,6 +255,20 @@ static void copy_links_and_replaces(void **state)
     assert_non_null(strstr(err.message, "st/a"));
 }
 
+/* The tmpfs of a full-disk test, unmounted by the teardown even when the test fails. */
+static char mounted[64];
+
+static int unmount_teardown(void **state)
+{
+    (void)state;
+    if (mounted[0]) {
+        umount2(mounted, MNT_DETACH);
+        rmdir(mounted);
+        mounted[0] = 0;
+    }
+    return 0;
+}
+
 static void full_disk_is_no_space(void **state)
 {
     (void)state;
@@ -236,6 +276,7 @@ static void full_disk_is_no_space(void **state)
     assert_non_null(mkdtemp(dir));
     if (mount("tmpfs", dir, "tmpfs", 0, "size=256k") != 0)
         fail_msg("mount tmpfs at %s: %s (tests run as root)", dir, strerror(errno));
+    snprintf(mounted, sizeof(mounted), "%s", dir);
     char url[64];
     snprintf(url, sizeof(url), "file://%s", dir);
     struct s3l_store *s;
@@ -256,6 +297,7 @@ static void full_disk_is_no_space(void **state)
     assert_int_equal(s3l_store_stat(s, "t/big", &info, &err), S3L_ENOT_FOUND);
     s3l_store_free(s);
     assert_int_equal(umount(dir), 0);
+    mounted[0] = 0;
     rmdir(dir);
 }
 
@@ -287,8 +329,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(get_ranges_and_caps, setup, teardown),
         cmocka_unit_test_setup_teardown(list_is_sorted_recursive_and_hides_temp, setup, teardown),
         cmocka_unit_test_setup_teardown(remove_is_idempotent_and_prunes, setup, teardown),
+        cmocka_unit_test_setup_teardown(remove_sweeps_abandoned_temp_files, setup, teardown),
         cmocka_unit_test_setup_teardown(copy_links_and_replaces, setup, teardown),
-        cmocka_unit_test(full_disk_is_no_space),
+        cmocka_unit_test_teardown(full_disk_is_no_space, unmount_teardown),
         cmocka_unit_test_setup_teardown(unprivileged_writer_is_denied, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

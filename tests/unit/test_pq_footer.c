@@ -1,6 +1,6 @@
 /*
- * Unit tests of the footer reader (include/s3l/pq_footer.h) on files of other writers:
- * the Parquet files in tests/golden/duckdb, written by DuckDB and by arrow-rs (parquet-wasm) through
+ * Unit tests of the footer reader (include/s3l/pq_footer.h) on files of other writers: the
+ * Parquet files in tests/golden/duckdb, written by DuckDB and by arrow-rs (parquet-wasm) through
  * tests/golden/duckdb/make.mjs. The expected values are DuckDB's parquet_metadata(),
  * parquet_schema() and parquet_kv_metadata(), and hyparquet's page index decoding, stored next to
  * each file as NAME.expected.json; the Arrow types are written down here from make.mjs's SQL.
@@ -285,8 +285,9 @@ static void check_against_duckdb(const struct s3l_pq_footer *f, const char *stem
     json_decref(x);
 }
 
-static const char *const stems[] = {"flat_types", "nested", "row_groups", "uncompressed", "empty",
-                                    "arrowrs_page_index"};
+static const char *const stems[] = {"flat_types", "nested",  "row_groups",
+                                    "uncompressed", "empty", "arrowrs_page_index",
+                                    "arrowrs_codecs"};
 
 static void every_golden_file_three_ways(void **state)
 {
@@ -411,6 +412,23 @@ static void arrow_mapping(void **state)
     s3l_schema_free(s);
     s3l_pq_footer_free(f);
     free(b);
+
+    /* arrow-rs: non-nullable columns are REQUIRED; its list item is named "item". */
+    b = slurp("arrowrs_codecs.parquet", &len);
+    assert_int_equal(s3l_pq_footer_read_buf(b, len, NULL, &f, &err), 0);
+    assert_int_equal(s3l_pq_footer_schema(f, &s, &err), 0);
+    char name[128];
+    static const char *const want[] = {"int64", "string", "double", "string", "list<item: int32>"};
+    static const bool nullable[] = {false, true, false, true, true};
+    assert_int_equal(s->n_fields, 5);
+    for (size_t i = 0; i < 5; i++) {
+        s3l_type_format(&s->fields[i].type, name, sizeof(name));
+        assert_string_equal(name, want[i]);
+        assert_int_equal(s->fields[i].nullable, nullable[i]);
+    }
+    s3l_schema_free(s);
+    s3l_pq_footer_free(f);
+    free(b);
 }
 
 static void page_index_against_hyparquet(void **state)
@@ -440,8 +458,8 @@ static void page_index_against_hyparquet(void **state)
             assert_string_equal(orders[c->boundary_order], jstr(ci, "boundary_order"));
             for (size_t pg = 0; pg < c->n_pages; pg++) {
                 char hex[256];
-                assert_int_equal(c->null_pages[pg],
-                                 json_is_true(json_array_get(json_object_get(ci, "null_pages"), pg)));
+                json_t *np = json_array_get(json_object_get(ci, "null_pages"), pg);
+                assert_int_equal(c->null_pages[pg], json_is_true(np));
                 null_pages += c->null_pages[pg];
                 assert_true(c->min_values[pg].len < 100);
                 s3l_hex_encode(c->min_values[pg].ptr, c->min_values[pg].len, hex);
@@ -588,8 +606,8 @@ static void corrupt_files_are_named(void **state)
     memcpy(m, b, len);
     m[len - 1] = 'X';
     char want[128];
-    snprintf(want, sizeof(want), "bad magic at offset %zu (expected PAR1, found 50 41 52 58)",
-             len - 4);
+    snprintf(want, sizeof(want), "bad magic at offset %zu (expected PAR1, found 50 41 52 58); "
+             "a truncated file ends like this", len - 4);
     read_mut(m, len, want, S3L_ECORRUPT);
     memcpy(m, b, len);
     m[0] = 'Q';
@@ -801,6 +819,87 @@ static void validate_rules(void **state)
     free(b);
 }
 
+struct walk {
+    size_t pages, dict_pages;
+    int64_t values;
+    uint64_t offsets[64], sizes[64];
+    size_t n_data;
+};
+
+static int on_page(void *ctx, uint64_t off, const struct s3l_pq_page_header *h)
+{
+    struct walk *w = ctx;
+    if (h->type == 2) { /* DICTIONARY_PAGE: only first (parquet.thrift DictionaryPageHeader) */
+        assert_int_equal(w->pages, 0);
+        w->dict_pages++;
+    } else {
+        assert_true(h->type == 0 || h->type == 3);
+        w->values += h->num_values;
+        if (w->n_data < 64) {
+            w->offsets[w->n_data] = off;
+            w->sizes[w->n_data++] = h->header_len + (uint64_t)h->compressed_page_size;
+        }
+    }
+    w->pages++;
+    return 0;
+}
+
+/* Every chunk of every golden file: the pages tile the chunk, data pages hold num_values values,
+ * and for arrow-rs the data pages are where hyparquet's OffsetIndex says. */
+static void pages_tile_every_chunk(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < S3L_ARRAY_LEN(stems); i++) {
+        char name[256];
+        snprintf(name, sizeof(name), "%s.parquet", stems[i]);
+        char *p = golden(name);
+        int fd = open(p, O_RDONLY);
+        struct s3l_pq_footer *f;
+        struct s3l_error err = {0};
+        assert_int_equal(s3l_pq_footer_read_fd(fd, NULL, &f, &err), 0);
+        json_t *x = expected(stems[i]), *pi = json_object_get(x, "page_index");
+        size_t k = 0;
+        for (size_t g = 0; g < f->n_row_groups; g++) {
+            for (size_t c = 0; c < f->row_groups[g].n_columns; c++, k++) {
+                const struct s3l_pq_column_chunk *cc = &f->row_groups[g].columns[c];
+                struct walk w = {0};
+                if (s3l_pq_chunk_pages(s3l_pq_read_fd, &fd, f->file_size, cc, NULL, on_page, &w,
+                                       &err))
+                    fail_msg("%s: %s", name, err.message);
+                assert_int_equal(w.values, cc->num_values);
+                assert_int_equal(w.dict_pages, cc->dictionary_page_offset >= 0);
+                json_t *locs = json_object_get(
+                    json_object_get(json_array_get(pi, k), "offset_index"), "page_locations");
+                if (!pi)
+                    continue;
+                assert_int_equal(w.n_data, json_array_size(locs));
+                for (size_t q = 0; q < w.n_data; q++) {
+                    json_t *l = json_array_get(locs, q);
+                    assert_int_equal(w.offsets[q], jint(l, "offset", -1));
+                    assert_int_equal(w.sizes[q], jint(l, "compressed_page_size", -1));
+                }
+            }
+        }
+        if (i == 0) { /* a chunk one byte longer than its pages: the walk names the overrun */
+            struct s3l_pq_column_chunk cc = f->row_groups[0].columns[3];
+            cc.total_compressed_size += 1;
+            s3l_error_clear(&err);
+            assert_int_equal(s3l_pq_chunk_pages(s3l_pq_read_fd, &fd, f->file_size, &cc, NULL,
+                                                NULL, NULL, &err), S3L_ECORRUPT);
+            assert_non_null(strstr(err.message, "column i32, page 1"));
+            cc.total_compressed_size = (int64_t)f->file_size;
+            s3l_error_clear(&err);
+            assert_int_equal(s3l_pq_chunk_pages(s3l_pq_read_fd, &fd, f->file_size, &cc, NULL,
+                                                NULL, NULL, &err), S3L_ECORRUPT);
+            assert_non_null(strstr(err.message, "chunk bytes lie beyond the file"));
+        }
+        json_decref(x);
+        s3l_pq_footer_free(f);
+        close(fd);
+        free(p);
+    }
+}
+
 static struct s3l_pq_schema_element leaf(int32_t type, enum s3l_pq_logical_kind kind)
 {
     struct s3l_pq_schema_element se = {.name = "c", .type = type, .type_length = -1,
@@ -882,6 +981,7 @@ int main(void)
         cmocka_unit_test(value_format_edges),
         cmocka_unit_test(read_through_a_store),
         cmocka_unit_test(validate_rules),
+        cmocka_unit_test(pages_tile_every_chunk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -384,7 +384,8 @@ static void broken_groups_and_trees(void **state)
     open_struct(&t);
     i32f(&t, 5, 0);
     close_struct(&t);
-    decode(&t, S3L_ECORRUPT, "corrupt thrift at offset 107: SchemaElement without its required name");
+    decode(&t, S3L_ECORRUPT,
+           "corrupt thrift at offset 107: SchemaElement without its required name");
     /* Nesting deeper than 256 groups. */
     file_begin(&t, 300);
     element(&t, "schema", GROUP, NONE, 1, NONE);

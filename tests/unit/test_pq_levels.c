@@ -127,12 +127,78 @@ static void half_floats(void **state)
     assert_true(s3l__pq_half_to_double(0x3555) > 0.333 && s3l__pq_half_to_double(0x3555) < 0.334);
 }
 
+/* Truncated BYTE_ARRAY bounds: min is a prefix, max a prefix rounded up past every value. */
+static void truncated_bounds(void **state)
+{
+    (void)state;
+    struct pq_node node;
+    memset(&node, 0, sizeof(node));
+    struct pq_col col;
+    memset(&col, 0, sizeof(col));
+    col.node = &node;
+    col.phys = PQ_BYTE_ARRAY;
+    col.order = PQ_ORD_BYTES;
+    struct s3l_arena a;
+    s3l_arena_init(&a, 4096);
+    struct pq_stats st;
+    s3l__pq_stats_init(&st);
+    struct pq_stats_out out;
+    const struct {
+        enum s3l_type_id id;
+        const char *min, *max; /* values */
+        const char *want_min, *want_max;
+        bool max_exact;
+    } cases[] = {
+        /* binary: "abcdef" / "abcxyz" at 4 bytes: min "abcd", max "abcx" + 1 = "abcy" */
+        {S3L_TYPE_BINARY, "abcdef", "abcxyz", "abcd", "abcy", false},
+        /* binary max ab\xff\xff..: trailing 0xFF bytes cannot be incremented: "ac" */
+        {S3L_TYPE_BINARY, "a", "ab\xff\xff\xff\xff", "a", "ac", false},
+        /* all 0xFF: no shorter bound exists, the max stays whole and exact */
+        {S3L_TYPE_BINARY, "a", "\xff\xff\xff\xff\xff", "a", "\xff\xff\xff\xff\xff", true},
+        /* utf8: "ab\xc3\xa9cd" (ab + U+00E9 + cd) cut at 4 bytes keeps whole characters:
+         * min "ab\xc3\xa9", max: U+00E9 + 1 = U+00EA = c3 aa -> "ab\xc3\xaa" */
+        {S3L_TYPE_UTF8, "ab\xc3\xa9" "cd", "ab\xc3\xa9" "cd", "ab\xc3\xa9", "ab\xc3\xaa", false},
+        /* utf8: min "aa" + U+2713 (e2 9c 93) would be cut inside the character at 4 bytes, so
+         * it keeps "aa"; max "a" + U+2713 + "z" cut at 4 bytes ends after the character, which
+         * is incremented to U+2714 (e2 9c 94) */
+        {S3L_TYPE_UTF8, "aa\xe2\x9c\x93", "a\xe2\x9c\x93z", "aa", "a\xe2\x9c\x94", false},
+        /* utf8: U+10FFFF cannot be incremented; the previous character is: "a" -> "b" */
+        {S3L_TYPE_UTF8, "a", "a\xf4\x8f\xbf\xbfzz", "a", "b", false},
+        /* utf8: "a" + U+D7FF (ed 9f bf) + "zz" cut at 4 ends with U+D7FF, whose successor skips
+         * the surrogates: U+E000 (ee 80 80) */
+        {S3L_TYPE_UTF8, "a", "a\xed\x9f\xbfzz", "a", "a\xee\x80\x80", false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        node.type.id = cases[i].id;
+        s3l__pq_stats_reset(&st);
+        st.has_minmax = true;
+        s3l_buf_append(&st.min, cases[i].min, strlen(cases[i].min));
+        s3l_buf_append(&st.max, cases[i].max, strlen(cases[i].max));
+        assert_int_equal(s3l__pq_stats_export(&col, &st, 4, &a, &out), 0);
+        assert_int_equal(out.min_len, strlen(cases[i].want_min));
+        assert_memory_equal(out.min, cases[i].want_min, out.min_len);
+        assert_int_equal(out.max_len, strlen(cases[i].want_max));
+        assert_memory_equal(out.max, cases[i].want_max, out.max_len);
+        assert_int_equal(out.max_exact, cases[i].max_exact);
+        /* The rounded-up max is above the true max (byte-wise). */
+        size_t n = strlen(cases[i].max);
+        int c = memcmp(out.max, cases[i].max, out.max_len < n ? out.max_len : n);
+        assert_true(c > 0 || (c == 0 && out.max_len >= n));
+    }
+    s3l__pq_stats_free(&st);
+    s3l_arena_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(spec_bit_packed_example), cmocka_unit_test(rle_runs),
-        cmocka_unit_test(literal_borrows_from_run), cmocka_unit_test(wide_indices),
-        cmocka_unit_test(booleans),                cmocka_unit_test(half_floats),
+        cmocka_unit_test(spec_bit_packed_example),
+        cmocka_unit_test(rle_runs),
+        cmocka_unit_test(literal_borrows_from_run),
+        cmocka_unit_test(wide_indices),
+        cmocka_unit_test(booleans),
+        cmocka_unit_test(truncated_bounds),
+        cmocka_unit_test(half_floats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

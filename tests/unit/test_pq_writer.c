@@ -5,6 +5,7 @@
  * options, and every allocation failing in turn (no crash, no leak under ASan).
  * Values themselves are checked by DuckDB in tests/integration/test_pq_types.mjs.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include "s3l/parquet.h"
+#include "s3l/pq_footer.h"
 #include "util/util.h"
 
 struct mem {
@@ -257,6 +259,66 @@ static void budget_flushes_the_largest(void **state)
     s3l_buf_free(&m2.b);
 }
 
+/* Four threads, each with its own writer, share one small budget: every file is complete and the
+ * budget made writers flush early (more than one row group each). */
+struct budget_job {
+    struct s3l_pq_budget *b;
+    struct mem m;
+    int rc;
+    uint64_t rows;
+};
+
+static void *budget_thread(void *arg)
+{
+    struct budget_job *j = arg;
+    struct s3l_pq_options o;
+    s3l_pq_options_init(&o);
+    o.budget = j->b;
+    o.codec = S3L_CODEC_NONE;
+    struct s3l_pq_writer *w = NULL;
+    struct s3l_error err = {0};
+    j->rc = s3l_pq_writer_new(&g_schema, &o, (struct s3l_pq_sink){mem_write, &j->m}, &w, &err);
+    for (int k = 0; j->rc == 0 && k < 20000; k++)
+        j->rc = good_row(w, k);
+    if (j->rc == 0)
+        j->rc = s3l_pq_writer_close(w, &err);
+    j->rows = w ? s3l_pq_writer_rows(w) : 0;
+    s3l_pq_writer_free(w);
+    return NULL;
+}
+
+static void budget_shared_by_threads(void **state)
+{
+    (void)state;
+    struct s3l_pq_budget *b = s3l_pq_budget_new(256 * 1024);
+    assert_non_null(b);
+    struct budget_job jobs[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        memset(&jobs[i], 0, sizeof(jobs[i]));
+        jobs[i].b = b;
+        s3l_buf_init(&jobs[i].m.b, SIZE_MAX / 2);
+        assert_int_equal(pthread_create(&th[i], NULL, budget_thread, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(jobs[i].rc, 0);
+        assert_int_equal(jobs[i].rows, 20000);
+        /* Each file buffers about 20000 rows x ~20 bytes = 400 KB, and the budget is 256 KB for
+         * all four writers together, so each must have flushed early: the footer reader
+         * (src/lib/parquet/footer.c) finds several row groups and every row. */
+        struct s3l_pq_footer *ft = NULL;
+        struct s3l_error err = {0};
+        assert_int_equal(s3l_pq_footer_read_buf(jobs[i].m.b.ptr, jobs[i].m.b.len, NULL, &ft, &err),
+                         0);
+        assert_int_equal(ft->num_rows, 20000);
+        assert_true(ft->n_row_groups > 1);
+        s3l_pq_footer_free(ft);
+        s3l_buf_free(&jobs[i].m.b);
+    }
+    s3l_pq_budget_free(b);
+}
+
 static void row_sink_adapter_matches(void **state)
 {
     (void)state;
@@ -334,6 +396,26 @@ static void bad_schemas_and_options(void **state)
     s3l_buf_free(&m.b);
 }
 
+static void key_columns_refuse_nulls(void **state)
+{
+    (void)state;
+    struct s3l_field k = leaf("id", S3L_TYPE_INT64, true);
+    k.key = true; /* schema.h: a key column refuses nulls even when marked nullable */
+    struct s3l_schema ks = {1, &k};
+    struct mem m = {0};
+    s3l_buf_init(&m.b, SIZE_MAX / 2);
+    struct s3l_pq_writer *w = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_pq_writer_new(&ks, NULL, (struct s3l_pq_sink){mem_write, &m}, &w, &err),
+                     0);
+    s3l_pq_row_begin(w);
+    assert_int_equal(s3l_pq_put_null(w), S3L_EINVALID_INPUT);
+    assert_int_equal(s3l_pq_row_end(w, &err), S3L_EINVALID_INPUT);
+    assert_string_equal(err.message, "row 1, column id: null in a required column");
+    finish(w);
+    s3l_buf_free(&m.b);
+}
+
 /* An allocator that fails the k-th allocation (counting from 0). */
 static long g_fail_at = -1, g_count;
 static void *f_malloc(void *ctx, size_t n)
@@ -398,13 +480,20 @@ static void column_batch_matches_rows(void **state)
     (void)state;
     enum { NC = 14, NR = 5000 };
     struct s3l_field f[NC] = {
-        leaf("i8", S3L_TYPE_INT8, true),     leaf("u16", S3L_TYPE_UINT16, true),
-        leaf("i64", S3L_TYPE_INT64, false),  leaf("u64", S3L_TYPE_UINT64, true),
-        leaf("h", S3L_TYPE_FLOAT16, true),   leaf("f", S3L_TYPE_FLOAT32, true),
-        leaf("b", S3L_TYPE_BOOL, true),      leaf("s", S3L_TYPE_UTF8, true),
-        leaf("fx", S3L_TYPE_FIXED_SIZE_BINARY, true), leaf("t32", S3L_TYPE_TIME32, true),
-        leaf("ts", S3L_TYPE_TIMESTAMP, true), leaf("d9", S3L_TYPE_DECIMAL128, true),
-        leaf("d30", S3L_TYPE_DECIMAL128, true), leaf("day", S3L_TYPE_DATE32, true),
+        leaf("i8", S3L_TYPE_INT8, true),
+        leaf("u16", S3L_TYPE_UINT16, true),
+        leaf("i64", S3L_TYPE_INT64, false),
+        leaf("u64", S3L_TYPE_UINT64, true),
+        leaf("h", S3L_TYPE_FLOAT16, true),
+        leaf("f", S3L_TYPE_FLOAT32, true),
+        leaf("b", S3L_TYPE_BOOL, true),
+        leaf("s", S3L_TYPE_UTF8, true),
+        leaf("fx", S3L_TYPE_FIXED_SIZE_BINARY, true),
+        leaf("t32", S3L_TYPE_TIME32, true),
+        leaf("ts", S3L_TYPE_TIMESTAMP, true),
+        leaf("d9", S3L_TYPE_DECIMAL128, true),
+        leaf("d30", S3L_TYPE_DECIMAL128, true),
+        leaf("day", S3L_TYPE_DATE32, true),
     };
     f[8].type.byte_width = 3;
     f[9].type.unit = S3L_UNIT_SECOND;
@@ -439,9 +528,9 @@ static void column_batch_matches_rows(void **state)
     }
     off[NR] = (int32_t)tl;
     struct s3l_pq_column_batch cols[NC] = {
-        {i8, NULL, valid},  {u16, NULL, valid}, {i64, NULL, NULL},   {u64, NULL, valid},
-        {h, NULL, valid},   {fl, NULL, valid},  {bo, NULL, valid},   {text, off, valid},
-        {fx, NULL, valid},  {t32, NULL, valid}, {ts, NULL, valid},   {dec9, NULL, valid},
+        {i8, NULL, valid},    {u16, NULL, valid}, {i64, NULL, NULL}, {u64, NULL, valid},
+        {h, NULL, valid},     {fl, NULL, valid},  {bo, NULL, valid}, {text, off, valid},
+        {fx, NULL, valid},    {t32, NULL, valid}, {ts, NULL, valid}, {dec9, NULL, valid},
         {dec30, NULL, valid}, {day, NULL, valid},
     };
     struct mem a = {0}, b = {0};
@@ -470,8 +559,8 @@ static void column_batch_matches_rows(void **state)
         struct mem m = {0};
         s3l_buf_init(&m.b, SIZE_MAX / 2);
         struct s3l_pq_writer *wx = NULL;
-        assert_int_equal(s3l_pq_writer_new(&sc, &o, (struct s3l_pq_sink){mem_write, &m}, &wx,
-                                           &err), 0);
+        assert_int_equal(s3l_pq_writer_new(&sc, &o, (struct s3l_pq_sink){mem_write, &m}, &wx, &err),
+                         0);
         static const char utf[] = "s0\xc3\xa9t\xe2\x9c\x93";
         static const int32_t uoff[3] = {0, 4, 8};
         struct s3l_pq_column_batch ucols[NC];
@@ -482,7 +571,8 @@ static void column_batch_matches_rows(void **state)
         static const uint8_t no_row1[1] = {0x01};
         ucols[2].validity = no_row1;
         assert_int_equal(s3l_pq_write_columns(wx, 2, ucols, &err), S3L_EINVALID_INPUT);
-        assert_string_equal(err.message, "row 1 of the batch, column i64: null in a required column");
+        assert_string_equal(err.message,
+                            "row 1 of the batch, column i64: null in a required column");
         s3l_error_clear(&err);
         assert_int_equal(s3l_pq_writer_rows(wx), 2);
         finish(wx);
@@ -491,8 +581,12 @@ static void column_batch_matches_rows(void **state)
     assert_int_equal(s3l_pq_write_columns(wa, 1000, cols, &err), 0);
     struct s3l_pq_column_batch rest[NC];
     for (int i = 0; i < NC; i++) { /* rows 1000.. as a second batch (bitmap offset: 1000 % 8 = 0) */
-        size_t w8 = i == 8 ? 3 : i == 11 || i == 12 ? 16 : i == 0 || i == 6 ? 1
-                  : i == 1 || i == 4 ? 2 : i == 2 || i == 3 || i == 10 ? 8 : 4;
+        size_t w8 = i == 8                        ? 3
+                    : i == 11 || i == 12          ? 16
+                    : i == 0 || i == 6            ? 1
+                    : i == 1 || i == 4            ? 2
+                    : i == 2 || i == 3 || i == 10 ? 8
+                                                  : 4;
         rest[i].values = i == 7 ? cols[i].values : (const uint8_t *)cols[i].values + 1000 * w8;
         rest[i].offsets = i == 7 ? off + 1000 : NULL;
         rest[i].validity = cols[i].validity ? valid + 1000 / 8 : NULL;
@@ -538,10 +632,12 @@ int main(void)
         cmocka_unit_test(state_misuse),
         cmocka_unit_test(sink_errors_are_sticky),
         cmocka_unit_test(budget_flushes_the_largest),
+        cmocka_unit_test(budget_shared_by_threads),
         cmocka_unit_test(row_sink_adapter_matches),
         cmocka_unit_test(bad_schemas_and_options),
         cmocka_unit_test(every_allocation_may_fail),
         cmocka_unit_test(column_batch_matches_rows),
+        cmocka_unit_test(key_columns_refuse_nulls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,6 +87,7 @@ static void taxonomy(void **state)
         {400, "EntityTooSmall", S3L_EINVALID_ARGUMENT},
         {400, "RequestTimeTooSkewed", S3L_ETRANSIENT},
         {403, "RequestTimeTooSkewed", S3L_ETRANSIENT},
+        {400, "BadDigest", S3L_ETRANSIENT},
     };
     for (size_t i = 0; i < S3L_ARRAY_LEN(cases); i++) {
         int got = s3l__s3_code_to_error(cases[i].status, cases[i].code);

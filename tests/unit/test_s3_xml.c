@@ -29,7 +29,8 @@ static void list_objects_v2(void **state)
         "<StorageClass>STANDARD</StorageClass></Contents>"
         "<Contents><Key>a/\xc3\xa9t\xc3\xa9</Key><ETag>abc-2</ETag><Size>0</Size></Contents>"
         "<CommonPrefixes><Prefix>a/sub/</Prefix></CommonPrefixes>"
-        "<NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=</NextContinuationToken>"
+        "<NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM="
+        "</NextContinuationToken>"
         "</ListBucketResult>";
     struct s3l_s3_list_page p;
     struct s3l_error err = {0};
@@ -46,6 +47,20 @@ static void list_objects_v2(void **state)
     assert_string_equal(p.prefixes[0], "a/sub/");
     assert_true(p.truncated);
     assert_string_equal(p.next_token, "1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=");
+    s3l_s3_list_page_free(&p);
+
+    /* encoding-type=url: what RGW sends for "a+b c", "ctl\x01x" and "p%q&r<s" */
+    static const char enc[] = "<ListBucketResult><EncodingType>url</EncodingType>"
+                              "<Contents><Key>a%2Bb%20c</Key></Contents>"
+                              "<Contents><Key>ctl%01x</Key></Contents>"
+                              "<Contents><Key>p%25q%26r%3Cs+t%zz</Key></Contents>"
+                              "<CommonPrefixes><Prefix>d%20ir/</Prefix></CommonPrefixes>"
+                              "</ListBucketResult>";
+    assert_int_equal(s3l__xml_list_objects(DOC(enc), &p, &err), 0);
+    assert_string_equal(p.objects[0].key, "a+b c");
+    assert_string_equal(p.objects[1].key, "ctl\x01x");
+    assert_string_equal(p.objects[2].key, "p%q&r<s t%zz");
+    assert_string_equal(p.prefixes[0], "d ir/");
     s3l_s3_list_page_free(&p);
 
     static const char trunc_no_token[] =

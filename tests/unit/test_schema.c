@@ -36,10 +36,12 @@ static void declared_schema_parses_and_round_trips(void **state)
 {
     (void)state;
     struct s3l_schema *s = parse_ok(
-        "[{\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, \"key\": false},"
+        "[{\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, "
+        "\"key\": false},"
         " {\"name\": \"id\", \"type\": \"i8\", \"key\": true},"
         " {\"name\": \"tags\", \"type\": \"list<utf8>\"},"
-        " {\"name\": \"caf\\u00e9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", \"nullable\": false}]");
+        " {\"name\": \"caf\\u00e9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", "
+        "\"nullable\": false}]");
     assert_int_equal(s->n_fields, 4);
     assert_int_equal(s->fields[1].type.id, S3L_TYPE_INT64);
     assert_true(s->fields[1].key);
@@ -53,10 +55,13 @@ static void declared_schema_parses_and_round_trips(void **state)
     assert_string_equal(
         text,
         "[\n"
-        "  {\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, \"key\": false},\n"
+        "  {\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, "
+        "\"key\": false},\n"
         "  {\"name\": \"id\", \"type\": \"int64\", \"nullable\": false, \"key\": true},\n"
-        "  {\"name\": \"tags\", \"type\": \"list<item: string>\", \"nullable\": true, \"key\": false},\n"
-        "  {\"name\": \"caf\xc3\xa9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", \"nullable\": false, "
+        "  {\"name\": \"tags\", \"type\": \"list<item: string>\", \"nullable\": true, "
+        "\"key\": false},\n"
+        "  {\"name\": \"caf\xc3\xa9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", "
+        "\"nullable\": false, "
         "\"key\": false}\n"
         "]\n");
     assert_int_equal(len, strlen(text));
@@ -131,9 +136,12 @@ static void merge_appends_keeps_and_detects_drift(void **state)
     assert_int_equal(s3l_schema_to_json(m, &text, &len), 0);
     assert_string_equal(text,
                         "[\n"
-                        "  {\"name\": \"a\", \"type\": \"int64\", \"nullable\": true, \"key\": false},\n"
-                        "  {\"name\": \"b\", \"type\": \"string\", \"nullable\": true, \"key\": false},\n"
-                        "  {\"name\": \"c\", \"type\": \"bool\", \"nullable\": true, \"key\": false}\n"
+                        "  {\"name\": \"a\", \"type\": \"int64\", \"nullable\": true, "
+                        "\"key\": false},\n"
+                        "  {\"name\": \"b\", \"type\": \"string\", \"nullable\": true, "
+                        "\"key\": false},\n"
+                        "  {\"name\": \"c\", \"type\": \"bool\", \"nullable\": true, "
+                        "\"key\": false}\n"
                         "]\n");
     s3l_free(text);
 
@@ -168,6 +176,41 @@ static void merge_appends_keeps_and_detects_drift(void **state)
     s3l_schema_free(rec);
 }
 
+static void merge_nested_and_keys(void **state)
+{
+    (void)state;
+    struct s3l_schema *rec = sch("[{\"name\": \"k\", \"type\": \"int64\", \"key\": true},"
+                                 " {\"name\": \"s\", \"type\": \"struct<a: int64>\"}]");
+    struct s3l_schema *grown = sch("[{\"name\": \"s\", \"type\": \"struct<a: int64, b: bool>\"}]");
+    struct s3l_schema_merge_options opt = {"t", "file:///l/_openetl/schemas/t.json", false};
+    struct s3l_schema *m = NULL;
+    struct s3l_error err = {0};
+    bool changed = false;
+    /* A struct that gains a field is a type change; the missing key column stays a key. */
+    assert_int_equal(s3l_schema_merge(rec, grown, &opt, &m, &changed, &err), S3L_ESCHEMA_DRIFT);
+    assert_string_equal(err.message, "table t: column \"s\" changed type from struct<a: int64> to "
+                                     "struct<a: int64, b: bool>; remove "
+                                     "file:///l/_openetl/schemas/t.json to accept it (or allow "
+                                     "type changes)");
+    opt.allow_type_changes = true;
+    assert_int_equal(s3l_schema_merge(rec, grown, &opt, &m, &changed, NULL), 0);
+    assert_true(changed);
+    assert_true(m->fields[0].key);
+    assert_false(m->fields[0].nullable);
+    char tn[64];
+    s3l_type_format(&m->fields[1].type, tn, sizeof(tn));
+    assert_string_equal(tn, "struct<a: int64, b: bool>");
+    s3l_schema_free(m);
+    /* Nested nullability is part of the type. */
+    struct s3l_schema *nn = sch("[{\"name\": \"s\", \"type\": \"struct<a: int64 not null>\"}]");
+    opt.allow_type_changes = false;
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_schema_merge(rec, nn, &opt, &m, &changed, &err), S3L_ESCHEMA_DRIFT);
+    s3l_schema_free(nn);
+    s3l_schema_free(grown);
+    s3l_schema_free(rec);
+}
+
 static void add_field_refuses_duplicates(void **state)
 {
     (void)state;
@@ -191,6 +234,7 @@ int main(void)
         cmocka_unit_test(declared_schema_parses_and_round_trips),
         cmocka_unit_test(declared_schema_errors_name_the_column),
         cmocka_unit_test(merge_appends_keeps_and_detects_drift),
+        cmocka_unit_test(merge_nested_and_keys),
         cmocka_unit_test(add_field_refuses_duplicates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,7 +46,7 @@ static void long_field_header(void **state)
     (void)state;
     struct fx f;
     start(&f);
-    s3l__tc_field_i32(&f.e, 3, 0);    /* 0x35 0x00 */
+    s3l__tc_field_i32(&f.e, 3, 0); /* 0x35 0x00 */
     /* id 20 is 17 above 3 (> 15): type byte 0x05, then zigzag(20) = 40 = 0x28 as a varint;
      * the value 300: zigzag 600 = 0x258 -> varint 0xD8 0x04 (0x58 | 0x80, 0x258 >> 7 = 4). */
     s3l__tc_field_i32(&f.e, 20, 300);

@@ -109,8 +109,8 @@ static void bad_names_are_explained(void **state)
                         "ERR type \"struct<a: int64, a: string>\": expected distinct struct field "
                         "names at offset 26 (\">\")");
     assert_string_equal(roundtrip("map<list<int64>, int64>"),
-                        "ERR type \"map<list<int64>, int64>\": expected a primitive map key type at "
-                        "offset 22 (\">\")");
+                        "ERR type \"map<list<int64>, int64>\": expected a primitive map key type "
+                        "at offset 22 (\">\")");
     assert_string_equal(roundtrip(""), "ERR type \"\": expected a type name at the end");
     assert_string_equal(roundtrip("timestamp[us, tz=Europe Paris]"),
                         "ERR type \"timestamp[us, tz=Europe Paris]\": expected a time zone name "

@@ -65,7 +65,9 @@ struct s3l_put_options {
 struct s3l_store;
 struct s3l_upload;
 
-/* Return non-zero to stop the listing; s3l_store_list then returns that value. */
+/* Return non-zero to stop the listing; s3l_store_list then returns that value. The callback must
+ * not call operations of the same store (a backend may hold a lock while it lists): collect the
+ * keys, then act on them. */
 typedef int (*s3l_store_list_cb)(void *ctx, const struct s3l_object_info *info);
 
 struct s3l_store_ops {

@@ -27,9 +27,8 @@ int s3l_codec_parse(const char *name, enum s3l_codec *out, struct s3l_error *err
         const char *name;
         enum s3l_codec id;
     } names[] = {
-        {"zstd", S3L_CODEC_ZSTD},   {"snappy", S3L_CODEC_SNAPPY},
-        {"gzip", S3L_CODEC_GZIP},   {"none", S3L_CODEC_NONE},
-        {"uncompressed", S3L_CODEC_NONE}, {"lz4_raw", S3L_CODEC_LZ4_RAW},
+        {"zstd", S3L_CODEC_ZSTD}, {"snappy", S3L_CODEC_SNAPPY},     {"gzip", S3L_CODEC_GZIP},
+        {"none", S3L_CODEC_NONE}, {"uncompressed", S3L_CODEC_NONE}, {"lz4_raw", S3L_CODEC_LZ4_RAW},
     };
     for (size_t i = 0; name && i < S3L_ARRAY_LEN(names); i++) {
         if (strcasecmp(name, names[i].name) == 0) {
@@ -69,8 +68,8 @@ int s3l__codec_open(struct s3l__codec *c, enum s3l_codec id, int level, struct s
     c->level = level ? level : c->ops->default_level;
     int rc = c->ops->open(c);
     if (rc == S3L_EINVALID_CONFIG)
-        return s3l_error_set(err, rc, "compression %s: level %d is out of range",
-                             c->ops->name, level);
+        return s3l_error_set(err, rc, "compression %s: level %d is out of range", c->ops->name,
+                             level);
     if (rc)
         return s3l_error_set(err, rc, "compression %s: cannot open: %s", c->ops->name,
                              s3l_strerror(rc));

@@ -11,6 +11,52 @@
 #include "commit/commit.h"
 #include "util/util.h"
 
+/*
+ * Listings are collected before any callback runs: a backend may hold a lock while it lists (the
+ * s3 backend does), so neither we nor the caller's callback may call the store from inside a
+ * list callback.
+ */
+struct listing {
+    struct s3l_object_info *items;
+    size_t n, cap;
+};
+
+static int collect(void *ctx, const struct s3l_object_info *info)
+{
+    struct listing *l = ctx;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        struct s3l_object_info *p = s3l_realloc(l->items, cap * sizeof(*p));
+        if (!p)
+            return S3L_ENOMEM;
+        l->items = p;
+        l->cap = cap;
+    }
+    l->items[l->n] = *info;
+    if (!(l->items[l->n].key = s3l_strdup(info->key)))
+        return S3L_ENOMEM;
+    l->n++;
+    return 0;
+}
+
+static void listing_free(struct listing *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        s3l_free(l->items[i].key);
+    s3l_free(l->items);
+    memset(l, 0, sizeof(*l));
+}
+
+static int list_all(struct s3l_store *s, const char *prefix, struct listing *l,
+                    struct s3l_error *err)
+{
+    memset(l, 0, sizeof(*l));
+    int rc = s3l_store_list(s, prefix, collect, l, err);
+    if (rc)
+        listing_free(l);
+    return rc;
+}
+
 struct tables_ctx {
     int (*cb)(void *ctx, const char *table);
     void *ctx;
@@ -35,7 +81,12 @@ int s3l_dest_list_tables(struct s3l_store *s, int (*cb)(void *ctx, const char *t
                          struct s3l_error *err)
 {
     struct tables_ctx t = {cb, ctx};
-    return s3l_store_list(s, "_openetl/schemas/", on_schema, &t, err);
+    struct listing l;
+    int rc = list_all(s, "_openetl/schemas/", &l, err);
+    for (size_t i = 0; rc == 0 && i < l.n; i++)
+        rc = on_schema(&t, &l.items[i]);
+    listing_free(&l);
+    return rc;
 }
 
 struct markers_ctx {
@@ -71,7 +122,11 @@ int s3l_dest_list_markers(struct s3l_store *s, const char *table,
         return S3L_ENOMEM;
     snprintf(prefix, n, "_openetl/markers/%s/", table);
     struct markers_ctx m = {s, strlen(prefix), cb, ctx, err};
-    int rc = s3l_store_list(s, prefix, on_marker, &m, err);
+    struct listing l;
+    int rc = list_all(s, prefix, &l, err);
+    for (size_t i = 0; rc == 0 && i < l.n; i++)
+        rc = on_marker(&m, &l.items[i]);
+    listing_free(&l);
     s3l_free(prefix);
     return rc;
 }
@@ -142,7 +197,11 @@ int s3l_dest_list_files(struct s3l_store *s, const char *table, bool committed_o
     if (rc == 0) {
         snprintf(prefix, n, "%s/", table);
         struct files_ctx f = {&set, strlen(prefix), committed_only, cb, ctx};
-        rc = s3l_store_list(s, prefix, on_file, &f, err);
+        struct listing l;
+        rc = list_all(s, prefix, &l, err);
+        for (size_t i = 0; rc == 0 && i < l.n; i++)
+            rc = on_file(&f, &l.items[i]);
+        listing_free(&l);
     }
     for (size_t i = 0; i < set.n; i++)
         s3l_free(set.keys[i]);

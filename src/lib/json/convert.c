@@ -372,7 +372,9 @@ static int put_number(struct s3l_converter *c, const struct s3l_field *f,
     int rc = s3l__parse_double(v->str, v->len, &d, &why);
     if (rc == S3L_ENOMEM)
         return rc;
-    double max = t->id == S3L_TYPE_FLOAT16 ? 65504.0 : t->id == S3L_TYPE_FLOAT32 ? FLT_MAX : DBL_MAX;
+    double max = t->id == S3L_TYPE_FLOAT16   ? 65504.0 /* IEEE 754 binary16's largest */
+                 : t->id == S3L_TYPE_FLOAT32 ? FLT_MAX
+                                             : DBL_MAX;
     if (rc == 0 && (d > max || d < -max)) {
         rc = S3L_EINVALID_INPUT;
         why = "out of range";
@@ -666,7 +668,7 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
         }
         if (idx >= 0)
             c->col_value[idx] = (uint32_t)(j + 1);
-        else if (memchr(values[j].str, 0, values[j].len))
+        else if (values[j].len == 0 || memchr(values[j].str, 0, values[j].len))
             c->ignored += has_value(values, j + 1); /* no column can have this name */
         else if (has_value(values, j + 1) && note_unknown(c, j) != 0)
             return s3l_error_set(err, S3L_ENOMEM, "out of memory converting a record");

@@ -88,15 +88,22 @@ static int widen_into(struct s3l_type *acc, struct s3l_type *t)
     return 0;
 }
 
+/* Lists and structs nest at most this deep in an inferred type (type names parse up to 64);
+ * deeper values become json text. */
+#define MAX_INFER_DEPTH 32
+
+static int infer_at(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
+                    int depth, struct s3l_type *out);
+
 static int list_type(const struct s3l_value *values, size_t i,
-                     const struct s3l_infer_options *opt, struct s3l_type *out)
+                     const struct s3l_infer_options *opt, int depth, struct s3l_type *out)
 {
     struct s3l_type item = {0};
     size_t j = i + 1;
     int rc = 0;
     for (uint32_t k = 0; k < values[i].len && rc == 0; k++) {
         struct s3l_type t;
-        rc = s3l_infer_value(values, j, opt, &t);
+        rc = infer_at(values, j, opt, depth + 1, &t);
         if (rc == 0)
             rc = widen_into(&item, &t);
         j = values[j].end;
@@ -120,7 +127,7 @@ static int list_type(const struct s3l_value *values, size_t i,
 }
 
 static int struct_type(const struct s3l_value *values, size_t i,
-                       const struct s3l_infer_options *opt, struct s3l_type *out)
+                       const struct s3l_infer_options *opt, int depth, struct s3l_type *out)
 {
     /* Each member as a one-field struct, widened in: duplicates and order handled by widen. */
     struct s3l_type acc = {0};
@@ -130,9 +137,9 @@ static int struct_type(const struct s3l_value *values, size_t i,
         const struct s3l_value *key = &values[j];
         struct s3l_field f = {0};
         j = values[j + 1].end;
-        if (memchr(key->str, 0, key->len))
-            continue; /* a name with U+0000 cannot be a column name: ignored */
-        rc = s3l_infer_value(values, (size_t)(key - values) + 1, opt, &f.type);
+        if (key->len == 0 || memchr(key->str, 0, key->len))
+            continue; /* "" or a name with U+0000 cannot be a column name: ignored */
+        rc = infer_at(values, (size_t)(key - values) + 1, opt, depth + 1, &f.type);
         if (rc || (int)f.type.id == S3L__TYPE_NONE) {
             s3l_type_cleanup(&f.type);
             continue;
@@ -167,8 +174,14 @@ static int struct_type(const struct s3l_value *values, size_t i,
 int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
                     struct s3l_type *out)
 {
+    return infer_at(values, i, opt, 0, out);
+}
+
+static int infer_at(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
+                    int depth, struct s3l_type *out)
+{
     const struct s3l_value *v = &values[i];
-    bool as_json = opt && opt->nested_as_json;
+    bool as_json = (opt && opt->nested_as_json) || depth >= MAX_INFER_DEPTH;
     switch (v->kind) {
     case S3L_VALUE_TRUE:
     case S3L_VALUE_FALSE: return set_simple(out, S3L_TYPE_BOOL);
@@ -186,9 +199,10 @@ int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_i
     }
     case S3L_VALUE_STRING: return string_type(v, opt, out);
     case S3L_VALUE_ARRAY:
-        return as_json ? set_simple(out, S3L_TYPE_JSON) : list_type(values, i, opt, out);
+        return as_json ? set_simple(out, S3L_TYPE_JSON) : list_type(values, i, opt, depth, out);
     case S3L_VALUE_OBJECT:
-        return as_json ? set_simple(out, S3L_TYPE_JSON) : struct_type(values, i, opt, out);
+        return as_json ? set_simple(out, S3L_TYPE_JSON)
+                       : struct_type(values, i, opt, depth, out);
     default: return set_simple(out, (enum s3l_type_id)S3L__TYPE_NONE);
     }
 }
@@ -245,8 +259,8 @@ int s3l_infer_add(struct s3l_infer *inf, const struct s3l_record *rec)
         return 0;
     size_t j = 1;
     for (uint32_t k = 0; k < values[0].len; k++) {
-        if (memchr(values[j].str, 0, values[j].len)) {
-            j = values[j + 1].end; /* a name with U+0000 cannot be a column name: ignored */
+        if (values[j].len == 0 || memchr(values[j].str, 0, values[j].len)) {
+            j = values[j + 1].end; /* "" or a name with U+0000 cannot be a column: ignored */
             continue;
         }
         struct col *c = find_or_add(inf, &values[j], k);

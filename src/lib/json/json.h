@@ -42,6 +42,12 @@ void s3l__jscan_cleanup(struct s3l__jscan *s);
  */
 int s3l__json_scan(struct s3l__jscan *s, const char *text, size_t len);
 
+/*
+ * As s3l__json_scan, but the value may be followed by anything: *used is the number of bytes it
+ * took (leading whitespace included). For reading a stream of values from a buffer.
+ */
+int s3l__json_scan_prefix(struct s3l__jscan *s, const char *text, size_t len, size_t *used);
+
 /* Whether p[0..n) is valid UTF-8 (RFC 3629: no overlongs, surrogates or code points past
  * U+10FFFF); on false *bad is the offset of the first bad byte. */
 bool s3l__utf8_valid(const uint8_t *p, size_t n, size_t *bad);

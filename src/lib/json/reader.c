@@ -137,12 +137,9 @@ static const char *kind_name(unsigned kind)
     return kind < 7 ? names[kind] : "?";
 }
 
-/* Scans rec's raw bytes as one JSON object. 1 with the tape in rec, or an error. */
-static int scan_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+/* The scanned tape as rec's record when it is an object: 1, or an error. */
+static int take_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
-    int rc = s3l__json_scan(&r->scan, rec->raw, rec->raw_len);
-    if (rc)
-        return scan_error(r, rec, rc, err);
     if (r->scan.tape[0].kind != S3L_VALUE_OBJECT)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "%s line %llu, column %u (byte offset %llu): expected a JSON object, "
@@ -152,6 +149,15 @@ static int scan_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
     rec->values = r->scan.tape;
     rec->n_values = r->scan.n;
     return 1;
+}
+
+/* Scans rec's raw bytes as one JSON object. 1 with the tape in rec, or an error. */
+static int scan_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    int rc = s3l__json_scan(&r->scan, rec->raw, rec->raw_len);
+    if (rc)
+        return scan_error(r, rec, rc, err);
+    return take_object(r, rec, err);
 }
 
 /* A record over max_record_bytes starting at head: skip to the end of its line, streaming. */
@@ -278,6 +284,15 @@ static int json_fatal(struct s3l_reader *r, struct s3l_error *err, const char *w
     return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
 }
 
+static int element_too_long(struct s3l_reader *r, struct s3l_error *err)
+{
+    s3l_error_set(err, S3L_EINVALID_INPUT,
+                  "%s line %llu (byte offset %llu): the array element is longer than the maximum "
+                  "record size (%zu bytes)", r->name, (ull)r->line, (ull)(r->base + r->head),
+                  r->opt.max_record_bytes);
+    return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
+}
+
 /* Finds the end of the element at head (resumable across fills): 1 with *end, or < 0. */
 static int element_extent(struct s3l_reader *r, size_t *end, struct s3l_error *err)
 {
@@ -319,13 +334,8 @@ static int element_extent(struct s3l_reader *r, size_t *end, struct s3l_error *e
             }
         }
         r->scan_pos = r->buf.len;
-        if (r->buf.len - r->head > r->opt.max_record_bytes) {
-            s3l_error_set(err, S3L_EINVALID_INPUT,
-                          "%s line %llu (byte offset %llu): the array element is longer than the "
-                          "maximum record size (%zu bytes)", r->name, (ull)r->line,
-                          (ull)(r->base + r->head), r->opt.max_record_bytes);
-            return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
-        }
+        if (r->buf.len - r->head > r->opt.max_record_bytes)
+            return element_too_long(r, err);
         int rc = s3l__reader_fill(r, err);
         if (rc < 0)
             return rc;
@@ -341,13 +351,29 @@ static int element_extent(struct s3l_reader *r, size_t *end, struct s3l_error *e
 
 static int json_element(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
-    size_t end = 0;
-    r->scan_pos = r->head;
-    r->jdepth = 0;
-    r->jin_str = r->jesc = false;
-    int rc = element_extent(r, &end, err);
-    if (rc < 0)
-        return rc;
+    size_t end = 0, used = 0, avail = r->buf.len - r->head;
+    /* Optimistic single pass: scan the element straight from the buffer. It is complete when the
+     * scan succeeds before the end of the buffered bytes (or at the end of the input); else
+     * (an element cut by the block boundary, or a malformed one) the bracket matcher finds its
+     * extent first, refilling as needed, and the element is scanned again. */
+    int rc = avail ? s3l__json_scan_prefix(&r->scan, (const char *)r->buf.ptr + r->head, avail,
+                                           &used)
+                   : S3L_EINVALID_INPUT;
+    if (rc == S3L_ENOMEM)
+        return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory", r->name);
+    bool whole = rc == 0 && (used < avail || r->eof) && used <= r->opt.max_record_bytes;
+    if (whole) {
+        end = r->head + used;
+    } else {
+        r->scan_pos = r->head;
+        r->jdepth = 0;
+        r->jin_str = r->jesc = false;
+        rc = element_extent(r, &end, err);
+        if (rc < 0)
+            return rc;
+        if (end - r->head > r->opt.max_record_bytes)
+            return element_too_long(r, err);
+    }
     size_t start = r->head;
     s3l__reader_record(r, rec, start, end, r->line);
     r->line += count_lines(r, start, end);
@@ -355,7 +381,7 @@ static int json_element(struct s3l_reader *r, struct s3l_record *rec, struct s3l
     r->offset = r->base + end;
     if (r->jstate != J_OBJECTS)
         r->jstate = J_AFTER;
-    return scan_object(r, rec, err);
+    return whole ? take_object(r, rec, err) : scan_object(r, rec, err);
 }
 
 static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)

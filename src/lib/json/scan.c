@@ -424,6 +424,19 @@ static int scan_value(struct ctx *c)
     }
 }
 
+int s3l__json_scan_prefix(struct s3l__jscan *s, const char *text, size_t len, size_t *used)
+{
+    struct ctx c = {(const uint8_t *)text, (const uint8_t *)text, (const uint8_t *)text + len, s,
+                    0};
+    s->n = 0;
+    s->err_pos = 0;
+    s->err_what = NULL;
+    s3l_arena_reset(&s->arena);
+    int rc = scan_value(&c);
+    *used = (size_t)(c.p - c.base);
+    return rc;
+}
+
 int s3l__json_scan(struct s3l__jscan *s, const char *text, size_t len)
 {
     struct ctx c = {(const uint8_t *)text, (const uint8_t *)text, (const uint8_t *)text + len, s,

@@ -259,6 +259,22 @@ void s3l__os_unlock(int fd)
         close(fd); /* closing the last descriptor releases the flock */
 }
 
+void s3l__os_hold(int fd)
+{
+    while (flock(fd, LOCK_SH) != 0 && errno == EINTR) {
+    }
+}
+
+bool s3l__os_abandoned(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    bool free_ = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    return free_;
+}
+
 int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool is_dir), void *ctx,
                     struct s3l_error *err)
 {

@@ -58,6 +58,12 @@ bool s3l__os_rmdir_if_empty(const char *path);
 /* Opens (creating, 0644) path and takes an exclusive flock(2) on it; *fd is the held lock. */
 int s3l__os_lock(const char *path, int *fd, struct s3l_error *err);
 void s3l__os_unlock(int fd);
+/* Takes a shared flock(2) on an open file: held while the process lives, it marks the file as
+ * in use (temp files of uploads). */
+void s3l__os_hold(int fd);
+/* Whether nobody holds a flock on path any more (an exclusive non-blocking flock succeeds):
+ * the temp file of a process that died. False on any error. */
+bool s3l__os_abandoned(const char *path);
 /* Calls cb(ctx, name, is_dir) for every entry of dir but "." and "..". A non-zero cb result
  * stops and is returned. */
 int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool is_dir), void *ctx,

@@ -41,27 +41,30 @@ static int check_value(const struct pq_node *n, const struct s3l_pq_column_batch
         int32_t a = b->offsets[r], e = b->offsets[r + 1];
         if (a < 0 || e < a || e - a > INT32_MAX / 2)
             return s3l_error_set(err, S3L_EINVALID_INPUT,
-                                 "row %zu of the batch, column %s: bad offsets %d..%d", r,
-                                 n->path, a, e);
+                                 "row %zu of the batch, column %s: bad offsets %d..%d", r, n->path,
+                                 a, e);
         if (t->id != S3L_TYPE_BINARY) {
             const uint8_t *p = (const uint8_t *)b->values + a;
             size_t ok = s3l__pq_utf8_valid_prefix(p, (size_t)(e - a));
             if (ok != (size_t)(e - a))
-                return s3l_error_set(err, S3L_EINVALID_INPUT, "row %zu of the batch, column %s: "
-                                     "invalid UTF-8 at byte %zu", r, n->path, ok);
+                return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                     "row %zu of the batch, column %s: "
+                                     "invalid UTF-8 at byte %zu",
+                                     r, n->path, ok);
         }
         return 0;
     }
     case S3L_TYPE_DECIMAL128: {
         pq_i128 v = decimal_at(b, r);
-        __extension__ unsigned __int128 mag = v < 0 ? -(unsigned __int128)v
-                                                    : (unsigned __int128)v, lim = 1;
+        __extension__ unsigned __int128 mag = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v,
+                                        lim = 1;
         for (int i = 0; i < t->precision; i++)
             lim *= 10;
         if (mag >= lim)
-            return s3l_error_set(err, S3L_EINVALID_INPUT, "row %zu of the batch, column %s: "
-                                 "more than %d digits for decimal128(%d, %d)", r, n->path,
-                                 t->precision, t->precision, t->scale);
+            return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                 "row %zu of the batch, column %s: "
+                                 "more than %d digits for decimal128(%d, %d)",
+                                 r, n->path, t->precision, t->precision, t->scale);
         return 0;
     }
     case S3L_TYPE_TIME32:
@@ -75,17 +78,20 @@ static int check_value(const struct pq_node *n, const struct s3l_pq_column_batch
             memcpy(&v, (const uint8_t *)b->values + 8 * r, 8);
         }
         if (v < 0 || v >= per_day[t->unit])
-            return s3l_error_set(err, S3L_EINVALID_INPUT, "row %zu of the batch, column %s: "
-                                 "%lld is not a time of day", r, n->path, (long long)v);
+            return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                 "row %zu of the batch, column %s: "
+                                 "%lld is not a time of day",
+                                 r, n->path, (long long)v);
         return 0;
     }
     case S3L_TYPE_TIMESTAMP: {
         int64_t v;
         memcpy(&v, (const uint8_t *)b->values + 8 * r, 8);
         if (t->unit == S3L_UNIT_SECOND && (v > INT64_MAX / 1000 || v < INT64_MIN / 1000))
-            return s3l_error_set(err, S3L_EINVALID_INPUT, "row %zu of the batch, column %s: "
-                                 "%lld seconds cannot be held in milliseconds", r, n->path,
-                                 (long long)v);
+            return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                 "row %zu of the batch, column %s: "
+                                 "%lld seconds cannot be held in milliseconds",
+                                 r, n->path, (long long)v);
         return 0;
     }
     default:
@@ -133,9 +139,9 @@ static int validate(struct s3l_pq_writer *w, size_t n_rows, const struct s3l_pq_
             for (size_t r = 0; ordered && r < n_rows; r++)
                 ordered = b->offsets[r + 1] >= b->offsets[r] &&
                           b->offsets[r + 1] - b->offsets[r] <= INT32_MAX / 2;
-            if (ordered && (id == S3L_TYPE_BINARY ||
-                            all_ascii((const uint8_t *)b->values + b->offsets[0],
-                                      (size_t)(b->offsets[n_rows] - b->offsets[0]))))
+            if (ordered &&
+                (id == S3L_TYPE_BINARY || all_ascii((const uint8_t *)b->values + b->offsets[0],
+                                                    (size_t)(b->offsets[n_rows] - b->offsets[0]))))
                 check = false;
         }
         if (id == S3L_TYPE_TIMESTAMP && n->type.unit != S3L_UNIT_SECOND)
@@ -145,8 +151,10 @@ static int validate(struct s3l_pq_writer *w, size_t n_rows, const struct s3l_pq_
         for (size_t r = 0; r < n_rows; r++) {
             if (!present(b, r)) {
                 if (!n->nullable)
-                    return s3l_error_set(err, S3L_EINVALID_INPUT, "row %zu of the batch, column "
-                                         "%s: null in a required column", r, n->path);
+                    return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                         "row %zu of the batch, column "
+                                         "%s: null in a required column",
+                                         r, n->path);
                 continue;
             }
             int rc = check ? check_value(n, b, r, err) : 0;
@@ -161,9 +169,18 @@ static int validate(struct s3l_pq_writer *w, size_t n_rows, const struct s3l_pq_
 static bool stored_as_given(const struct pq_col *c, const struct s3l_type *t)
 {
     switch (t->id) {
-    case S3L_TYPE_INT32: case S3L_TYPE_INT64: case S3L_TYPE_UINT32: case S3L_TYPE_UINT64:
-    case S3L_TYPE_DATE32: case S3L_TYPE_TIME64: case S3L_TYPE_FLOAT16: case S3L_TYPE_FLOAT32:
-    case S3L_TYPE_FLOAT64: case S3L_TYPE_BOOL: case S3L_TYPE_FIXED_SIZE_BINARY: case S3L_TYPE_UUID:
+    case S3L_TYPE_INT32:
+    case S3L_TYPE_INT64:
+    case S3L_TYPE_UINT32:
+    case S3L_TYPE_UINT64:
+    case S3L_TYPE_DATE32:
+    case S3L_TYPE_TIME64:
+    case S3L_TYPE_FLOAT16:
+    case S3L_TYPE_FLOAT32:
+    case S3L_TYPE_FLOAT64:
+    case S3L_TYPE_BOOL:
+    case S3L_TYPE_FIXED_SIZE_BINARY:
+    case S3L_TYPE_UUID:
         return true;
     case S3L_TYPE_TIMESTAMP:
     case S3L_TYPE_TIME32:
@@ -226,8 +243,8 @@ static int append(struct pq_col *c, const struct pq_node *n, const struct s3l_pq
 {
     const struct s3l_type *t = &n->type;
     bool var = c->phys == PQ_BYTE_ARRAY;
-    size_t need = var ? (size_t)(b->offsets[r0 + k] - b->offsets[r0]) + 4 * k + 8
-                      : k * c->value_width;
+    size_t need =
+        var ? (size_t)(b->offsets[r0 + k] - b->offsets[r0]) + 4 * k + 8 : k * c->value_width;
     int rc = s3l_buf_reserve(&c->values, need);
     if (!rc && c->max_def)
         rc = s3l_buf_reserve(&c->defs, k);
@@ -267,10 +284,18 @@ static int append(struct pq_col *c, const struct pq_node *n, const struct s3l_pq
         int64_t v64;
         int32_t v32;
         switch (t->id) {
-        case S3L_TYPE_INT8: v32 = ((const int8_t *)src)[r]; goto put32;
-        case S3L_TYPE_UINT8: v32 = src[r]; goto put32;
-        case S3L_TYPE_INT16: v32 = ((const int16_t *)(const void *)src)[r]; goto put32;
-        case S3L_TYPE_UINT16: v32 = ((const uint16_t *)(const void *)src)[r]; goto put32;
+        case S3L_TYPE_INT8:
+            v32 = ((const int8_t *)src)[r];
+            goto put32;
+        case S3L_TYPE_UINT8:
+            v32 = src[r];
+            goto put32;
+        case S3L_TYPE_INT16:
+            v32 = ((const int16_t *)(const void *)src)[r];
+            goto put32;
+        case S3L_TYPE_UINT16:
+            v32 = ((const uint16_t *)(const void *)src)[r];
+            goto put32;
         case S3L_TYPE_TIME32:
             memcpy(&v32, src + 4 * r, 4);
             if (t->unit == S3L_UNIT_SECOND)
@@ -338,8 +363,10 @@ int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
         return s3l__pq_report(w, err);
     for (size_t i = 0; i < w->root.n_children; i++)
         if (w->root.children[i].kind != PQ_LEAF)
-            return s3l_error_set(err, S3L_EUNSUPPORTED, "column %s: the column-batch API takes "
-                                 "primitive columns only", w->root.children[i].path);
+            return s3l_error_set(err, S3L_EUNSUPPORTED,
+                                 "column %s: the column-batch API takes "
+                                 "primitive columns only",
+                                 w->root.children[i].path);
     int rc = validate(w, n_rows, cols, err);
     if (rc)
         return rc;

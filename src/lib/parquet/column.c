@@ -222,8 +222,8 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
     bool want_stats = w->opts.statistics || w->opts.page_index;
     if (want_stats) {
         if (enc == PQ_ENC_RLE_DICTIONARY && (c->phys == PQ_BYTE_ARRAY || c->phys == PQ_FLBA))
-            rc = s3l__pq_stats_page_dict(c, (const uint32_t *)(const void *)w->idx.ptr,
-                                         &c->dict, &w->bitmap, &w->pstats);
+            rc = s3l__pq_stats_page_dict(c, (const uint32_t *)(const void *)w->idx.ptr, &c->dict,
+                                         &w->bitmap, &w->pstats);
         else
             rc = s3l__pq_stats_page(c, &w->pstats);
         if (!rc)

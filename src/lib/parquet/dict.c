@@ -67,11 +67,16 @@ void s3l__pq_dict_free(struct pq_dict *d)
     memset(d, 0, sizeof(*d));
 }
 
-/* Keys (values or hashes) are spread by Fibonacci hashing: one multiply, the high bits. */
+/*
+ * Keys (values or hashes) are spread by Fibonacci hashing: one multiply, then the top bits of the
+ * product (the low bits of a product only depend on the low bits of the key, which for short
+ * strings and round numbers vary little).
+ */
 static inline uint32_t slot_of(uint64_t key, bool direct, uint32_t mask)
 {
     (void)direct;
-    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+    int bits = 64 - __builtin_clzll((uint64_t)mask + 1) - 1; /* mask + 1 is a power of two */
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (63 - bits) >> 1) & mask;
 }
 
 static int grow_table(struct pq_dict *d, bool direct)
@@ -149,8 +154,8 @@ static int add_entry(struct pq_dict *d, bool var, uint32_t s, uint64_t key, cons
  * when new. direct: key is the value's bits (fixed width <= 8), else its hash. *index gets its
  * index.
  */
-static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width,
-                         const uint8_t *p, size_t n, uint64_t key, uint32_t *index)
+static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width, const uint8_t *p,
+                         size_t n, uint64_t key, uint32_t *index)
 {
     if ((size_t)(d->n + 1) * 2 > (size_t)d->slot_mask + 1 || !d->slots) {
         int rc = grow_table(d, direct);
@@ -223,8 +228,8 @@ static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *ou
             for (;;) {
                 struct pq_dict_slot *sl = &d->slots[s];
                 if (!sl->idx) {
-                    int rc = add_entry(d, false, s, key, p + (base + j) * width, width,
-                                       &out[base + j]);
+                    int rc =
+                        add_entry(d, false, s, key, p + (base + j) * width, width, &out[base + j]);
                     if (rc)
                         return rc;
                     break;

@@ -314,10 +314,11 @@ static int check_magic(const uint8_t *p, uint64_t off, const char *name, struct 
         return s3l_error_set(err, S3L_EUNSUPPORTED,
                              "%s: encrypted footer (magic PARE at offset %llu) is not supported",
                              name, (unsigned long long)off);
+    /* A file cut short (an upload that never finished) has its head but not its tail. */
     return s3l_error_set(err, S3L_ECORRUPT,
                          "%s: not a Parquet file: bad magic at offset %llu (expected PAR1, found "
-                         "%02x %02x %02x %02x)", name, (unsigned long long)off, p[0], p[1], p[2],
-                         p[3]);
+                         "%02x %02x %02x %02x)%s", name, (unsigned long long)off, p[0], p[1], p[2],
+                         p[3], off ? "; a truncated file ends like this" : "");
 }
 
 /* With the tail in hand: checks the magic at both ends and finds the metadata. */

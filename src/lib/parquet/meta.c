@@ -162,8 +162,7 @@ static int boundary_order(const struct pq_col *c, const struct pq_chunk_meta *m)
     return asc ? 1 : desc ? 2 : 0;
 }
 
-int s3l__pq_column_index(const struct pq_col *c, const struct pq_chunk_meta *m,
-                         struct s3l_buf *out)
+int s3l__pq_column_index(const struct pq_col *c, const struct pq_chunk_meta *m, struct s3l_buf *out)
 {
     struct s3l_tc_enc e;
     s3l__tc_init(&e, out);

@@ -57,32 +57,32 @@ enum pq_kind { PQ_LEAF, PQ_STRUCT, PQ_LIST, PQ_MAP, PQ_INTERVAL };
 /* One node of the writer's schema tree (a copy of the s3l_schema, plus levels). */
 struct pq_node {
     enum pq_kind kind;
-    char *name;           /* the Arrow field name */
-    char *path;           /* dotted path for error messages ("a.element.b") */
+    char *name; /* the Arrow field name */
+    char *path; /* dotted path for error messages ("a.element.b") */
     bool nullable;
     struct s3l_type type; /* id/unit/tz flag/width/precision/scale; children NOT owned here */
     bool has_tz;
-    uint8_t def;          /* definition level when this node is present (non-null) */
-    uint8_t rep;          /* repetition level of this node's values */
-    uint8_t item_def;     /* LIST/MAP: definition level when an item exists */
-    uint8_t item_rep;     /* LIST/MAP: repetition level of the items */
+    uint8_t def;      /* definition level when this node is present (non-null) */
+    uint8_t rep;      /* repetition level of this node's values */
+    uint8_t item_def; /* LIST/MAP: definition level when an item exists */
+    uint8_t item_rep; /* LIST/MAP: repetition level of the items */
     size_t first_leaf, n_leaves;
     size_t n_children;
     struct pq_node *children;
     /* Integer leaves stored as they come: 1 INT32, 2 INT64 (0: take the general path). */
     uint8_t fast_int;
-    int64_t lo, hi;       /* the accepted range for fast_int */
+    int64_t lo, hi; /* the accepted range for fast_int */
 };
 
 /* Where a page went, and its statistics, for the page index (PageIndex.md). */
 struct pq_page_info {
-    int64_t offset;      /* within the chunk until written, then absolute in the file */
-    int32_t size;        /* compressed page size including its header */
-    int64_t first_row;   /* within the row group */
+    int64_t offset;    /* within the chunk until written, then absolute in the file */
+    int32_t size;      /* compressed page size including its header */
+    int64_t first_row; /* within the row group */
     int64_t null_count;
-    bool null_page;      /* only nulls */
+    bool null_page; /* only nulls */
     bool has_minmax;
-    uint8_t *min, *max;  /* arena-owned, possibly truncated */
+    uint8_t *min, *max; /* arena-owned, possibly truncated */
     uint32_t min_len, max_len;
 };
 
@@ -106,8 +106,8 @@ struct pq_dict_slot {
 
 /* The dictionary of one column chunk: PLAIN values plus an open-addressing hash of indices. */
 struct pq_dict {
-    struct s3l_buf values;  /* PLAIN-encoded entries, in index order */
-    uint32_t *offsets;      /* BYTE_ARRAY: start of entry i in values (n + 1 entries) */
+    struct s3l_buf values; /* PLAIN-encoded entries, in index order */
+    uint32_t *offsets;     /* BYTE_ARRAY: start of entry i in values (n + 1 entries) */
     size_t offsets_cap;
     uint32_t n;
     struct pq_dict_slot *slots; /* open addressing, linear probing */
@@ -118,8 +118,8 @@ struct pq_dict {
 struct pq_chunk_meta {
     int64_t num_values;
     int64_t total_uncompressed, total_compressed;
-    int64_t data_page_offset, dict_page_offset; /* dict -1 when none */
-    uint32_t encodings;                         /* bit (1 << pq_encoding) */
+    int64_t data_page_offset, dict_page_offset;            /* dict -1 when none */
+    uint32_t encodings;                                    /* bit (1 << pq_encoding) */
     int32_t dict_pages, dict_data_pages, plain_data_pages; /* for encoding_stats */
     struct pq_stats_out {
         int64_t null_count, nan_count;
@@ -139,40 +139,43 @@ struct pq_row_group_meta {
     struct pq_chunk_meta *chunks; /* one per leaf */
 };
 
-/* One leaf column: its description and its buffers. */
+/* One leaf column: its description and its buffers. The fields the row API touches per value
+ * come first, so that a value costs few cache lines. */
 struct pq_col {
-    const struct pq_node *node;
-    enum pq_phys phys;
-    int32_t type_length;  /* FLBA width */
-    enum pq_order order;
-    uint8_t max_def, max_rep;
-    size_t n_path;
-    const char **path;    /* path_in_schema (points into the nodes) */
-    size_t value_width;   /* fixed width of a PLAIN value, 0 for BYTE_ARRAY */
-
-    /* The page in progress. */
-    struct s3l_buf defs, reps; /* one byte per level entry */
+    /* The page in progress. defs.len and reps.len (when the column has those levels) always
+     * equal n_levels: one byte per level entry. */
     struct s3l_buf values;     /* PLAIN (BOOLEAN: one byte per value) */
+    struct s3l_buf defs, reps; /* one byte per level entry */
     uint64_t n_levels;         /* level entries (= values incl. nulls) */
     uint64_t n_values;         /* non-null values */
-    uint64_t page_rows;
-    uint64_t page_first_row;   /* within the row group */
-
-    /* Marks at row_begin, for rollback. */
-    size_t mark_defs, mark_reps, mark_values;
+    /* Lengths before the row in progress first wrote to this column, for rollback; valid when
+     * mark_row equals the writer's rows_seen. */
+    uint64_t mark_row;
+    size_t mark_values;
     uint64_t mark_levels, mark_nvalues;
+    uint8_t max_def, max_rep;
+
+    const struct pq_node *node;
+    enum pq_phys phys;
+    int32_t type_length; /* FLBA width */
+    enum pq_order order;
+    size_t n_path;
+    const char **path;  /* path_in_schema (points into the nodes) */
+    size_t value_width; /* fixed width of a PLAIN value, 0 for BYTE_ARRAY */
+    uint64_t page_rows;
+    uint64_t page_first_row; /* within the row group */
 
     /* The chunk in progress. */
-    struct s3l_buf chunk;      /* encoded data pages with headers */
+    struct s3l_buf chunk; /* encoded data pages with headers */
     struct pq_dict dict;
-    bool dict_on;              /* dictionary still in use for new pages */
-    bool dict_used;            /* some page of this chunk is dictionary-encoded */
+    bool dict_on;   /* dictionary still in use for new pages */
+    bool dict_used; /* some page of this chunk is dictionary-encoded */
     bool plain_used;
     int32_t n_dict_pages, n_plain_pages; /* data pages of each encoding in this chunk */
     int64_t chunk_values;
     int64_t chunk_uncompressed;
     struct pq_stats chunk_stats;
-    bool page_index_ok;        /* every page had min/max or was all null */
+    bool page_index_ok; /* every page had min/max or was all null */
     size_t n_pages, pages_cap;
     struct pq_page_info *pages;
 };
@@ -194,7 +197,7 @@ struct s3l_pq_writer {
     size_t n_cols;
     struct pq_col *cols;
     struct s3l__codec codec;
-    struct s3l_arena arena;       /* page-index and stats bytes; lives until free */
+    struct s3l_arena arena; /* page-index and stats bytes; lives until free */
 
     /* Row cursor. */
     bool in_row;
@@ -203,32 +206,32 @@ struct s3l_pq_writer {
     int depth;
     struct pq_frame frames[PQ_MAX_DEPTH];
     uint8_t cur_rep;
-    uint64_t rows_seen;           /* rows begun, for messages (1-based) */
+    uint64_t rows_seen; /* rows begun, for messages (1-based) */
 
     /* Row group in progress. */
     uint64_t rg_rows;
-    uint64_t rg_bytes;            /* encoded bytes buffered (compressed pages + raw page data) */
+    uint64_t rg_bytes; /* encoded bytes buffered (compressed pages + raw page data) */
 
     /* File. */
     uint64_t rows;
     uint64_t written;
-    int sticky;                   /* first sink/codec error */
+    int sticky; /* first sink/codec error */
     struct s3l_error sticky_err;
     bool closed;
     size_t n_rgs, rgs_cap;
     struct pq_row_group_meta *rgs;
-    struct s3l_buf scratch;       /* page assembly */
-    struct s3l_buf scratch2;      /* compressed page body / headers */
-    struct s3l_buf idx;           /* dictionary indices */
-    struct s3l_buf hdr;           /* a page header */
-    struct s3l_buf bitmap;        /* dictionary entries used by a page */
-    struct pq_stats pstats;       /* the statistics of the page being encoded */
+    struct s3l_buf scratch;  /* page assembly */
+    struct s3l_buf scratch2; /* compressed page body / headers */
+    struct s3l_buf idx;      /* dictionary indices */
+    struct s3l_buf hdr;      /* a page header */
+    struct s3l_buf bitmap;   /* dictionary entries used by a page */
+    struct pq_stats pstats;  /* the statistics of the page being encoded */
 
     /* Budget membership. */
     struct s3l_pq_budget *budget;
     size_t budget_charged;
     size_t budget_slot;
-    int flush_requested;          /* set by the budget, read at row_end (atomic) */
+    int flush_requested; /* set by the budget, read at row_end (atomic) */
 };
 
 /* schema_map.c */

@@ -9,7 +9,8 @@
  * current item is not its first (0 at the start of a row): beginning item i > 0 of a list sets it
  * to the list's item level, and ending the list restores the level it began with.
  *
- * Rollback: row_begin records each leaf's buffer lengths; a rejected row truncates back to them.
+ * Rollback: the first write of a row to a leaf records the leaf's buffer lengths (marks); a
+ * rejected row truncates the leaves it touched back to them.
  */
 #include <limits.h>
 #include <math.h>
@@ -20,31 +21,52 @@
 static const char *kind_name(const struct pq_node *n)
 {
     switch (n->kind) {
-    case PQ_LIST: return "a list";
-    case PQ_MAP: return "a map";
-    case PQ_STRUCT: return "a struct";
-    case PQ_INTERVAL: return "an interval";
-    default: break;
+    case PQ_LIST:
+        return "a list";
+    case PQ_MAP:
+        return "a map";
+    case PQ_STRUCT:
+        return "a struct";
+    case PQ_INTERVAL:
+        return "an interval";
+    default:
+        break;
     }
     switch (n->type.id) {
-    case S3L_TYPE_BOOL: return "a boolean";
-    case S3L_TYPE_FLOAT16: case S3L_TYPE_FLOAT32: case S3L_TYPE_FLOAT64: return "a number";
-    case S3L_TYPE_UTF8: case S3L_TYPE_JSON: return "a UTF-8 string";
-    case S3L_TYPE_BINARY: return "bytes";
-    case S3L_TYPE_FIXED_SIZE_BINARY: return "fixed-size bytes";
-    case S3L_TYPE_UUID: return "a UUID";
-    case S3L_TYPE_DECIMAL128: return "a decimal";
-    case S3L_TYPE_TIMESTAMP: return "a timestamp";
-    case S3L_TYPE_DATE32: return "a date";
-    case S3L_TYPE_TIME32: case S3L_TYPE_TIME64: return "a time of day";
-    default: return "an integer";
+    case S3L_TYPE_BOOL:
+        return "a boolean";
+    case S3L_TYPE_FLOAT16:
+    case S3L_TYPE_FLOAT32:
+    case S3L_TYPE_FLOAT64:
+        return "a number";
+    case S3L_TYPE_UTF8:
+    case S3L_TYPE_JSON:
+        return "a UTF-8 string";
+    case S3L_TYPE_BINARY:
+        return "bytes";
+    case S3L_TYPE_FIXED_SIZE_BINARY:
+        return "fixed-size bytes";
+    case S3L_TYPE_UUID:
+        return "a UUID";
+    case S3L_TYPE_DECIMAL128:
+        return "a decimal";
+    case S3L_TYPE_TIMESTAMP:
+        return "a timestamp";
+    case S3L_TYPE_DATE32:
+        return "a date";
+    case S3L_TYPE_TIME32:
+    case S3L_TYPE_TIME64:
+        return "a time of day";
+    default:
+        return "an integer";
     }
 }
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int fail(struct s3l_pq_writer *w, const struct pq_node *n, const char *fmt, ...)
+static int
+fail(struct s3l_pq_writer *w, const struct pq_node *n, const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
@@ -122,9 +144,21 @@ static inline int buf_put(struct s3l_buf *b, const void *p, size_t n)
     return s3l_buf_append(b, p, n);
 }
 
+/* Records c's lengths the first time the row in progress writes to it (rollback marks). */
+static inline void touch(struct s3l_pq_writer *w, struct pq_col *c)
+{
+    if (c->mark_row != w->rows_seen) {
+        c->mark_row = w->rows_seen;
+        c->mark_values = c->values.len;
+        c->mark_levels = c->n_levels;
+        c->mark_nvalues = c->n_values;
+    }
+}
+
 static inline int put_level(struct s3l_pq_writer *w, struct pq_col *c, uint8_t def)
 {
     int rc = 0;
+    touch(w, c);
     if (c->max_def)
         rc = buf_put(&c->defs, &def, 1);
     if (!rc && c->max_rep)
@@ -141,8 +175,8 @@ static int oom(struct s3l_pq_writer *w, const struct pq_node *n, int rc)
                          (unsigned long long)w->rows_seen, n->path, s3l_strerror(rc));
 }
 
-static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t leaf,
-                       const void *p, size_t len)
+static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t leaf, const void *p,
+                       size_t len)
 {
     struct pq_col *c = &w->cols[n->first_leaf + leaf];
     int rc = put_level(w, c, c->max_def);
@@ -160,6 +194,7 @@ static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t 
     {                                                                                              \
         struct pq_col *c = &w->cols[n->first_leaf];                                                \
         struct s3l_buf *b = &c->values;                                                            \
+        touch(w, c);                                                                               \
         if (c->max_rep == 0 && b->len + sizeof(T) < b->cap &&                                      \
             (c->max_def == 0 || c->defs.len + 1 < c->defs.cap)) {                                  \
             if (c->max_def)                                                                        \
@@ -176,12 +211,12 @@ EMIT_FIXED(emit_i32, int32_t)
 EMIT_FIXED(emit_i64, int64_t)
 EMIT_FIXED(emit_f64, double)
 
-static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const void *p,
-                      size_t len)
+static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const void *p, size_t len)
 {
     struct pq_col *c = &w->cols[n->first_leaf];
     uint32_t l32 = (uint32_t)len;
     struct s3l_buf *b = &c->values;
+    touch(w, c);
     if (c->max_rep == 0 && b->len + 4 + len < b->cap &&
         (c->max_def == 0 || c->defs.len + 1 < c->defs.cap)) {
         if (c->max_def)
@@ -219,14 +254,6 @@ int s3l_pq_row_begin(struct s3l_pq_writer *w)
 {
     if (w->closed || w->in_row)
         return S3L_ESTATE;
-    for (size_t i = 0; i < w->n_cols; i++) {
-        struct pq_col *c = &w->cols[i];
-        c->mark_defs = c->defs.len;
-        c->mark_reps = c->reps.len;
-        c->mark_values = c->values.len;
-        c->mark_levels = c->n_levels;
-        c->mark_nvalues = c->n_values;
-    }
     w->in_row = true;
     w->poisoned = false;
     if (w->row_err.code) /* cleared lazily: most rows never fail */
@@ -244,8 +271,10 @@ void s3l_pq_row_abort(struct s3l_pq_writer *w)
         return;
     for (size_t i = 0; i < w->n_cols; i++) {
         struct pq_col *c = &w->cols[i];
-        s3l_buf_truncate(&c->defs, c->mark_defs);
-        s3l_buf_truncate(&c->reps, c->mark_reps);
+        if (c->mark_row != w->rows_seen)
+            continue; /* the row did not write to this column */
+        s3l_buf_truncate(&c->defs, (size_t)c->mark_levels); /* one byte per level entry */
+        s3l_buf_truncate(&c->reps, (size_t)c->mark_levels);
         s3l_buf_truncate(&c->values, c->mark_values);
         c->n_levels = c->mark_levels;
         c->n_values = c->mark_nvalues;
@@ -316,19 +345,38 @@ static int put_signed_node(struct s3l_pq_writer *w, const struct pq_node *n, int
     static const int64_t per_day[4] = {86400LL, 86400000LL, 86400000000LL, 86400000000000LL};
     int64_t lo = INT32_MIN, hi = INT32_MAX;
     switch (n->type.id) {
-    case S3L_TYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
-    case S3L_TYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
-    case S3L_TYPE_INT32: case S3L_TYPE_DATE32: break;
-    case S3L_TYPE_UINT8: lo = 0, hi = UINT8_MAX; break;
-    case S3L_TYPE_UINT16: lo = 0, hi = UINT16_MAX; break;
-    case S3L_TYPE_UINT32: lo = 0, hi = UINT32_MAX; break;
-    case S3L_TYPE_INT64: case S3L_TYPE_UINT64: case S3L_TYPE_TIMESTAMP: case S3L_TYPE_TIME64:
+    case S3L_TYPE_INT8:
+        lo = INT8_MIN, hi = INT8_MAX;
+        break;
+    case S3L_TYPE_INT16:
+        lo = INT16_MIN, hi = INT16_MAX;
+        break;
+    case S3L_TYPE_INT32:
+    case S3L_TYPE_DATE32:
+        break;
+    case S3L_TYPE_UINT8:
+        lo = 0, hi = UINT8_MAX;
+        break;
+    case S3L_TYPE_UINT16:
+        lo = 0, hi = UINT16_MAX;
+        break;
+    case S3L_TYPE_UINT32:
+        lo = 0, hi = UINT32_MAX;
+        break;
+    case S3L_TYPE_INT64:
+    case S3L_TYPE_UINT64:
+    case S3L_TYPE_TIMESTAMP:
+    case S3L_TYPE_TIME64:
         lo = INT64_MIN, hi = INT64_MAX;
         if (n->type.id == S3L_TYPE_UINT64 && v < 0)
             return fail(w, n, "%lld is out of range for uint64", (long long)v);
         break;
-    case S3L_TYPE_TIME32: lo = 0, hi = per_day[n->type.unit] - 1; break;
-    case S3L_TYPE_FLOAT16: case S3L_TYPE_FLOAT32: case S3L_TYPE_FLOAT64:
+    case S3L_TYPE_TIME32:
+        lo = 0, hi = per_day[n->type.unit] - 1;
+        break;
+    case S3L_TYPE_FLOAT16:
+    case S3L_TYPE_FLOAT32:
+    case S3L_TYPE_FLOAT64:
         return put_double_node(w, n, (double)v);
     default:
         return fail(w, n, "expected %s, got an integer", kind_name(n));
@@ -487,6 +535,22 @@ static bool parse_uuid_text(const uint8_t *s, uint8_t out[16])
 
 int s3l_pq_put_bytes(struct s3l_pq_writer *w, const void *data, size_t len)
 {
+    /* Fast path: a top-level UTF8 or BINARY column and a short value. */
+    if (w->depth == 1 && !w->poisoned && w->in_row && len <= 4096) {
+        struct pq_frame *f = &w->frames[0];
+        if (f->child < w->root.n_children) {
+            const struct pq_node *fn = &w->root.children[f->child];
+            enum s3l_type_id id = fn->type.id;
+            if (fn->kind == PQ_LEAF &&
+                (id == S3L_TYPE_BINARY || ((id == S3L_TYPE_UTF8 || id == S3L_TYPE_JSON) &&
+                                           s3l__pq_utf8_valid_prefix(data, len) == len))) {
+                int frc = emit_bytes(w, fn, data, len);
+                if (!frc)
+                    f->child++;
+                return frc;
+            }
+        }
+    }
     const struct pq_node *n;
     int rc = guard(w);
     if (rc || (rc = expect(w, &n)) != 0)

@@ -4,10 +4,10 @@
  * the flattened SchemaElement list of FileMetaData (parquet.thrift field 2).
  *
  * Mapping (LogicalTypes.md): lists use the 3-level form `<rep> group name (LIST) { repeated group
- * list { <rep> element } }`; maps `<rep> group name (MAP) { repeated group key_value { required key;
- * <rep> value } }`; intervals a group {months INT32, days INT32, nanoseconds INT64} (all required).
- * Levels: a nullable node adds one definition level, a repeated group one definition and one
- * repetition level (Dremel; parquet-format README "Nested Encoding").
+ * list { <rep> element } }`; maps `<rep> group name (MAP) { repeated group key_value { required
+ * key; <rep> value } }`; intervals a group {months INT32, days INT32, nanoseconds INT64} (all
+ * required). Levels: a nullable node adds one definition level, a repeated group one definition and
+ * one repetition level (Dremel; parquet-format README "Nested Encoding").
  */
 #include <stdio.h>
 
@@ -35,20 +35,37 @@ static void set_fast_int(struct pq_node *n)
     if (n->kind != PQ_LEAF)
         return;
     switch (n->type.id) {
-    case S3L_TYPE_INT8: n->fast_int = 1, n->lo = INT8_MIN, n->hi = INT8_MAX; break;
-    case S3L_TYPE_INT16: n->fast_int = 1, n->lo = INT16_MIN, n->hi = INT16_MAX; break;
+    case S3L_TYPE_INT8:
+        n->fast_int = 1, n->lo = INT8_MIN, n->hi = INT8_MAX;
+        break;
+    case S3L_TYPE_INT16:
+        n->fast_int = 1, n->lo = INT16_MIN, n->hi = INT16_MAX;
+        break;
     case S3L_TYPE_INT32:
-    case S3L_TYPE_DATE32: n->fast_int = 1, n->lo = INT32_MIN, n->hi = INT32_MAX; break;
-    case S3L_TYPE_UINT8: n->fast_int = 1, n->lo = 0, n->hi = UINT8_MAX; break;
-    case S3L_TYPE_UINT16: n->fast_int = 1, n->lo = 0, n->hi = UINT16_MAX; break;
-    case S3L_TYPE_UINT32: n->fast_int = 1, n->lo = 0, n->hi = UINT32_MAX; break;
-    case S3L_TYPE_INT64: n->fast_int = 2, n->lo = INT64_MIN, n->hi = INT64_MAX; break;
-    case S3L_TYPE_UINT64: n->fast_int = 2, n->lo = 0, n->hi = INT64_MAX; break;
+    case S3L_TYPE_DATE32:
+        n->fast_int = 1, n->lo = INT32_MIN, n->hi = INT32_MAX;
+        break;
+    case S3L_TYPE_UINT8:
+        n->fast_int = 1, n->lo = 0, n->hi = UINT8_MAX;
+        break;
+    case S3L_TYPE_UINT16:
+        n->fast_int = 1, n->lo = 0, n->hi = UINT16_MAX;
+        break;
+    case S3L_TYPE_UINT32:
+        n->fast_int = 1, n->lo = 0, n->hi = UINT32_MAX;
+        break;
+    case S3L_TYPE_INT64:
+        n->fast_int = 2, n->lo = INT64_MIN, n->hi = INT64_MAX;
+        break;
+    case S3L_TYPE_UINT64:
+        n->fast_int = 2, n->lo = 0, n->hi = INT64_MAX;
+        break;
     case S3L_TYPE_TIMESTAMP:
         if (n->type.unit != S3L_UNIT_SECOND)
             n->fast_int = 2, n->lo = INT64_MIN, n->hi = INT64_MAX;
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -72,7 +89,7 @@ static int build_children(struct s3l_pq_writer *w, struct pq_node *n, const stru
     for (size_t i = 0; i < want; i++) {
         const struct s3l_field *f = &t->children[i];
         const char *cname = f->name;
-        bool cnull = f->nullable;
+        bool cnull = f->nullable && !f->key; /* a key column refuses nulls (schema.h) */
         if (n->kind == PQ_LIST) {
             cname = "element";
         } else if (n->kind == PQ_MAP) {
@@ -103,8 +120,8 @@ static int build_node(struct s3l_pq_writer *w, struct pq_node *n, const char *na
     if (!n->name || !n->path)
         return S3L_ENOMEM;
     if (depth > PQ_MAX_DEPTH / 2)
-        return s3l_error_set(err, S3L_EINVALID_CONFIG, "column %s: nested deeper than %d",
-                             n->path, PQ_MAX_DEPTH / 2);
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "column %s: nested deeper than %d", n->path,
+                             PQ_MAX_DEPTH / 2);
     n->type = *t;
     n->type.tz = NULL;
     n->type.children = NULL;
@@ -288,13 +305,12 @@ static int leaf_paths(struct s3l_pq_writer *w, const struct pq_node *n, const ch
     return 0;
 }
 
-int s3l__pq_schema_build(struct s3l_pq_writer *w, const struct s3l_schema *s,
-                         struct s3l_error *err)
+int s3l__pq_schema_build(struct s3l_pq_writer *w, const struct s3l_schema *s, struct s3l_error *err)
 {
     if (!s || s->n_fields == 0)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "schema has no columns");
-    struct s3l_type root_t = {.id = S3L_TYPE_STRUCT, .n_children = s->n_fields,
-                              .children = s->fields};
+    struct s3l_type root_t = {
+        .id = S3L_TYPE_STRUCT, .n_children = s->n_fields, .children = s->fields};
     memset(&w->root, 0, sizeof(w->root));
     w->root.kind = PQ_STRUCT;
     w->root.name = s3l_strdup("schema");
@@ -336,9 +352,20 @@ void s3l__pq_schema_free(struct s3l_pq_writer *w)
 }
 
 /* parquet.thrift: ConvertedType and FieldRepetitionType values. */
-enum { CT_UTF8 = 0, CT_MAP = 1, CT_LIST = 3, CT_DECIMAL = 5, CT_DATE = 6, CT_TIME_MILLIS = 7,
-       CT_TIME_MICROS = 8, CT_TS_MILLIS = 9, CT_TS_MICROS = 10, CT_UINT_8 = 11, CT_INT_8 = 15,
-       CT_JSON = 19 };
+enum {
+    CT_UTF8 = 0,
+    CT_MAP = 1,
+    CT_LIST = 3,
+    CT_DECIMAL = 5,
+    CT_DATE = 6,
+    CT_TIME_MILLIS = 7,
+    CT_TIME_MICROS = 8,
+    CT_TS_MILLIS = 9,
+    CT_TS_MICROS = 10,
+    CT_UINT_8 = 11,
+    CT_INT_8 = 15,
+    CT_JSON = 19
+};
 enum { REP_REQUIRED = 0, REP_OPTIONAL = 1, REP_REPEATED = 2 };
 
 /* SchemaElement of a group (fields 3 repetition_type, 4 name, 5 num_children, 6, 10). */
@@ -376,24 +403,40 @@ static void leaf_annotations(struct s3l_tc_enc *e, const struct pq_col *c)
     const struct s3l_type *t = &c->node->type;
     int ct = -1;
     switch (t->id) {
-    case S3L_TYPE_UTF8: ct = CT_UTF8; break;
-    case S3L_TYPE_JSON: ct = CT_JSON; break;
-    case S3L_TYPE_DATE32: ct = CT_DATE; break;
-    case S3L_TYPE_DECIMAL128: ct = CT_DECIMAL; break;
-    case S3L_TYPE_INT8: case S3L_TYPE_INT16: case S3L_TYPE_INT32: case S3L_TYPE_INT64:
+    case S3L_TYPE_UTF8:
+        ct = CT_UTF8;
+        break;
+    case S3L_TYPE_JSON:
+        ct = CT_JSON;
+        break;
+    case S3L_TYPE_DATE32:
+        ct = CT_DATE;
+        break;
+    case S3L_TYPE_DECIMAL128:
+        ct = CT_DECIMAL;
+        break;
+    case S3L_TYPE_INT8:
+    case S3L_TYPE_INT16:
+    case S3L_TYPE_INT32:
+    case S3L_TYPE_INT64:
         ct = CT_INT_8 + (t->id - S3L_TYPE_INT8);
         break;
-    case S3L_TYPE_UINT8: case S3L_TYPE_UINT16: case S3L_TYPE_UINT32: case S3L_TYPE_UINT64:
+    case S3L_TYPE_UINT8:
+    case S3L_TYPE_UINT16:
+    case S3L_TYPE_UINT32:
+    case S3L_TYPE_UINT64:
         ct = CT_UINT_8 + (t->id - S3L_TYPE_UINT8);
         break;
-    case S3L_TYPE_TIME32: case S3L_TYPE_TIME64:
+    case S3L_TYPE_TIME32:
+    case S3L_TYPE_TIME64:
         /* TIME_MILLIS/MICROS denote UTC-adjusted times (LogicalTypes.md); ours are local. */
         break;
     case S3L_TYPE_TIMESTAMP:
         if (c->node->has_tz && t->unit != S3L_UNIT_NANO)
             ct = t->unit == S3L_UNIT_MICRO ? CT_TS_MICROS : CT_TS_MILLIS;
         break;
-    default: break;
+    default:
+        break;
     }
     if (ct >= 0)
         s3l__tc_field_i32(e, 6, ct);
@@ -404,19 +447,40 @@ static void leaf_annotations(struct s3l_tc_enc *e, const struct pq_col *c)
     /* LogicalType union (field 10). */
     s3l__tc_field_struct(e, 10);
     switch (t->id) {
-    case S3L_TYPE_UTF8: s3l__tc_field_struct(e, 1); s3l__tc_struct_end(e); break;
-    case S3L_TYPE_JSON: s3l__tc_field_struct(e, 12); s3l__tc_struct_end(e); break;
-    case S3L_TYPE_UUID: s3l__tc_field_struct(e, 14); s3l__tc_struct_end(e); break;
-    case S3L_TYPE_FLOAT16: s3l__tc_field_struct(e, 15); s3l__tc_struct_end(e); break;
-    case S3L_TYPE_DATE32: s3l__tc_field_struct(e, 6); s3l__tc_struct_end(e); break;
+    case S3L_TYPE_UTF8:
+        s3l__tc_field_struct(e, 1);
+        s3l__tc_struct_end(e);
+        break;
+    case S3L_TYPE_JSON:
+        s3l__tc_field_struct(e, 12);
+        s3l__tc_struct_end(e);
+        break;
+    case S3L_TYPE_UUID:
+        s3l__tc_field_struct(e, 14);
+        s3l__tc_struct_end(e);
+        break;
+    case S3L_TYPE_FLOAT16:
+        s3l__tc_field_struct(e, 15);
+        s3l__tc_struct_end(e);
+        break;
+    case S3L_TYPE_DATE32:
+        s3l__tc_field_struct(e, 6);
+        s3l__tc_struct_end(e);
+        break;
     case S3L_TYPE_DECIMAL128: /* DecimalType: 1 scale, 2 precision */
         s3l__tc_field_struct(e, 5);
         s3l__tc_field_i32(e, 1, t->scale);
         s3l__tc_field_i32(e, 2, t->precision);
         s3l__tc_struct_end(e);
         break;
-    case S3L_TYPE_INT8: case S3L_TYPE_INT16: case S3L_TYPE_INT32: case S3L_TYPE_INT64:
-    case S3L_TYPE_UINT8: case S3L_TYPE_UINT16: case S3L_TYPE_UINT32: case S3L_TYPE_UINT64: {
+    case S3L_TYPE_INT8:
+    case S3L_TYPE_INT16:
+    case S3L_TYPE_INT32:
+    case S3L_TYPE_INT64:
+    case S3L_TYPE_UINT8:
+    case S3L_TYPE_UINT16:
+    case S3L_TYPE_UINT32:
+    case S3L_TYPE_UINT64: {
         /* IntType: 1 bitWidth (i8), 2 isSigned */
         bool is_signed = t->id <= S3L_TYPE_INT64;
         int k = is_signed ? t->id - S3L_TYPE_INT8 : t->id - S3L_TYPE_UINT8;
@@ -426,7 +490,8 @@ static void leaf_annotations(struct s3l_tc_enc *e, const struct pq_col *c)
         s3l__tc_struct_end(e);
         break;
     }
-    case S3L_TYPE_TIME32: case S3L_TYPE_TIME64: /* TimeType: 1 isAdjustedToUTC, 2 unit */
+    case S3L_TYPE_TIME32:
+    case S3L_TYPE_TIME64: /* TimeType: 1 isAdjustedToUTC, 2 unit */
         s3l__tc_field_struct(e, 7);
         s3l__tc_field_bool(e, 1, false);
         time_unit(e, t->unit);
@@ -438,7 +503,8 @@ static void leaf_annotations(struct s3l_tc_enc *e, const struct pq_col *c)
         time_unit(e, t->unit);
         s3l__tc_struct_end(e);
         break;
-    default: break;
+    default:
+        break;
     }
     s3l__tc_struct_end(e);
 }

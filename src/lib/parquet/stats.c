@@ -91,7 +91,7 @@ double s3l__pq_half_to_double(uint16_t h)
 
 /* Compares two bounds in the column's order: <0, 0, >0. Floats here are never NaN. */
 int s3l__pq_cmp_values(const struct pq_col *c, const uint8_t *a, size_t an, const uint8_t *b,
-                      size_t bn)
+                       size_t bn)
 {
     switch (c->phys) {
     case PQ_BOOLEAN:
@@ -337,8 +337,8 @@ int s3l__pq_stats_merge(const struct pq_col *c, struct pq_stats *into, const str
     if (!s->has_minmax)
         return 0;
     int rc = 0;
-    if (!into->has_minmax || s3l__pq_cmp_values(c, s->min.ptr, s->min.len, into->min.ptr,
-                                        into->min.len) < 0)
+    if (!into->has_minmax ||
+        s3l__pq_cmp_values(c, s->min.ptr, s->min.len, into->min.ptr, into->min.len) < 0)
         rc = set_bound(&into->min, s->min.ptr, s->min.len);
     if (!rc && (!into->has_minmax ||
                 s3l__pq_cmp_values(c, s->max.ptr, s->max.len, into->max.ptr, into->max.len) > 0))

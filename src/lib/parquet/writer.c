@@ -99,8 +99,8 @@ int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_optio
     if (!rc)
         rc = s3l__codec_open(&w->codec, w->opts.codec, w->opts.level, err);
     if (!rc) {
-        w->created_by = s3l_strdup(w->opts.created_by ? w->opts.created_by
-                                                      : "s3land version " S3L_VERSION);
+        w->created_by =
+            s3l_strdup(w->opts.created_by ? w->opts.created_by : "s3land version " S3L_VERSION);
         rc = w->created_by ? copy_kv(w) : S3L_ENOMEM;
     }
     if (!rc && w->opts.budget) {
@@ -188,8 +188,10 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
         if (f->child < n->n_children && n->kind != PQ_LIST && n->kind != PQ_MAP)
             n = &n->children[f->child];
         w->poisoned = true;
-        s3l_error_set(&w->row_err, S3L_EINVALID_INPUT, "row %llu, column %s: missing (the row "
-                      "ended early)", (unsigned long long)w->rows_seen, n->path);
+        s3l_error_set(&w->row_err, S3L_EINVALID_INPUT,
+                      "row %llu, column %s: missing (the row "
+                      "ended early)",
+                      (unsigned long long)w->rows_seen, n->path);
     }
     if (w->poisoned) {
         s3l_pq_row_abort(w);
@@ -309,8 +311,9 @@ int s3l_pq_writer_close(struct s3l_pq_writer *w, struct s3l_error *err)
         rc = S3L_ETOO_LARGE;
     if (!rc) {
         uint32_t n = (uint32_t)w->scratch.len;
-        uint8_t tail[8] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24),
-                           'P', 'A', 'R', '1'};
+        uint8_t tail[8] = {
+            (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24), 'P', 'A', 'R',
+            '1'};
         rc = s3l__pq_sink_write(w, w->scratch.ptr, w->scratch.len);
         if (!rc)
             rc = s3l__pq_sink_write(w, tail, 8);
@@ -375,13 +378,34 @@ uint64_t s3l_pq_writer_size_estimate(const struct s3l_pq_writer *w)
 }
 
 /* The row sink adapter (include/s3l/row.h). */
-static int rs_row_begin(void *c) { return s3l_pq_row_begin(c); }
-static int rs_put_null(void *c) { return s3l_pq_put_null(c); }
-static int rs_put_bool(void *c, bool v) { return s3l_pq_put_bool(c, v); }
-static int rs_put_int(void *c, int64_t v) { return s3l_pq_put_int(c, v); }
-static int rs_put_uint(void *c, uint64_t v) { return s3l_pq_put_uint(c, v); }
-static int rs_put_double(void *c, double v) { return s3l_pq_put_double(c, v); }
-static int rs_put_bytes(void *c, const void *d, size_t n) { return s3l_pq_put_bytes(c, d, n); }
+static int rs_row_begin(void *c)
+{
+    return s3l_pq_row_begin(c);
+}
+static int rs_put_null(void *c)
+{
+    return s3l_pq_put_null(c);
+}
+static int rs_put_bool(void *c, bool v)
+{
+    return s3l_pq_put_bool(c, v);
+}
+static int rs_put_int(void *c, int64_t v)
+{
+    return s3l_pq_put_int(c, v);
+}
+static int rs_put_uint(void *c, uint64_t v)
+{
+    return s3l_pq_put_uint(c, v);
+}
+static int rs_put_double(void *c, double v)
+{
+    return s3l_pq_put_double(c, v);
+}
+static int rs_put_bytes(void *c, const void *d, size_t n)
+{
+    return s3l_pq_put_bytes(c, d, n);
+}
 static int rs_put_decimal(void *c, int64_t hi, uint64_t lo)
 {
     return s3l_pq_put_decimal(c, hi, lo);
@@ -390,20 +414,43 @@ static int rs_put_interval(void *c, int32_t m, int32_t d, int64_t ns)
 {
     return s3l_pq_put_interval(c, m, d, ns);
 }
-static int rs_begin_list(void *c) { return s3l_pq_begin_list(c); }
-static int rs_end_list(void *c) { return s3l_pq_end_list(c); }
-static int rs_begin_struct(void *c) { return s3l_pq_begin_struct(c); }
-static int rs_end_struct(void *c) { return s3l_pq_end_struct(c); }
-static int rs_begin_map(void *c) { return s3l_pq_begin_map(c); }
-static int rs_end_map(void *c) { return s3l_pq_end_map(c); }
-static int rs_row_end(void *c, struct s3l_error *err) { return s3l_pq_row_end(c, err); }
-static void rs_row_abort(void *c) { s3l_pq_row_abort(c); }
+static int rs_begin_list(void *c)
+{
+    return s3l_pq_begin_list(c);
+}
+static int rs_end_list(void *c)
+{
+    return s3l_pq_end_list(c);
+}
+static int rs_begin_struct(void *c)
+{
+    return s3l_pq_begin_struct(c);
+}
+static int rs_end_struct(void *c)
+{
+    return s3l_pq_end_struct(c);
+}
+static int rs_begin_map(void *c)
+{
+    return s3l_pq_begin_map(c);
+}
+static int rs_end_map(void *c)
+{
+    return s3l_pq_end_map(c);
+}
+static int rs_row_end(void *c, struct s3l_error *err)
+{
+    return s3l_pq_row_end(c, err);
+}
+static void rs_row_abort(void *c)
+{
+    s3l_pq_row_abort(c);
+}
 
 static const struct s3l_row_sink_ops row_sink_ops = {
-    rs_row_begin, rs_put_null,    rs_put_bool,     rs_put_int,      rs_put_uint,
-    rs_put_double, rs_put_bytes,  rs_put_decimal,  rs_put_interval, rs_begin_list,
-    rs_end_list,  rs_begin_struct, rs_end_struct,  rs_begin_map,    rs_end_map,
-    rs_row_end,   rs_row_abort,
+    rs_row_begin,  rs_put_null,    rs_put_bool,     rs_put_int,    rs_put_uint,  rs_put_double,
+    rs_put_bytes,  rs_put_decimal, rs_put_interval, rs_begin_list, rs_end_list,  rs_begin_struct,
+    rs_end_struct, rs_begin_map,   rs_end_map,      rs_row_end,    rs_row_abort,
 };
 
 struct s3l_row_sink s3l_pq_writer_row_sink(struct s3l_pq_writer *w)

@@ -354,11 +354,21 @@ int s3l__integrity_header(struct s3l_s3_client *c, struct s3l__http_req *r, cons
     return 0;
 }
 
+/* A header value with CR or LF would let a caller's string add headers of its own. */
+static bool header_safe(const char *v)
+{
+    return !v || !strpbrk(v, "\r\n");
+}
+
 int s3l__put_headers(struct s3l__http_req *r, const struct s3l_s3_put_options *o, bool create)
 {
     int rc = 0;
     if (!o)
         return 0;
+    if (!header_safe(o->content_type) || !header_safe(o->sse) ||
+        !header_safe(o->sse_kms_key_id) || !header_safe(o->storage_class) ||
+        !header_safe(o->upload_meta) || !header_safe(o->if_match))
+        return S3L_EINVALID_ARGUMENT;
     if (o->content_type)
         rc = s3l__http_add_header(r, "Content-Type", o->content_type);
     if (rc == 0 && o->sse)
@@ -397,8 +407,9 @@ int s3l_s3_put_object(struct s3l_s3_client *c, const char *bucket, const char *k
     r.has_body = true;
     char b64[32];
     rc = s3l__integrity_header(c, &r, len ? data : "", len, b64);
-    if (rc == 0)
-        rc = s3l__put_headers(&r, opts, false);
+    if (rc == 0 && (rc = s3l__put_headers(&r, opts, false)) != 0)
+        s3l_error_set(err, rc, "PutObject %s: an option holds CR or LF, or too many headers",
+                      key);
     if (rc == 0)
         rc = s3l__run1(c, &r, err);
     if (rc == 0 && out) {
@@ -496,6 +507,7 @@ int s3l_s3_list_objects(struct s3l_s3_client *c, const char *bucket, const char 
     snprintf(mk, sizeof(mk), "%d", max_keys > 0 && max_keys <= 1000 ? max_keys : 1000);
     s3l__http_add_query(&r, "list-type", "2");
     s3l__http_add_query(&r, "max-keys", mk);
+    s3l__http_add_query(&r, "encoding-type", "url"); /* keys XML 1.0 cannot carry */
     if (prefix && *prefix)
         s3l__http_add_query(&r, "prefix", prefix);
     if (delimiter && *delimiter)

@@ -294,6 +294,10 @@ int s3l__s3_code_to_error(long status, const char *s3_code)
         {"ServiceUnavailable", S3L_ETRANSIENT},
         {"InternalError", S3L_ETRANSIENT},
         {"RequestTimeout", S3L_ETRANSIENT},
+        /* the digest was computed from the very bytes we sent: a mismatch is damage in
+         * transit, and sending them again heals it */
+        {"BadDigest", S3L_ETRANSIENT},
+        {"XAmzContentChecksumMismatch", S3L_ETRANSIENT},
         {"RequestTimeTooSkewed", S3L_ETRANSIENT},
         {"ExpiredToken", S3L_EAUTH_EXPIRED},
         {"TokenRefreshRequired", S3L_EAUTH_EXPIRED},

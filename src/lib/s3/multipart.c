@@ -34,7 +34,8 @@ int s3l_s3_create_multipart(struct s3l_s3_client *c, const char *bucket, const c
     struct s3l__http_req r = {.op = "CreateMultipartUpload", .method = "POST", .bucket = bucket,
                               .key = key, .has_body = true};
     s3l__http_add_query(&r, "uploads", "");
-    rc = s3l__put_headers(&r, opts, true);
+    if ((rc = s3l__put_headers(&r, opts, true)) != 0)
+        s3l_error_set(err, rc, "CreateMultipartUpload %s: an option holds CR or LF", key);
     if (rc == 0)
         rc = s3l__run1(c, &r, err);
     if (rc == 0 && (rc = s3l__xml_initiate(r.resp.ptr, r.resp.len, upload_id, err)) != 0)
@@ -101,8 +102,8 @@ int s3l_s3_upload_parts(struct s3l_s3_client *c, const char *bucket, const char 
     if (!slots || !reqs)
         rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = s3l__part_request(c, &slots[i].r, bucket, key, upload_id, data[i], len[i], slots[i].number,
-                      parts[i].number, slots[i].b64);
+        rc = s3l__part_request(c, &slots[i].r, bucket, key, upload_id, data[i], len[i],
+                               slots[i].number, parts[i].number, slots[i].b64);
         reqs[i] = &slots[i].r;
     }
     if (rc == 0)

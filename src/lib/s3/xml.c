@@ -261,12 +261,41 @@ static char *dup_or_null(const char *s)
     return s && *s ? s3l_strdup(s) : NULL;
 }
 
-static int fill_object(struct s3l_s3_object *o, const struct s3l__xml_node *c)
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A copy of s, URL-decoded when url is set (encoding-type=url: %XX is a byte, '+' a space, as
+ * S3 sends it; RGW sends '+' itself as %2B). Keys XML 1.0 cannot carry come back this way. */
+static char *key_dup(const char *s, bool url)
+{
+    char *out = s3l_strdup(s);
+    if (!out || !url)
+        return out;
+    char *w = out;
+    for (const char *r = s; *r; r++) {
+        int hi, lo;
+        if (*r == '+') {
+            *w++ = ' ';
+        } else if (*r == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0) {
+            *w++ = (char)(hi * 16 + lo);
+            r += 2;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = 0;
+    return out;
+}
+
+static int fill_object(struct s3l_s3_object *o, const struct s3l__xml_node *c, bool url)
 {
     const char *key = s3l__xml_text(c, "Key"), *etag = s3l__xml_text(c, "ETag");
     if (!key)
         return S3L_ECORRUPT;
-    o->key = s3l_strdup(key);
+    o->key = key_dup(key, url);
     if (!o->key)
         return S3L_ENOMEM;
     o->size = to_u64(s3l__xml_text(c, "Size"));
@@ -293,13 +322,15 @@ int s3l__xml_list_objects(const void *body, size_t len, struct s3l_s3_list_page 
         if (!page->objects || !page->prefixes || (tok && *tok && !page->next_token))
             rc = S3L_ENOMEM;
     }
+    const char *enc = rc == 0 ? s3l__xml_text(r, "EncodingType") : NULL;
+    bool url = enc && strcmp(enc, "url") == 0;
     for (const struct s3l__xml_node *c = rc == 0 ? r->child : NULL; c && rc == 0; c = c->next) {
         if (strcmp(c->name, "Contents") == 0) {
-            rc = fill_object(&page->objects[page->n_objects], c);
+            rc = fill_object(&page->objects[page->n_objects], c, url);
             page->n_objects += rc == 0;
         } else if (strcmp(c->name, "CommonPrefixes") == 0) {
             const char *pfx = s3l__xml_text(c, "Prefix");
-            page->prefixes[page->n_prefixes] = s3l_strdup(pfx ? pfx : "");
+            page->prefixes[page->n_prefixes] = key_dup(pfx ? pfx : "", url);
             rc = page->prefixes[page->n_prefixes] ? 0 : S3L_ENOMEM;
             page->n_prefixes += rc == 0;
         }

@@ -51,7 +51,8 @@ static int widen_struct(const struct s3l_type *a, const struct s3l_type *b, stru
         }
         t.n_children++;
         f->nullable = true;
-        rc = fb ? s3l_type_widen(&fa->type, &fb->type, &f->type) : s3l_type_copy(&f->type, &fa->type);
+        rc = fb ? s3l_type_widen(&fa->type, &fb->type, &f->type)
+                : s3l_type_copy(&f->type, &fa->type);
     }
     for (size_t j = 0; j < b->n_children && rc == 0; j++) {
         bool seen = false;

@@ -622,6 +622,42 @@ static const struct simple simple_types[] = {
     {"month_day_nano_interval", S3L_TYPE_INTERVAL},
 };
 
+/* timestamp[UNIT] or timestamp[UNIT, tz=ZONE], after the word "timestamp". */
+static int parse_timestamp(struct parser *p, struct s3l_type *t)
+{
+    int rc;
+    t->id = S3L_TYPE_TIMESTAMP;
+    if ((rc = expect(p, '[')) != 0 || (rc = parse_unit(p, &t->unit, 15)) != 0)
+        return rc;
+    if (eat(p, ',')) {
+        const char *k;
+        size_t kn = ident(p, &k);
+        if (kn != 2 || memcmp(k, "tz", 2) != 0 || !eat(p, '='))
+            return fail(p, "'tz='");
+        skip_ws(p);
+        size_t start = p->pos;
+        while (p->pos < p->len && p->s[p->pos] != ']')
+            p->pos++;
+        size_t end = p->pos;
+        while (end > start && p->s[end - 1] == ' ')
+            end--;
+        /* IANA names (Europe/Paris, Etc/GMT+1) and offsets (+01:00) use only these. */
+        for (size_t i = start; i < end; i++) {
+            char ch = p->s[i];
+            if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || (ch && strchr("/_+-:.", ch)))) {
+                p->pos = i;
+                return fail(p, "a time zone name (letters, digits, / _ + - : .)");
+            }
+        }
+        if (end == start)
+            return fail(p, "a time zone name");
+        if (!(t->tz = s3l_strndup(p->s + start, end - start)))
+            return S3L_ENOMEM;
+    }
+    return expect(p, ']');
+}
+
 static int parse_bracket_type(struct parser *p, const char *w, size_t n, struct s3l_type *t)
 {
 #define IS(lit) (n == sizeof(lit) - 1 && memcmp(w, lit, n) == 0)
@@ -644,38 +680,8 @@ static int parse_bracket_type(struct parser *p, const char *w, size_t n, struct 
             return rc;
         return expect(p, ']');
     }
-    if (IS("timestamp")) {
-        t->id = S3L_TYPE_TIMESTAMP;
-        if ((rc = expect(p, '[')) != 0 || (rc = parse_unit(p, &t->unit, 15)) != 0)
-            return rc;
-        if (eat(p, ',')) {
-            const char *k;
-            size_t kn = ident(p, &k);
-            if (kn != 2 || memcmp(k, "tz", 2) != 0 || !eat(p, '='))
-                return fail(p, "'tz='");
-            skip_ws(p);
-            size_t start = p->pos;
-            while (p->pos < p->len && p->s[p->pos] != ']')
-                p->pos++;
-            size_t end = p->pos;
-            while (end > start && p->s[end - 1] == ' ')
-                end--;
-            /* IANA names (Europe/Paris, Etc/GMT+1) and offsets (+01:00) use only these. */
-            for (size_t i = start; i < end; i++) {
-                char ch = p->s[i];
-                if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                      (ch >= '0' && ch <= '9') || (ch && strchr("/_+-:.", ch)))) {
-                    p->pos = i;
-                    return fail(p, "a time zone name (letters, digits, / _ + - : .)");
-                }
-            }
-            if (end == start)
-                return fail(p, "a time zone name");
-            if (!(t->tz = s3l_strndup(p->s + start, end - start)))
-                return S3L_ENOMEM;
-        }
-        return expect(p, ']');
-    }
+    if (IS("timestamp"))
+        return parse_timestamp(p, t);
     if (IS("fixed_size_binary")) {
         t->id = S3L_TYPE_FIXED_SIZE_BINARY;
         if ((rc = expect(p, '[')) != 0 ||

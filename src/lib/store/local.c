@@ -133,6 +133,7 @@ static int make_temp(const char *dir, char **tmp, int *fd, struct s3l_error *err
         struct s3l_error e2 = {0};
         rc = s3l__os_create_excl(p, fd, &e2);
         if (rc == 0) {
+            s3l__os_hold(*fd); /* in use while we live: see sweep_dir */
             *tmp = p;
             return 0;
         }
@@ -446,6 +447,24 @@ static int local_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb
     return rc;
 }
 
+/* Temp files that no live process holds (its writer was killed) are removed, so that a crash
+ * does not keep a staging directory (and the disk space) forever. */
+static int sweep_entry(void *ctx, const char *name, bool is_dir)
+{
+    if (is_dir || strncmp(name, S3L__LOCAL_TMP_PREFIX, strlen(S3L__LOCAL_TMP_PREFIX)) != 0)
+        return 0;
+    char *p = join(ctx, name);
+    if (p && s3l__os_abandoned(p))
+        s3l__os_unlink(p, true, NULL);
+    s3l_free(p);
+    return 0;
+}
+
+static void sweep_dir(const char *dir)
+{
+    s3l__os_readdir(dir, sweep_entry, (void *)dir, NULL);
+}
+
 static int local_remove(struct s3l_store *s, const char *key, struct s3l_error *err)
 {
     struct local_store *ls = (struct local_store *)s;
@@ -470,6 +489,7 @@ static int local_remove(struct s3l_store *s, const char *key, struct s3l_error *
         if (lock)
             s3l__os_unlink(lock, true, NULL);
         s3l_free(lock);
+        sweep_dir(dir);
         if (!s3l__os_rmdir_if_empty(dir))
             break;
         char *up = dir_of(dir);

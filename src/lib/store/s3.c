@@ -170,22 +170,30 @@ static int s3_get(struct s3l_store *st, const char *key, uint64_t offset, uint64
     if (!k)
         return nomem(err);
     struct s3l_s3_object o = {0};
-    int rc;
+    struct s3l_error e = {0};
+    int rc = -1;
+    *data = NULL;
+    *data_len = 0;
     pthread_mutex_lock(&s->lock);
-    if (len == 0) { /* nothing to read: only whether it exists, and its version */
-        rc = s3l_s3_head_object(s->c, s->bucket, k, &o, err);
-        *data = NULL;
-        *data_len = 0;
-        if (rc == 0 && !(*data = s3l_calloc(1, 1)))
-            rc = nomem(err);
-    } else {
+    if (len > 0) {
         rc = s3l_s3_get_object(s->c, s->bucket, k, offset, len == UINT64_MAX ? 0 : len, max,
-                               data, data_len, &o, err);
+                               data, data_len, &o, &e);
+        /* a range that starts past the end is 416 on S3; the vtable reads it as no bytes */
+        if (rc == S3L_EINVALID_ARGUMENT && e.http_status == 416)
+            rc = -1;
+    }
+    if (rc == -1) { /* nothing to read: only whether it exists, and its version */
+        s3l_error_clear(&e);
+        rc = s3l_s3_head_object(s->c, s->bucket, k, &o, &e);
+        if (rc == 0 && !(*data = s3l_calloc(1, 1)))
+            rc = s3l_error_set(&e, S3L_ENOMEM, "out of memory");
     }
     pthread_mutex_unlock(&s->lock);
     s3l_free(k);
     if (rc == 0)
         to_info(&o, info);
+    else if (err && err->code == 0)
+        *err = e;
     return rc;
 }
 
@@ -206,21 +214,8 @@ static int s3_stat(struct s3l_store *st, const char *key, struct s3l_object_info
     return rc;
 }
 
-struct list_ctx {
-    size_t strip;
-    s3l_store_list_cb cb;
-    void *ctx;
-};
-
-static int list_one(void *ud, const struct s3l_s3_object *o)
-{
-    struct list_ctx *l = ud;
-    struct s3l_object_info info;
-    to_info(o, &info);
-    info.key = o->key + l->strip;
-    return l->cb(l->ctx, &info);
-}
-
+/* Page by page: the lock is held while a page is fetched, never during the callbacks, which
+ * may call back into this store (the destination reads each marker it lists). */
 static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb cb, void *ctx,
                    struct s3l_error *err)
 {
@@ -228,11 +223,29 @@ static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb c
     char *k = full_key(s, prefix ? prefix : "");
     if (!k)
         return nomem(err);
-    struct list_ctx l = {strlen(s->prefix), cb, ctx};
-    /* the callback runs with the lock held: it must not call back into this store */
-    pthread_mutex_lock(&s->lock);
-    int rc = s3l_s3_list_all(s->c, s->bucket, k, list_one, &l, err);
-    pthread_mutex_unlock(&s->lock);
+    size_t strip = strlen(s->prefix);
+    char *token = NULL;
+    int rc = 0;
+    do {
+        struct s3l_s3_list_page p;
+        pthread_mutex_lock(&s->lock);
+        rc = s3l_s3_list_objects(s->c, s->bucket, k, NULL, token, 1000, &p, err);
+        pthread_mutex_unlock(&s->lock);
+        s3l_free(token);
+        token = NULL;
+        for (size_t i = 0; rc == 0 && i < p.n_objects; i++) {
+            struct s3l_object_info info;
+            to_info(&p.objects[i], &info);
+            info.key = p.objects[i].key + strip;
+            rc = cb(ctx, &info);
+        }
+        if (rc == 0 && p.truncated) {
+            token = p.next_token;
+            p.next_token = NULL;
+        }
+        s3l_s3_list_page_free(&p);
+    } while (rc == 0 && token);
+    s3l_free(token);
     s3l_free(k);
     return rc;
 }

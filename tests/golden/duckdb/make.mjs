@@ -8,6 +8,7 @@
 //   row_groups.parquet   DuckDB, gzip: 5000 rows in several row groups, key/value metadata
 //   uncompressed.parquet DuckDB, no compression, a dictionary-encoded string column
 //   empty.parquet        DuckDB: a schema and no rows
+//   arrowrs_codecs.parquet  arrow-rs, data page v2, a codec and an encoding per column, a list
 //   arrowrs_page_index.parquet  arrow-rs (npm parquet-wasm): page statistics, ColumnIndex and
 //                        OffsetIndex over many small pages in 2 row groups, with nulls and
 //                        null pages
@@ -96,13 +97,40 @@ async function arrowRsFile() {
   writeFileSync(out('arrowrs_page_index.parquet'), pw.writeParquet(wasmTable, props));
 }
 
+// arrow-rs again, data page v2 with a codec and an encoding per column (DELTA_BINARY_PACKED,
+// DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT, RLE_DICTIONARY; BROTLI, LZ4_RAW, ZSTD, GZIP) and a list.
+async function arrowRsCodecs() {
+  const arrow = await import('apache-arrow');
+  const pw = await import('parquet-wasm');
+  const n = 300;
+  const table = new arrow.Table({
+    a: arrow.vectorFromArray(BigInt64Array.from({ length: n }, (_, i) => BigInt(i * 3 - 400))),
+    b: arrow.vectorFromArray(Array.from({ length: n }, (_, i) => `prefix-${i % 17}`), new arrow.Utf8()),
+    c: arrow.vectorFromArray(Float64Array.from({ length: n }, (_, i) => i / 4)),
+    d: arrow.vectorFromArray(Array.from({ length: n }, (_, i) => `d${i % 5}`), new arrow.Utf8()),
+    l: arrow.vectorFromArray(Array.from({ length: n }, (_, i) => (i % 4 ? [i, i + 1] : null)),
+      new arrow.List(new arrow.Field('item', new arrow.Int32(), true))),
+  });
+  const props = new pw.WriterPropertiesBuilder()
+    .setWriterVersion(pw.WriterVersion.V2)
+    .setDictionaryEnabled(false)
+    .setColumnEncoding('a', pw.Encoding.DELTA_BINARY_PACKED).setColumnCompression('a', pw.Compression.BROTLI)
+    .setColumnEncoding('b', pw.Encoding.DELTA_BYTE_ARRAY).setColumnCompression('b', pw.Compression.LZ4_RAW)
+    .setColumnEncoding('c', pw.Encoding.BYTE_STREAM_SPLIT).setColumnCompression('c', pw.Compression.ZSTD)
+    .setColumnDictionaryEnabled('d', true).setColumnCompression('d', pw.Compression.GZIP)
+    .setCreatedBy('parquet-wasm (arrow-rs) v2 pages via make.mjs')
+    .build();
+  writeFileSync(out('arrowrs_codecs.parquet'), pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(table, 'stream')), props));
+}
+
 const bigintJson = (k, v) => (typeof v === 'bigint' ? v.toString() : v);
 
 const duck = await openDuck();
 await duckFiles(duck);
 await arrowRsFile();
+await arrowRsCodecs();
 for (const name of ['flat_types', 'nested', 'row_groups', 'uncompressed', 'empty',
-  'arrowrs_page_index']) {
+  'arrowrs_page_index', 'arrowrs_codecs']) {
   const file = out(name + '.parquet');
   const expected = { duckdb: await pqMeta(file, { duck }) };
   if (name.startsWith('arrowrs_')) expected.page_index = await readPageIndexHyparquet(file);

@@ -1,5 +1,4 @@
 #!/usr/bin/env bash
-# NOTE: named cli_crash.sh (not discovered) until the CLI is on main; rename to test_cli_crash.sh then.
 # Crash tests of `s3land write` (issue 3, "Crash tests"): $S3LAND_CRASH is the CLI linked with
 # tests/support/crash_store.c, which SIGKILLs the process at the k-th store operation
 # (S3L_CRASH_AT=k) or at a named protocol point (S3L_CRASH_POINT=name). For a small run every k
