@@ -4,9 +4,8 @@
 # 70,000 rows with 2 lanes; the objects are then fetched with curl (its own SigV4 signer, not
 # ours) and read by DuckDB, which must find exactly the input (EXCEPT ALL both ways). A rerun adds
 # nothing (the bucket listing, also by curl, is unchanged); schema, check, recover and gc work
-# against the store. Every s3land call runs under `timeout`, so a hang fails the test, not CI.
-# (`s3land ls` on S3 is not run here: the S3 backend holds its lock while it calls a listing's
-# callback, and the destination's marker listing reads each marker from inside that callback.)
+# against the store, and `ls` reports the objects curl lists, with 200,000 rows from their footers.
+# Every s3land call runs under `timeout`, so a hang fails the test, not CI.
 set -uo pipefail
 S3LAND=${S3LAND:?}
 SRC=${S3L_SOURCE_DIR:?}
@@ -81,6 +80,11 @@ s3keys "cli-test/" >"$work/after"
     || bad "listing changed"
 $S schema "${s3[@]}" --table flights --json | grep -q '"name":"time","type":"double"' \
     && ok "schema from S3" || bad "schema from S3"
+$S ls "${s3[@]}" --table flights --json >"$work/ls.json" 2>&1 || bad "ls: $(cat "$work/ls.json")"
+nls=$(grep -c '"file":' "$work/ls.json")
+[ "$nls" -eq "$n" ] && ok "ls lists the $n data objects" || bad "ls lists $nls files, curl $n"
+grep -q '"table":"flights","files":[0-9]*,"rows":200000' "$work/ls.json" \
+    && ok "ls: 200000 rows from the footers" || bad "ls rows: $(tail -1 "$work/ls.json")"
 $S recover "${s3[@]}" --quiet && ok "recover on S3" || bad "recover on S3"
 $S gc "${s3[@]}" --quiet && ok "gc on S3" || bad "gc on S3"
 
