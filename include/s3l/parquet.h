@@ -9,13 +9,18 @@
  *
  * Memory: each writer buffers at most one row group of encoded pages. Writers may share one
  * s3l_pq_budget; when the sum of their buffered bytes reaches it, the largest row group in
- * progress is flushed early. Column buffers are reused between row groups.
- * Per writer, while a row group is in progress (docs/internals/parquet.md):
- *   bytes ~= sum over leaf columns of (compressed pages of the chunk so far
- *            + page buffers (< page_size + one row) + dictionary (<= dictionary_page_limit)
+ * progress is flushed early. Buffers a huge value or row group grew are given back after use.
+ * Per writer, while a row group is in progress (docs/internals/parquet.md), with
+ * V = max(page_size, the largest value):
+ *   bytes ~= sum over leaf columns of (compressed pages of the chunk so far (capacity <= 1.25 x)
+ *            + page buffers (< page_size + one row; <= 2 V) + dictionary (<= dictionary_page_limit)
  *            + its hash table (16 B per slot, <= 4 slots per entry))
- *            + scratch (~ 2 x page_size + the codec's bound) + footer metadata (~100 B per page).
- * The budget counts the first three terms of every member writer, updated every 16 rows.
+ *            + scratch (<= 4 V) + statistics bounds (<= 4 KiB each) + footer metadata (~100 B
+ *            plus 2 x (statistics_max_len + 5) per page).
+ * The budget counts the chunks (at capacity), page buffers and dictionary values of every member
+ * writer, charged every 16 rows and after any row that grew the row group by page_size or more.
+ * So all writers together hold about the budget plus, each, ~6 V: bounded by configuration and
+ * the largest value, never by the input or file size.
  */
 #ifndef S3L_PARQUET_H
 #define S3L_PARQUET_H

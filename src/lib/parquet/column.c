@@ -88,11 +88,15 @@ static int levels(const struct s3l_buf *lv, uint64_t n, uint8_t max, bool prefix
     return 0;
 }
 
-/* The values section of the page into out; *enc gets its encoding. */
+/*
+ * The values section of the page into out; *enc gets its encoding. A PLAIN page of other than
+ * BOOLEAN is already what c->values holds: it is left there (*in_place) for compress_page.
+ */
 static int encode_values(struct s3l_pq_writer *w, struct pq_col *c, struct s3l_buf *out,
-                         enum pq_encoding *enc)
+                         enum pq_encoding *enc, bool *in_place)
 {
     *enc = PQ_ENC_PLAIN;
+    *in_place = false;
     int rc;
     /* A page of only nulls has no values to look up: it is PLAIN (and empty). */
     if (c->dict_on && c->n_values > 0) {
@@ -112,12 +116,48 @@ static int encode_values(struct s3l_pq_writer *w, struct pq_col *c, struct s3l_b
             return rc;
         }
         c->dict_on = false; /* the dictionary is full: this page and the rest are PLAIN */
+        s3l__pq_dict_drop_table(&c->dict); /* only its values are needed now, for its page */
     }
     c->plain_used = true;
     c->n_plain_pages++;
     if (c->phys == PQ_BOOLEAN)
         return s3l__pq_bitpack_bools(c->values.ptr, (size_t)c->n_values, out);
-    return s3l_buf_append(out, c->values.ptr, c->values.len);
+    *in_place = true;
+    return 0;
+}
+
+/*
+ * Compresses the page into w->scratch2: v1 the levels and values together, v2 only the values
+ * (the levels are copied as they are). The levels are in w->scratch (levels_len bytes), the
+ * values after them, or still in c->values when in_place. *raw gets the uncompressed size.
+ * In place, v1 moves the values up in their own buffer and puts the levels before them instead
+ * of copying them into the scratch buffer: a page of 15 MiB strings costs one copy less. The
+ * values are not needed afterwards (statistics are taken before).
+ */
+static int compress_page(struct s3l_pq_writer *w, struct pq_col *c, bool v2, size_t levels_len,
+                         bool in_place, size_t *raw)
+{
+    struct s3l_buf *body = &w->scratch, *comp = &w->scratch2;
+    int rc = v2 ? s3l_buf_append(comp, body->ptr, levels_len) : 0;
+    if (rc)
+        return rc;
+    if (!in_place) {
+        *raw = body->len;
+        size_t skip = v2 ? levels_len : 0;
+        return s3l__codec_compress(&w->codec, body->ptr + skip, body->len - skip, comp);
+    }
+    *raw = levels_len + c->values.len;
+    if (levels_len && !v2) {
+        if ((rc = s3l_buf_reserve(&c->values, levels_len)) != 0)
+            return rc;
+        memmove(c->values.ptr + levels_len, c->values.ptr, c->values.len);
+        memcpy(c->values.ptr, body->ptr, levels_len);
+        c->values.len += levels_len;
+        c->values.ptr[c->values.len] = 0;
+    }
+    static const uint8_t none[1];
+    const uint8_t *p = c->values.ptr ? c->values.ptr : none; /* an empty page of only nulls */
+    return s3l__codec_compress(&w->codec, p, c->values.len, comp);
 }
 
 static void write_page_header(struct s3l_pq_writer *w, struct pq_col *c, struct s3l_tc_enc *e,
@@ -183,6 +223,56 @@ static int record_page(struct s3l_pq_writer *w, struct pq_col *c, size_t offset,
     return 0;
 }
 
+void s3l__pq_buf_trim(struct s3l_buf *b, size_t keep)
+{
+    if (b->cap > keep) {
+        size_t max = b->max;
+        s3l_buf_free(b);
+        s3l_buf_init(b, max);
+    }
+}
+
+/*
+ * Page buffers are reused from page to page; one that a huge value (a 15 MiB string) grew is
+ * given back, so that what stays allocated is bounded by the page size, not by the largest value
+ * seen so far (the budget does not see reused capacity).
+ */
+static void trim_page_buffers(struct s3l_pq_writer *w, struct pq_col *c)
+{
+    size_t keep = 4 * w->opts.page_size;
+    s3l__pq_buf_trim(&c->values, keep);
+    s3l__pq_buf_trim(&c->defs, keep);
+    s3l__pq_buf_trim(&c->reps, keep);
+    s3l__pq_buf_trim(&w->scratch, keep);
+    s3l__pq_buf_trim(&w->scratch2, keep);
+    s3l__pq_buf_trim(&w->idx, keep);
+    s3l__pq_buf_trim(&w->bitmap, keep);
+    s3l__pq_buf_trim(&w->pstats.min, PQ_TRIM_BOUND);
+    s3l__pq_buf_trim(&w->pstats.max, PQ_TRIM_BOUND);
+}
+
+/*
+ * Room for extra more bytes in a chunk buffer, growing it by a quarter (at least step bytes)
+ * instead of doubling: the chunk holds most of a row group, the budget charges its capacity, and
+ * doubling would overshoot the budget by up to the whole row group.
+ */
+static int chunk_reserve(struct s3l_buf *b, size_t extra, size_t step)
+{
+    if (b->len + extra < b->cap)
+        return 0;
+    if (extra > b->max || b->len > b->max - extra)
+        return S3L_ETOO_LARGE;
+    size_t grow = S3L_MAX(b->len / 4, step);
+    size_t cap = b->len + extra + 1;
+    cap = cap > SIZE_MAX - grow ? cap : cap + grow;
+    uint8_t *p = s3l_realloc(b->ptr, cap);
+    if (!p)
+        return S3L_ENOMEM;
+    b->ptr = p;
+    b->cap = cap;
+    return 0;
+}
+
 int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
 {
     if (c->n_levels == 0)
@@ -203,21 +293,13 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
         rc = levels(&c->defs, c->n_levels, c->max_def, !v2, body, &def_len);
     size_t levels_len = body->len;
     enum pq_encoding enc;
+    bool in_place = false;
     if (!rc)
-        rc = encode_values(w, c, body, &enc);
+        rc = encode_values(w, c, body, &enc, &in_place);
     if (rc)
         return rc;
-    /* v1 compresses the whole body; v2 only the values (levels are copied as they are). */
-    size_t skip = v2 ? levels_len : 0;
-    if (v2)
-        rc = s3l_buf_append(comp, body->ptr, levels_len);
-    if (!rc)
-        rc = s3l__codec_compress(&w->codec, body->ptr + skip, body->len - skip, comp);
-    if (rc)
-        return rc;
-    if (body->len > INT32_MAX || comp->len > INT32_MAX)
-        return S3L_ETOO_LARGE;
 
+    /* Statistics first: they read c->values, which compress_page may rewrite. */
     struct pq_stats_out so;
     bool want_stats = w->opts.statistics || w->opts.page_index;
     if (want_stats) {
@@ -233,15 +315,22 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
         if (rc)
             return rc;
     }
+    size_t raw = 0;
+    if ((rc = compress_page(w, c, v2, levels_len, in_place, &raw)) != 0)
+        return rc;
+    if (raw > INT32_MAX || comp->len > INT32_MAX)
+        return S3L_ETOO_LARGE;
     s3l_buf_reset(&w->hdr);
     struct s3l_tc_enc e;
     s3l__tc_init(&e, &w->hdr);
-    write_page_header(w, c, &e, enc, body->len, comp->len, def_len, rep_len,
+    write_page_header(w, c, &e, enc, raw, comp->len, def_len, rep_len,
                       w->opts.statistics ? &so : NULL);
     if ((rc = s3l__tc_status(&e)) != 0)
         return rc;
     size_t offset = c->chunk.len;
-    rc = s3l_buf_append(&c->chunk, w->hdr.ptr, w->hdr.len);
+    rc = chunk_reserve(&c->chunk, w->hdr.len + comp->len, w->opts.page_size);
+    if (!rc)
+        rc = s3l_buf_append(&c->chunk, w->hdr.ptr, w->hdr.len);
     if (!rc)
         rc = s3l_buf_append(&c->chunk, comp->ptr, comp->len);
     if (!rc)
@@ -249,7 +338,7 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
     if (rc)
         return rc;
     c->chunk_values += (int64_t)c->n_levels;
-    c->chunk_uncompressed += (int64_t)(w->hdr.len + body->len);
+    c->chunk_uncompressed += (int64_t)(w->hdr.len + raw);
     /* The page buffers are reused for the next page. */
     s3l_buf_reset(&c->defs);
     s3l_buf_reset(&c->reps);
@@ -257,6 +346,7 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
     c->n_levels = c->n_values = 0;
     c->page_first_row += c->page_rows;
     c->page_rows = 0;
+    trim_page_buffers(w, c);
     return 0;
 }
 
@@ -333,8 +423,14 @@ int s3l__pq_chunk_write(struct s3l_pq_writer *w, struct pq_col *c, struct pq_chu
     c->pages = NULL;
     c->n_pages = c->pages_cap = 0;
     /* Reset for the next row group; buffers keep their memory. */
+    /* The chunk buffer held a whole row group (the budget charged its capacity): give it back
+     * unless small, so that a writer between row groups holds little. */
     s3l_buf_reset(&c->chunk);
+    s3l__pq_buf_trim(&c->chunk, PQ_TRIM_CHUNK);
+    s3l__pq_buf_trim(&c->chunk_stats.min, PQ_TRIM_BOUND);
+    s3l__pq_buf_trim(&c->chunk_stats.max, PQ_TRIM_BOUND);
     s3l__pq_dict_reset(&c->dict);
+    s3l__pq_buf_trim(&c->dict.values, 2 * w->opts.dictionary_page_limit + 64);
     c->dict_on = w->opts.dictionary && c->phys != PQ_BOOLEAN;
     c->dict_used = c->plain_used = false;
     c->n_dict_pages = c->n_plain_pages = 0;

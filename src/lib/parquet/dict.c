@@ -67,6 +67,13 @@ void s3l__pq_dict_free(struct pq_dict *d)
     memset(d, 0, sizeof(*d));
 }
 
+void s3l__pq_dict_drop_table(struct pq_dict *d)
+{
+    s3l_free(d->slots);
+    d->slots = NULL;
+    d->slot_mask = 0;
+}
+
 /*
  * Keys (values or hashes) are spread by Fibonacci hashing: one multiply, then the top bits of the
  * product (the low bits of a product only depend on the low bits of the key, which for short
@@ -131,6 +138,11 @@ static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 static int add_entry(struct pq_dict *d, bool var, uint32_t s, uint64_t key, const uint8_t *p,
                      size_t n, uint32_t *index)
 {
+    /* An entry that would take the dictionary past its limit is not copied at all (a 15 MiB
+     * string would otherwise grow the buffer to 16 MiB first): 1 tells the caller to fall back
+     * to PLAIN. */
+    if (d->values.len + n > d->limit)
+        return 1;
     if (var) {
         if (d->values.len + n > UINT32_MAX)
             return S3L_ETOO_LARGE;
@@ -231,7 +243,7 @@ static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *ou
                     int rc =
                         add_entry(d, false, s, key, p + (base + j) * width, width, &out[base + j]);
                     if (rc)
-                        return rc;
+                        return rc; /* 1: full */
                     break;
                 }
                 if (sl->key == key) {
@@ -267,11 +279,12 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
     }
     if (c->n_values == 0)
         return 0;
+    d->limit = limit;
     if (!var && width <= 8) {
         rc = encode_direct(d, c, out);
-        if (rc)
+        if (rc < 0)
             return rc;
-        if (d->values.len > limit) {
+        if (rc > 0 || d->values.len > limit) {
             d->n = n0;
             s3l_buf_truncate(&d->values, len0);
             return 1;
@@ -328,15 +341,17 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
             key = hash_bytes(p, n);
         }
         rc = lookup(d, var, direct || (var && key >> 63), width, p, n, key, &out[i]);
-        if (rc)
+        if (rc < 0)
             return rc;
+        if (rc > 0)
+            break; /* full */
         last_key = key;
         last_idx = out[i];
         p += n;
         if (d->values.len > limit)
             break;
     }
-    if (d->values.len > limit) {
+    if (rc > 0 || d->values.len > limit) {
         /* Fall back: forget this page's entries; the dictionary page keeps the earlier ones. */
         d->n = n0;
         s3l_buf_truncate(&d->values, len0);

@@ -86,6 +86,10 @@ struct pq_page_info {
     uint32_t min_len, max_len;
 };
 
+/* A max that cannot be truncated (all 0xFF, all U+10FFFF) is kept whole up to this many bytes,
+ * else dropped: the export never copies more than this per bound. */
+#define PQ_STATS_WHOLE_MAX 4096
+
 /* Statistics being gathered over a page or a chunk. */
 struct pq_stats {
     int64_t null_count;
@@ -112,6 +116,7 @@ struct pq_dict {
     uint32_t n;
     struct pq_dict_slot *slots; /* open addressing, linear probing */
     uint32_t slot_mask;
+    size_t limit; /* bytes of values; an entry past it is refused (dictionary_page_limit) */
 };
 
 /* Metadata of one written column chunk, kept for the footer. */
@@ -162,6 +167,7 @@ struct pq_col {
     size_t n_path;
     const char **path;  /* path_in_schema (points into the nodes) */
     size_t value_width; /* fixed width of a PLAIN value, 0 for BYTE_ARRAY */
+    size_t bound_keep;  /* BYTE_ARRAY statistics keep this many bytes of min/max (0: all) */
     uint64_t page_rows;
     uint64_t page_first_row; /* within the row group */
 
@@ -210,7 +216,8 @@ struct s3l_pq_writer {
 
     /* Row group in progress. */
     uint64_t rg_rows;
-    uint64_t rg_bytes; /* encoded bytes buffered (compressed pages + raw page data) */
+    uint64_t rg_bytes;  /* encoded bytes buffered (compressed pages + raw page data) */
+    size_t budget_mark; /* rg_bytes at which the budget is charged again (a page past the last) */
 
     /* File. */
     uint64_t rows;
@@ -262,6 +269,9 @@ void s3l__pq_dict_free(struct pq_dict *d);
 int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
                         struct s3l_buf *idx);
 
+/* Frees the hash table (after a fallback to PLAIN the values are still needed, lookups not). */
+void s3l__pq_dict_drop_table(struct pq_dict *d);
+
 /* stats.c */
 void s3l__pq_stats_init(struct pq_stats *s);
 void s3l__pq_stats_reset(struct pq_stats *s);
@@ -293,6 +303,13 @@ double s3l__pq_half_to_double(uint16_t h);
 /* column.c */
 int s3l__pq_col_init(struct pq_col *c);
 void s3l__pq_col_free(struct pq_col *c);
+/* Capacity kept by a buffer between uses: a page's statistics bound, a chunk between row groups.
+ * Larger buffers are freed (s3l__pq_buf_trim) so that memory follows the budget, not the
+ * largest value or row group seen so far. */
+#define PQ_TRIM_BOUND ((size_t)64 << 10)
+#define PQ_TRIM_CHUNK ((size_t)64 << 10)
+/* Frees b (keeping its max) when its capacity exceeds keep bytes. */
+void s3l__pq_buf_trim(struct s3l_buf *b, size_t keep);
 /* Encodes the page in progress into the chunk buffer. */
 int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c);
 /* Writes the chunk to the sink (dictionary page first) and fills *meta. */

@@ -193,9 +193,19 @@ static void fix_zeros(const struct pq_col *c, struct pq_stats *s)
     }
 }
 
-static int set_bound(struct s3l_buf *b, const uint8_t *p, size_t n)
+/*
+ * Stores a bound. A BYTE_ARRAY bound keeps at most c->bound_keep bytes: truncation to a fixed
+ * length is monotone (a <= b implies prefix(a) <= prefix(b)), so the kept prefix of the min (max)
+ * of any values is the min (max) of their kept prefixes, and merging kept prefixes is exact. The
+ * export cuts them further to statistics_max_len; bound_keep is larger than PQ_STATS_WHOLE_MAX,
+ * so a kept bound that may have been cut is never mistaken for a whole one. Without this, a page
+ * of 15 MiB strings would copy 15 MiB per bound, four times (page and chunk, min and max).
+ */
+static int set_bound(const struct pq_col *c, struct s3l_buf *b, const uint8_t *p, size_t n)
 {
     s3l_buf_reset(b);
+    if (c->phys == PQ_BYTE_ARRAY && c->bound_keep && n > c->bound_keep)
+        n = c->bound_keep;
     return s3l_buf_append(b, p, n);
 }
 
@@ -213,8 +223,8 @@ static int set_bound(struct s3l_buf *b, const uint8_t *p, size_t n)
                 lo = v < lo ? v : lo;                                                              \
                 hi = v > hi ? v : hi;                                                              \
             }                                                                                      \
-            rc = set_bound(&s->min, (const uint8_t *)&lo, sizeof(T));                              \
-            rc = rc ? rc : set_bound(&s->max, (const uint8_t *)&hi, sizeof(T));                    \
+            rc = set_bound(c, &s->min, (const uint8_t *)&lo, sizeof(T));                           \
+            rc = rc ? rc : set_bound(c, &s->max, (const uint8_t *)&hi, sizeof(T));                 \
         } else {                                                                                   \
             T lo = v0, hi = v0;                                                                    \
             for (uint64_t i = 1; i < c->n_values; i++) {                                           \
@@ -223,8 +233,8 @@ static int set_bound(struct s3l_buf *b, const uint8_t *p, size_t n)
                 lo = v < lo ? v : lo;                                                              \
                 hi = v > hi ? v : hi;                                                              \
             }                                                                                      \
-            rc = set_bound(&s->min, (const uint8_t *)&lo, sizeof(T));                              \
-            rc = rc ? rc : set_bound(&s->max, (const uint8_t *)&hi, sizeof(T));                    \
+            rc = set_bound(c, &s->min, (const uint8_t *)&lo, sizeof(T));                           \
+            rc = rc ? rc : set_bound(c, &s->max, (const uint8_t *)&hi, sizeof(T));                 \
         }                                                                                          \
         s->has_minmax = true;                                                                      \
     } while (0)
@@ -271,8 +281,8 @@ int s3l__pq_stats_page(const struct pq_col *c, struct pq_stats *s)
     }
     if (!lo)
         return 0; /* all NaN: no bounds (ColumnOrder rules) */
-    rc = set_bound(&s->min, lo, lon);
-    rc = rc ? rc : set_bound(&s->max, hi, hin);
+    rc = set_bound(c, &s->min, lo, lon);
+    rc = rc ? rc : set_bound(c, &s->max, hi, hin);
     s->has_minmax = true;
     fix_zeros(c, s);
     return rc;
@@ -323,8 +333,8 @@ int s3l__pq_stats_page_dict(const struct pq_col *c, const uint32_t *idx, const s
     }
     if (!lo)
         return 0;
-    rc = set_bound(&s->min, lo, lon);
-    rc = rc ? rc : set_bound(&s->max, hi, hin);
+    rc = set_bound(c, &s->min, lo, lon);
+    rc = rc ? rc : set_bound(c, &s->max, hi, hin);
     s->has_minmax = true;
     fix_zeros(c, s);
     return rc;
@@ -339,10 +349,10 @@ int s3l__pq_stats_merge(const struct pq_col *c, struct pq_stats *into, const str
     int rc = 0;
     if (!into->has_minmax ||
         s3l__pq_cmp_values(c, s->min.ptr, s->min.len, into->min.ptr, into->min.len) < 0)
-        rc = set_bound(&into->min, s->min.ptr, s->min.len);
+        rc = set_bound(c, &into->min, s->min.ptr, s->min.len);
     if (!rc && (!into->has_minmax ||
                 s3l__pq_cmp_values(c, s->max.ptr, s->max.len, into->max.ptr, into->max.len) > 0))
-        rc = set_bound(&into->max, s->max.ptr, s->max.len);
+        rc = set_bound(c, &into->max, s->max.ptr, s->max.len);
     into->has_minmax = true;
     fix_zeros(c, into);
     return rc;
@@ -441,20 +451,35 @@ int s3l__pq_stats_export(const struct pq_col *c, const struct pq_stats *s, size_
         mn = utf8 ? utf8_cut(s->min.ptr, s->min.len, max_len) : max_len;
         out->min_exact = false;
     }
+    /* Only the bytes that go out are copied: a bound of a 15 MiB string costs max_len + 5 bytes
+     * of the arena, which lives as long as the file (one per page for the page index). */
+    bool cut_max = c->phys == PQ_BYTE_ARRAY && max_len > 0 && mx > max_len;
+    size_t cut = cut_max ? (utf8 ? utf8_cut(s->max.ptr, mx, max_len) : max_len) : mx;
     out->min = s3l_arena_alloc(a, mn + 1);
-    out->max = s3l_arena_alloc(a, S3L_MAX(mx, max_len + 4) + 1);
+    out->max = s3l_arena_alloc(a, (cut_max ? cut + 4 : mx) + 1);
     if (!out->min || !out->max)
         return S3L_ENOMEM;
     memcpy(out->min, s->min.ptr, mn);
     out->min_len = (uint32_t)mn;
-    memcpy(out->max, s->max.ptr, mx);
-    out->max_len = (uint32_t)mx;
-    if (c->phys == PQ_BYTE_ARRAY && max_len > 0 && mx > max_len) {
-        size_t cut = utf8 ? utf8_cut(s->max.ptr, mx, max_len) : max_len;
+    memcpy(out->max, s->max.ptr, cut);
+    out->max_len = (uint32_t)cut;
+    if (cut_max) {
         size_t nn = cut;
         if (round_up(out->max, &nn, utf8)) {
             out->max_len = (uint32_t)nn;
             out->max_exact = false;
+        } else if (mx <= PQ_STATS_WHOLE_MAX) {
+            /* No shorter bound exists (all 0xFF or U+10FFFF): keep the max whole, exact. */
+            out->max = s3l_arena_alloc(a, mx + 1);
+            if (!out->max)
+                return S3L_ENOMEM;
+            memcpy(out->max, s->max.ptr, mx);
+            out->max_len = (uint32_t)mx;
+        } else {
+            /* ... unless that is long: no bounds then (both are optional in Statistics; a page
+             * without them leaves the chunk without a ColumnIndex). Memory stays bounded. */
+            out->has_minmax = false;
+            out->min_len = out->max_len = 0;
         }
     }
     return 0;

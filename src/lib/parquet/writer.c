@@ -116,8 +116,14 @@ int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_optio
         s3l_pq_writer_free(w);
         return rc;
     }
-    for (size_t i = 0; i < w->n_cols; i++)
+    /* stats.c set_bound: more than the export needs, and more than PQ_STATS_WHOLE_MAX. */
+    size_t keep = 0;
+    if (w->opts.statistics_max_len)
+        keep = S3L_MAX((size_t)PQ_STATS_WHOLE_MAX, w->opts.statistics_max_len + 4) + 1;
+    for (size_t i = 0; i < w->n_cols; i++) {
         w->cols[i].dict_on = w->opts.dictionary && w->cols[i].phys != PQ_BOOLEAN;
+        w->cols[i].bound_keep = keep;
+    }
     *out = w;
     return 0;
 }
@@ -127,11 +133,21 @@ static size_t col_bytes(const struct pq_col *c)
     return c->values.len + c->defs.len + c->reps.len;
 }
 
-static size_t buffered_bytes(const struct s3l_pq_writer *w)
+/*
+ * The memory that ending the row group would give back, which the budget is charged: the page
+ * buffers, the dictionary's values, and the chunk buffers at their capacity (they grow by
+ * doubling; a flush frees one larger than PQ_TRIM_CHUNK). What a flush keeps (small chunk
+ * buffers, the dictionary's hash table) is not charged: charging it would make an idle writer
+ * look like the one to flush, forever.
+ */
+static size_t held_bytes(const struct s3l_pq_writer *w)
 {
     size_t n = 0;
-    for (size_t i = 0; i < w->n_cols; i++)
-        n += w->cols[i].chunk.len + col_bytes(&w->cols[i]) + w->cols[i].dict.values.len;
+    for (size_t i = 0; i < w->n_cols; i++) {
+        const struct pq_col *c = &w->cols[i];
+        n += (c->chunk.cap > PQ_TRIM_CHUNK ? c->chunk.cap : c->chunk.len) + col_bytes(c) +
+             c->dict.values.len;
+    }
     return n;
 }
 
@@ -153,21 +169,27 @@ int s3l__pq_report(struct s3l_pq_writer *w, struct s3l_error *err)
 
 int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_error *err)
 {
+    size_t total = 0;
     for (size_t i = 0; i < w->n_cols; i++) {
         struct pq_col *c = &w->cols[i];
-        if (col_bytes(c) >= w->opts.page_size) {
+        size_t n = col_bytes(c);
+        if (n >= w->opts.page_size) {
             int rc = s3l__pq_page_flush(w, c);
             if (rc)
                 return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "encoding a page"), err));
+            n = 0;
         }
+        total += c->chunk.len + n + c->dict.values.len;
     }
-    bool flush = w->opts.row_group_rows && w->rg_rows >= w->opts.row_group_rows;
-    /* Row group bytes and the budget are looked at every 16 rows (a row adds little). */
-    if ((w->rg_rows & 15) == 0 || flush || check_all) {
-        size_t total = buffered_bytes(w);
-        w->rg_bytes = total;
-        flush = flush || total >= w->opts.row_group_bytes;
-        if (w->budget && s3l__pq_budget_update(w->budget, w, total))
+    w->rg_bytes = total;
+    bool flush = (w->opts.row_group_rows && w->rg_rows >= w->opts.row_group_rows) ||
+                 total >= w->opts.row_group_bytes;
+    /* The budget (a mutex) is charged every 16 rows (a row usually adds little), and as soon as
+     * the row group grew by a page since the last charge: wide rows (a 15 MiB string each) must
+     * not run 16 rows past the budget. */
+    if (w->budget && ((w->rg_rows & 15) == 0 || flush || check_all || total >= w->budget_mark)) {
+        w->budget_mark = total + w->opts.page_size;
+        if (s3l__pq_budget_update(w->budget, w, held_bytes(w)))
             flush = true;
     }
     /* Another writer may have asked this one, the largest, to flush (budget.c). */
@@ -256,8 +278,9 @@ int s3l_pq_writer_flush(struct s3l_pq_writer *w, struct s3l_error *err)
     }
     w->rg_rows = 0;
     w->rg_bytes = 0;
+    w->budget_mark = 0;
     if (w->budget)
-        s3l__pq_budget_update(w->budget, w, buffered_bytes(w));
+        s3l__pq_budget_update(w->budget, w, held_bytes(w));
     return 0;
 }
 

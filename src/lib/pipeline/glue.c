@@ -577,6 +577,8 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
     struct s3l_store_options so = {0};
     so.version = S3L_STORE_OPTIONS_VERSION;
     so.create = true;
+    so.endpoint = opts->endpoint;
+    so.region = opts->region;
     rc = s3l_store_open(url, &so, &g.store, err);
     if (rc)
         goto out;
