@@ -263,6 +263,8 @@ static void unknown_keys_and_sink_failures(void **state)
     assert_int_equal(s3l_converter_n_unknown(fx.conv), 2);
     assert_int_equal(s3l_converter_unknown(fx.conv, 0), 3);
     assert_memory_equal(fx.scan.tape[s3l_converter_unknown(fx.conv, 1)].str, "x", 1);
+    assert_string_equal(s3l_converter_unknown_path(fx.conv, 0), "new");
+    assert_string_equal(s3l_converter_unknown_path(fx.conv, 1), "x");
     /* Grow the schema from the record, convert it again with a new converter. */
     struct s3l_record rec = {fx.scan.tape, fx.scan.n, 7, 0, 0, grows, strlen(grows), "t.json"};
     size_t added = 0;
@@ -333,6 +335,10 @@ static void nested_unknown_keys(void **state)
     assert_int_equal(s3l_converter_n_unknown(stop), 2);
     assert_memory_equal(sc.tape[s3l_converter_unknown(stop, 0)].str, "z", 1);
     assert_memory_equal(sc.tape[s3l_converter_unknown(stop, 1)].str, "q", 1);
+    assert_string_equal(s3l_converter_unknown_path(stop, 0), "s.z");
+    assert_string_equal(s3l_converter_unknown_path(stop, 1), "l[1].q");
+    assert_null(s3l_converter_unknown_path(stop, 2));
+    assert_null(s3l_converter_unknown_path(ign, 0));
     /* Nothing counted yet: the row is not written, the caller converts it again once grown. */
     assert_int_equal(s3l_converter_ignored(stop), 0);
     /* s3l_infer_grow: a grown copy, the fields appended where they belong. */
