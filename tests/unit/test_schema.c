@@ -229,6 +229,21 @@ static void merge_nested_and_keys(void **state)
     assert_string_equal(tn, "struct<a: string, b: bool>");
     s3l_schema_free(m);
     s3l_schema_free(ty);
+    /* A stricter nested field changes nothing (as a stricter column); a looser one widens. */
+    opt.allow_type_changes = false;
+    struct s3l_schema *st = sch("[{\"name\": \"s\", \"type\": \"struct<a: int64 not null>\"}]");
+    assert_int_equal(s3l_schema_merge(rec, st, &opt, &m, &changed, &err), 0);
+    assert_false(changed);
+    s3l_type_format(&m->fields[1].type, tn, sizeof(tn));
+    assert_string_equal(tn, "struct<a: int64>");
+    struct s3l_schema *m3 = NULL;
+    assert_int_equal(s3l_schema_merge(st, rec, &opt, &m3, &changed, &err), 0);
+    assert_true(changed);
+    s3l_type_format(&m3->fields[0].type, tn, sizeof(tn));
+    assert_string_equal(tn, "struct<a: int64>");
+    s3l_schema_free(m3);
+    s3l_schema_free(m);
+    s3l_schema_free(st);
     /* A new nested field that refuses nulls cannot be added: the records before it lack it. */
     struct s3l_schema *nn =
         sch("[{\"name\": \"s\", \"type\": \"struct<a: int64, c: int64 not null>\"}]");
