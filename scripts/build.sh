@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build}
 shift || true
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+# Only cmake's warnings and errors are shown (a missing library names itself there).
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo --log-level=WARNING "$@"
 cmake --build "$dir" -j"$(nproc)"

@@ -10,11 +10,15 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
 
 jobs=$(nproc)
+# Some tests mount a small tmpfs (a full disk) and drop to an unprivileged user (an unwritable
+# destination): they need root, so a user with sudo runs ctest through it.
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
 scripts/build.sh build
-(cd build && ctest --output-on-failure -j"$jobs" --output-junit junit.xml) || true
+(cd build && $SUDO ctest --output-on-failure -j"$jobs" --output-junit junit.xml) || true
 
 scripts/build.sh build-asan -DS3L_SANITIZE=ON
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+(cd build-asan && $SUDO env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j"$jobs" -L '^(unit|golden|fuzz)$' --output-junit junit.xml) || true
 
 node scripts/check-junit.mjs tests/expected-counts.json build/junit.xml build-asan/junit.xml

@@ -39,7 +39,7 @@ enum s3l_value_kind {
 
 /* flags of a value */
 #define S3L_VALUE_TEXT 0x1u /* a CSV field: text whose type is read from its shape */
-#define S3L_VALUE_INT 0x2u  /* a NUMBER without fraction or exponent */
+#define S3L_VALUE_INT  0x2u /* a NUMBER without fraction or exponent */
 
 /*
  * One entry of a record's tape (24 bytes). Pointers stay valid until the next s3l_reader_next.
@@ -49,9 +49,9 @@ enum s3l_value_kind {
 struct s3l_value {
     uint16_t kind;  /* enum s3l_value_kind */
     uint16_t flags; /* S3L_VALUE_* */
-    uint32_t len;  /* bytes (STRING, NUMBER), elements (ARRAY) or members (OBJECT) */
-    uint32_t end;  /* index of the first entry after this value and everything inside it */
-    uint32_t pos;  /* byte offset of the value within its record (for messages) */
+    uint32_t len;   /* bytes (STRING, NUMBER), elements (ARRAY) or members (OBJECT) */
+    uint32_t end;   /* index of the first entry after this value and everything inside it */
+    uint32_t pos;   /* byte offset of the value within its record (for messages) */
     const char *str;
 };
 
@@ -84,9 +84,9 @@ enum s3l_input_format {
 /* "ndjson" (also "jsonl"), "json", "csv". S3L_EINVALID_CONFIG naming the accepted names. */
 int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct s3l_error *err);
 
-#define S3L_READER_OPTIONS_VERSION 1
+#define S3L_READER_OPTIONS_VERSION   1
 #define S3L_DEFAULT_MAX_RECORD_BYTES (16u << 20)
-#define S3L_DEFAULT_BLOCK_BYTES (1u << 20)
+#define S3L_DEFAULT_BLOCK_BYTES      (1u << 20)
 
 struct s3l_reader_options {
     int version;                  /* S3L_READER_OPTIONS_VERSION */
@@ -124,7 +124,10 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
  *    lines and CSV rows are independent: the next call continues after it, as it does after a
  *    bad JSON array element whose extent is known. A broken array structure, an element or CSV
  *    row over the limit, or a CSV quote left open at the end cannot be resynchronised: that error
- *    then repeats on every call (sticky).
+ *    then repeats on every call (sticky). A record over the limit is reported as soon as the
+ *    limit is crossed, without reading on to its end; an NDJSON line over it is then skipped by
+ *    the next calls, each reading at most max_record_bytes plus a block and returning
+ *    S3L_EINVALID_INPUT ("still skipping") until the line ends, so no call does unbounded work.
  *  - S3L_EIO: read() failed (sticky, errno in err->sys_errno); S3L_ENOMEM.
  * Nothing in *rec outlives the next call or s3l_reader_free.
  */
@@ -153,9 +156,9 @@ void s3l_reader_free(struct s3l_reader *r);
 #define S3L_DEFAULT_INFER_RECORDS 1000
 
 struct s3l_infer_options {
-    int version;                        /* S3L_INFER_OPTIONS_VERSION */
-    bool nested_as_json;                /* objects and arrays become json text, not struct/list */
-    enum s3l_time_unit timestamp_unit;  /* unit of inferred timestamps; S3L_UNIT_SECOND (0) = us */
+    int version;                       /* S3L_INFER_OPTIONS_VERSION */
+    bool nested_as_json;               /* objects and arrays become json text, not struct/list */
+    enum s3l_time_unit timestamp_unit; /* unit of inferred timestamps; S3L_UNIT_SECOND (0) = us */
 };
 
 struct s3l_infer;
@@ -199,16 +202,31 @@ const char *s3l_infer_pending(const struct s3l_infer *inf, size_t i);
 int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
                     struct s3l_type *out);
 
+/*
+ * Schema growth: a copy of schema grown by what rec has and schema lacks, or *out NULL when it
+ * has nothing new. A key with a typed value (s3l_infer_value; null, [], [null] and {"a": null}
+ * have no type yet) that schema lacks becomes a nullable field appended where it belongs: a new
+ * top-level column, or a new field of a struct column at any depth, including the structs that
+ * are list items or map values (schema.md: "Schema growth"). s3l_schema_merge accepts such a
+ * grown schema as an addition. Keys no field can be named after (empty, or holding NUL) never
+ * grow the schema. *out: s3l_schema_free. Errors: S3L_ENOMEM.
+ */
+int s3l_infer_grow(const struct s3l_schema *schema, const struct s3l_record *rec,
+                   const struct s3l_infer_options *opt, struct s3l_schema **out,
+                   struct s3l_error *err);
+
 /* ---- conversion ---------------------------------------------------------------------------- */
 
 #define S3L_CONVERTER_OPTIONS_VERSION 1
 
 struct s3l_converter_options {
     int version; /* S3L_CONVERTER_OPTIONS_VERSION */
-    /* When a record has a top-level key that the schema lacks, with a value that holds some
-     * non-null scalar (null, [], [null] and {"a": null} do not count: they have no type yet):
-     * false ignores it (counted by s3l_converter_ignored); true stops before the row with
-     * S3L_CONVERT_NEW_COLUMNS so that the caller can grow the schema (s3l_converter_grow). */
+    /* When a record has a key that the schema lacks, at the top level or inside a struct (also
+     * a struct in a list or map), with a value that holds some non-null scalar (null, [],
+     * [null] and {"a": null} do not count: they have no type yet): false ignores it (counted by
+     * s3l_converter_ignored); true returns S3L_CONVERT_NEW_COLUMNS with the row not written
+     * (aborted when the key was nested) so that the caller can grow the schema
+     * (s3l_converter_grow or s3l_infer_grow). */
     bool stop_on_unknown;
 };
 
@@ -245,18 +263,22 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
                 const struct s3l_row_sink *sink, struct s3l_error *err);
 
 /* After S3L_CONVERT_NEW_COLUMNS: the number of new keys, and the tape index of the i-th key
- * (its value is the entry after it) in the record given to s3l_convert. */
+ * (its value is the entry after it; it may be nested) in the record given to s3l_convert. When
+ * the record has new top-level keys, the nested ones are only looked for once those are added. */
 size_t s3l_converter_n_unknown(const struct s3l_converter *c);
 size_t s3l_converter_unknown(const struct s3l_converter *c, size_t i);
 
-/* Values of unknown keys ignored so far (stop_on_unknown false). */
+/* Values of unknown keys (top-level or nested) ignored so far (stop_on_unknown false), and of
+ * keys no column can be named after (empty or holding NUL). Every value of a record that the
+ * converter does not write is counted here: none is dropped silently. */
 uint64_t s3l_converter_ignored(const struct s3l_converter *c);
 
 /*
- * After S3L_CONVERT_NEW_COLUMNS for rec: appends to schema a nullable column for each new key, in
- * record order, typed by s3l_infer_value(opt) from its value; keys already in schema are skipped.
- * *added: how many were appended. The caller then merges the grown schema into the record
- * (s3l_schema_merge), makes a converter for it and converts rec again. S3L_ENOMEM.
+ * After S3L_CONVERT_NEW_COLUMNS for rec: appends to schema a nullable field for each key of rec
+ * it lacks (a column, or a field of a struct at any depth, as s3l_infer_grow), in record order,
+ * typed by s3l_infer_value(opt) from its value; keys already in schema are skipped.
+ * *added: how many were appended (at any depth). The caller then merges the grown schema into the
+ * record (s3l_schema_merge), makes a converter for it and converts rec again. S3L_ENOMEM.
  */
 int s3l_converter_grow(const struct s3l_converter *c, const struct s3l_record *rec,
                        const struct s3l_infer_options *opt, struct s3l_schema *schema,

@@ -212,10 +212,12 @@ typedef void (*s3l_pipeline_report_cb)(void *ctx, const struct s3l_pipeline_repo
 
 /* Options of one run. Fill with s3l_pipeline_options_init, then set what differs. */
 struct s3l_pipeline_options {
-    int version;                     /* S3L_PIPELINE_OPTIONS_VERSION */
-    const char *url;                 /* destination; any form s3l_url_canonical takes */
-    const char *table;               /* required */
-    const char *ns;                  /* namespace, or NULL */
+    int version;          /* S3L_PIPELINE_OPTIONS_VERSION */
+    const char *url;      /* destination; any form s3l_url_canonical takes */
+    const char *endpoint; /* s3://: an S3-compatible endpoint URL, or NULL (environment) */
+    const char *region;   /* s3://: the region, or NULL (environment, default) */
+    const char *table;    /* required */
+    const char *ns;       /* namespace, or NULL */
     const struct s3l_schema *schema; /* declared schema, or NULL to infer */
     const char *input_format;        /* "ndjson" (default), "json" (an array) or "csv" */
     const char *const *inputs;       /* paths, "-" for stdin; n_inputs >= 1 */

@@ -29,6 +29,7 @@ static const char recover_help[] =
     "pipeline runs (that writer would stop with exit code 5).\n"
     "\n"
     "  --url URL          the destination (default ./lake)\n"
+    "  --endpoint URL / --region R   s3://: endpoint and region (default: from the environment)\n"
     "  --pipeline-id ID   only this pipeline\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
@@ -41,6 +42,7 @@ static const char gc_help[] =
     "pipeline over (a new generation): do not run it while a writer of that pipeline runs.\n"
     "\n"
     "  --url URL          the destination (default ./lake)\n"
+    "  --endpoint URL / --region R   s3://: endpoint and region (default: from the environment)\n"
     "  --pipeline-id ID   only this pipeline\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
@@ -52,21 +54,27 @@ static const char check_help[] =
     "back and compares, lists the prefix, and deletes it. Each failure names what was refused.\n"
     "\n"
     "  --url URL          the destination (default ./lake; created if missing)\n"
+    "  --endpoint URL / --region R   s3://: endpoint and region (default: from the environment)\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_ID, O_JSON };
+enum { O_URL = 256, O_ID, O_JSON, O_ENDPOINT, O_REGION };
 
 static const struct option admin_options[] = {
-    {"url", required_argument, NULL, O_URL}, {"pipeline-id", required_argument, NULL, O_ID},
-    {"json", no_argument, NULL, O_JSON},     {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+    {"url", required_argument, NULL, O_URL},
+    {"pipeline-id", required_argument, NULL, O_ID},
+    {"endpoint", required_argument, NULL, O_ENDPOINT},
+    {"region", required_argument, NULL, O_REGION},
+    {"json", no_argument, NULL, O_JSON},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 struct admin {
     struct cli *c;
     const char *cmd;
-    const char *url_arg, *id;
+    const char *url_arg, *id, *endpoint, *region;
     bool help;
     char *url;
     struct s3l_store *store;
@@ -87,6 +95,12 @@ static int parse(struct admin *a, int argc, char **argv)
             break;
         case O_ID:
             a->id = optarg;
+            break;
+        case O_ENDPOINT:
+            a->endpoint = optarg;
+            break;
+        case O_REGION:
+            a->region = optarg;
             break;
         case O_JSON:
             a->c->json = true;
@@ -114,6 +128,8 @@ static int open_store(struct admin *a, bool create)
         struct s3l_store_options so = {0};
         so.version = S3L_STORE_OPTIONS_VERSION;
         so.create = create;
+        so.endpoint = a->endpoint;
+        so.region = a->region;
         rc = s3l_store_open(a->url, &so, &a->store, &err);
     }
     return rc ? cli_fail(a->c, rc, &err, S3L_SIDE_DESTINATION) : 0;
@@ -160,6 +176,28 @@ static int one_pipeline(void *ctx, const char *id)
     return 0;
 }
 
+struct id_list {
+    char **v;
+    size_t n, cap;
+};
+
+static int add_id(void *ctx, const char *id)
+{
+    struct id_list *l = ctx;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **p = s3l_realloc(l->v, cap * sizeof(*p));
+        if (!p)
+            return S3L_ENOMEM;
+        l->v = p;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = s3l_strdup(id)))
+        return S3L_ENOMEM;
+    l->n++;
+    return 0;
+}
+
 static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
 {
     struct admin a = {0};
@@ -177,7 +215,18 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
     ex = open_store(&a, false);
     if (ex == 0) {
         struct s3l_error err = {0};
-        int rc = a.id ? one_pipeline(&a, a.id) : s3l_pipeline_list(a.store, one_pipeline, &a, &err);
+        /* The ids are collected first: a store may not take other calls from inside its
+         * listing callback (the S3 backend holds its connection while it lists). */
+        struct id_list ids = {NULL, 0, 0};
+        int rc = a.id ? add_id(&ids, a.id) : s3l_pipeline_list(a.store, add_id, &ids, &err);
+        if (rc == S3L_ENOMEM && !err.code)
+            s3l_error_set(&err, rc, "out of memory listing the pipelines of %s", a.url);
+        for (size_t i = 0; i < ids.n; i++) {
+            if (rc == 0)
+                one_pipeline(&a, ids.v[i]);
+            s3l_free(ids.v[i]);
+        }
+        s3l_free(ids.v);
         ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : a.ex;
     }
     if (ex == 0 && !c->quiet && !c->json) {

@@ -23,6 +23,8 @@ static const char ls_help[] =
     "and whether a marker covers it (committed) or not (an epoch still being committed).\n"
     "\n"
     "  --url URL          the destination (default ./lake)\n"
+    "  --endpoint URL     s3://: an S3-compatible endpoint (default $AWS_ENDPOINT_URL_S3)\n"
+    "  --region R         s3://: the region (default $AWS_REGION)\n"
     "  --table NAME       the table to show\n"
     "  --namespace NAME   the table's namespace\n"
     "  --committed        only files that a marker covers\n"
@@ -39,13 +41,15 @@ static const char schema_help[] =
     "Arrow type, nullability and key flag. With --json, the record as one JSON line.\n"
     "\n";
 
-enum { O_URL = 256, O_TABLE, O_NS, O_COMMITTED, O_JSON };
+enum { O_URL = 256, O_TABLE, O_NS, O_COMMITTED, O_JSON, O_ENDPOINT, O_REGION };
 
 static const struct option ls_options[] = {
     {"url", required_argument, NULL, O_URL},
     {"table", required_argument, NULL, O_TABLE},
     {"namespace", required_argument, NULL, O_NS},
     {"committed", no_argument, NULL, O_COMMITTED},
+    {"endpoint", required_argument, NULL, O_ENDPOINT},
+    {"region", required_argument, NULL, O_REGION},
     {"json", no_argument, NULL, O_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -53,7 +57,7 @@ static const struct option ls_options[] = {
 };
 
 struct ls_args {
-    const char *url, *table, *ns;
+    const char *url, *table, *ns, *endpoint, *region;
     bool committed, help;
 };
 
@@ -73,6 +77,12 @@ static int parse(struct cli *c, const char *cmd, int argc, char **argv, struct l
             break;
         case O_NS:
             a->ns = optarg;
+            break;
+        case O_ENDPOINT:
+            a->endpoint = optarg;
+            break;
+        case O_REGION:
+            a->region = optarg;
             break;
         case O_COMMITTED:
             a->committed = true;
@@ -96,13 +106,15 @@ static int parse(struct cli *c, const char *cmd, int argc, char **argv, struct l
 }
 
 /* Opens the store of --url (never creating it: ls and schema only read). */
-static int open_store(struct cli *c, const char *url_arg, struct s3l_store **out, char **url)
+static int open_store(struct cli *c, const struct ls_args *a, struct s3l_store **out, char **url)
 {
     struct s3l_error err = {0};
-    int rc = cli_default_url(url_arg, url, &err);
+    int rc = cli_default_url(a->url, url, &err);
     if (rc == 0) {
         struct s3l_store_options so = {0};
         so.version = S3L_STORE_OPTIONS_VERSION;
+        so.endpoint = a->endpoint;
+        so.region = a->region;
         rc = s3l_store_open(*url, &so, out, &err);
     }
     return rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : 0;
@@ -147,11 +159,21 @@ static int footer_rows(struct s3l_store *s, const char *key, uint64_t size, int6
 
 /* ---- ls of one table ---- */
 
+/* A listed data file, kept until the listing ends: a store may not take other calls from inside
+ * its listing callback (the S3 backend holds its connection while it lists). */
+struct listed_file {
+    char *key;
+    uint64_t size;
+    bool committed;
+};
+
 struct table_ls {
     struct cli *c;
     struct s3l_store *s;
     const char *table;
     bool print; /* one line per file and marker (the detailed view) */
+    struct listed_file *listed;
+    size_t n_listed, cap_listed;
     uint64_t files, bytes, rows, uncommitted, markers, marker_rows;
     int rc;
     struct s3l_error err;
@@ -182,30 +204,65 @@ static int on_marker(void *ctx, const struct s3l_dest_marker *m)
 static int on_file(void *ctx, const struct s3l_object_info *info, bool committed)
 {
     struct table_ls *t = ctx;
+    if (t->n_listed == t->cap_listed) {
+        size_t cap = t->cap_listed ? t->cap_listed * 2 : 64;
+        struct listed_file *p = s3l_realloc(t->listed, cap * sizeof(*p));
+        if (!p)
+            return S3L_ENOMEM;
+        t->listed = p;
+        t->cap_listed = cap;
+    }
+    struct listed_file *f = &t->listed[t->n_listed];
+    if (!(f->key = s3l_strdup(info->key)))
+        return S3L_ENOMEM;
+    f->size = info->size;
+    f->committed = committed;
+    t->n_listed++;
+    return 0;
+}
+
+/* Reads each listed file's row count from its footer, counts and prints it. */
+static void show_file(struct table_ls *t, const struct listed_file *f)
+{
     int64_t rows = -1;
     struct s3l_error e = {0};
-    int rc = footer_rows(t->s, info->key, info->size, &rows, &e);
+    int rc = footer_rows(t->s, f->key, f->size, &rows, &e);
     if (rc && !t->rc) {
         t->rc = rc;
         t->err = e;
     }
     t->files++;
-    t->bytes += info->size;
+    t->bytes += f->size;
     if (rows > 0)
         t->rows += (uint64_t)rows;
-    t->uncommitted += !committed;
+    t->uncommitted += !f->committed;
     if (!t->print)
-        return 0;
+        return;
     if (t->c->json) {
-        cli_emit_json(json_pack("{s:s, s:s, s:I, s:I, s:b}", "file", info->key, "table", t->table,
-                                "size", (json_int_t)info->size, "rows", (json_int_t)rows,
-                                "committed", committed));
-        return 0;
+        cli_emit_json(json_pack("{s:s, s:s, s:I, s:I, s:b}", "file", f->key, "table", t->table,
+                                "size", (json_int_t)f->size, "rows", (json_int_t)rows, "committed",
+                                f->committed));
+        return;
     }
     char sz[32];
-    printf("  %s  %s  %lld rows%s\n", info->key, cli_fmt_bytes(info->size, sz, sizeof(sz)),
-           (long long)rows, committed ? "" : "  (not committed yet)");
-    return 0;
+    printf("  %s  %s  %lld rows%s\n", f->key, cli_fmt_bytes(f->size, sz, sizeof(sz)),
+           (long long)rows, f->committed ? "" : "  (not committed yet)");
+}
+
+static int list_and_show_files(struct table_ls *t, bool committed_only, struct s3l_error *err)
+{
+    int rc = s3l_dest_list_files(t->s, t->table, committed_only, on_file, t, err);
+    if (rc == S3L_ENOMEM && !err->code)
+        s3l_error_set(err, rc, "out of memory listing table %s", t->table);
+    for (size_t i = 0; i < t->n_listed; i++) {
+        if (rc == 0)
+            show_file(t, &t->listed[i]);
+        s3l_free(t->listed[i].key);
+    }
+    s3l_free(t->listed);
+    t->listed = NULL;
+    t->n_listed = t->cap_listed = 0;
+    return rc;
 }
 
 static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const char *tpath,
@@ -226,9 +283,9 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
         if (rc == 0 && !c->json)
             printf("files:\n");
         if (rc == 0)
-            rc = s3l_dest_list_files(s, tpath, committed_only, on_file, &t, &err);
+            rc = list_and_show_files(&t, committed_only, &err);
     } else {
-        rc = s3l_dest_list_files(s, tpath, true, on_file, &t, &err);
+        rc = list_and_show_files(&t, true, &err);
     }
     if (rc == 0 && t.rc) {
         rc = t.rc;
@@ -256,20 +313,24 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
 }
 
 struct all_tables {
-    struct cli *c;
-    struct s3l_store *s;
-    const char *url;
-    int ex;
-    size_t n;
+    char **names;
+    size_t n, cap;
 };
 
 static int on_table(void *ctx, const char *table)
 {
     struct all_tables *a = ctx;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 16;
+        char **p = s3l_realloc(a->names, cap * sizeof(*p));
+        if (!p)
+            return S3L_ENOMEM;
+        a->names = p;
+        a->cap = cap;
+    }
+    if (!(a->names[a->n] = s3l_strdup(table)))
+        return S3L_ENOMEM;
     a->n++;
-    int ex = ls_table(a->c, a->s, a->url, table, true, false);
-    if (ex && !a->ex)
-        a->ex = ex;
     return 0;
 }
 
@@ -286,7 +347,7 @@ int cli_cmd_ls(struct cli *c, int argc, char **argv)
     }
     struct s3l_store *s = NULL;
     char *url = NULL;
-    ex = open_store(c, a.url, &s, &url);
+    ex = open_store(c, &a, &s, &url);
     if (ex == 0 && a.table) {
         char *tpath = NULL;
         struct s3l_error err = {0};
@@ -295,12 +356,21 @@ int cli_cmd_ls(struct cli *c, int argc, char **argv)
                 : ls_table(c, s, url, tpath, a.committed, true);
         s3l_free(tpath);
     } else if (ex == 0) {
-        struct all_tables at = {c, s, url, 0, 0};
+        struct all_tables at = {NULL, 0, 0};
         struct s3l_error err = {0};
         if (!c->json)
             printf("tables at %s:\n", url);
         int rc = s3l_dest_list_tables(s, on_table, &at, &err);
-        ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : at.ex;
+        if (rc == S3L_ENOMEM && !err.code)
+            s3l_error_set(&err, rc, "out of memory listing the tables of %s", url);
+        ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : 0;
+        for (size_t i = 0; i < at.n; i++) {
+            int ex1 = rc == 0 ? ls_table(c, s, url, at.names[i], true, false) : 0;
+            if (ex1 && !ex)
+                ex = ex1;
+            s3l_free(at.names[i]);
+        }
+        s3l_free(at.names);
         if (rc == 0 && at.n == 0 && !c->json)
             printf("  (none)\n");
     }
@@ -326,7 +396,7 @@ int cli_cmd_schema(struct cli *c, int argc, char **argv)
     char *url = NULL, *tpath = NULL, *json = NULL;
     size_t len = 0;
     struct s3l_error err = {0};
-    ex = open_store(c, a.url, &s, &url);
+    ex = open_store(c, &a, &s, &url);
     if (ex == 0) {
         int rc = s3l_dest_table_path(a.ns, a.table, &tpath, &err);
         if (rc == 0)

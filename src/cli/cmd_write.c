@@ -25,6 +25,9 @@ static const char write_help[] =
     "Destination:\n"
     "  --url URL              file:///ABS/PATH, a directory path, or s3://BUCKET/PREFIX\n"
     "                         (default: ./lake)\n"
+    "  --endpoint URL         s3://: an S3-compatible endpoint, path-style (default:\n"
+    "                         $AWS_ENDPOINT_URL_S3, else AWS)\n"
+    "  --region R             s3://: the region (default: $AWS_REGION, else us-east-1)\n"
     "  --table NAME           the table (required)\n"
     "  --namespace NAME       a namespace: the table lives under URL/NAMESPACE/TABLE\n"
     "  --disposition append   the only disposition; replace and merge are refused (plain files\n"
@@ -97,6 +100,8 @@ enum {
     OPT_INFER_ROWS,
     OPT_JSON,
     OPT_NESTED_JSON,
+    OPT_ENDPOINT,
+    OPT_REGION,
 };
 
 static const struct option write_options[] = {
@@ -122,6 +127,8 @@ static const struct option write_options[] = {
     {"max-record-size", required_argument, NULL, OPT_MAX_RECORD},
     {"infer-rows", required_argument, NULL, OPT_INFER_ROWS},
     {"nested-as-json", no_argument, NULL, OPT_NESTED_JSON},
+    {"endpoint", required_argument, NULL, OPT_ENDPOINT},
+    {"region", required_argument, NULL, OPT_REGION},
     {"json", no_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -162,6 +169,12 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
     switch (opt) {
     case OPT_URL:
         o->url = v;
+        return 0;
+    case OPT_ENDPOINT:
+        o->endpoint = v;
+        return 0;
+    case OPT_REGION:
+        o->region = v;
         return 0;
     case OPT_TABLE:
         o->table = v;

@@ -1,5 +1,5 @@
 // kill -9 at random moments, through the real CLI: 50 runs of `s3land write` (20,000 rows in all,
-// small files, 2 lanes, epochs of 100 rows, so a run spends its time in commits) are each
+// small files, 2 lanes, epochs of 50 rows, so a run spends its time in commits) are each
 // SIGKILLed after a random delay (the seed of each run is printed, so a failure can be replayed
 // with S3L_KILL_SEED=<seed>); 400 lines are appended before each run, so every run has work.
 // A final run finishes; then the table must hold every input line exactly once
@@ -21,7 +21,7 @@ fs.writeFileSync(input, '');
 const schema = schemaFile(work, 's.json', [
     { name: 'id', type: 'int64', key: true }, { name: 'name', type: 'string' }, { name: 'v', type: 'double' }]);
 const args = ['write', '--url', lake, '--table', 'k', '--schema', schema, '--lanes', '2',
-    '--epoch-rows', '100', '--file-size', '16KiB', '--quiet', input];
+    '--epoch-rows', '50', '--file-size', '16KiB', '--quiet', input];
 
 // A small deterministic generator (mulberry32), so each run's delay follows from its seed.
 function rng(seed) {
@@ -52,7 +52,7 @@ const seeds = process.env.S3L_KILL_SEED ? [Number(process.env.S3L_KILL_SEED)]
 let killed = 0;
 for (const [n, seed] of seeds.entries()) {
     const r = rng(seed);
-    const delay = Math.floor(r() * 300);
+    const delay = Math.floor(r() * 150);
     fs.appendFileSync(input, lines.slice(n * 400, (n + 1) * 400).join('\n') + '\n');
     const res = await killedRun(delay);
     killed += res.signal === 'SIGKILL';

@@ -21,6 +21,7 @@ static struct {
     unsigned nth;
     unsigned seen;
     uint64_t ops;
+    uint8_t mutates[4096]; /* per operation (1-based, while counting): 1 if it changes the store */
 } g;
 
 struct cs {
@@ -50,6 +51,9 @@ static int step(const char *op, const char *key, struct s3l_error *err)
     if (!g.mode)
         return 0;
     uint64_t n = __atomic_add_fetch(&g.ops, 1, __ATOMIC_SEQ_CST);
+    if (n < sizeof(g.mutates))
+        g.mutates[n] = strcmp(op, "upload_publish") == 0 || strcmp(op, "put") == 0 ||
+                       strcmp(op, "remove") == 0 || strcmp(op, "copy") == 0;
     if (g.mode == 1 && g.at && n == g.at) {
         char what[128];
         snprintf(what, sizeof(what), "op %llu (%s %.80s)", (unsigned long long)n, op,
@@ -180,8 +184,8 @@ static void cs_destroy(struct s3l_store *s)
 static void cs_event(struct s3l_store *s, const char *name)
 {
     (void)s;
-    if (g.mode == 1 && g.point[0] && strcmp(name, g.point) == 0
-        && __atomic_add_fetch(&g.seen, 1, __ATOMIC_SEQ_CST) == g.nth) {
+    if (g.mode == 1 && g.point[0] && strcmp(name, g.point) == 0 &&
+        __atomic_add_fetch(&g.seen, 1, __ATOMIC_SEQ_CST) == g.nth) {
         char what[96];
         snprintf(what, sizeof(what), "point %s #%u", name, g.nth);
         die(what);
@@ -257,6 +261,11 @@ void s3l_test_crash_disarm(void)
 {
     memset(&g, 0, sizeof(g));
     s3l_store_set_wrapper(NULL, NULL);
+}
+
+bool s3l_test_crash_op_mutates(uint64_t k)
+{
+    return k < sizeof(g.mutates) && g.mutates[k];
 }
 
 uint64_t s3l_test_crash_ops(void)

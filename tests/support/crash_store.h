@@ -14,6 +14,7 @@
 #ifndef S3L_CRASH_STORE_H
 #define S3L_CRASH_STORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Crash mode: at operation at_op (0: never) or at the nth (>= 1) event named point (NULL: none). */
@@ -28,5 +29,8 @@ void s3l_test_fail_after_arm(uint64_t at_op);
 void s3l_test_crash_disarm(void);
 /* Operations counted since the last arm. */
 uint64_t s3l_test_crash_ops(void);
+/* Whether operation k (1-based) of the last counted run changed the store (publish, put,
+ * remove, copy): where a lost reply matters. Valid until the next arm. */
+bool s3l_test_crash_op_mutates(uint64_t k);
 
 #endif

@@ -174,7 +174,8 @@ static void every_type_and_lossless_coercions(void **state)
                         "bytes:\\x12>Eg\\xe8\\x9b\\x12\\xd3\\xa4VBf\\x14\\x17@\\x00 "
                         "int:43200500000 "
                         "ivl:14,3,14706500000000 dbl:1 int:-128 uint:18446744073709551615 end");
-    assert_int_equal(s3l_converter_ignored(fx.conv), 1);
+    /* "extra" and attrs.x (a struct field the schema lacks) are not written: both counted. */
+    assert_int_equal(s3l_converter_ignored(fx.conv), 2);
     /* Missing nullable columns are nulls; a number and a bool into a string keep their text. */
     assert_int_equal(conv("{\"name\":true,\"id\":\"42\",\"price\":7,\"f\":\"-2.5e1\",\"j\":\"s\"}"),
                      0);
@@ -215,6 +216,10 @@ static void lossy_values_are_errors(void **state)
                         "t.json line 7, column \"tags\": expected list<item: string>, got \"a\"");
     assert_string_equal(conv_err("{\"id\":1,\"attrs\":{\"a\":\"x\"}}"),
                         "t.json line 7, column \"attrs.a\": expected int64, got \"x\" (not a "
+                        "number)");
+    /* A record spanning lines (pretty-printed, starting on line 7): the value's own line. */
+    assert_string_equal(conv_err("{\"id\":1,\n \"attrs\": {\n  \"a\": \"x\"}}"),
+                        "t.json line 9, column \"attrs.a\": expected int64, got \"x\" (not a "
                         "number)");
     assert_string_equal(conv_err("{\"id\":1,\"m\":{\"k\":true}}"),
                         "t.json line 7, column \"m.k\": expected int64, got true");
@@ -284,6 +289,72 @@ static void unknown_keys_and_sink_failures(void **state)
     teardown_conv();
 }
 
+/* A struct (also a list's struct items) that gains a field is growth like a new column: reported
+ * with stop_on_unknown, counted as ignored otherwise, never dropped silently. */
+static void nested_unknown_keys(void **state)
+{
+    (void)state;
+    const char *schema = "[{\"name\": \"s\", \"type\": \"struct<x: int64>\"},"
+                         " {\"name\": \"l\", \"type\": \"list<item: struct<p: string>>\"}]";
+    struct s3l_schema *s;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_schema_from_json(schema, strlen(schema), &s, &err), 0);
+    struct s3l_converter *ign, *stop;
+    struct s3l_converter_options opt = {S3L_CONVERTER_OPTIONS_VERSION, true};
+    assert_int_equal(s3l_converter_new(s, NULL, &ign, &err), 0);
+    assert_int_equal(s3l_converter_new(s, &opt, &stop, &err), 0);
+    struct s3l__jscan sc;
+    s3l__jscan_init(&sc, 0);
+    /* z is new in s, q in the second item of l; "" can never be a field; w only holds a null. */
+    const char *j = "{\"s\":{\"x\":1,\"z\":true,\"\":3,\"w\":null},"
+                    "\"l\":[{\"p\":\"a\"},{\"p\":\"b\",\"q\":[2.5]}]}";
+    assert_int_equal(s3l__json_scan(&sc, j, strlen(j)), 0);
+    struct s3l_record rec = {sc.tape, sc.n, 3, 0, 0, j, strlen(j), "n.json"};
+    struct rec_sink rs = {0};
+    struct s3l_row_sink sink = {&rec_ops, &rs};
+    assert_int_equal(s3l_convert(ign, &rec, &sink, &err), 0);
+    assert_string_equal(rs.log, "begin { int:1 } [ { bytes:a } { bytes:b } ] end");
+    assert_int_equal(s3l_converter_ignored(ign), 3); /* z, "" and q; not w */
+    rs.log[0] = 0;
+    assert_int_equal(s3l_convert(stop, &rec, &sink, &err), S3L_CONVERT_NEW_COLUMNS);
+    assert_string_equal(rs.log, "begin { int:1 } [ { bytes:a } { bytes:b } ] abort");
+    assert_int_equal(s3l_converter_n_unknown(stop), 2);
+    assert_memory_equal(sc.tape[s3l_converter_unknown(stop, 0)].str, "z", 1);
+    assert_memory_equal(sc.tape[s3l_converter_unknown(stop, 1)].str, "q", 1);
+    assert_int_equal(s3l_converter_ignored(stop), 1); /* the "" key */
+    /* s3l_infer_grow: a grown copy, the fields appended where they belong. */
+    struct s3l_schema *g = NULL;
+    assert_int_equal(s3l_infer_grow(s, &rec, NULL, &g, &err), 0);
+    assert_non_null(g);
+    char tn[128];
+    s3l_type_format(&g->fields[0].type, tn, sizeof(tn));
+    assert_string_equal(tn, "struct<x: int64, z: bool>");
+    s3l_type_format(&g->fields[1].type, tn, sizeof(tn));
+    assert_string_equal(tn, "list<item: struct<p: string, q: list<item: double>>>");
+    /* The grown schema has everything: nothing new, and the row converts in full. */
+    struct s3l_schema *g2 = (struct s3l_schema *)1;
+    assert_int_equal(s3l_infer_grow(g, &rec, NULL, &g2, &err), 0);
+    assert_null(g2);
+    struct s3l_converter *c2;
+    assert_int_equal(s3l_converter_new(g, &opt, &c2, &err), 0);
+    rs.log[0] = 0;
+    assert_int_equal(s3l_convert(c2, &rec, &sink, &err), 0);
+    assert_string_equal(rs.log, "begin { int:1 bool:1 } [ { bytes:a null } { bytes:b [ dbl:2.5 ] "
+                                "} ] end");
+    s3l_converter_free(c2);
+    /* s3l_converter_grow grows the caller's schema in place the same way. */
+    size_t added = 0;
+    assert_int_equal(s3l_converter_grow(stop, &rec, NULL, s, &added, &err), 0);
+    assert_int_equal(added, 2);
+    assert_true(s3l_type_equal(&s->fields[0].type, &g->fields[0].type));
+    assert_true(s3l_type_equal(&s->fields[1].type, &g->fields[1].type));
+    s3l_schema_free(g);
+    s3l__jscan_cleanup(&sc);
+    s3l_converter_free(ign);
+    s3l_converter_free(stop);
+    s3l_schema_free(s);
+}
+
 static void csv_text_values(void **state)
 {
     (void)state;
@@ -332,6 +403,7 @@ int main(void)
         cmocka_unit_test(every_type_and_lossless_coercions),
         cmocka_unit_test(lossy_values_are_errors),
         cmocka_unit_test(unknown_keys_and_sink_failures),
+        cmocka_unit_test(nested_unknown_keys),
         cmocka_unit_test(csv_text_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

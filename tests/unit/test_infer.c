@@ -68,10 +68,10 @@ static void ndjson_sample(void **state)
     assert_string_equal(infer(nd, S3L_INPUT_NDJSON, false),
                         "a: double, b: string, d: timestamp[us], e: struct<x: int64, z: string>, "
                         "f: list<item: double>, g: bool, h: timestamp[us, tz=UTC], i: string, "
-                        "k: double | c, n, l");
+                        "k: decimal128(38, 0) | c, n, l"); /* k is past int64 */
     assert_string_equal(infer(nd, S3L_INPUT_NDJSON, true),
                         "a: double, b: string, d: timestamp[us], e: json, f: json, g: bool, "
-                        "n: json, l: json, h: timestamp[us, tz=UTC], i: string, k: double | c");
+                        "n: json, l: json, h: timestamp[us, tz=UTC], i: string, k: decimal128(38, 0) | c");
     /* A struct in one record and a scalar in another: json text. */
     assert_string_equal(infer("{\"v\":{\"a\":1}}\n{\"v\":2}\n", S3L_INPUT_NDJSON, false),
                         "v: json");
@@ -101,6 +101,30 @@ static void never_a_type_the_value_does_not_fit(void **state)
     const char *t = infer(deep, S3L_INPUT_NDJSON, false);
     assert_int_equal(strlen(t), strlen("a: ") + 32 * strlen("list<item: >") + strlen("json"));
     assert_non_null(strstr(t, "list<item: json>"));
+}
+
+/* Whole numbers past int64 (+-9223372036854775807 is its range) are decimal128(38, 0), so that
+ * no value loses a digit; past 38 digits text; whole numbers mixed with fractions double, as
+ * DuckDB infers them. */
+static void big_integers(void **state)
+{
+    (void)state;
+    assert_string_equal(infer("a\n9223372036854775807\n-9223372036854775808\n9223372036854775808\n",
+                              S3L_INPUT_CSV, false),
+                        "a: decimal128(38, 0)");
+    assert_string_equal(infer("a,b,c,d\n-9223372036854775809,99999999999999999999999999999999999999,"
+                              "1,1\n1,2,123456789012345678901234567890123456789,1e30\n",
+                              S3L_INPUT_CSV, false),
+                        "a: decimal128(38, 0), b: decimal128(38, 0), c: string, d: double");
+    assert_string_equal(infer("{\"a\":1,\"b\":18446744073709551616,\"c\":1.5,\"d\":1}\n"
+                              "{\"a\":9223372036854775808,\"b\":2.5,\"c\":99999999999999999999,"
+                              "\"d\":1234567890123456789012345678901234567890}\n",
+                              S3L_INPUT_NDJSON, false),
+                        "a: decimal128(38, 0), b: double, c: double, d: string");
+    /* Still text: leading zeros; still int64: the range's ends. */
+    assert_string_equal(infer("a,b\n09223372036854775808,-9223372036854775808\n", S3L_INPUT_CSV,
+                              false),
+                        "a: string, b: int64");
 }
 
 static void csv_shapes(void **state)
@@ -144,6 +168,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ndjson_sample),
         cmocka_unit_test(never_a_type_the_value_does_not_fit),
+        cmocka_unit_test(big_integers),
         cmocka_unit_test(csv_shapes),
         cmocka_unit_test(late_value_typing),
     };

@@ -138,8 +138,10 @@ static void ndjson_errors_and_recovery(void **state)
         "E in.json line 2, column 8 (byte offset 15): expected a member name in double quotes\n"
         "E in.json line 3, column 1 (byte offset 17): expected a JSON object, got an array\n"
         "E in.json line 4, column 7 (byte offset 29): expected valid UTF-8\n"
+        /* 3-byte blocks: the limit is crossed when 42 bytes of line 5 (33..84) are buffered,
+         * at byte offset 75; the error comes then, and the next call skips 75..85. */
         "E in.json line 5 (byte offset 33): the record is longer than the maximum record size "
-        "(40 bytes)\n"
+        "(40 bytes): no line end by byte offset 75; the rest of the line is skipped\n"
         "L6 O85-97 {\"ok\":true}\n");
     assert_int_equal(run.final_offset, 97);
     /* Past the limit with a large block: the whole line was read, still refused. */
@@ -219,10 +221,11 @@ static void json_array_errors(void **state)
     /* A bad element whose extent is known is skipped; so is a scalar. */
     read_all(pipe_with("[{\"a\":tru}, 5, {\"b\":2}] x"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out,
-                        "E in.json line 1, column 6 (byte offset 6): expected a value (object, "
+                        /* columns count from the start of the line: 't' is its 7th byte */
+                        "E in.json line 1, column 7 (byte offset 6): expected a value (object, "
                         "array, string, number, true, false, null)\n"
-                        "E in.json line 1, column 1 (byte offset 12): expected a JSON object, got "
-                        "a number\n"
+                        "E in.json line 1, column 13 (byte offset 12): expected a JSON object, "
+                        "got a number\n"
                         "L1 O15-22 {\"b\":2}\n"
                         "E in.json line 1 (byte offset 24): expected the end of the input after "
                         "the array's ']'\n");
@@ -239,6 +242,75 @@ static void json_array_errors(void **state)
              S3L_INPUT_JSON, 1 << 16, 20, 0, 0, &run);
     assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\nE in.json line 1 (byte offset 9): the array "
                                  "element is longer than the maximum record size (20 bytes)\n");
+}
+
+/* A line that never ends (/dev/zero) is reported as soon as the limit is crossed, and every
+ * later call returns after bounded work (max_record_bytes and a block) instead of spinning. */
+static void endless_line_is_reported_at_once(void **state)
+{
+    (void)state;
+    int fd = open("/dev/zero", O_RDONLY);
+    assert_true(fd >= 0);
+    struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION,
+                                     .format = S3L_INPUT_NDJSON, .name = "zero",
+                                     .block_bytes = 256, .max_record_bytes = 1000};
+    struct s3l_reader *r;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
+    struct s3l_record rec;
+    /* 256-byte reads: 1024 bytes buffered is the first time more than 1000 are. */
+    assert_int_equal(s3l_reader_next(r, &rec, &err), S3L_EINVALID_INPUT);
+    assert_string_equal(err.message, "zero line 1 (byte offset 0): the record is longer than the "
+                                     "maximum record size (1000 bytes): no line end by byte "
+                                     "offset 1024; the rest of the line is skipped");
+    assert_int_equal(rec.offset, 0);
+    assert_int_equal(rec.end_offset, 1024);
+    assert_null(rec.raw);
+    /* Each later call skips a little over 1000 bytes: from 1024 to 2048, then to 3072. */
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_reader_next(r, &rec, &err), S3L_EINVALID_INPUT);
+    assert_string_equal(err.message, "zero line 1 (byte offset 1024): still skipping the record "
+                                     "longer than the maximum record size (1000 bytes): no line "
+                                     "end by byte offset 2048");
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_reader_next(r, &rec, &err), S3L_EINVALID_INPUT);
+    assert_int_equal(rec.end_offset, 3072);
+    assert_int_equal(s3l_reader_offset(r), 3072);
+    s3l_reader_free(r);
+    close(fd);
+    /* A top-level object (not an array) over the limit is named as such. */
+    struct run run;
+    read_all(pipe_with("{\"a\":\"0123456789012345678901234567890123456789\"}"), S3L_INPUT_JSON,
+             4, 20, 0, 0, &run);
+    assert_string_equal(run.out, "E in.json line 1 (byte offset 0): the top-level object is "
+                                 "longer than the maximum record size (20 bytes)\n");
+}
+
+/* Pretty-printed JSON: an error's line and column are those of the offending byte itself, not
+ * of the element's first line (positions counted by hand; 2-byte blocks drop the line starts
+ * from the buffer long before the errors). */
+static void pretty_printed_positions(void **state)
+{
+    (void)state;
+    struct run run;
+    /* The user's report: '@' is byte 13, the 12th byte of line 2. */
+    read_all(pipe_with("[\n  {\"a\": 3, @}\n]"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out, "E in.json line 2, column 12 (byte offset 13): expected a member "
+                                 "name in double quotes\n");
+    /* Line 1 "[{"a":1}," (0-9), line 2 " {"b":" (10-16), line 3 "   [1," (17-23), line 4
+     * "  2,]}, 5]": ']' at 28 is its 5th byte, '5' at 32 its 9th. */
+    read_all(pipe_with("[{\"a\":1},\n {\"b\":\n   [1,\n  2,]}, 5]"), S3L_INPUT_JSON, 2, 0, 0, 0,
+             &run);
+    assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\n"
+                                 "E in.json line 4, column 5 (byte offset 28): expected a value "
+                                 "(object, array, string, number, true, false, null)\n"
+                                 "E in.json line 4, column 9 (byte offset 32): expected a JSON "
+                                 "object, got a number\n");
+    /* Objects back to back, pretty-printed: 'x' (byte 18) is the 8th byte of line 3 (11-21). */
+    read_all(pipe_with("{\"a\": 1}\n{\n  \"b\": x\n}\n"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    assert_string_equal(run.out, "L1 O0-8 {\"a\":1}\n"
+                                 "E in.json line 3, column 8 (byte offset 18): expected a value "
+                                 "(object, array, string, number, true, false, null)\n");
 }
 
 static void records_can_be_kept(void **state)
@@ -317,6 +389,8 @@ int main(void)
         cmocka_unit_test(json_array_stream),
         cmocka_unit_test(json_top_level_objects),
         cmocka_unit_test(json_array_errors),
+        cmocka_unit_test(endless_line_is_reported_at_once),
+        cmocka_unit_test(pretty_printed_positions),
         cmocka_unit_test(records_can_be_kept),
         cmocka_unit_test(bad_options),
     };

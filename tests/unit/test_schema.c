@@ -35,13 +35,13 @@ static const char *parse_err(const char *json)
 static void declared_schema_parses_and_round_trips(void **state)
 {
     (void)state;
-    struct s3l_schema *s = parse_ok(
-        "[{\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, "
-        "\"key\": false},"
-        " {\"name\": \"id\", \"type\": \"i8\", \"key\": true},"
-        " {\"name\": \"tags\", \"type\": \"list<utf8>\"},"
-        " {\"name\": \"caf\\u00e9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", "
-        "\"nullable\": false}]");
+    struct s3l_schema *s =
+        parse_ok("[{\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, "
+                 "\"key\": false},"
+                 " {\"name\": \"id\", \"type\": \"i8\", \"key\": true},"
+                 " {\"name\": \"tags\", \"type\": \"list<utf8>\"},"
+                 " {\"name\": \"caf\\u00e9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", "
+                 "\"nullable\": false}]");
     assert_int_equal(s->n_fields, 4);
     assert_int_equal(s->fields[1].type.id, S3L_TYPE_INT64);
     assert_true(s->fields[1].key);
@@ -53,17 +53,16 @@ static void declared_schema_parses_and_round_trips(void **state)
     size_t len;
     assert_int_equal(s3l_schema_to_json(s, &text, &len), 0);
     assert_string_equal(
-        text,
-        "[\n"
-        "  {\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, "
-        "\"key\": false},\n"
-        "  {\"name\": \"id\", \"type\": \"int64\", \"nullable\": false, \"key\": true},\n"
-        "  {\"name\": \"tags\", \"type\": \"list<item: string>\", \"nullable\": true, "
-        "\"key\": false},\n"
-        "  {\"name\": \"caf\xc3\xa9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", "
-        "\"nullable\": false, "
-        "\"key\": false}\n"
-        "]\n");
+        text, "[\n"
+              "  {\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\", \"nullable\": true, "
+              "\"key\": false},\n"
+              "  {\"name\": \"id\", \"type\": \"int64\", \"nullable\": false, \"key\": true},\n"
+              "  {\"name\": \"tags\", \"type\": \"list<item: string>\", \"nullable\": true, "
+              "\"key\": false},\n"
+              "  {\"name\": \"caf\xc3\xa9 \\\"x\\\"\", \"type\": \"decimal128(18, 3)\", "
+              "\"nullable\": false, "
+              "\"key\": false}\n"
+              "]\n");
     assert_int_equal(len, strlen(text));
     struct s3l_schema *back = parse_ok(text);
     assert_int_equal(back->n_fields, s->n_fields);
@@ -134,15 +133,14 @@ static void merge_appends_keeps_and_detects_drift(void **state)
     char *text;
     size_t len;
     assert_int_equal(s3l_schema_to_json(m, &text, &len), 0);
-    assert_string_equal(text,
-                        "[\n"
-                        "  {\"name\": \"a\", \"type\": \"int64\", \"nullable\": true, "
-                        "\"key\": false},\n"
-                        "  {\"name\": \"b\", \"type\": \"string\", \"nullable\": true, "
-                        "\"key\": false},\n"
-                        "  {\"name\": \"c\", \"type\": \"bool\", \"nullable\": true, "
-                        "\"key\": false}\n"
-                        "]\n");
+    assert_string_equal(text, "[\n"
+                              "  {\"name\": \"a\", \"type\": \"int64\", \"nullable\": true, "
+                              "\"key\": false},\n"
+                              "  {\"name\": \"b\", \"type\": \"string\", \"nullable\": true, "
+                              "\"key\": false},\n"
+                              "  {\"name\": \"c\", \"type\": \"bool\", \"nullable\": true, "
+                              "\"key\": false}\n"
+                              "]\n");
     s3l_free(text);
 
     /* Merging the result again changes nothing. */
@@ -186,23 +184,54 @@ static void merge_nested_and_keys(void **state)
     struct s3l_schema *m = NULL;
     struct s3l_error err = {0};
     bool changed = false;
-    /* A struct that gains a field is a type change; the missing key column stays a key. */
-    assert_int_equal(s3l_schema_merge(rec, grown, &opt, &m, &changed, &err), S3L_ESCHEMA_DRIFT);
-    assert_string_equal(err.message, "table t: column \"s\" changed type from struct<a: int64> to "
-                                     "struct<a: int64, b: bool>; remove "
-                                     "file:///l/_openetl/schemas/t.json to accept it (or allow "
-                                     "type changes)");
-    opt.allow_type_changes = true;
-    assert_int_equal(s3l_schema_merge(rec, grown, &opt, &m, &changed, NULL), 0);
+    /* A struct that gains a nullable field grows, like a table gaining a column (records written
+     * before simply lack it); the missing key column stays a key. */
+    assert_int_equal(s3l_schema_merge(rec, grown, &opt, &m, &changed, &err), 0);
     assert_true(changed);
     assert_true(m->fields[0].key);
     assert_false(m->fields[0].nullable);
-    char tn[64];
+    char tn[96];
     s3l_type_format(&m->fields[1].type, tn, sizeof(tn));
     assert_string_equal(tn, "struct<a: int64, b: bool>");
+    /* Merging the grown record with the old incoming schema keeps b (a nested field missing from
+     * incoming is kept, as a missing column is) and changes nothing. */
+    struct s3l_schema *m2 = NULL;
+    assert_int_equal(s3l_schema_merge(m, rec, &opt, &m2, &changed, &err), 0);
+    assert_false(changed);
+    s3l_type_format(&m2->fields[1].type, tn, sizeof(tn));
+    assert_string_equal(tn, "struct<a: int64, b: bool>");
+    s3l_schema_free(m2);
     s3l_schema_free(m);
-    /* Nested nullability is part of the type. */
-    struct s3l_schema *nn = sch("[{\"name\": \"s\", \"type\": \"struct<a: int64 not null>\"}]");
+    /* Growth at depth: a list of structs whose items gain a field, inside a struct. */
+    struct s3l_schema *lr =
+        sch("[{\"name\": \"l\", \"type\": \"struct<p: list<item: struct<x: int64>>>\"}]");
+    struct s3l_schema *lg =
+        sch("[{\"name\": \"l\", \"type\": \"struct<p: list<item: struct<x: int64, "
+            "y: struct<z: string>>>>\"}]");
+    assert_int_equal(s3l_schema_merge(lr, lg, &opt, &m, &changed, &err), 0);
+    assert_true(changed);
+    s3l_type_format(&m->fields[0].type, tn, sizeof(tn));
+    assert_string_equal(tn, "struct<p: list<item: struct<x: int64, y: struct<z: string>>>>");
+    s3l_schema_free(m);
+    s3l_schema_free(lg);
+    s3l_schema_free(lr);
+    /* A nested field that changes type is drift, named by its column. */
+    struct s3l_schema *ty = sch("[{\"name\": \"s\", \"type\": \"struct<a: string, b: bool>\"}]");
+    assert_int_equal(s3l_schema_merge(rec, ty, &opt, &m, &changed, &err), S3L_ESCHEMA_DRIFT);
+    assert_string_equal(err.message, "table t: column \"s\" changed type from struct<a: int64> to "
+                                     "struct<a: string, b: bool>; remove "
+                                     "file:///l/_openetl/schemas/t.json to accept it (or allow "
+                                     "type changes)");
+    opt.allow_type_changes = true;
+    assert_int_equal(s3l_schema_merge(rec, ty, &opt, &m, &changed, NULL), 0);
+    assert_true(changed);
+    s3l_type_format(&m->fields[1].type, tn, sizeof(tn));
+    assert_string_equal(tn, "struct<a: string, b: bool>");
+    s3l_schema_free(m);
+    s3l_schema_free(ty);
+    /* A new nested field that refuses nulls cannot be added: the records before it lack it. */
+    struct s3l_schema *nn =
+        sch("[{\"name\": \"s\", \"type\": \"struct<a: int64, c: int64 not null>\"}]");
     opt.allow_type_changes = false;
     s3l_error_clear(&err);
     assert_int_equal(s3l_schema_merge(rec, nn, &opt, &m, &changed, &err), S3L_ESCHEMA_DRIFT);

@@ -176,7 +176,15 @@ static void shapes(void **state)
     assert_int_equal(s3l__text_shape(S("-1.5")), S3L__SHAPE_FLOAT);
     assert_int_equal(s3l__text_shape(S("1e3")), S3L__SHAPE_FLOAT);
     assert_int_equal(s3l__text_shape(S("1.0")), S3L__SHAPE_FLOAT);
-    assert_int_equal(s3l__text_shape(S("99999999999999999999")), S3L__SHAPE_FLOAT);
+    /* Whole numbers past int64: decimal128(38, 0) up to 38 digits, then text. */
+    assert_int_equal(s3l__text_shape(S("99999999999999999999")), S3L__SHAPE_BIGINT);
+    assert_int_equal(s3l__text_shape(S("9223372036854775808")), S3L__SHAPE_BIGINT);
+    assert_int_equal(s3l__text_shape(S("-9223372036854775808")), S3L__SHAPE_INT);
+    assert_int_equal(s3l__text_shape(S("-99999999999999999999999999999999999999")),
+                     S3L__SHAPE_BIGINT);
+    assert_int_equal(s3l__text_shape(S("100000000000000000000000000000000000000")),
+                     S3L__SHAPE_TEXT);
+    assert_int_equal(s3l__text_shape(S("1e30")), S3L__SHAPE_FLOAT);
     assert_int_equal(s3l__text_shape(S("True")), S3L__SHAPE_BOOL);
     assert_int_equal(s3l__text_shape(S("false")), S3L__SHAPE_BOOL);
     assert_int_equal(s3l__text_shape(S("2024-02-29")), S3L__SHAPE_DATE);

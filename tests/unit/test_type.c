@@ -170,6 +170,16 @@ static void widening_lattice(void **state)
     assert_string_equal(widen("bool", ""), "bool");
     assert_string_equal(widen("int64", "string"), "string");
     assert_string_equal(widen("bool", "int64"), "string");
+    /* Decimals keep every digit of both sides when 38 suffice (an integer has 19); fractions
+     * with them make double, as ints with floats do. */
+    assert_string_equal(widen("int64", "decimal128(38, 0)"), "decimal128(38, 0)");
+    assert_string_equal(widen("decimal128(38, 0)", "int32"), "decimal128(38, 0)");
+    assert_string_equal(widen("decimal128(10, 2)", "int64"), "decimal128(21, 2)");
+    assert_string_equal(widen("decimal128(5, 1)", "decimal128(4, 3)"), "decimal128(7, 3)");
+    assert_string_equal(widen("decimal128(38, 20)", "int64"), "double");
+    assert_string_equal(widen("decimal128(38, 0)", "double"), "double");
+    assert_string_equal(widen("float", "decimal128(38, 0)"), "double");
+    assert_string_equal(widen("decimal128(38, 0)", "string"), "string");
     assert_string_equal(widen("date32[day]", "timestamp[us]"), "timestamp[us]");
     assert_string_equal(widen("date32[day]", "timestamp[us, tz=UTC]"), "string");
     assert_string_equal(widen("timestamp[us]", "timestamp[us, tz=UTC]"), "string");

@@ -209,9 +209,14 @@ static int fail(struct s3l_converter *c, struct s3l_error *err, const struct s3l
     describe(v, got, sizeof(got));
     path_format(c, path, sizeof(path));
     const struct s3l_record *r = c->rec;
+    /* The line of the value itself: a pretty-printed JSON element or a CSV row with quoted line
+     * breaks spans lines (pos is the value's offset within the record's raw bytes). */
+    ull line = r->line;
+    for (size_t k = 0; v && r->raw && k < v->pos && k < r->raw_len; k++)
+        line += r->raw[k] == '\n';
     return s3l_error_set(err, S3L_EINVALID_INPUT,
                          "%s line %llu, column \"%s\": expected %s, got %s%s%s%s",
-                         r->source ? r->source : "input", (ull)r->line, path, expected, got,
+                         r->source ? r->source : "input", line, path, expected, got,
                          why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
@@ -482,6 +487,59 @@ static int put_list(struct s3l_converter *c, const struct s3l_field *f,
     return 0;
 }
 
+static int note_unknown(struct s3l_converter *c, size_t key_index)
+{
+    if (c->n_unknown == c->unknown_cap) {
+        size_t cap = c->unknown_cap ? c->unknown_cap * 2 : 8;
+        size_t *u = s3l_realloc(c->unknown, cap * sizeof(*u));
+        if (!u)
+            return S3L_ENOMEM;
+        c->unknown = u;
+        c->unknown_cap = cap;
+    }
+    c->unknown[c->n_unknown++] = key_index;
+    return 0;
+}
+
+/* Whether values[i] holds any non-null scalar (an empty array or an object of nulls does not). */
+static bool has_value(const struct s3l_value *values, size_t i)
+{
+    const struct s3l_value *v = &values[i];
+    if (v->kind != S3L_VALUE_ARRAY && v->kind != S3L_VALUE_OBJECT)
+        return v->kind != S3L_VALUE_NULL;
+    bool object = v->kind == S3L_VALUE_OBJECT;
+    size_t j = i + 1;
+    for (uint32_t k = 0; k < v->len; k++) {
+        j += object; /* the member's key */
+        if (has_value(values, j))
+            return true;
+        j = values[j].end;
+    }
+    return false;
+}
+
+/* The members of the object values[i] that struct t lacks: new keys (noted, like top-level
+ * ones), or values no field can hold (empty or NUL names: ignored at once). */
+static int nested_unknown(struct s3l_converter *c, const struct s3l_type *t,
+                          const struct s3l_value *values, size_t i)
+{
+    size_t j = i + 1;
+    for (uint32_t m = 0; m < values[i].len; m++, j = values[j + 1].end) {
+        const struct s3l_value *key = &values[j];
+        bool known = false;
+        for (size_t x = 0; x < t->n_children && !known; x++)
+            known = strlen(t->children[x].name) == key->len &&
+                    memcmp(t->children[x].name, key->str, key->len) == 0;
+        if (known || !has_value(values, j + 1))
+            continue;
+        if (key->len == 0 || memchr(key->str, 0, key->len))
+            c->ignored++;
+        else if (note_unknown(c, j) != 0)
+            return S3L_ENOMEM;
+    }
+    return 0;
+}
+
 static int put_struct(struct s3l_converter *c, const struct s3l_field *f,
                       const struct s3l_value *values, size_t i, struct s3l_error *err)
 {
@@ -491,18 +549,21 @@ static int put_struct(struct s3l_converter *c, const struct s3l_field *f,
         return fail_type(c, err, v, &f->type, NULL);
     bool map = f->type.id == S3L_TYPE_MAP;
     PUT(map ? k->ops->begin_map(k->ctx) : k->ops->begin_struct(k->ctx));
+    uint32_t hits = 0; /* members matching a field: fewer than v->len means unknown keys */
     for (size_t x = 0; !map && x < f->type.n_children; x++) {
         const struct s3l_field *cf = &f->type.children[x];
         size_t name_len = strlen(cf->name), found = 0, j = i + 1;
         for (uint32_t m = 0; m < v->len; m++, j = values[j + 1].end)
             if (values[j].len == name_len && memcmp(values[j].str, cf->name, name_len) == 0)
-                found = j + 1; /* the last duplicate wins, as in jansson */
+                found = j + 1, hits++; /* the last duplicate wins, as in jansson */
         size_t old = path_push(c, cf->name, name_len);
         int rc = put_value(c, cf, found ? values : NULL, found, err);
         c->depth = old;
         if (rc)
             return rc;
     }
+    if (!map && hits < v->len && nested_unknown(c, &f->type, values, i) != 0)
+        return S3L_ENOMEM;
     size_t j = i + 1;
     for (uint32_t m = 0; map && m < v->len; m++) {
         /* A map key is text: it goes into the key column as CSV text would. */
@@ -576,63 +637,17 @@ static int put_value(struct s3l_converter *c, const struct s3l_field *f,
     }
 }
 
-static int note_unknown(struct s3l_converter *c, size_t key_index)
-{
-    if (c->n_unknown == c->unknown_cap) {
-        size_t cap = c->unknown_cap ? c->unknown_cap * 2 : 8;
-        size_t *u = s3l_realloc(c->unknown, cap * sizeof(*u));
-        if (!u)
-            return S3L_ENOMEM;
-        c->unknown = u;
-        c->unknown_cap = cap;
-    }
-    c->unknown[c->n_unknown++] = key_index;
-    return 0;
-}
-
-/* Whether values[i] holds any non-null scalar (an empty array or an object of nulls does not). */
-static bool has_value(const struct s3l_value *values, size_t i)
-{
-    const struct s3l_value *v = &values[i];
-    if (v->kind != S3L_VALUE_ARRAY && v->kind != S3L_VALUE_OBJECT)
-        return v->kind != S3L_VALUE_NULL;
-    bool object = v->kind == S3L_VALUE_OBJECT;
-    size_t j = i + 1;
-    for (uint32_t k = 0; k < v->len; k++) {
-        j += object; /* the member's key */
-        if (has_value(values, j))
-            return true;
-        j = values[j].end;
-    }
-    return false;
-}
-
 int s3l_converter_grow(const struct s3l_converter *c, const struct s3l_record *rec,
                        const struct s3l_infer_options *opt, struct s3l_schema *schema,
                        size_t *added, struct s3l_error *err)
 {
+    (void)c; /* the walk finds every new key again, nested ones included */
     *added = 0;
-    for (size_t u = 0; u < c->n_unknown; u++) {
-        size_t k = c->unknown[u];
-        const struct s3l_value *key = &rec->values[k];
-        struct s3l_field f = {.nullable = true};
-        if (s3l_infer_value(rec->values, k + 1, opt, &f.type) != 0)
-            return s3l_error_set(err, S3L_ENOMEM, "out of memory growing the schema");
-        if ((int)f.type.id == S3L__TYPE_NONE)
-            continue;
-        if (!(f.name = s3l_strndup(key->str, key->len))) {
-            s3l_type_cleanup(&f.type);
-            return s3l_error_set(err, S3L_ENOMEM, "out of memory growing the schema");
-        }
-        int rc = 0;
-        if (s3l_schema_find(schema, f.name, strlen(f.name)) < 0) {
-            rc = s3l_schema_add_field(schema, &f, err);
-            *added += rc == 0;
-        }
-        s3l_field_cleanup(&f);
-        if (rc)
-            return rc;
-    }
+    if (!rec->n_values || rec->values[0].kind != S3L_VALUE_OBJECT)
+        return 0;
+    if (s3l__grow_fields(&schema->fields, &schema->n_fields, rec->values, 0, opt, 0, true,
+                         added) != 0)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory growing the schema");
     return 0;
 }
 
@@ -677,6 +692,7 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
     if (c->n_unknown && c->opt.stop_on_unknown)
         return S3L_CONVERT_NEW_COLUMNS;
     c->ignored += c->n_unknown;
+    size_t top = c->n_unknown; /* nested unknown keys are noted after these */
     c->rec = rec;
     c->sink = sink;
     int rc = sink->ops->row_begin(sink->ctx);
@@ -688,8 +704,14 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
         path_push(c, f->name, c->name_len[i]);
         rc = put_value(c, f, c->col_value[i] ? values : NULL, c->col_value[i], err);
     }
+    if (rc == 0 && c->n_unknown > top && c->opt.stop_on_unknown) {
+        sink->ops->row_abort(sink->ctx);
+        return S3L_CONVERT_NEW_COLUMNS;
+    }
     if (rc == 0 || rc == SINK_FAILED) {
         int end = sink->ops->row_end(sink->ctx, err);
+        if (rc == 0 && end == 0)
+            c->ignored += c->n_unknown - top;
         if (rc == SINK_FAILED && end == 0)
             return s3l_error_set(err, S3L_EINTERNAL, "%s line %llu: the row sink refused a value",
                                  rec->source ? rec->source : "input", (ull)rec->line);

@@ -32,6 +32,15 @@ static int set_simple(struct s3l_type *out, enum s3l_type_id id)
     return 0;
 }
 
+/* decimal128(38, 0): whole numbers outside int64 (all 38-digit integers fit). */
+static int set_bigint(struct s3l_type *out)
+{
+    set_simple(out, S3L_TYPE_DECIMAL128);
+    out->precision = 38;
+    out->scale = 0;
+    return 0;
+}
+
 static enum s3l_time_unit ts_unit(const struct s3l_infer_options *opt)
 {
     return opt && opt->timestamp_unit != S3L_UNIT_SECOND ? opt->timestamp_unit : S3L_UNIT_MICRO;
@@ -67,6 +76,7 @@ static int string_type(const struct s3l_value *v, const struct s3l_infer_options
     switch (shape) {
     case S3L__SHAPE_INT: return set_simple(out, S3L_TYPE_INT64);
     case S3L__SHAPE_FLOAT: return set_simple(out, S3L_TYPE_FLOAT64);
+    case S3L__SHAPE_BIGINT: return set_bigint(out);
     case S3L__SHAPE_BOOL: return set_simple(out, S3L_TYPE_BOOL);
     case S3L__SHAPE_DATE: return set_simple(out, S3L_TYPE_DATE32);
     case S3L__SHAPE_TIMESTAMP: return set_timestamp(out, opt, false);
@@ -177,6 +187,12 @@ int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_i
     return infer_at(values, i, opt, 0, out);
 }
 
+int s3l__infer_value_at(const struct s3l_value *values, size_t i,
+                        const struct s3l_infer_options *opt, int depth, struct s3l_type *out)
+{
+    return infer_at(values, i, opt, depth, out);
+}
+
 static int infer_at(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
                     int depth, struct s3l_type *out)
 {
@@ -192,6 +208,11 @@ static int infer_at(const struct s3l_value *values, size_t i, const struct s3l_i
         if ((v->flags & S3L_VALUE_INT) &&
             s3l__parse_int(v->str, v->len, INT64_MIN, INT64_MAX, &x, &why) == 0)
             return set_simple(out, S3L_TYPE_INT64);
+        /* A whole number past int64: decimal128(38, 0) up to 38 digits, else text (a double
+         * would lose digits, also of the in-range values it would widen). */
+        if (v->flags & S3L_VALUE_INT)
+            return s3l__int_digits(v->str, v->len) <= 38 ? set_bigint(out)
+                                                          : set_simple(out, S3L_TYPE_UTF8);
         /* 1e400 fits no number column; its text fits a string column. */
         if (s3l__parse_double(v->str, v->len, &d, &why) != 0)
             return set_simple(out, S3L_TYPE_UTF8);

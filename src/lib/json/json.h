@@ -76,8 +76,12 @@ struct s3l_reader {
     size_t scan_pos;         /* how far the search for the current record's end got */
     uint64_t base;           /* input offset of buf.ptr[0] */
     uint64_t line;           /* line number at head */
+    uint64_t line_start;     /* JSON: input offset of the first byte of line `line` */
+    uint64_t rec_line_start; /* JSON: input offset of the first byte of the last record's line */
     uint64_t offset;         /* resume offset: just after the last record returned or skipped */
     bool started;            /* the BOM check at offset 0 is done */
+    bool skipping;           /* NDJSON: inside a line over max_record_bytes, skipping to its end */
+    uint64_t skip_line;      /* that line's number */
     struct s3l__jscan scan;
     /* JSON array */
     int jstate;
@@ -110,5 +114,21 @@ void s3l__reader_record(const struct s3l_reader *r, struct s3l_record *rec, size
 int s3l__csv_open(struct s3l_reader *r, struct s3l_error *err);
 int s3l__csv_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
 void s3l__csv_cleanup(struct s3l_reader *r);
+
+/* s3l_infer_value for a value nested depth levels deep, so that a field grown inside a struct
+ * keeps to inference's nesting limit (deeper values become json). */
+int s3l__infer_value_at(const struct s3l_value *values, size_t i,
+                        const struct s3l_infer_options *opt, int depth, struct s3l_type *out);
+
+/*
+ * The schema growth walk (grow.c): the keys of the object values[i] that fields (n of them)
+ * lacks, at any depth inside struct, list and map fields, whose value has a type. With apply
+ * false it only tells whether there is one (returns 1) and changes nothing; with apply true it
+ * appends each as a nullable field (typed by inference) and counts them in *added. Keys that no
+ * field can be named after (empty, or holding NUL) are skipped. 0, 1 or S3L_ENOMEM.
+ */
+int s3l__grow_fields(struct s3l_field **fields, size_t *n, const struct s3l_value *values,
+                     size_t i, const struct s3l_infer_options *opt, int depth, bool apply,
+                     size_t *added);
 
 #endif

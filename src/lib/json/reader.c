@@ -118,15 +118,36 @@ static uint64_t count_lines(const struct s3l_reader *r, size_t from, size_t to)
     return n;
 }
 
+/*
+ * The line and 1-based column (in bytes, counted from the start of that line) of byte pos of
+ * rec's raw bytes: a record may span lines (a pretty-printed array element) and may start in the
+ * middle of a line (an element after "[  ").
+ */
+static void where(const struct s3l_reader *r, const struct s3l_record *rec, size_t pos,
+                  uint64_t *line, uint64_t *col)
+{
+    uint64_t l = rec->line;
+    size_t last = SIZE_MAX;
+    for (size_t i = 0; i < pos && i < rec->raw_len; i++)
+        if (rec->raw[i] == '\n')
+            l++, last = i;
+    *line = l;
+    if (last != SIZE_MAX)
+        *col = pos - last;
+    else
+        *col = rec->offset - S3L_MIN(r->rec_line_start, rec->offset) + pos + 1;
+}
+
 static int scan_error(struct s3l_reader *r, struct s3l_record *rec, int rc, struct s3l_error *err)
 {
     if (rc == S3L_ENOMEM)
         return s3l_error_set(err, S3L_ENOMEM, "%s line %llu: out of memory", r->name,
                              (ull)rec->line);
-    /* column: 1-based byte column within the record's first line (NDJSON: the line). */
+    uint64_t line, col;
+    where(r, rec, r->scan.err_pos, &line, &col);
     return s3l_error_set(err, S3L_EINVALID_INPUT,
-                         "%s line %llu, column %zu (byte offset %llu): expected %s", r->name,
-                         (ull)rec->line, r->scan.err_pos + 1, (ull)(rec->offset + r->scan.err_pos),
+                         "%s line %llu, column %llu (byte offset %llu): expected %s", r->name,
+                         (ull)line, (ull)col, (ull)(rec->offset + r->scan.err_pos),
                          r->scan.err_what ? r->scan.err_what : "valid JSON");
 }
 
@@ -140,12 +161,15 @@ static const char *kind_name(unsigned kind)
 /* The scanned tape as rec's record when it is an object: 1, or an error. */
 static int take_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
-    if (r->scan.tape[0].kind != S3L_VALUE_OBJECT)
+    if (r->scan.tape[0].kind != S3L_VALUE_OBJECT) {
+        uint64_t line, col;
+        where(r, rec, r->scan.tape[0].pos, &line, &col);
         return s3l_error_set(err, S3L_EINVALID_INPUT,
-                             "%s line %llu, column %u (byte offset %llu): expected a JSON object, "
-                             "got %s", r->name, (ull)rec->line, r->scan.tape[0].pos + 1,
+                             "%s line %llu, column %llu (byte offset %llu): expected a JSON "
+                             "object, got %s", r->name, (ull)line, (ull)col,
                              (ull)(rec->offset + r->scan.tape[0].pos),
                              kind_name(r->scan.tape[0].kind));
+    }
     rec->values = r->scan.tape;
     rec->n_values = r->scan.n;
     return 1;
@@ -160,35 +184,69 @@ static int scan_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
     return take_object(r, rec, err);
 }
 
-/* A record over max_record_bytes starting at head: skip to the end of its line, streaming. */
+/*
+ * A record over max_record_bytes starting at head, its line end not in sight: reported at once
+ * (without reading on to find the line end, which may never come: /dev/zero), naming where the
+ * record starts and the offset by which the limit was crossed. The bytes buffered so far are
+ * consumed; the next calls skip the rest of the line (ndjson_skip).
+ */
 static int ndjson_too_long(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
     uint64_t line = r->line, off = r->base + r->head;
-    for (;;) {
-        const uint8_t *p = r->buf.ptr;
-        const uint8_t *nl = r->scan_pos < r->buf.len
-                                ? memchr(p + r->scan_pos, '\n', r->buf.len - r->scan_pos)
-                                : NULL;
-        if (nl) {
-            r->head = r->scan_pos = (size_t)(nl - p) + 1;
-            r->line++;
-            break;
-        }
-        r->head = r->scan_pos = r->buf.len;
-        int rc = s3l__reader_fill(r, err);
-        if (rc < 0)
-            return rc;
-        if (rc == 0)
-            break;
-    }
+    r->head = r->scan_pos = r->buf.len;
+    r->skipping = true;
+    r->skip_line = line;
     s3l__reader_record(r, rec, r->head, r->head, line);
     rec->offset = off;
     rec->raw = NULL;
     r->offset = rec->end_offset;
     return s3l_error_set(err, S3L_EINVALID_INPUT,
                          "%s line %llu (byte offset %llu): the record is longer than the maximum "
-                         "record size (%zu bytes)", r->name, (ull)line, (ull)off,
-                         r->opt.max_record_bytes);
+                         "record size (%zu bytes): no line end by byte offset %llu; the rest of "
+                         "the line is skipped", r->name, (ull)line, (ull)off,
+                         r->opt.max_record_bytes, (ull)rec->end_offset);
+}
+
+/*
+ * Skips the rest of a line over the limit, reading at most max_record_bytes (and one block) per
+ * call, so that a line that never ends costs each call bounded work and the caller keeps control
+ * (it may stop or go on). 0 when the line ended (or the input did), else S3L_EINVALID_INPUT
+ * saying how far the skip got; rec then covers the bytes skipped by this call.
+ */
+static int ndjson_skip(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    uint64_t from = r->base + r->head, budget = r->opt.max_record_bytes;
+    for (;;) {
+        const uint8_t *p = r->buf.ptr;
+        const uint8_t *nl = r->head < r->buf.len
+                                ? memchr(p + r->head, '\n', r->buf.len - r->head)
+                                : NULL;
+        if (nl) {
+            r->head = r->scan_pos = (size_t)(nl - p) + 1;
+            r->line = r->skip_line + 1;
+            break;
+        }
+        r->head = r->scan_pos = r->buf.len;
+        if (r->base + r->head - from > budget) {
+            s3l__reader_record(r, rec, r->head, r->head, r->skip_line);
+            rec->offset = from;
+            rec->raw = NULL;
+            r->offset = rec->end_offset;
+            return s3l_error_set(err, S3L_EINVALID_INPUT,
+                                 "%s line %llu (byte offset %llu): still skipping the record "
+                                 "longer than the maximum record size (%zu bytes): no line end "
+                                 "by byte offset %llu", r->name, (ull)r->skip_line, (ull)from,
+                                 r->opt.max_record_bytes, (ull)rec->end_offset);
+        }
+        int rc = s3l__reader_fill(r, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            break;
+    }
+    r->skipping = false;
+    r->offset = r->base + r->head;
+    return 0;
 }
 
 static bool blank(const char *s, size_t n)
@@ -201,6 +259,11 @@ static bool blank(const char *s, size_t n)
 
 static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
+    if (r->skipping) {
+        int rc = ndjson_skip(r, rec, err);
+        if (rc)
+            return rc;
+    }
     for (;;) {
         const uint8_t *p = r->buf.ptr;
         const uint8_t *nl = r->scan_pos < r->buf.len
@@ -226,6 +289,7 @@ static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
         }
         size_t start = r->head;
         s3l__reader_record(r, rec, start, next, r->line);
+        r->rec_line_start = rec->offset; /* a line is a record */
         r->head = r->scan_pos = next;
         r->offset = r->base + next;
         if (nl)
@@ -265,7 +329,7 @@ static int skip_ws(struct s3l_reader *r, struct s3l_error *err)
         while (r->head < r->buf.len) {
             uint8_t c = r->buf.ptr[r->head];
             if (c == '\n')
-                r->line++;
+                r->line++, r->line_start = r->base + r->head + 1;
             else if (c != ' ' && c != '\t' && c != '\r')
                 return 1;
             r->head++;
@@ -287,8 +351,9 @@ static int json_fatal(struct s3l_reader *r, struct s3l_error *err, const char *w
 static int element_too_long(struct s3l_reader *r, struct s3l_error *err)
 {
     s3l_error_set(err, S3L_EINVALID_INPUT,
-                  "%s line %llu (byte offset %llu): the array element is longer than the maximum "
-                  "record size (%zu bytes)", r->name, (ull)r->line, (ull)(r->base + r->head),
+                  "%s line %llu (byte offset %llu): the %s is longer than the maximum record "
+                  "size (%zu bytes)", r->name, (ull)r->line, (ull)(r->base + r->head),
+                  r->jstate == J_OBJECTS ? "top-level object" : "array element",
                   r->opt.max_record_bytes);
     return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
 }
@@ -376,7 +441,15 @@ static int json_element(struct s3l_reader *r, struct s3l_record *rec, struct s3l
     }
     size_t start = r->head;
     s3l__reader_record(r, rec, start, end, r->line);
-    r->line += count_lines(r, start, end);
+    r->rec_line_start = r->line_start;
+    uint64_t lines = count_lines(r, start, end);
+    if (lines) {
+        r->line += lines;
+        size_t k = end;
+        while (r->buf.ptr[k - 1] != '\n')
+            k--;
+        r->line_start = r->base + k;
+    }
     r->head = r->scan_pos = end;
     r->offset = r->base + end;
     if (r->jstate != J_OBJECTS)
@@ -499,6 +572,7 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
         r->opt.csv_delimiter = ',';
     r->fd = fd;
     r->line = opt->start_line ? opt->start_line : 1;
+    r->line_start = opt->start_offset; /* resumed mid-line: columns count from the offset */
     s3l_buf_init(&r->buf, r->opt.max_record_bytes + 2 * r->opt.block_bytes);
     s3l__jscan_init(&r->scan, r->opt.max_record_bytes / 2 + 16);
     int rc = 0;

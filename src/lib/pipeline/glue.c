@@ -189,8 +189,9 @@ static int open_stream(struct glue *g, struct s3l_error *err)
 {
     if (g->schema->n_fields == 0)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
-                             "table %s: no column has a value to infer its type from; declare "
-                             "the schema with --schema",
+                             "table %s: the sampled records give no column: no key that can "
+                             "name a column (not empty, without NUL) has a non-null value; "
+                             "declare the schema with --schema",
                              g->tpath);
     int rc = s3l_dest_stream(g->dest, g->o->ns, g->o->table, g->schema, &g->stream, err);
     if (rc == 0)
@@ -380,50 +381,17 @@ static int note_header(struct glue_source *s)
 /* ---- Schema growth ------------------------------------------------------------------------ */
 
 /*
- * A copy of the schema grown by the top-level keys of rec that it lacks and whose value has a
- * type (a null, an empty array or an object of nulls says nothing yet), or NULL when there are
- * none. Keys usually come in schema order, so each is first compared with the field at its
- * position.
+ * A copy of the schema grown by the keys of rec that it lacks and whose value has a type (a null,
+ * an empty array or an object of nulls says nothing yet), top-level or nested in a struct
+ * (s3l_infer_grow), or NULL when there are none.
  */
 static int new_columns(struct glue *g, const struct s3l_record *rec, struct s3l_schema **out,
                        struct s3l_error *err)
 {
-    *out = NULL;
-    const struct s3l_value *v = rec->values;
-    if (!rec->n_values || v[0].kind != S3L_VALUE_OBJECT)
-        return 0;
     struct s3l_infer_options io = {S3L_INFER_OPTIONS_VERSION, g->o->nested_as_json,
                                    g->o->timestamp_unit};
-    size_t k = 1;
-    for (uint32_t m = 0; m < v[0].len && k + 1 < rec->n_values; m++) {
-        const struct s3l_value *key = &v[k];
-        size_t val = k + 1;
-        k = v[val].end;
-        const struct s3l_schema *sc = *out ? *out : g->schema;
-        if (m < sc->n_fields && strlen(sc->fields[m].name) == key->len &&
-            memcmp(sc->fields[m].name, key->str, key->len) == 0)
-            continue;
-        if (v[val].kind == S3L_VALUE_NULL || s3l_schema_find(sc, key->str, key->len) >= 0)
-            continue;
-        struct s3l_field f = {0};
-        f.nullable = true;
-        int rc = s3l_infer_value(v, val, &io, &f.type);
-        if (rc == 0 && f.type.id != 0) {
-            f.name = s3l_strndup(key->str, key->len);
-            if (!f.name)
-                rc = S3L_ENOMEM;
-            if (rc == 0 && !*out && !(*out = s3l_schema_copy(g->schema)))
-                rc = S3L_ENOMEM;
-            if (rc == 0)
-                rc = s3l_schema_add_field(*out, &f, err);
-        }
-        s3l_field_cleanup(&f);
-        if (rc) {
-            s3l_schema_free(*out);
-            *out = NULL;
-            return s3l_error_set(err, rc, "out of memory growing the schema of %s", g->tpath);
-        }
-    }
+    if (s3l_infer_grow(g->schema, rec, &io, out, NULL) != 0)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory growing the schema of %s", g->tpath);
     return 0;
 }
 
@@ -609,6 +577,8 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
     struct s3l_store_options so = {0};
     so.version = S3L_STORE_OPTIONS_VERSION;
     so.create = true;
+    so.endpoint = opts->endpoint;
+    so.region = opts->region;
     rc = s3l_store_open(url, &so, &g.store, err);
     if (rc)
         goto out;

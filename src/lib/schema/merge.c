@@ -97,6 +97,27 @@ static int widen_list(const struct s3l_type *a, const struct s3l_type *b, struct
     return 0;
 }
 
+/*
+ * A decimal with an integer or another decimal: a decimal with the most integer digits and the
+ * largest scale of the two (an integer has 19 digits, scale 0) when that fits 38 digits, else
+ * double. Inference makes decimal128(38, 0) for whole numbers past int64, so int64 + that is
+ * decimal128(38, 0) and no value loses a digit.
+ */
+static int widen_decimal(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out)
+{
+    int ia = a->id == S3L_TYPE_DECIMAL128 ? a->precision - a->scale : 19;
+    int ib = b->id == S3L_TYPE_DECIMAL128 ? b->precision - b->scale : 19;
+    int sa = a->id == S3L_TYPE_DECIMAL128 ? a->scale : 0;
+    int sb = b->id == S3L_TYPE_DECIMAL128 ? b->scale : 0;
+    int scale = S3L_MAX(sa, sb), digits = S3L_MAX(ia, ib) + scale;
+    if (digits > 38)
+        return simple(out, S3L_TYPE_FLOAT64);
+    simple(out, S3L_TYPE_DECIMAL128);
+    out->precision = digits;
+    out->scale = scale;
+    return 0;
+}
+
 int s3l_type_widen(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out)
 {
     if ((int)a->id == S3L__TYPE_NONE)
@@ -111,8 +132,12 @@ int s3l_type_widen(const struct s3l_type *a, const struct s3l_type *b, struct s3
         return simple(out, S3L_TYPE_JSON);
     if (is_int(a->id) && is_int(b->id))
         return simple(out, S3L_TYPE_INT64);
-    if (is_number(a->id) && is_number(b->id))
-        return simple(out, S3L_TYPE_FLOAT64);
+    if ((a->id == S3L_TYPE_DECIMAL128 && (is_int(b->id) || b->id == S3L_TYPE_DECIMAL128)) ||
+        (b->id == S3L_TYPE_DECIMAL128 && is_int(a->id)))
+        return widen_decimal(a, b, out);
+    if ((is_number(a->id) || a->id == S3L_TYPE_DECIMAL128) &&
+        (is_number(b->id) || b->id == S3L_TYPE_DECIMAL128))
+        return simple(out, S3L_TYPE_FLOAT64); /* ints with fractions: double, as DuckDB */
     /* A date is midnight of a timestamp without zone; a zone on one side only is ambiguous. */
     const struct s3l_type *d = a->id == S3L_TYPE_DATE32 ? a : b;
     const struct s3l_type *ts = d == a ? b : a;
@@ -140,6 +165,81 @@ static int drift(const struct s3l_schema_merge_options *opt, const struct s3l_fi
                          "it (or allow type changes)", table, old->name, a, b, path);
 }
 
+/*
+ * Grows t (a recorded type) by in (the incoming one) when in only adds nullable struct fields, at
+ * any depth (in structs, list items and map values): like a new top-level column, an added nested
+ * field is schema growth, and a nested field in lacks is kept (made nullable: files written from
+ * now on lack it). Returns 0 (with *ch set when t changed), 1 when the types differ in any other
+ * way (drift; t may then be half grown: the caller replaces or drops it), or S3L_ENOMEM.
+ */
+static int grow_type(struct s3l_type *t, const struct s3l_type *in, bool *ch)
+{
+    if (s3l_type_equal(t, in))
+        return 0;
+    if (t->id != in->id || (t->id != S3L_TYPE_STRUCT && t->n_children != in->n_children))
+        return 1;
+    if (t->id == S3L_TYPE_LIST || t->id == S3L_TYPE_MAP) {
+        /* A list item or a map value may grow; a map's key may not. */
+        if (t->id == S3L_TYPE_MAP && !s3l_type_equal(&t->children[0].type, &in->children[0].type))
+            return 1;
+        for (size_t i = 0; i < t->n_children; i++) {
+            struct s3l_field *f = &t->children[i];
+            const struct s3l_field *g = &in->children[i];
+            if (strcmp(f->name, g->name) != 0)
+                return 1;
+            int rc = grow_type(&f->type, &g->type, ch);
+            if (rc)
+                return rc;
+            if (g->nullable && !f->nullable)
+                f->nullable = *ch = true;
+        }
+        return 0;
+    }
+    if (t->id != S3L_TYPE_STRUCT)
+        return 1;
+    size_t n_new = 0;
+    for (size_t j = 0; j < in->n_children; j++) {
+        bool seen = false;
+        for (size_t i = 0; i < t->n_children && !seen; i++)
+            seen = strcmp(t->children[i].name, in->children[j].name) == 0;
+        if (!seen && !in->children[j].nullable)
+            return 1; /* a new field that refuses nulls: old files cannot have it */
+        n_new += !seen;
+    }
+    for (size_t i = 0; i < t->n_children; i++) {
+        struct s3l_field *f = &t->children[i];
+        const struct s3l_field *g = NULL;
+        for (size_t j = 0; j < in->n_children && !g; j++)
+            if (strcmp(in->children[j].name, f->name) == 0)
+                g = &in->children[j];
+        if (g) {
+            int rc = grow_type(&f->type, &g->type, ch);
+            if (rc)
+                return rc;
+        }
+        if ((!g || g->nullable) && !f->nullable)
+            f->nullable = *ch = true;
+    }
+    if (!n_new)
+        return 0;
+    struct s3l_field *c = s3l_realloc(t->children, (t->n_children + n_new) * sizeof(*c));
+    if (!c)
+        return S3L_ENOMEM;
+    t->children = c;
+    for (size_t j = 0; j < in->n_children; j++) {
+        bool seen = false;
+        for (size_t i = 0; i < t->n_children && !seen; i++)
+            seen = strcmp(t->children[i].name, in->children[j].name) == 0;
+        if (seen)
+            continue;
+        if (s3l__field_copy(&t->children[t->n_children], &in->children[j]) != 0)
+            return S3L_ENOMEM;
+        t->n_children++;
+        *ch = true;
+    }
+    return 0;
+}
+
 int s3l_schema_merge(const struct s3l_schema *recorded, const struct s3l_schema *incoming,
                      const struct s3l_schema_merge_options *opt, struct s3l_schema **out,
                      bool *changed, struct s3l_error *err)
@@ -162,7 +262,12 @@ int s3l_schema_merge(const struct s3l_schema *recorded, const struct s3l_schema 
             continue;
         }
         const struct s3l_field *in = &incoming->fields[j];
-        if (!s3l_type_equal(&f->type, &in->type)) {
+        int g = grow_type(&f->type, &in->type, &ch);
+        if (g == S3L_ENOMEM) {
+            rc = s3l_error_set(err, S3L_ENOMEM, "out of memory merging schemas");
+            break;
+        }
+        if (g) {
             if (!allow) {
                 rc = drift(opt, f, in, err);
                 break;

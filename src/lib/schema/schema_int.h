@@ -85,7 +85,12 @@ enum s3l__text_shape {
     S3L__SHAPE_DATE,      /* YYYY-MM-DD */
     S3L__SHAPE_TIMESTAMP, /* date and time, no offset */
     S3L__SHAPE_TIMESTAMP_TZ,
+    S3L__SHAPE_BIGINT, /* a whole number outside int64, at most 38 digits: decimal128(38, 0) */
 };
 enum s3l__text_shape s3l__text_shape(const char *s, size_t len);
+
+/* Digits of s when it is a whole number written as [-]digits without leading zeros, else -1. Inference types a whole number outside int64 with at most 38 of
+ * them decimal128(38, 0). */
+int s3l__int_digits(const char *s, size_t len);
 
 #endif

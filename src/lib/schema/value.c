@@ -377,6 +377,19 @@ static bool ieq(const char *s, size_t len, const char *lit)
     return true;
 }
 
+int s3l__int_digits(const char *s, size_t len)
+{
+    size_t i = len && s[0] == '-';
+    if (i == len)
+        return -1;
+    if (s[i] == '0' && len - i > 1)
+        return -1; /* "007" is text (an identifier), as in the int64 shape */
+    for (size_t k = i; k < len; k++)
+        if (s[k] < '0' || s[k] > '9')
+            return -1;
+    return (int)S3L_MIN(len - i, (size_t)INT32_MAX);
+}
+
 enum s3l__text_shape s3l__text_shape(const char *s, size_t len)
 {
     if (len == 0)
@@ -407,6 +420,11 @@ enum s3l__text_shape s3l__text_shape(const char *s, size_t len)
     if (s3l__parse_int(s, len, INT64_MIN, INT64_MAX, &v, &why) == 0 && d.exp >= 0 &&
         memchr(s, '.', len) == NULL && memchr(s, 'e', len) == NULL && memchr(s, 'E', len) == NULL)
         return S3L__SHAPE_INT;
+    /* A whole number past int64 is not a float (that would lose the digits of the others):
+     * decimal128(38, 0) holds up to 38 digits; beyond that it is text. */
+    int digits = s3l__int_digits(s, len);
+    if (digits > 0)
+        return digits <= 38 ? S3L__SHAPE_BIGINT : S3L__SHAPE_TEXT;
     double dv;
     /* A number past a double's range is only text: a double column would refuse it. */
     return s3l__parse_double(s, len, &dv, &why) == 0 ? S3L__SHAPE_FLOAT : S3L__SHAPE_TEXT;
