@@ -12,6 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { mirror, toStoreArgs } from './store.mjs';
+
+export { STORE } from './store.mjs';
 
 export const SOURCE_DIR = process.env.S3L_SOURCE_DIR ?? path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const BUILD_DIR = process.env.S3L_BUILD_DIR ?? path.join(SOURCE_DIR, 'build');
@@ -55,9 +58,10 @@ process.on('exit', () => {
         for (const d of tmpRoots) fs.rmSync(d, { recursive: true, force: true });
 });
 
-// Runs s3land with args; opts: { input (stdin data), cwd, env, bin }.
+// Runs s3land with args; opts: { input (stdin data), cwd, env, bin }. With S3L_TEST_STORE=s3 the
+// --url goes to S3 and the lake is mirrored back into the temp directory after the run (store.mjs).
 export function run(args, opts = {}) {
-    const r = spawnSync(opts.bin ?? S3LAND, args, {
+    const r = spawnSync(opts.bin ?? S3LAND, toStoreArgs(args, tmpRoots, opts.cwd), {
         input: opts.input,
         cwd: opts.cwd,
         env: { ...process.env, ...(opts.env ?? {}) },
@@ -65,8 +69,13 @@ export function run(args, opts = {}) {
         maxBuffer: 64 << 20,
     });
     if (r.error) throw r.error;
+    mirror();
     return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
+
+// The destination URL the CLI is given for a local lake directory: dir itself on file://, its
+// s3://BUCKET/... URL with S3L_TEST_STORE=s3 (store.mjs).
+export const destUrl = (dir) => toStoreArgs(['--url', dir], tmpRoots)[1];
 
 // Runs s3land and requires exit code `want` (default 0); prints the output when it differs.
 export function runOk(args, opts = {}, want = 0) {

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DATA, check, done, run, runOk, schemaFile, tmpdir } from './harness.mjs';
+import { DATA, STORE, check, destUrl, done, run, runOk, schemaFile, tmpdir } from './harness.mjs';
 
 function uuid5(ns, name) {
     const nsBytes = Buffer.from(ns.replaceAll('-', ''), 'hex');
@@ -27,7 +27,9 @@ const schema = schemaFile(work, 's.json', [{ name: 'time', type: 'utf8' }, { nam
 runOk(['write', '--url', `${lake}/`, '--table', 'gh', '--schema', schema, '--input-format', 'csv', '--quiet', csv]);
 
 const real = fs.realpathSync(csv);
-const id = uuid5('221245c7-ac52-4405-b24f-f3fd2fdc3460', `file://${fs.realpathSync(work)}/lake\ngh\n${real}\n`);
+// The canonical destination: file:// and the real path, or on S3 the s3:// URL without its slash.
+const dest = STORE === 's3' ? destUrl(lake) : `file://${fs.realpathSync(work)}/lake`;
+const id = uuid5('221245c7-ac52-4405-b24f-f3fd2fdc3460', `${dest}\ngh\n${real}\n`);
 const ckptPath = path.join(lake, '_openetl', 'checkpoints', `${id}.json`);
 check(fs.existsSync(ckptPath), `the checkpoint is named by the pipeline id ${id}`);
 const ckpt = fs.existsSync(ckptPath) ? JSON.parse(fs.readFileSync(ckptPath, 'utf8')) : {};
