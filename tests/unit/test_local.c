@@ -237,6 +237,38 @@ static void remove_sweeps_abandoned_temp_files(void **state)
     assert_int_equal(s3l_store_upload_publish(u, NULL, &err), 0);
 }
 
+/* A destination that is a regular file (or under one) is a config error naming the file, not
+ * "does not exist ... Not a directory [NOT_FOUND]". */
+static void regular_file_destination_is_not_a_directory(void **state)
+{
+    struct fixture *f = *state;
+    char path[128], url[160];
+    snprintf(path, sizeof(path), "%s/plain", f->dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    static const char *const suffix[] = {"", "/sub/dir"};
+    for (int create = 0; create < 2; create++) {
+        for (size_t i = 0; i < 2; i++) {
+            snprintf(url, sizeof(url), "file://%s%s", path, suffix[i]);
+            struct s3l_store_options o = {.version = S3L_STORE_OPTIONS_VERSION, .create = create};
+            struct s3l_store *s = NULL;
+            struct s3l_error err = {0};
+            assert_int_equal(s3l_store_open(url, &o, &s, &err), S3L_EINVALID_CONFIG);
+            assert_null(s);
+            if (!strstr(err.message, "is not a directory") || !strstr(err.message, path) ||
+                strstr(err.message, "does not exist"))
+                fail_msg("create=%d %s: %s", create, url, err.message);
+        }
+    }
+    /* A really missing destination still says so. */
+    snprintf(url, sizeof(url), "file://%s/missing", f->dir);
+    struct s3l_store *s = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(url, NULL, &s, &err), S3L_ENOT_FOUND);
+    assert_non_null(strstr(err.message, "does not exist"));
+}
+
 static void copy_links_and_replaces(void **state)
 {
     struct fixture *f = *state;
@@ -331,6 +363,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(remove_is_idempotent_and_prunes, setup, teardown),
         cmocka_unit_test_setup_teardown(remove_sweeps_abandoned_temp_files, setup, teardown),
         cmocka_unit_test_setup_teardown(copy_links_and_replaces, setup, teardown),
+        cmocka_unit_test_setup_teardown(regular_file_destination_is_not_a_directory, setup,
+                                        teardown),
         cmocka_unit_test_teardown(full_disk_is_no_space, unmount_teardown),
         cmocka_unit_test_setup_teardown(unprivileged_writer_is_denied, setup, teardown),
     };

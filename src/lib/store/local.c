@@ -602,6 +602,26 @@ static const struct s3l_store_ops local_ops = {
     .event = NULL,
 };
 
+/* The path itself or the nearest existing ancestor of path when it exists and is not a
+ * directory (a regular file in the way), else NULL. */
+static char *non_dir_ancestor(const char *path)
+{
+    char *p = s3l_strdup(path);
+    while (p && strcmp(p, "/") != 0) {
+        struct s3l__os_stat st;
+        if (s3l__os_stat(p, &st, NULL) == 0) {
+            if (!st.is_dir)
+                return p;
+            break;
+        }
+        char *up = dir_of(p);
+        s3l_free(p);
+        p = up;
+    }
+    s3l_free(p);
+    return NULL;
+}
+
 int s3l__store_local_open(const char *root, const char *url, bool create, struct s3l_store **out,
                           struct s3l_error *err)
 {
@@ -610,6 +630,18 @@ int s3l__store_local_open(const char *root, const char *url, bool create, struct
     if (rc == 0)
         rc = s3l__os_stat(root, &st, err);
     if (rc == S3L_ENOT_FOUND) {
+        /* ENOTDIR maps to NOT_FOUND too; a file where a directory must be is a bad config,
+         * not a missing destination: name it. */
+        char *file = non_dir_ancestor(root);
+        if (file) {
+            s3l_error_clear(err);
+            rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                               "destination %s: %s is not a directory (a regular file or other "
+                               "non-directory is in the way)",
+                               url, file);
+            s3l_free(file);
+            return rc;
+        }
         s3l_error_prefix(err, "destination %s does not exist", url);
         return rc;
     }
