@@ -150,8 +150,10 @@ void s3l_dest_abort(struct s3l_dest *d);
 
 /*
  * Removes staged files of this pipeline that can never commit: those of generations below this
- * writer's that the checkpoint does not hold as pending. *removed (may be NULL) gets the count.
- * Store errors.
+ * writer's that the checkpoint does not hold as pending; then, anywhere in the destination, the
+ * hidden temp files of uploads whose writer died (local backend: no live process holds them and
+ * they are older than this writer's claim minus 1 s; docs/internals/store.md "Stale temp
+ * files"). *removed (may be NULL) gets the count of both. Store errors.
  */
 int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err);
 

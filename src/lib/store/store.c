@@ -163,6 +163,14 @@ void s3l_store_event(struct s3l_store *s, const char *name)
         s->ops->event(s, name);
 }
 
+int s3l_store_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns,
+                    uint64_t *removed, struct s3l_error *err)
+{
+    if (!s->ops->sweep)
+        return 0;
+    return s->ops->sweep(s, prefix, before_ns, removed, err);
+}
+
 void s3l__store_base_cleanup(struct s3l_store *s)
 {
     s3l_free(s->url);
