@@ -468,12 +468,13 @@ static void gc_and_open_remove_stale_temp_files(void **state)
     touch(tdir, ".s3l-tmp-00000000000f7e54"); /* fresh: within the grace */
     assert_int_equal(count_temps(f, "t"), 3);
 
-    struct s3l_dest *d = open_dest(f, 1, 0); /* recovery's sweep: staging only */
-    assert_int_equal(count_temps(f, "_openetl/staging"), 0);
+    struct s3l_dest *d = open_dest(f, 1, 0); /* nothing pending: opening changes nothing */
+    assert_int_equal(count_temps(f, "_openetl/staging"), 1);
     assert_int_equal(count_temps(f, "t"), 3);
     uint64_t removed = 0;
     assert_int_equal(s3l_dest_gc(d, &removed, &err), 0);
-    assert_int_equal(removed, 1);
+    assert_int_equal(removed, 2);
+    assert_int_equal(count_temps(f, "_openetl/staging"), 0);
     assert_int_equal(count_temps(f, "t"), 2);
     char path[200];
     struct stat sb;
@@ -486,6 +487,47 @@ static void gc_and_open_remove_stale_temp_files(void **state)
     assert_true(exists(f, "t/live"));
     assert_true(exists(f, "_openetl/schemas/t.json")); /* objects are never swept */
     assert_true(exists(f, "_openetl/checkpoints/" PIPE ".json"));
+    s3l_dest_free(d);
+}
+
+/* A writer killed after its commit point leaves a pending epoch; the open that recovers it also
+ * sweeps the pipeline's staging area of dead temp files. */
+static void recovery_at_open_sweeps_staging(void **state)
+{
+    struct fx *f = *state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        s3l_test_crash_arm(0, S3L__EV_AFTER_CHECKPOINT, 1);
+        struct s3l_store *s = NULL;
+        struct s3l_error err = {0};
+        if (s3l_store_open(f->url, NULL, &s, &err) != 0)
+            _exit(2);
+        struct s3l_dest_options o = {.version = S3L_DEST_OPTIONS_VERSION, .pipeline_id = PIPE};
+        struct s3l__dest_codec c;
+        s3l_test_codec(&c);
+        struct s3l_dest *d = NULL;
+        struct s3l_dest_stream *st;
+        if (s3l__dest_open_codec(s, &o, &c, &d, &err) != 0 ||
+            s3l_dest_stream(d, NULL, "t", &schema2, &st, &err) != 0)
+            _exit(2);
+        struct s3l_row_sink k;
+        s3l_dest_lane_sink(st, 0, &k);
+        put_row(&k, 1, "a");
+        s3l_dest_commit(d, NULL, NULL, &err);
+        _exit(3); /* not reached: killed after the checkpoint */
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    char dir[160];
+    snprintf(dir, sizeof(dir), "%s/_openetl/staging/" PIPE, f->dir);
+    touch(dir, ".s3l-tmp-00000000deadbeef"); /* as a killed upload leaves it */
+    usleep(1200 * 1000);                      /* past the 1 s grace */
+    assert_int_equal(count_temps(f, "_openetl/staging"), 1);
+    struct s3l_dest *d = open_dest(f, 1, 0);
+    assert_int_equal(s3l_dest_committed_epoch(d), 1);
+    assert_int_equal(count_temps(f, "_openetl/staging"), 0);
     s3l_dest_free(d);
 }
 
@@ -807,6 +849,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(abort_leaves_nothing_and_gc_collects, setup, teardown),
         cmocka_unit_test_setup_teardown(gc_and_open_remove_stale_temp_files, setup, teardown),
         cmocka_unit_test_setup_teardown(table_name_of_255_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(recovery_at_open_sweeps_staging, setup, teardown),
         cmocka_unit_test_setup_teardown(lanes_from_threads, setup, teardown),
         cmocka_unit_test_teardown(full_disk_commits_nothing_half, unmount_teardown),
         cmocka_unit_test_setup_teardown(unwritable_destination, setup, teardown),

@@ -326,6 +326,9 @@ static void sweep_removes_only_dead_temp_files(void **state)
     assert_int_equal(s3l_store_upload_write(live, "ok", 2, &err), 0);
     assert_int_equal(s3l_store_upload_publish(live, NULL, &err), 0);
     assert_true(present(a, "live"));
+    /* A prefix cannot leave the root. */
+    assert_int_equal(s3l_store_sweep(f->s, "../", now, &n, &err), S3L_EINVALID_ARGUMENT);
+    assert_int_equal(s3l_store_sweep(f->s, "a/../../x", now, &n, &err), S3L_EINVALID_ARGUMENT);
 }
 
 static int collect_key(void *ctx, const struct s3l_object_info *info)

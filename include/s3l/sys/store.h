@@ -171,7 +171,8 @@ int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key
                    struct s3l_error *err);
 /* Announces a protocol step (ops->event if set). Not counted as an operation. */
 void s3l_store_event(struct s3l_store *s, const char *name);
-/* ops->sweep if set (else 0, nothing removed); prefix "" or a valid key prefix. Not counted as
+/* ops->sweep if set (else 0, nothing removed); prefix "" or a valid key prefix (else
+ * S3L_EINVALID_ARGUMENT, so it cannot leave the root). Not counted as
  * an operation: it touches only the backend's own hidden files. */
 int s3l_store_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns,
                     uint64_t *removed, struct s3l_error *err);

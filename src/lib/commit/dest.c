@@ -881,9 +881,10 @@ int s3l__dest_open_codec(struct s3l_store *store, const struct s3l_dest_options 
                 rc = s3l__finish_pending(store, &d->ck, d->generation, err);
         }
     }
-    if (rc == 0) {
-        /* Recovery's housekeeping, cheap (the staging area of this pipeline only) and best
-         * effort: temp files of this pipeline's killed writers. gc sweeps everything. */
+    if (rc == 0 && d->ck.has_pending) {
+        /* Recovery's housekeeping after a crash, cheap (this pipeline's staging area only) and
+         * best effort: temp files of its killed writers. Only when a pending epoch was
+         * recovered, so that opening after a clean run changes nothing; gc sweeps everything. */
         char *staging = fmt_alloc("_openetl/staging/%s/", d->pipeline);
         if (staging)
             sweep_temps(d, staging, s3l__os_now_ns(), NULL, NULL);

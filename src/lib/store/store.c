@@ -166,6 +166,14 @@ void s3l_store_event(struct s3l_store *s, const char *name)
 int s3l_store_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns,
                     uint64_t *removed, struct s3l_error *err)
 {
+    size_t n = strlen(prefix);
+    char *k = s3l_strndup(prefix, n > 0 && prefix[n - 1] == '/' ? n - 1 : n);
+    if (!k)
+        return S3L_ENOMEM;
+    bool ok = n == 0 || s3l_store_key_valid(k);
+    s3l_free(k);
+    if (!ok)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "sweep: bad prefix '%s'", prefix);
     if (!s->ops->sweep)
         return 0;
     return s->ops->sweep(s, prefix, before_ns, removed, err);
