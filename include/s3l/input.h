@@ -268,9 +268,17 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
 size_t s3l_converter_n_unknown(const struct s3l_converter *c);
 size_t s3l_converter_unknown(const struct s3l_converter *c, size_t i);
 
-/* Values of unknown keys (top-level or nested) ignored so far (stop_on_unknown false), and of
- * keys no column can be named after (empty or holding NUL). Every value of a record that the
- * converter does not write is counted here: none is dropped silently. */
+/* After S3L_CONVERT_NEW_COLUMNS: the column path of the i-th new key, for messages: "z" at the
+ * top level, "s.z" in struct column s, "l[1].q" in the second item of list l (names cut at 200
+ * bytes). NUL-terminated, owned by c, valid until the next s3l_convert; NULL when i is out of
+ * range or without stop_on_unknown. */
+const char *s3l_converter_unknown_path(const struct s3l_converter *c, size_t i);
+
+/* Values not written, counted when their row is written: of unknown keys (top-level or nested;
+ * stop_on_unknown false), of keys no column can be named after (empty or holding NUL), and the
+ * earlier values of a duplicate key (the last one wins, as in jansson). null and values holding
+ * only nulls are not counted. Every value of a record that the converter does not write is
+ * counted here: none is dropped silently. */
 uint64_t s3l_converter_ignored(const struct s3l_converter *c);
 
 /*

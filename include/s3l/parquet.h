@@ -15,11 +15,11 @@
  *   bytes ~= sum over leaf columns of (compressed pages of the chunk so far (capacity <= 1.25 x)
  *            + page buffers (< page_size + one row; <= 2 V) + dictionary (<= dictionary_page_limit)
  *            + its hash table (16 B per slot, <= 4 slots per entry))
- *            + scratch (<= 4 V) + statistics bounds (<= 4 KiB each) + footer metadata (~100 B
+ *            + scratch (<= 2 V) + statistics bounds (<= 4 KiB each) + footer metadata (~100 B
  *            plus 2 x (statistics_max_len + 5) per page).
  * The budget counts the chunks (at capacity), page buffers and dictionary values of every member
  * writer, charged every 16 rows and after any row that grew the row group by page_size or more.
- * So all writers together hold about the budget plus, each, ~6 V: bounded by configuration and
+ * So all writers together hold about the budget plus, each, ~5 V: bounded by configuration and
  * the largest value, never by the input or file size.
  */
 #ifndef S3L_PARQUET_H

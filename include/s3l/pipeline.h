@@ -47,6 +47,11 @@ struct s3l_input_position {
     char sha256[65];  /* lowercase hex SHA-256 of bytes [max(0, offset - 4096), offset); "" when
                          not replayable */
     char *csv_header; /* the CSV header line as read (no line end), or NULL */
+    uint64_t line;    /* 1-based number of the line at offset (the next record's line when the
+                         offset is at a line start); 0: unknown, taken as 1 */
+    bool mid_line;    /* replayable and the byte before offset is not a line break (LF or CR):
+                         the last committed record was the file's unterminated last line, so
+                         bytes appended later must start with a line break (NDJSON, CSV) */
 };
 
 /*
@@ -68,7 +73,8 @@ int s3l_input_position_copy(struct s3l_input_position *dst, const struct s3l_inp
 /*
  * Records that the input read through fd (the file pos describes) is consumed up to `offset`
  * bytes: sets pos->offset and, for a replayable input, re-hashes the window before it with
- * pread(2), leaving the file position unchanged. Errors: S3L_EIO (read failed or the file is
+ * pread(2), leaving the file position unchanged, and sets pos->mid_line from the byte before
+ * the offset (pos->line is the caller's to set). Errors: S3L_EIO (read failed or the file is
  * shorter than offset), naming the path.
  */
 int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t offset,
@@ -112,7 +118,9 @@ bool s3l_uuid_valid(const char *s);
 /*
  * Serialises n positions as the JSON object the destination keeps in its checkpoint:
  * {"version":1,"inputs":[{"path":..,"replayable":..,"dev":..,"ino":..,"offset":..,
- * "sha256":..,"csv_header":..}, ...]} (csv_header omitted when NULL). *out is NUL-terminated,
+ * "sha256":..,"line":..,"mid_line":true,"csv_header":..}, ...]} (csv_header omitted when NULL,
+ * mid_line when false; both, and line, are optional when read back, for checkpoints written
+ * before they existed). *out is NUL-terminated,
  * owned by the caller (s3l_free). S3L_ENOMEM.
  */
 int s3l_positions_to_json(const struct s3l_input_position *pos, size_t n, char **out);
@@ -216,6 +224,8 @@ struct s3l_pipeline_options {
     const char *url;      /* destination; any form s3l_url_canonical takes */
     const char *endpoint; /* s3://: an S3-compatible endpoint URL, or NULL (environment) */
     const char *region;   /* s3://: the region, or NULL (environment, default) */
+    int path_style;       /* s3://: 1 path-style, -1 virtual-hosted, 0 decide (path-style with an
+                             endpoint, virtual-hosted on AWS); as struct s3l_s3_config's */
     const char *table;    /* required */
     const char *ns;       /* namespace, or NULL */
     const struct s3l_schema *schema; /* declared schema, or NULL to infer */

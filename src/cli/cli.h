@@ -74,6 +74,28 @@ bool cli_common_flag(struct cli *c, const char *arg);
 /* Human-readable bytes ("12.3 MiB") into buf. */
 const char *cli_fmt_bytes(uint64_t n, char *buf, size_t cap);
 
+/* The S3 connection flags every command that opens a store takes (docs/cli.md). */
+struct cli_s3 {
+    const char *endpoint; /* --endpoint, or NULL: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, AWS */
+    const char *region;   /* --region, or NULL: $AWS_REGION, $AWS_DEFAULT_REGION, us-east-1 */
+    int path_style;       /* --path-style: 1 path-style, -1 virtual-hosted, 0 decide (default) */
+    struct s3l_s3_config cfg;         /* filled by cli_s3_store_options */
+    struct s3l_s3_store_options opts; /* filled by cli_s3_store_options */
+};
+
+/* The help text of --endpoint, --region and --path-style (one block, for every command). */
+extern const char cli_s3_help[];
+
+/*
+ * Parses --path-style's optional value: none, "yes", "true" or "path": 1; "no", "false" or
+ * "virtual": -1 (virtual-hosted even with an endpoint); "auto": 0. false on anything else.
+ */
+bool cli_parse_path_style(const char *arg, int *out);
+
+/* Sets so's region, endpoint and (when --path-style was given) S3 client options from s, which
+ * must outlive the store's opening. */
+void cli_s3_store_options(struct cli_s3 *s, struct s3l_store_options *so);
+
 /* The destination URL: --url if given, else file://$PWD/lake. Caller frees with s3l_free. */
 int cli_default_url(const char *url, char **out, struct s3l_error *err);
 

@@ -29,7 +29,7 @@ static const char recover_help[] =
     "pipeline runs (that writer would stop with exit code 5).\n"
     "\n"
     "  --url URL          the destination (default ./lake)\n"
-    "  --endpoint URL / --region R   s3://: endpoint and region (default: from the environment)\n"
+    "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
     "  --pipeline-id ID   only this pipeline\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
@@ -42,7 +42,7 @@ static const char gc_help[] =
     "pipeline over (a new generation): do not run it while a writer of that pipeline runs.\n"
     "\n"
     "  --url URL          the destination (default ./lake)\n"
-    "  --endpoint URL / --region R   s3://: endpoint and region (default: from the environment)\n"
+    "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
     "  --pipeline-id ID   only this pipeline\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
@@ -54,17 +54,18 @@ static const char check_help[] =
     "back and compares, lists the prefix, and deletes it. Each failure names what was refused.\n"
     "\n"
     "  --url URL          the destination (default ./lake; created if missing)\n"
-    "  --endpoint URL / --region R   s3://: endpoint and region (default: from the environment)\n"
+    "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_ID, O_JSON, O_ENDPOINT, O_REGION };
+enum { O_URL = 256, O_ID, O_JSON, O_ENDPOINT, O_REGION, O_PATH_STYLE };
 
 static const struct option admin_options[] = {
     {"url", required_argument, NULL, O_URL},
     {"pipeline-id", required_argument, NULL, O_ID},
     {"endpoint", required_argument, NULL, O_ENDPOINT},
     {"region", required_argument, NULL, O_REGION},
+    {"path-style", optional_argument, NULL, O_PATH_STYLE},
     {"json", no_argument, NULL, O_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -74,7 +75,8 @@ static const struct option admin_options[] = {
 struct admin {
     struct cli *c;
     const char *cmd;
-    const char *url_arg, *id, *endpoint, *region;
+    const char *url_arg, *id;
+    struct cli_s3 s3;
     bool help;
     char *url;
     struct s3l_store *store;
@@ -97,10 +99,14 @@ static int parse(struct admin *a, int argc, char **argv)
             a->id = optarg;
             break;
         case O_ENDPOINT:
-            a->endpoint = optarg;
+            a->s3.endpoint = optarg;
             break;
         case O_REGION:
-            a->region = optarg;
+            a->s3.region = optarg;
+            break;
+        case O_PATH_STYLE:
+            if (!cli_parse_path_style(optarg, &a->s3.path_style))
+                return cli_usage(a->c, a->cmd, "--path-style=%s: expected yes, no or auto", optarg);
             break;
         case O_JSON:
             a->c->json = true;
@@ -128,8 +134,7 @@ static int open_store(struct admin *a, bool create)
         struct s3l_store_options so = {0};
         so.version = S3L_STORE_OPTIONS_VERSION;
         so.create = create;
-        so.endpoint = a->endpoint;
-        so.region = a->region;
+        cli_s3_store_options(&a->s3, &so);
         rc = s3l_store_open(a->url, &so, &a->store, &err);
     }
     return rc ? cli_fail(a->c, rc, &err, S3L_SIDE_DESTINATION) : 0;
@@ -208,6 +213,7 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
     if (ex || a.help) {
         if (a.help) {
             fputs(gc ? gc_help : recover_help, stdout);
+            fputs(cli_s3_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
         return ex;
@@ -265,6 +271,7 @@ int cli_cmd_check(struct cli *c, int argc, char **argv)
     if (ex || a.help) {
         if (a.help) {
             fputs(check_help, stdout);
+            fputs(cli_s3_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
         return ex;

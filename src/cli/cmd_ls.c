@@ -17,14 +17,13 @@ static const char ls_help[] =
     "Usage: s3land ls [--url URL] [--table TABLE [--namespace NS]] [--committed]\n"
     "\n"
     "Without --table: every table of the destination (those with a schema record), with its\n"
-    "committed files, rows and bytes.\n"
+    "committed files, rows, bytes and epochs.\n"
     "With --table: the table's epochs (one marker per pipeline and epoch: generation, files,\n"
     "rows) and its data files, each with its size, its row count read from its Parquet footer,\n"
     "and whether a marker covers it (committed) or not (an epoch still being committed).\n"
     "\n"
     "  --url URL          the destination (default ./lake)\n"
-    "  --endpoint URL     s3://: an S3-compatible endpoint (default $AWS_ENDPOINT_URL_S3)\n"
-    "  --region R         s3://: the region (default $AWS_REGION)\n"
+    "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
     "  --table NAME       the table to show\n"
     "  --namespace NAME   the table's namespace\n"
     "  --committed        only files that a marker covers\n"
@@ -39,9 +38,14 @@ static const char schema_help[] =
     "\n"
     "Prints the table's schema record (URL/_openetl/schemas/T.json): every column with its\n"
     "Arrow type, nullability and key flag. With --json, the record as one JSON line.\n"
+    "\n"
+    "  --url URL          the destination (default ./lake)\n"
+    "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
+    "  --table NAME / --namespace NAME   the table\n"
+    "  --json / -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_TABLE, O_NS, O_COMMITTED, O_JSON, O_ENDPOINT, O_REGION };
+enum { O_URL = 256, O_TABLE, O_NS, O_COMMITTED, O_JSON, O_ENDPOINT, O_REGION, O_PATH_STYLE };
 
 static const struct option ls_options[] = {
     {"url", required_argument, NULL, O_URL},
@@ -50,6 +54,7 @@ static const struct option ls_options[] = {
     {"committed", no_argument, NULL, O_COMMITTED},
     {"endpoint", required_argument, NULL, O_ENDPOINT},
     {"region", required_argument, NULL, O_REGION},
+    {"path-style", optional_argument, NULL, O_PATH_STYLE},
     {"json", no_argument, NULL, O_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -57,7 +62,8 @@ static const struct option ls_options[] = {
 };
 
 struct ls_args {
-    const char *url, *table, *ns, *endpoint, *region;
+    const char *url, *table, *ns;
+    struct cli_s3 s3;
     bool committed, help;
 };
 
@@ -79,10 +85,14 @@ static int parse(struct cli *c, const char *cmd, int argc, char **argv, struct l
             a->ns = optarg;
             break;
         case O_ENDPOINT:
-            a->endpoint = optarg;
+            a->s3.endpoint = optarg;
             break;
         case O_REGION:
-            a->region = optarg;
+            a->s3.region = optarg;
+            break;
+        case O_PATH_STYLE:
+            if (!cli_parse_path_style(optarg, &a->s3.path_style))
+                return cli_usage(c, cmd, "--path-style=%s: expected yes, no or auto", optarg);
             break;
         case O_COMMITTED:
             a->committed = true;
@@ -106,15 +116,14 @@ static int parse(struct cli *c, const char *cmd, int argc, char **argv, struct l
 }
 
 /* Opens the store of --url (never creating it: ls and schema only read). */
-static int open_store(struct cli *c, const struct ls_args *a, struct s3l_store **out, char **url)
+static int open_store(struct cli *c, struct ls_args *a, struct s3l_store **out, char **url)
 {
     struct s3l_error err = {0};
     int rc = cli_default_url(a->url, url, &err);
     if (rc == 0) {
         struct s3l_store_options so = {0};
         so.version = S3L_STORE_OPTIONS_VERSION;
-        so.endpoint = a->endpoint;
-        so.region = a->region;
+        cli_s3_store_options(&a->s3, &so);
         rc = s3l_store_open(*url, &so, out, &err);
     }
     return rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : 0;
@@ -184,6 +193,8 @@ static int on_marker(void *ctx, const struct s3l_dest_marker *m)
     struct table_ls *t = ctx;
     t->markers++;
     t->marker_rows += m->rows;
+    if (!t->print)
+        return 0; /* the table overview only counts epochs */
     if (t->c->json) {
         cli_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "marker", m->key,
                                 "table", t->table, "pipeline", m->pipeline, "epoch",
@@ -285,7 +296,10 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
         if (rc == 0)
             rc = list_and_show_files(&t, committed_only, &err);
     } else {
-        rc = list_and_show_files(&t, true, &err);
+        /* The overview counts epochs too, in text and JSON alike. */
+        rc = s3l_dest_list_markers(s, tpath, on_marker, &t, &err);
+        if (rc == 0)
+            rc = list_and_show_files(&t, true, &err);
     }
     if (rc == 0 && t.rc) {
         rc = t.rc;
@@ -306,8 +320,9 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
                    cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
                    t.markers == 1 ? "" : "s");
     } else {
-        printf("  %-30s %6llu files %12llu rows %12s\n", tpath, (unsigned long long)t.files,
-               (unsigned long long)t.rows, cli_fmt_bytes(t.bytes, sz, sizeof(sz)));
+        printf("  %-30s %6llu files %12llu rows %12s %6llu epochs\n", tpath,
+               (unsigned long long)t.files, (unsigned long long)t.rows,
+               cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers);
     }
     return CLI_EX_OK;
 }
@@ -341,6 +356,7 @@ int cli_cmd_ls(struct cli *c, int argc, char **argv)
     if (ex || a.help) {
         if (a.help) {
             fputs(ls_help, stdout);
+            fputs(cli_s3_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
         return ex;
@@ -386,6 +402,7 @@ int cli_cmd_schema(struct cli *c, int argc, char **argv)
     if (ex || a.help) {
         if (a.help) {
             fputs(schema_help, stdout);
+            fputs(cli_s3_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
         return ex;

@@ -25,9 +25,7 @@ static const char write_help[] =
     "Destination:\n"
     "  --url URL              file:///ABS/PATH, a directory path, or s3://BUCKET/PREFIX\n"
     "                         (default: ./lake)\n"
-    "  --endpoint URL         s3://: an S3-compatible endpoint, path-style (default:\n"
-    "                         $AWS_ENDPOINT_URL_S3, else AWS)\n"
-    "  --region R             s3://: the region (default: $AWS_REGION, else us-east-1)\n"
+    "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
     "  --table NAME           the table (required)\n"
     "  --namespace NAME       a namespace: the table lives under URL/NAMESPACE/TABLE\n"
     "  --disposition append   the only disposition; replace and merge are refused (plain files\n"
@@ -102,6 +100,7 @@ enum {
     OPT_NESTED_JSON,
     OPT_ENDPOINT,
     OPT_REGION,
+    OPT_PATH_STYLE,
 };
 
 static const struct option write_options[] = {
@@ -129,6 +128,7 @@ static const struct option write_options[] = {
     {"nested-as-json", no_argument, NULL, OPT_NESTED_JSON},
     {"endpoint", required_argument, NULL, OPT_ENDPOINT},
     {"region", required_argument, NULL, OPT_REGION},
+    {"path-style", optional_argument, NULL, OPT_PATH_STYLE},
     {"json", no_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -175,6 +175,10 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         return 0;
     case OPT_REGION:
         o->region = v;
+        return 0;
+    case OPT_PATH_STYLE:
+        if (!cli_parse_path_style(v, &o->path_style))
+            return cli_usage(c, "write", "--path-style=%s: expected yes, no or auto", v);
         return 0;
     case OPT_TABLE:
         o->table = v;
@@ -525,6 +529,7 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     int ex = parse_args(c, &a, argc, argv, &help);
     if (help) {
         fputs(write_help, stdout);
+        fputs(cli_s3_help, stdout);
         fputs(cli_exit_codes_help, stdout);
         return CLI_EX_OK;
     }

@@ -201,3 +201,48 @@ int cli_default_url(const char *url, char **out, struct s3l_error *err)
 {
     return s3l_url_canonical(url ? url : "lake", out, err);
 }
+
+const char cli_s3_help[] =
+    "S3 connection (s3:// URLs; ignored for file://):\n"
+    "  --endpoint URL         an S3-compatible endpoint, http(s)://host[:port] (default:\n"
+    "                         $AWS_ENDPOINT_URL_S3, then $AWS_ENDPOINT_URL, else AWS)\n"
+    "  --region R             the region (default: $AWS_REGION, then $AWS_DEFAULT_REGION,\n"
+    "                         else us-east-1)\n"
+    "  --path-style[=yes|no|auto]  address buckets as ENDPOINT/BUCKET/KEY (yes, the value\n"
+    "                         when none is given), as BUCKET.HOST/KEY (no), or decide: path-style\n"
+    "                         with an endpoint, virtual-hosted on AWS (auto, the default)\n"
+    "\n";
+
+bool cli_parse_path_style(const char *arg, int *out)
+{
+    static const struct {
+        const char *name;
+        int value;
+    } names[] = {{"yes", 1}, {"true", 1}, {"path", 1},     {"no", -1},
+                 {"false", -1}, {"virtual", -1}, {"auto", 0}};
+    if (!arg) {
+        *out = 1;
+        return true;
+    }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(arg, names[i].name) == 0) {
+            *out = names[i].value;
+            return true;
+        }
+    return false;
+}
+
+void cli_s3_store_options(struct cli_s3 *s, struct s3l_store_options *so)
+{
+    so->endpoint = s->endpoint;
+    so->region = s->region;
+    if (s->path_style == 0)
+        return; /* the client decides; the environment gives the rest */
+    memset(&s->cfg, 0, sizeof(s->cfg));
+    s->cfg.version = S3L_S3_CONFIG_VERSION;
+    s->cfg.path_style = s->path_style;
+    memset(&s->opts, 0, sizeof(s->opts));
+    s->opts.version = S3L_S3_STORE_OPTIONS_VERSION;
+    s->opts.client = &s->cfg;
+    so->s3 = &s->opts;
+}

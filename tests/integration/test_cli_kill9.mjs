@@ -1,7 +1,10 @@
 // kill -9 at random moments, through the real CLI: 50 runs of `s3land write` (20,000 rows in all,
 // small files, 2 lanes, epochs of 50 rows, so a run spends its time in commits) are each
-// SIGKILLed after a random delay (the seed of each run is printed, so a failure can be replayed
-// with S3L_KILL_SEED=<seed>); 400 lines are appended before each run, so every run has work.
+// SIGKILLed after a random delay drawn from [0, T), T the time one uninterrupted run of the same
+// shape takes on this machine (the median of 3 runs on a scratch lake, measured first: a fixed
+// range would let a fast machine finish most runs before the kill); the seed of each run and T
+// are printed, so a failure can be replayed with S3L_KILL_SEED=<seed> S3L_KILL_SPAN_MS=<T>.
+// 400 lines are appended before each run, so every run has work.
 // A final run finishes; then the table must hold every input line exactly once
 // (DuckDB: A EXCEPT ALL B and B EXCEPT ALL A empty), every visible file must be covered by a
 // marker, and one more run must change nothing.
@@ -20,8 +23,9 @@ const lines = Array.from({ length: 20000 }, (_, i) =>
 fs.writeFileSync(input, '');
 const schema = schemaFile(work, 's.json', [
     { name: 'id', type: 'int64', key: true }, { name: 'name', type: 'string' }, { name: 'v', type: 'double' }]);
-const args = ['write', '--url', lake, '--table', 'k', '--schema', schema, '--lanes', '2',
-    '--epoch-rows', '50', '--file-size', '16KiB', '--quiet', input];
+const argsFor = (url, file) => ['write', '--url', url, '--table', 'k', '--schema', schema, '--lanes', '2',
+    '--epoch-rows', '50', '--file-size', '16KiB', '--quiet', file];
+const args = argsFor(lake, input);
 
 // A small deterministic generator (mulberry32), so each run's delay follows from its seed.
 function rng(seed) {
@@ -34,9 +38,9 @@ function rng(seed) {
     };
 }
 
-function killedRun(delayMs) {
+function killedRun(delayMs, runArgs = args) {
     return new Promise((resolve) => {
-        const child = spawn(S3LAND, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(S3LAND, runArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
         let stderr = '';
         child.stderr.on('data', (d) => { stderr += d; });
         const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
@@ -47,17 +51,37 @@ function killedRun(delayMs) {
     });
 }
 
+// T: the median wall time (process start to exit, as the kill timer sees it) of 3 uninterrupted
+// runs of 400 new lines each on a scratch lake and input (the 2nd and 3rd resume, like most
+// runs below).
+async function spanMs() {
+    if (process.env.S3L_KILL_SPAN_MS) return Number(process.env.S3L_KILL_SPAN_MS);
+    const scratchIn = path.join(work, 'scratch.ndjson');
+    const scratchArgs = argsFor(path.join(work, 'scratch-lake'), scratchIn);
+    const times = [];
+    for (let n = 0; n < 3; n++) {
+        fs.appendFileSync(scratchIn, lines.slice(n * 400, (n + 1) * 400).join('\n') + '\n');
+        const t0 = performance.now();
+        const res = await killedRun(600000, scratchArgs);
+        times.push(performance.now() - t0);
+        check(res.code === 0, `scratch run ${n} finishes (${res.signal ?? `exit ${res.code}`})`);
+    }
+    return Math.max(1, Math.round(times.sort((a, b) => a - b)[1]));
+}
+const span = await spanMs();
+console.log(`# one uninterrupted run takes ${span} ms: kill delays are drawn from [0, ${span})`);
+
 const seeds = process.env.S3L_KILL_SEED ? [Number(process.env.S3L_KILL_SEED)]
     : Array.from({ length: 50 }, () => Math.floor(Math.random() * 2 ** 31));
 let killed = 0;
 for (const [n, seed] of seeds.entries()) {
     const r = rng(seed);
-    const delay = Math.floor(r() * 150);
+    const delay = Math.floor(r() * span);
     fs.appendFileSync(input, lines.slice(n * 400, (n + 1) * 400).join('\n') + '\n');
     const res = await killedRun(delay);
     killed += res.signal === 'SIGKILL';
     const fine = res.signal === 'SIGKILL' || res.code === 0;
-    if (!check(fine, `run ${n} seed ${seed}: killed after ${delay} ms (${res.signal ?? `exit ${res.code}`})`))
+    if (!check(fine, `run ${n} seed ${seed} span ${span}: killed after ${delay} ms (${res.signal ?? `exit ${res.code}`})`))
         console.log(res.stderr);
 }
 if (seeds.length > 1) check(killed >= 10, `at least 10 of the runs were killed mid-way (${killed})`);

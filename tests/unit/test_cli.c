@@ -37,6 +37,44 @@ static void sizes(void **state)
     assert_false(cli_parse_size("20000000TiB", &v)); /* 2e7 * 2^40 overflows 64 bits */
 }
 
+/* --path-style's values, by hand: none/yes/true/path = 1, no/false/virtual = -1, auto = 0; and
+ * what reaches the store options (the S3 client's path_style, only when the flag was given). */
+static void path_style(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *arg;
+        int want;
+    } ok[] = {{NULL, 1},   {"yes", 1},      {"true", 1}, {"path", 1},
+              {"no", -1},  {"false", -1},   {"virtual", -1}, {"auto", 0}};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        int v = 7;
+        assert_true(cli_parse_path_style(ok[i].arg, &v));
+        assert_int_equal(v, ok[i].want);
+    }
+    int v = 7;
+    assert_false(cli_parse_path_style("", &v));
+    assert_false(cli_parse_path_style("YES!", &v));
+    assert_false(cli_parse_path_style("1", &v));
+    assert_int_equal(v, 7);
+
+    struct cli_s3 s3 = {"http://127.0.0.1:9000", "eu-west-3", 0, {0}, {0}};
+    struct s3l_store_options so = {0};
+    cli_s3_store_options(&s3, &so);
+    assert_string_equal(so.endpoint, "http://127.0.0.1:9000");
+    assert_string_equal(so.region, "eu-west-3");
+    assert_null(so.s3); /* auto: the client decides, all else from the environment */
+    s3.path_style = -1;
+    cli_s3_store_options(&s3, &so);
+    const struct s3l_s3_store_options *o = so.s3;
+    assert_non_null(o);
+    assert_int_equal(o->version, S3L_S3_STORE_OPTIONS_VERSION);
+    assert_int_equal(o->client->version, S3L_S3_CONFIG_VERSION);
+    assert_int_equal(o->client->path_style, -1);
+    assert_null(o->client->endpoint); /* the store options' endpoint and region override */
+    assert_null(o->client->access_key);
+}
+
 static void durations(void **state)
 {
     (void)state;
@@ -88,6 +126,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes),
+        cmocka_unit_test(path_style),
         cmocka_unit_test(durations),
         cmocka_unit_test(exit_codes),
         cmocka_unit_test(bytes_for_humans),

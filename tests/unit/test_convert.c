@@ -263,6 +263,8 @@ static void unknown_keys_and_sink_failures(void **state)
     assert_int_equal(s3l_converter_n_unknown(fx.conv), 2);
     assert_int_equal(s3l_converter_unknown(fx.conv, 0), 3);
     assert_memory_equal(fx.scan.tape[s3l_converter_unknown(fx.conv, 1)].str, "x", 1);
+    assert_string_equal(s3l_converter_unknown_path(fx.conv, 0), "new");
+    assert_string_equal(s3l_converter_unknown_path(fx.conv, 1), "x");
     /* Grow the schema from the record, convert it again with a new converter. */
     struct s3l_record rec = {fx.scan.tape, fx.scan.n, 7, 0, 0, grows, strlen(grows), "t.json"};
     size_t added = 0;
@@ -315,13 +317,30 @@ static void nested_unknown_keys(void **state)
     assert_int_equal(s3l_convert(ign, &rec, &sink, &err), 0);
     assert_string_equal(rs.log, "begin { int:1 } [ { bytes:a } { bytes:b } ] end");
     assert_int_equal(s3l_converter_ignored(ign), 3); /* z, "" and q; not w */
+    /* Duplicate keys: the last wins (as in jansson); each earlier value with a value is counted
+     * (the first "s" whole, and the nested x:1), an earlier null is not. */
+    const char *dup = "{\"s\":{\"x\":7},\"l\":null,\"s\":{\"x\":1,\"x\":2},\"l\":[]}";
+    struct s3l__jscan sd;
+    s3l__jscan_init(&sd, 0);
+    assert_int_equal(s3l__json_scan(&sd, dup, strlen(dup)), 0);
+    struct s3l_record drec = {sd.tape, sd.n, 4, 0, 0, dup, strlen(dup), "n.json"};
+    assert_int_equal(s3l_convert(ign, &drec, &sink, &err), 0);
+    assert_string_equal(rs.log, "begin { int:1 } [ { bytes:a } { bytes:b } ] end"
+                                "begin { int:2 } [ ] end");
+    assert_int_equal(s3l_converter_ignored(ign), 5);
+    s3l__jscan_cleanup(&sd);
     rs.log[0] = 0;
     assert_int_equal(s3l_convert(stop, &rec, &sink, &err), S3L_CONVERT_NEW_COLUMNS);
     assert_string_equal(rs.log, "begin { int:1 } [ { bytes:a } { bytes:b } ] abort");
     assert_int_equal(s3l_converter_n_unknown(stop), 2);
     assert_memory_equal(sc.tape[s3l_converter_unknown(stop, 0)].str, "z", 1);
     assert_memory_equal(sc.tape[s3l_converter_unknown(stop, 1)].str, "q", 1);
-    assert_int_equal(s3l_converter_ignored(stop), 1); /* the "" key */
+    assert_string_equal(s3l_converter_unknown_path(stop, 0), "s.z");
+    assert_string_equal(s3l_converter_unknown_path(stop, 1), "l[1].q");
+    assert_null(s3l_converter_unknown_path(stop, 2));
+    assert_null(s3l_converter_unknown_path(ign, 0));
+    /* Nothing counted yet: the row is not written, the caller converts it again once grown. */
+    assert_int_equal(s3l_converter_ignored(stop), 0);
     /* s3l_infer_grow: a grown copy, the fields appended where they belong. */
     struct s3l_schema *g = NULL;
     assert_int_equal(s3l_infer_grow(s, &rec, NULL, &g, &err), 0);
@@ -341,6 +360,7 @@ static void nested_unknown_keys(void **state)
     assert_int_equal(s3l_convert(c2, &rec, &sink, &err), 0);
     assert_string_equal(rs.log, "begin { int:1 bool:1 } [ { bytes:a null } { bytes:b [ dbl:2.5 ] "
                                 "} ] end");
+    assert_int_equal(s3l_converter_ignored(c2), 1); /* the "" key, with the row written */
     s3l_converter_free(c2);
     /* s3l_converter_grow grows the caller's schema in place the same way. */
     size_t added = 0;

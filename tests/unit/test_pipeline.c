@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -96,6 +97,32 @@ static void url_canonical_forms(void **state)
     assert_int_equal(s3l_url_canonical("s3://", &out, &err), S3L_EINVALID_CONFIG);
 }
 
+/* A destination reached through a symbolic link is its target (the same pipeline id): the
+ * longest existing prefix is resolved, the part that does not exist yet is kept. */
+static void url_canonical_resolves_symlinks(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/s3l-canon-XXXXXX", *dir = mkdtemp(tmpl);
+    assert_non_null(dir);
+    char *real = realpath(dir, NULL), a[9000], b[9000], link[4200], target[4200];
+    assert_non_null(real);
+    snprintf(target, sizeof(target), "%s/lake", real);
+    snprintf(link, sizeof(link), "%s/lulink", dir);
+    assert_int_equal(mkdir(target, 0700), 0);
+    assert_int_equal(symlink(target, link), 0);
+    snprintf(a, sizeof(a), "file://%s/", link);
+    snprintf(b, sizeof(b), "file://%s", target);
+    canon(a, b); /* the link itself */
+    snprintf(a, sizeof(a), "%s/not/yet/../there", link);
+    snprintf(b, sizeof(b), "file://%s/not/there", target);
+    canon(a, b); /* an existing prefix through the link, then segments that do not exist */
+    canon("/nonexistent-s3l-dir/x/", "file:///nonexistent-s3l-dir/x");
+    assert_int_equal(unlink(link), 0);
+    assert_int_equal(rmdir(target), 0);
+    assert_int_equal(rmdir(dir), 0);
+    free(real);
+}
+
 static void pipeline_id_is_uuid5_of_sorted_paths(void **state)
 {
     (void)state;
@@ -148,6 +175,25 @@ static void open_and_advance_hashes_the_window(void **state)
     assert_int_equal(s3l_input_position_advance(&pos, fd, 5, &err), 0);
     assert_string_equal(pos.sha256, SHA_HELLO);
     assert_int_equal(pos.offset, 5);
+    assert_true(pos.mid_line); /* "hello" is not followed by its line break yet */
+    close(fd);
+    s3l_input_position_cleanup(&pos);
+    /* mid_line from the byte before the offset: LF and CR end lines, anything else does not. */
+    write_file(path, "ab\ncd\r\nef", 10);
+    assert_int_equal(s3l_input_open(path, &pos, &fd, &err), 0);
+    assert_false(pos.mid_line); /* offset 0 */
+    static const struct {
+        uint64_t off;
+        bool mid;
+    } at[] = {{2, true}, {3, false}, {5, true}, {6, false}, {7, false}, {10, true}};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(at); i++) {
+        assert_int_equal(s3l_input_position_advance(&pos, fd, at[i].off, &err), 0);
+        assert_int_equal(pos.mid_line, at[i].mid);
+    }
+    close(fd);
+    s3l_input_position_cleanup(&pos);
+    write_file(path, "hello world", 11);
+    assert_int_equal(s3l_input_open(path, &pos, &fd, &err), 0);
     /* The file position is untouched: a read still starts at 0. */
     char c;
     assert_int_equal(read(fd, &c, 1), 1);
@@ -271,6 +317,8 @@ static void positions_json_round_trip(void **state)
     in[0].offset = 123456789012ULL;
     strcpy(in[0].sha256, SHA_HELLO);
     in[0].csv_header = s3l_strdup("a,\"b \"\"x\"\"\",c");
+    in[0].line = 4000000001ULL;
+    in[0].mid_line = true;
     in[1].path = s3l_strdup("-");
     in[1].offset = 42;
     char *json = NULL;
@@ -287,6 +335,8 @@ static void positions_json_round_trip(void **state)
         assert_true(out[i].ino == in[i].ino);
         assert_true(out[i].offset == in[i].offset);
         assert_string_equal(out[i].sha256, in[i].sha256);
+        assert_true(out[i].line == in[i].line);
+        assert_int_equal(out[i].mid_line, in[i].mid_line);
     }
     assert_string_equal(out[0].csv_header, in[0].csv_header);
     assert_null(out[1].csv_header);
@@ -312,6 +362,19 @@ static void positions_json_round_trip(void **state)
         assert_null(out);
     }
     assert_non_null(strstr(err.message, "\"ino\""));
+    /* A checkpoint written before "line" and "mid_line" existed: line 0 (unknown), not mid-line;
+     * a mid_line that is not a boolean is refused. */
+    const char *old = "{\"version\":1,\"inputs\":[{\"path\":\"/x\",\"replayable\":true,"
+                      "\"sha256\":\"\",\"dev\":1,\"ino\":2,\"offset\":3}]}";
+    assert_int_equal(s3l_positions_from_json(old, strlen(old), &out, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_true(out[0].line == 0 && !out[0].mid_line && out[0].offset == 3);
+    s3l_positions_free(out, n);
+    const char *badmid = "{\"version\":1,\"inputs\":[{\"path\":\"/x\",\"replayable\":true,"
+                         "\"sha256\":\"\",\"dev\":1,\"ino\":2,\"offset\":3,\"mid_line\":1}]}";
+    assert_int_equal(s3l_positions_from_json(badmid, strlen(badmid), &out, &n, &err),
+                     S3L_ECORRUPT);
+    s3l_error_clear(&err);
     /* An empty list is fine. */
     const char *empty = "{\"version\":1,\"inputs\":[]}";
     assert_int_equal(s3l_positions_from_json(empty, strlen(empty), &out, &n, &err), 0);
@@ -379,6 +442,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(url_canonical_forms),
+        cmocka_unit_test(url_canonical_resolves_symlinks),
         cmocka_unit_test(pipeline_id_is_uuid5_of_sorted_paths),
         cmocka_unit_test(uuid_validation),
         cmocka_unit_test(open_and_advance_hashes_the_window),

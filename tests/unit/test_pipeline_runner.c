@@ -142,7 +142,7 @@ struct line_source {
 };
 
 static int ls_next(struct s3l__source *s, unsigned lane, uint64_t *offset_after,
-                   struct s3l_slice *raw, struct s3l_error *err)
+                   uint64_t *line_after, struct s3l_slice *raw, struct s3l_error *err)
 {
     struct s3l_row_sink sink = md_sink(&D, lane);
     struct line_source *ls = (struct line_source *)s;
@@ -159,6 +159,7 @@ static int ls_next(struct s3l__source *s, unsigned lane, uint64_t *offset_after,
     uint64_t line_start = ls->off;
     ls->off += n;
     *offset_after = ls->off;
+    *line_after += ls->line[n - 1] == '\n';
     if (ls->line[0] == 'g' && !ls->grew) {
         /* "g<n>": a record that needs a barrier first (like one bringing new columns). */
         ls->grew = true;

@@ -116,6 +116,40 @@ static struct s3l_schema *sch(const char *json)
     return parse_ok(json);
 }
 
+/* A recorded key column stays a required key when the incoming schema (inferred: every column
+ * nullable, no keys) has it as nullable, also with type changes allowed; the merged record must
+ * read back. */
+static void merge_keeps_key_columns_required(void **state)
+{
+    (void)state;
+    struct s3l_schema *rec = sch("[{\"name\": \"id\", \"type\": \"int64\", \"key\": true},"
+                                 " {\"name\": \"v\", \"type\": \"int64\"}]");
+    struct s3l_schema *in = sch("[{\"name\": \"id\", \"type\": \"int64\"},"
+                                " {\"name\": \"v\", \"type\": \"string\"}]");
+    struct s3l_schema_merge_options opt = {"t", "file:///lake/_openetl/schemas/t.json", true};
+    struct s3l_schema *m = NULL;
+    bool changed = false;
+    assert_int_equal(s3l_schema_merge(rec, in, &opt, &m, &changed, NULL), 0);
+    assert_true(changed);
+    char *text;
+    size_t len;
+    assert_int_equal(s3l_schema_to_json(m, &text, &len), 0);
+    assert_string_equal(text, "[\n"
+                              "  {\"name\": \"id\", \"type\": \"int64\", \"nullable\": false, "
+                              "\"key\": true},\n"
+                              "  {\"name\": \"v\", \"type\": \"string\", \"nullable\": true, "
+                              "\"key\": false}\n"
+                              "]\n");
+    struct s3l_schema *back = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_schema_from_json(text, len, &back, &err), 0);
+    s3l_free(text);
+    s3l_schema_free(back);
+    s3l_schema_free(m);
+    s3l_schema_free(in);
+    s3l_schema_free(rec);
+}
+
 static void merge_appends_keeps_and_detects_drift(void **state)
 {
     (void)state;
@@ -229,6 +263,21 @@ static void merge_nested_and_keys(void **state)
     assert_string_equal(tn, "struct<a: string, b: bool>");
     s3l_schema_free(m);
     s3l_schema_free(ty);
+    /* A stricter nested field changes nothing (as a stricter column); a looser one widens. */
+    opt.allow_type_changes = false;
+    struct s3l_schema *st = sch("[{\"name\": \"s\", \"type\": \"struct<a: int64 not null>\"}]");
+    assert_int_equal(s3l_schema_merge(rec, st, &opt, &m, &changed, &err), 0);
+    assert_false(changed);
+    s3l_type_format(&m->fields[1].type, tn, sizeof(tn));
+    assert_string_equal(tn, "struct<a: int64>");
+    struct s3l_schema *m3 = NULL;
+    assert_int_equal(s3l_schema_merge(st, rec, &opt, &m3, &changed, &err), 0);
+    assert_true(changed);
+    s3l_type_format(&m3->fields[0].type, tn, sizeof(tn));
+    assert_string_equal(tn, "struct<a: int64>");
+    s3l_schema_free(m3);
+    s3l_schema_free(m);
+    s3l_schema_free(st);
     /* A new nested field that refuses nulls cannot be added: the records before it lack it. */
     struct s3l_schema *nn =
         sch("[{\"name\": \"s\", \"type\": \"struct<a: int64, c: int64 not null>\"}]");
@@ -263,6 +312,7 @@ int main(void)
         cmocka_unit_test(declared_schema_parses_and_round_trips),
         cmocka_unit_test(declared_schema_errors_name_the_column),
         cmocka_unit_test(merge_appends_keeps_and_detects_drift),
+        cmocka_unit_test(merge_keeps_key_columns_required),
         cmocka_unit_test(merge_nested_and_keys),
         cmocka_unit_test(add_field_refuses_duplicates),
     };

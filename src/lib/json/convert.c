@@ -29,7 +29,10 @@ struct s3l_converter {
     size_t *unknown;
     size_t n_unknown;
     size_t unknown_cap;
+    size_t *upath;        /* stop_on_unknown: offset of each unknown key's path in upaths */
+    struct s3l_buf upaths; /* "s.z\0l[1].q\0" */
     uint64_t ignored;
+    uint64_t row_ignored; /* values of the row being converted that it cannot write */
     struct s3l_buf text;
     struct s3l__jscan scan;
     /* the record being converted, for messages */
@@ -90,6 +93,7 @@ int s3l_converter_new(const struct s3l_schema *schema, const struct s3l_converte
     if (opt)
         c->opt = *opt;
     s3l_buf_init(&c->text, SIZE_MAX / 4);
+    s3l_buf_init(&c->upaths, SIZE_MAX / 4);
     s3l__jscan_init(&c->scan, 0);
     c->n_slots = 16;
     while (c->n_slots < 2 * schema->n_fields + 2)
@@ -124,6 +128,8 @@ void s3l_converter_free(struct s3l_converter *c)
     s3l_free(c->hint);
     s3l_free(c->name_len);
     s3l_free(c->unknown);
+    s3l_free(c->upath);
+    s3l_buf_free(&c->upaths);
     s3l_buf_free(&c->text);
     s3l__jscan_cleanup(&c->scan);
     s3l_free(c);
@@ -137,6 +143,13 @@ size_t s3l_converter_n_unknown(const struct s3l_converter *c)
 size_t s3l_converter_unknown(const struct s3l_converter *c, size_t i)
 {
     return i < c->n_unknown ? c->unknown[i] : 0;
+}
+
+const char *s3l_converter_unknown_path(const struct s3l_converter *c, size_t i)
+{
+    if (i >= c->n_unknown || !c->opt.stop_on_unknown)
+        return NULL;
+    return (const char *)c->upaths.ptr + c->upath[i];
 }
 
 uint64_t s3l_converter_ignored(const struct s3l_converter *c)
@@ -487,7 +500,10 @@ static int put_list(struct s3l_converter *c, const struct s3l_field *f,
     return 0;
 }
 
-static int note_unknown(struct s3l_converter *c, size_t key_index)
+/* Notes the key values[key_index] the schema lacks; nested: inside the value at c's path. With
+ * stop_on_unknown its path is kept too ("s.z", "l[1].q"), for the caller's messages. */
+static int note_unknown(struct s3l_converter *c, const struct s3l_value *values,
+                        size_t key_index, bool nested)
 {
     if (c->n_unknown == c->unknown_cap) {
         size_t cap = c->unknown_cap ? c->unknown_cap * 2 : 8;
@@ -495,7 +511,21 @@ static int note_unknown(struct s3l_converter *c, size_t key_index)
         if (!u)
             return S3L_ENOMEM;
         c->unknown = u;
+        if (!(u = s3l_realloc(c->upath, cap * sizeof(*u))))
+            return S3L_ENOMEM;
+        c->upath = u;
         c->unknown_cap = cap;
+    }
+    if (c->opt.stop_on_unknown) {
+        char path[256];
+        if (nested)
+            path_format(c, path, sizeof(path));
+        const struct s3l_value *k = &values[key_index];
+        c->upath[c->n_unknown] = c->upaths.len;
+        if (s3l_buf_printf(&c->upaths, "%s%s%.*s", nested ? path : "", nested ? "." : "",
+                           (int)S3L_MIN(k->len, 200), k->str) != 0 ||
+            s3l_buf_append_byte(&c->upaths, 0) != 0)
+            return S3L_ENOMEM;
     }
     c->unknown[c->n_unknown++] = key_index;
     return 0;
@@ -519,7 +549,7 @@ static bool has_value(const struct s3l_value *values, size_t i)
 }
 
 /* The members of the object values[i] that struct t lacks: new keys (noted, like top-level
- * ones), or values no field can hold (empty or NUL names: ignored at once). */
+ * ones), or values no field can hold (empty or NUL names: ignored with the row). */
 static int nested_unknown(struct s3l_converter *c, const struct s3l_type *t,
                           const struct s3l_value *values, size_t i)
 {
@@ -533,8 +563,8 @@ static int nested_unknown(struct s3l_converter *c, const struct s3l_type *t,
         if (known || !has_value(values, j + 1))
             continue;
         if (key->len == 0 || memchr(key->str, 0, key->len))
-            c->ignored++;
-        else if (note_unknown(c, j) != 0)
+            c->row_ignored++;
+        else if (note_unknown(c, values, j, true) != 0)
             return S3L_ENOMEM;
     }
     return 0;
@@ -554,8 +584,11 @@ static int put_struct(struct s3l_converter *c, const struct s3l_field *f,
         const struct s3l_field *cf = &f->type.children[x];
         size_t name_len = strlen(cf->name), found = 0, j = i + 1;
         for (uint32_t m = 0; m < v->len; m++, j = values[j + 1].end)
-            if (values[j].len == name_len && memcmp(values[j].str, cf->name, name_len) == 0)
-                found = j + 1, hits++; /* the last duplicate wins, as in jansson */
+            if (values[j].len == name_len && memcmp(values[j].str, cf->name, name_len) == 0) {
+                if (found) /* the last duplicate wins, as in jansson; the others are counted */
+                    c->row_ignored += has_value(values, found);
+                found = j + 1, hits++;
+            }
         size_t old = path_push(c, cf->name, name_len);
         int rc = put_value(c, cf, found ? values : NULL, found, err);
         c->depth = old;
@@ -660,6 +693,8 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
     size_t nf = c->schema->n_fields;
     memset(c->col_value, 0, nf * sizeof(*c->col_value));
     c->n_unknown = 0;
+    c->row_ignored = 0;
+    s3l_buf_reset(&c->upaths);
     size_t j = 1;
     if (values[0].len > c->hint_cap) {
         uint32_t *h = s3l_realloc(c->hint, values[0].len * sizeof(*h));
@@ -681,17 +716,20 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
             idx = lookup(c, key->str, key->len);
             c->hint[m] = (uint32_t)(idx + 1);
         }
-        if (idx >= 0)
+        if (idx >= 0) {
+            /* A duplicate key: the last one wins (as in jansson); the earlier value is not
+             * written, so it is counted. */
+            if (c->col_value[idx])
+                c->row_ignored += has_value(values, c->col_value[idx]);
             c->col_value[idx] = (uint32_t)(j + 1);
-        else if (values[j].len == 0 || memchr(values[j].str, 0, values[j].len))
-            c->ignored += has_value(values, j + 1); /* no column can have this name */
-        else if (has_value(values, j + 1) && note_unknown(c, j) != 0)
+        } else if (values[j].len == 0 || memchr(values[j].str, 0, values[j].len))
+            c->row_ignored += has_value(values, j + 1); /* no column can have this name */
+        else if (has_value(values, j + 1) && note_unknown(c, values, j, false) != 0)
             return s3l_error_set(err, S3L_ENOMEM, "out of memory converting a record");
         j = values[j + 1].end;
     }
     if (c->n_unknown && c->opt.stop_on_unknown)
         return S3L_CONVERT_NEW_COLUMNS;
-    c->ignored += c->n_unknown;
     size_t top = c->n_unknown; /* nested unknown keys are noted after these */
     c->rec = rec;
     c->sink = sink;
@@ -711,7 +749,7 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
     if (rc == 0 || rc == SINK_FAILED) {
         int end = sink->ops->row_end(sink->ctx, err);
         if (rc == 0 && end == 0)
-            c->ignored += c->n_unknown - top;
+            c->ignored += c->n_unknown + c->row_ignored;
         if (rc == SINK_FAILED && end == 0)
             return s3l_error_set(err, S3L_EINTERNAL, "%s line %llu: the row sink refused a value",
                                  rec->source ? rec->source : "input", (ull)rec->line);

@@ -17,12 +17,14 @@
 #include "runner.h"
 #include "s3l/destination.h"
 #include "s3l/input.h"
+#include "s3l/s3.h"
 #include "s3l/store.h"
 
 /* A copy of a record of the inference sample, or of a bad record met while sampling. */
 struct held {
     struct s3l_record rec; /* values, raw and strings point into the sample's arena */
     int code;              /* 0, or the reader's error for a bad record */
+    uint64_t line_after;   /* the number of the line at rec.end_offset */
     char *message;         /* its message (arena) */
 };
 
@@ -229,9 +231,56 @@ static int read_record(struct glue *g, struct s3l_schema **out, struct s3l_error
     return rc;
 }
 
+static bool is_int(enum s3l_type_id id)
+{
+    return id >= S3L_TYPE_INT8 && id <= S3L_TYPE_UINT64;
+}
+
+/*
+ * Whether values inferred as type `in` go into a column recorded as `rec` without loss, so the
+ * recorded type is kept and no type change is reported: no value seen yet; the same type; any
+ * value into a json column; integers into integer (range-checked per value by the converter),
+ * float or decimal columns; floats into float64; a date or a timestamp into a timestamp; structs
+ * whose common children fit (children only one side has are schema growth, not a change); lists
+ * and maps whose items fit.
+ */
+static bool fits_recorded(const struct s3l_type *in, const struct s3l_type *rec)
+{
+    if (in->id == 0 || rec->id == S3L_TYPE_JSON || s3l_type_equal(in, rec))
+        return true;
+    if (is_int(in->id))
+        return is_int(rec->id) || rec->id == S3L_TYPE_FLOAT32 || rec->id == S3L_TYPE_FLOAT64 ||
+               rec->id == S3L_TYPE_DECIMAL128;
+    if (in->id == S3L_TYPE_FLOAT32 || in->id == S3L_TYPE_FLOAT64)
+        return rec->id == S3L_TYPE_FLOAT64;
+    if (in->id == S3L_TYPE_DATE32 || in->id == S3L_TYPE_TIMESTAMP)
+        return rec->id == S3L_TYPE_TIMESTAMP;
+    if (in->id != rec->id)
+        return false;
+    if (in->id == S3L_TYPE_STRUCT) {
+        for (size_t i = 0; i < in->n_children; i++)
+            for (size_t j = 0; j < rec->n_children; j++)
+                if (strcmp(in->children[i].name, rec->children[j].name) == 0 &&
+                    !fits_recorded(&in->children[i].type, &rec->children[j].type))
+                    return false;
+        return true;
+    }
+    if ((in->id == S3L_TYPE_LIST || in->id == S3L_TYPE_MAP) && in->n_children == rec->n_children) {
+        for (size_t i = 0; i < in->n_children; i++)
+            if (!fits_recorded(&in->children[i].type, &rec->children[i].type))
+                return false;
+        return true;
+    }
+    return false;
+}
+
 /*
  * The schema from an inference sample: the recorded columns first, with their recorded types
- * (a column the sample saw only as null keeps its type this way), then the inferred new ones.
+ * (a column the sample saw only as null keeps its type this way, and so does one whose values
+ * fit the recorded type: fits_recorded), then the inferred new ones. A column whose inferred
+ * type does not fit takes the inferred type: the destination then merges the stream's schema
+ * into the record (s3l_schema_merge), which is SCHEMA_DRIFT naming table, column and both
+ * types, or with allow_type_changes updates the record.
  */
 static int schema_from_sample(struct glue *g, struct s3l_infer *inf, struct s3l_error *err)
 {
@@ -243,8 +292,19 @@ static int schema_from_sample(struct glue *g, struct s3l_infer *inf, struct s3l_
     if (rc == 0 && rec) {
         for (size_t i = 0; rc == 0 && i < inferred->n_fields; i++) {
             const struct s3l_field *f = &inferred->fields[i];
-            if (s3l_schema_find(rec, f->name, strlen(f->name)) < 0)
+            int k = s3l_schema_find(rec, f->name, strlen(f->name));
+            if (k < 0) {
                 rc = s3l_schema_add_field(rec, f, err);
+            } else if (!fits_recorded(&f->type, &rec->fields[k].type)) {
+                struct s3l_type t;
+                if (s3l_type_copy(&t, &f->type) != 0) {
+                    rc = s3l_error_set(err, S3L_ENOMEM, "out of memory inferring %s", g->tpath);
+                } else {
+                    s3l_type_cleanup(&rec->fields[k].type);
+                    rec->fields[k].type = t;
+                    rec->fields[k].nullable = rec->fields[k].nullable || f->nullable;
+                }
+            }
         }
         s3l_schema_free(inferred);
         inferred = rec;
@@ -331,6 +391,7 @@ static int sample(struct glue_source *s, struct s3l_error *err)
         struct held *h = &s->held[s->n_held];
         if (r == 1 || r == S3L_EINVALID_INPUT || r == S3L_ETOO_LARGE) {
             rc = hold(&s->arena, &rec, h);
+            h->line_after = s3l_reader_line(s->reader);
             if (rc == 0 && r != 1) {
                 h->code = r;
                 h->message = s3l_arena_strndup(&s->arena, e.message, strlen(e.message));
@@ -355,11 +416,13 @@ static int sample(struct glue_source *s, struct s3l_error *err)
     return rc;
 }
 
-/* Converts rec into lane's sink. */
+/* Converts rec (after which the input is at line line_after) into lane's sink. */
 static int convert(struct glue_source *s, unsigned lane, const struct s3l_record *rec,
-                   uint64_t *offset_after, struct s3l_slice *raw, struct s3l_error *err)
+                   uint64_t line_after, uint64_t *offset_after, uint64_t *line_out,
+                   struct s3l_slice *raw, struct s3l_error *err)
 {
     *offset_after = rec->end_offset + s->add;
+    *line_out = line_after;
     *raw = s3l_slice_make(rec->raw, rec->raw_len);
     int rc = s->g->lanes ? s3l__lanes_put(s->g->lanes, rec, err)
                          : s3l_convert(s->g->conv, rec, &s->g->sinks[lane], err);
@@ -422,7 +485,8 @@ static int regrow(struct glue *g, struct s3l_error *err)
 
 /* Converts rec, unless it brings new columns: then it is held and the runner asked to commit. */
 static int deliver(struct glue_source *s, unsigned lane, const struct s3l_record *rec,
-                   uint64_t *offset_after, struct s3l_slice *raw, struct s3l_error *err)
+                   uint64_t line_after, uint64_t *offset_after, uint64_t *line_out,
+                   struct s3l_slice *raw, struct s3l_error *err)
 {
     struct glue *g = s->g;
     if (g->grow && g->stream) {
@@ -433,22 +497,25 @@ static int deliver(struct glue_source *s, unsigned lane, const struct s3l_record
             s3l_arena_reset(&s->pend_arena);
             if (hold(&s->pend_arena, rec, &s->pending))
                 return s3l_error_set(err, S3L_ENOMEM, "out of memory holding a record");
+            s->pending.line_after = line_after;
             s->has_pending = true;
             return S3L__SOURCE_BARRIER;
         }
     }
-    return convert(s, lane, rec, offset_after, raw, err);
+    return convert(s, lane, rec, line_after, offset_after, line_out, raw, err);
 }
 
 static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_after,
-                    struct s3l_slice *raw, struct s3l_error *err)
+                    uint64_t *line_after, struct s3l_slice *raw, struct s3l_error *err)
 {
     struct glue_source *s = (struct glue_source *)base;
     struct glue *g = s->g;
     if (s->has_pending) {
         s->has_pending = false;
         int rc = regrow(g, err);
-        return rc ? rc : convert(s, lane, &s->pending.rec, offset_after, raw, err);
+        return rc ? rc
+                  : convert(s, lane, &s->pending.rec, s->pending.line_after, offset_after,
+                            line_after, raw, err);
     }
     if (s->done)
         return 0;
@@ -463,16 +530,18 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
         struct held *h = &s->held[s->next_held++];
         if (h->code) {
             *offset_after = h->rec.end_offset + s->add;
+            *line_after = h->line_after;
             *raw = s3l_slice_make(h->rec.raw, h->rec.raw_len);
             return s3l_error_set(err, h->code, "%s", h->message ? h->message : "bad record");
         }
-        return deliver(s, lane, &h->rec, offset_after, raw, err);
+        return deliver(s, lane, &h->rec, h->line_after, offset_after, line_after, raw, err);
     }
     struct s3l_record rec;
     int rc = s3l_reader_next(s->reader, &rec, err);
     if (rc == 0) {
         s->done = true;
         *offset_after = s3l_reader_offset(s->reader) + s->add;
+        *line_after = s3l_reader_line(s->reader);
         /* After a JSON array's last element come "]" and white space, which no append can
          * extend: the input is consumed to its end, so a rerun finds it up to date. */
         struct stat st;
@@ -483,6 +552,7 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
     }
     if (rc != 1) {
         *offset_after = rec.end_offset + s->add;
+        *line_after = s3l_reader_line(s->reader);
         *raw = s3l_slice_make(rec.raw, rec.raw_len);
         return rc;
     }
@@ -490,7 +560,7 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
         return s3l_error_set(err, S3L_ENOMEM, "out of memory");
     if (!g->stream && (rc = ensure_stream(g, err)) != 0)
         return rc;
-    return deliver(s, lane, &rec, offset_after, raw, err);
+    return deliver(s, lane, &rec, s3l_reader_line(s->reader), offset_after, line_after, raw, err);
 }
 
 static uint64_t src_bytes(struct s3l__source *base)
@@ -539,6 +609,7 @@ static int g_source_open(void *ctx, size_t i, struct s3l_input_position *pos, in
     ro.name = pos->replayable ? pos->path : "stdin";
     ro.max_record_bytes = g->o->max_record_size;
     ro.start_offset = pos->replayable ? offset : 0;
+    ro.start_line = pos->line; /* line numbers go on where the last commit left them */
     ro.csv_header = pos->csv_header;
     ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
     int rc = s3l_reader_open(fd, &ro, &s->reader, err);
@@ -579,6 +650,15 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
     so.create = true;
     so.endpoint = opts->endpoint;
     so.region = opts->region;
+    struct s3l_s3_config s3c = {0};
+    struct s3l_s3_store_options s3o = {0};
+    if (opts->path_style) {
+        s3c.version = S3L_S3_CONFIG_VERSION;
+        s3c.path_style = opts->path_style;
+        s3o.version = S3L_S3_STORE_OPTIONS_VERSION;
+        s3o.client = &s3c;
+        so.s3 = &s3o;
+    }
     rc = s3l_store_open(url, &so, &g.store, err);
     if (rc)
         goto out;

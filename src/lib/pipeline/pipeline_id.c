@@ -2,9 +2,10 @@
  * Who a pipeline is: the canonical destination URL and the deterministic pipeline id.
  *
  * The id must not depend on how the user spelled things: a trailing slash, "./" segments, a
- * relative input path or the directory the command ran from. So the URL is normalised lexically
- * (no filesystem access: the destination may not exist yet on the first run) and the input paths
- * are real paths, sorted. The id is a name-based UUID, version 5 (RFC 4122 section 4.3: SHA-1 over
+ * relative input path, the directory the command ran from, or a symbolic link on the way to the
+ * destination. So the URL is normalised lexically, then the longest prefix of its path that
+ * exists is replaced by its real path (realpath(3); the rest may not exist yet on the first run),
+ * and the input paths are real paths, sorted. The id is a name-based UUID, version 5 (RFC 4122 section 4.3: SHA-1 over
  * the namespace UUID followed by the name), computed by libuuid's uuid_generate_sha1.
  */
 #include <errno.h>
@@ -54,13 +55,53 @@ static int normalise_path(const char *path, struct s3l_buf *b)
     return rc;
 }
 
+/*
+ * Replaces the longest existing prefix of the normalised absolute path in b (from byte `base`)
+ * by its real path, so that a destination reached through a symbolic link is the same
+ * destination (and the same pipeline id) as the link's target. Segments after that prefix do
+ * not exist yet and are kept as they are.
+ */
+static int resolve_existing(struct s3l_buf *b, size_t base)
+{
+    char *path = s3l_strndup((const char *)b->ptr + base, b->len - base);
+    if (!path)
+        return S3L_ENOMEM;
+    size_t cut = strlen(path);
+    char *real = NULL;
+    for (;;) {
+        char saved = path[cut];
+        path[cut] = 0;
+        real = realpath(cut ? path : "/", NULL);
+        path[cut] = saved;
+        if (real || cut == 0)
+            break;
+        while (cut > 0 && path[cut - 1] != '/')
+            cut--;
+        if (cut > 0)
+            cut--; /* the slash before the segment that does not exist */
+    }
+    int rc = 0;
+    if (real) {
+        b->len = base;
+        rc = strcmp(real, "/") == 0 && path[cut] ? 0 : s3l_buf_append_str(b, real);
+        if (rc == 0 && path[cut])
+            rc = s3l_buf_append_str(b, path + cut);
+        free(real); /* allocated by the C library */
+    }
+    s3l_free(path);
+    return rc;
+}
+
 static int canonical_file(const char *path, struct s3l_buf *b, struct s3l_error *err)
 {
     int rc = s3l_buf_append_str(b, "file://");
     if (rc)
         return rc;
-    if (path[0] == '/')
-        return normalise_path(path, b);
+    size_t base = b->len;
+    if (path[0] == '/') {
+        rc = normalise_path(path, b);
+        return rc ? rc : resolve_existing(b, base);
+    }
     char *cwd = getcwd(NULL, 0);
     if (!cwd)
         return s3l_error_set_errno(err, S3L_EIO, errno, "getcwd for the relative URL %s", path);
@@ -71,7 +112,7 @@ static int canonical_file(const char *path, struct s3l_buf *b, struct s3l_error 
     if (rc == 0)
         rc = normalise_path((const char *)tmp.ptr, b);
     s3l_buf_free(&tmp);
-    return rc;
+    return rc ? rc : resolve_existing(b, base);
 }
 
 int s3l_url_canonical(const char *url, char **out, struct s3l_error *err)

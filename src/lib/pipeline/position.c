@@ -109,8 +109,9 @@ int s3l_input_position_copy(struct s3l_input_position *dst, const struct s3l_inp
     return 0;
 }
 
-/* SHA-256 of bytes [max(0, offset - window), offset) of fd into hex. */
-static int hash_window(int fd, const char *path, uint64_t offset, char hex[65],
+/* SHA-256 of bytes [max(0, offset - window), offset) of fd into hex; *mid_line (may be NULL):
+ * offset > 0 and the byte before it is not a line break. */
+static int hash_window(int fd, const char *path, uint64_t offset, char hex[65], bool *mid_line,
                        struct s3l_error *err)
 {
     uint8_t buf[S3L_INPUT_HASH_WINDOW];
@@ -128,6 +129,8 @@ static int hash_window(int fd, const char *path, uint64_t offset, char hex[65],
                                  (unsigned long long)offset);
         got += (size_t)n;
     }
+    if (mid_line)
+        *mid_line = want > 0 && buf[want - 1] != '\n' && buf[want - 1] != '\r';
     uint8_t md[32];
     unsigned md_len = 0;
     if (EVP_Digest(buf, want, md, &md_len, EVP_sha256(), NULL) != 1 || md_len != 32)
@@ -140,11 +143,12 @@ int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t 
                                struct s3l_error *err)
 {
     if (pos->replayable) {
-        int rc = hash_window(fd, pos->path, offset, pos->sha256, err);
+        int rc = hash_window(fd, pos->path, offset, pos->sha256, &pos->mid_line, err);
         if (rc)
             return rc;
     } else {
         pos->sha256[0] = 0;
+        pos->mid_line = false;
     }
     pos->offset = offset;
     return 0;
@@ -185,7 +189,7 @@ int s3l_input_position_verify(const struct s3l_input_position *recorded,
                              path, (unsigned long long)st.st_size,
                              (unsigned long long)recorded->offset);
     char hex[65];
-    int rc = hash_window(fd, path, recorded->offset, hex, err);
+    int rc = hash_window(fd, path, recorded->offset, hex, NULL, err);
     if (rc)
         return rc;
     if (strcmp(hex, recorded->sha256) != 0)
@@ -209,6 +213,9 @@ static json_t *position_json(const struct s3l_input_position *p)
     bad |= json_object_set_new(o, "ino", json_integer((json_int_t)p->ino));
     bad |= json_object_set_new(o, "offset", json_integer((json_int_t)p->offset));
     bad |= json_object_set_new(o, "sha256", json_string(p->sha256));
+    bad |= json_object_set_new(o, "line", json_integer((json_int_t)p->line));
+    if (p->mid_line)
+        bad |= json_object_set_new(o, "mid_line", json_true());
     if (p->csv_header)
         bad |= json_object_set_new(o, "csv_header", json_string(p->csv_header));
     if (bad) {
@@ -256,15 +263,21 @@ static int parse_position(json_t *o, size_t i, struct s3l_input_position *p, str
 {
     json_t *path = json_object_get(o, "path"), *rep = json_object_get(o, "replayable");
     json_t *sha = json_object_get(o, "sha256"), *hdr = json_object_get(o, "csv_header");
+    json_t *mid = json_object_get(o, "mid_line");
     if (!json_is_object(o) || !json_is_string(path) || !json_is_boolean(rep) ||
         !json_is_string(sha) || strlen(json_string_value(sha)) > 64 ||
-        (hdr && !json_is_string(hdr)))
+        (hdr && !json_is_string(hdr)) || (mid && !json_is_boolean(mid)))
         return s3l_error_set(err, S3L_ECORRUPT,
                              "checkpoint input %zu: expected an object with string \"path\", "
                              "boolean \"replayable\", string \"sha256\" (and string "
-                             "\"csv_header\")",
+                             "\"csv_header\", boolean \"mid_line\")",
                              i);
-    int rc = get_u64(o, "dev", i, &p->dev, err);
+    int rc = 0;
+    if (json_object_get(o, "line"))
+        rc = get_u64(o, "line", i, &p->line, err);
+    p->mid_line = json_is_true(mid);
+    if (rc == 0)
+        rc = get_u64(o, "dev", i, &p->dev, err);
     if (rc == 0)
         rc = get_u64(o, "ino", i, &p->ino, err);
     if (rc == 0)

@@ -10,9 +10,11 @@
  * every input read to its end, and no pending epoch, returns before touching the destination, so
  * the destination stays byte-identical.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runner.h"
 
@@ -50,6 +52,7 @@ struct loop {
     const int *fds;
     size_t n;
     uint64_t *cur;    /* per input: offset reached, not yet committed */
+    uint64_t *line;   /* per input: number of the line at cur */
     uint64_t *bytes0; /* per input: bytes of the source already counted */
     struct s3l_pipeline_stats *st;
     int64_t now, t_start, t_epoch, t_progress; /* now: the last clock reading */
@@ -77,6 +80,7 @@ static int commit(struct loop *l, struct s3l_error *err)
         int rc = s3l_input_position_advance(&l->pos[i], l->fds[i], l->cur[i], err);
         if (rc)
             return rc;
+        l->pos[i].line = l->line[i];
     }
     char *json = NULL;
     if (s3l_positions_to_json(l->pos, l->n, &json) != 0)
@@ -139,14 +143,15 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
     unsigned lanes = l->o->lanes ? l->o->lanes : 1;
     uint64_t base = l->st->bytes_in;
     for (uint64_t k = 0;; k++) {
-        uint64_t off = l->cur[i];
+        uint64_t off = l->cur[i], line = l->line[i];
         struct s3l_slice raw = {0};
-        rc = src->ops->next(src, l->lane, &off, &raw, err);
+        rc = src->ops->next(src, l->lane, &off, &line, &raw, err);
         if (rc == 0) {
             /* The end: the source may have consumed bytes after its last record (blank lines, a
              * JSON array's closing bracket), which belong to no epoch but must be recorded. */
             if (off != l->cur[i]) {
                 l->cur[i] = off;
+                l->line[i] = line;
                 l->dirty = true;
             }
             break;
@@ -178,6 +183,7 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
         rc = 0;
         if (off != l->cur[i]) {
             l->cur[i] = off;
+            l->line[i] = line;
             l->dirty = true;
         }
         /* A stream (stdin, a pipe) may deliver records slowly: its clock is read at every record
@@ -202,6 +208,35 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
 }
 
 /*
+ * An NDJSON or CSV file whose committed offset ends an unterminated last line (pos->mid_line)
+ * and that grew since: the appended bytes must begin with a line break. Otherwise the committed
+ * record was extended in place ("3,4" became "3,45"): resuming would land the rest of that line
+ * as a record of its own, and re-reading it would land its start twice, so it is refused. A JSON
+ * input is exempt: its records need no line ends, and a finished array is consumed to its end.
+ */
+static int check_mid_line(struct loop *l, const struct s3l_input_position *p, int fd,
+                          uint64_t size, struct s3l_error *err)
+{
+    const char *fmt = l->o->input_format ? l->o->input_format : "ndjson";
+    if (!p->replayable || !p->mid_line || size <= p->offset || strcmp(fmt, "json") == 0)
+        return 0;
+    char c = 0;
+    ssize_t got = pread(fd, &c, 1, (off_t)p->offset);
+    if (got < 0)
+        return s3l_error_set_errno(err, S3L_EIO, errno, "input %s: pread at %llu", p->path,
+                                   (unsigned long long)p->offset);
+    if (got == 1 && c != '\n' && c != '\r')
+        return s3l_error_set(err, S3L_EINVALID_INPUT,
+                             "input %s, line %llu, offset %llu: the last committed line had no "
+                             "line break and was extended by bytes appended since; refusing to "
+                             "land the rest of that line as a record or land it twice (append "
+                             "whole lines, each ending with a line break)",
+                             p->path, (unsigned long long)(p->line ? p->line : 1),
+                             (unsigned long long)p->offset);
+    return 0;
+}
+
+/*
  * Verifies each input against the checkpoint's positions and sets where it resumes. *all_done:
  * every input is a file already read to its end. Empty inputs read for the first time are
  * refused.
@@ -223,13 +258,18 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
             break;
         if (r && r->replayable) {
             p->offset = l->cur[i] = r->offset;
+            p->line = l->line[i] = r->line;
+            p->mid_line = r->mid_line;
             memcpy(p->sha256, r->sha256, sizeof(p->sha256));
+            if (have_size && (rc = check_mid_line(l, p, l->fds[i], (uint64_t)st.st_size, err)))
+                break;
             if (r->csv_header && !(p->csv_header = s3l_strdup(r->csv_header)))
                 rc = s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
         } else if (r && !p->replayable) {
             /* A stream cannot seek: its offsets continue from the committed one, so they stay
              * offsets into the original stream when the caller resumes it from there. */
             p->offset = l->cur[i] = r->offset;
+            p->line = l->line[i] = r->line;
         }
         if (!have_size || (uint64_t)st.st_size != p->offset)
             *all_done = false;
@@ -257,8 +297,12 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
     l.now = l.t_start = l.t_epoch = l.t_progress = env->now_ns();
     l.clock_every = env->clock_every_rows ? env->clock_every_rows : CLOCK_EVERY_ROWS;
     l.cur = s3l_calloc(n ? n : 1, sizeof(*l.cur));
-    if (!l.cur)
+    l.line = s3l_calloc(n ? n : 1, sizeof(*l.line));
+    if (!l.cur || !l.line) {
+        s3l_free(l.cur);
+        s3l_free(l.line);
         return s3l_error_set(err, S3L_ENOMEM, "out of memory starting the pipeline");
+    }
 
     char *json = NULL;
     bool pending = false, all_done = false;
@@ -300,5 +344,6 @@ out:
         *side = S3L_SIDE_NONE;
     stats->elapsed_ns = env->now_ns() - l.t_start;
     s3l_free(l.cur);
+    s3l_free(l.line);
     return rc;
 }

@@ -25,12 +25,12 @@ struct s3l__source_ops {
      * row (the source reaches the destination through the env it was opened with, because the
      * destination may only learn its schema from the first records). Returns 1 when a row was put,
      * 0 at the end of the input, or a negative code. *offset_after is the input's byte offset
-     * just after the record (also after a bad record, which is consumed: the caller decides
+     * just after the record, *line_after the number of the line at that offset (also after a bad record, which is consumed: the caller decides
      * whether to fail, skip or dead-letter it; *raw then holds its bytes, valid until the next
      * call). S3L_EINVALID_INPUT and S3L_ETOO_LARGE are bad records; other codes are fatal.
      */
     int (*next)(struct s3l__source *src, unsigned lane, uint64_t *offset_after,
-                struct s3l_slice *raw, struct s3l_error *err);
+                uint64_t *line_after, struct s3l_slice *raw, struct s3l_error *err);
     /* Bytes consumed so far (for progress). */
     uint64_t (*bytes)(struct s3l__source *src);
     void (*free)(struct s3l__source *src);
@@ -78,8 +78,9 @@ struct s3l__runner_env {
     const struct s3l__dest_ops *dest;
     void *dest_ctx;
     /*
-     * Opens a source for input i (pos describes it; fd is open; offset is where to start; for
-     * CSV, pos->csv_header is the header recorded earlier, or NULL, and the source sets it).
+     * Opens a source for input i (pos describes it; fd is open; offset is where to start and
+     * pos->line the number of the line there; for CSV, pos->csv_header is the header recorded
+     * earlier, or NULL, and the source sets it).
      */
     int (*source_open)(void *ctx, size_t i, struct s3l_input_position *pos, int fd, uint64_t offset,
                        struct s3l__source **out, struct s3l_error *err);

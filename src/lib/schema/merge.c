@@ -281,7 +281,10 @@ int s3l_schema_merge(const struct s3l_schema *recorded, const struct s3l_schema 
             f->type = t;
             ch = true;
         }
-        if (in->nullable && !f->nullable) {
+        /* A key column stays required whatever the incoming schema says (an inferred schema
+         * marks everything nullable): the record's key constraint stands, and a key is never
+         * nullable (s3l_schema_from_json refuses such a record). */
+        if (in->nullable && !f->nullable && !f->key) {
             f->nullable = true;
             ch = true;
         }
