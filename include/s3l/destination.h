@@ -70,8 +70,9 @@ int s3l_dest_table_path(const char *ns, const char *table, char **out, struct s3
  * Opens the destination for pipeline o->pipeline_id on store (borrowed; must outlive the
  * destination). Reads the checkpoint, adds 1 to its generation and writes it back with a
  * conditional write (the lock of file://) before anything is staged; then, if the checkpoint holds
- * a pending epoch, commits it under the generation recorded with it (same copies, same names).
- * Errors: S3L_EUNSUPPORTED / S3L_EINVALID_CONFIG for the disposition or options (named);
+ * a pending epoch, commits it under the generation recorded with it (same copies, same names),
+ * then removes dead writers' temp files from this pipeline's staging area (best effort; see
+ * s3l_dest_gc for the rule). Errors: S3L_EUNSUPPORTED / S3L_EINVALID_CONFIG for the disposition or options (named);
  * S3L_ECORRUPT for a checkpoint that cannot be parsed (naming its key); S3L_EFENCED if a newer
  * writer took the pipeline during recovery; S3L_ECONFLICT for a marker that exists with other
  * content; the store's errors (s3l/sys/store.h); S3L_ENOMEM.
@@ -150,8 +151,10 @@ void s3l_dest_abort(struct s3l_dest *d);
 
 /*
  * Removes staged files of this pipeline that can never commit: those of generations below this
- * writer's that the checkpoint does not hold as pending. *removed (may be NULL) gets the count.
- * Store errors.
+ * writer's that the checkpoint does not hold as pending; then, anywhere in the destination, the
+ * hidden temp files of uploads whose writer died (local backend: no live process holds them and
+ * they are older than this writer's claim minus 1 s; docs/internals/store.md "Stale temp
+ * files"). *removed (may be NULL) gets the count of both. Store errors.
  */
 int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err);
 

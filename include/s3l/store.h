@@ -46,8 +46,11 @@ void s3l_store_free(struct s3l_store *s);
  * Checks a table or namespace name: it must not make a key escape its place. Refused with
  * S3L_EINVALID_CONFIG naming `what` ("table", "namespace") and the reason: empty, longer than
  * 255 bytes, ".", "..", starting with "/" (absolute), holding "/" or NUL (len counts bytes, so
- * an embedded NUL is seen), the reserved name "_openetl", or starting with ".s3l-" (the local
- * backend's temp and lock files). Spaces, unicode, "=" and leading underscores are fine.
+ * an embedded NUL is seen), a control character (U+0000-U+001F, U+007F: a newline would break
+ * line-oriented listings), a backslash, bytes that are not valid UTF-8 (RFC 3629 section 4), the
+ * reserved name "_openetl", or starting with ".s3l-" (the local backend's temp and lock files).
+ * The message shows the name with such bytes escaped as \xNN and gives the bad byte's offset.
+ * Spaces, unicode, "=" and leading underscores are fine.
  */
 int s3l_name_check(const char *name, size_t len, const char *what, struct s3l_error *err);
 

@@ -193,6 +193,13 @@ static void cs_event(struct s3l_store *s, const char *name)
     s3l_store_event(((struct cs *)s)->inner, name);
 }
 
+/* Housekeeping of the backend's hidden files: passed through, not a crash step. */
+static int cs_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns, uint64_t *removed,
+                    struct s3l_error *err)
+{
+    return s3l_store_sweep(((struct cs *)s)->inner, prefix, before_ns, removed, err);
+}
+
 static const struct s3l_store_ops cs_ops = {
     .version = S3L_STORE_OPS_VERSION,
     .name = "crash",
@@ -209,6 +216,7 @@ static const struct s3l_store_ops cs_ops = {
     .copy = cs_copy,
     .destroy = cs_destroy,
     .event = cs_event,
+    .sweep = cs_sweep,
 };
 
 static int wrap(void *ctx, struct s3l_store *inner, struct s3l_store **outer, struct s3l_error *err)

@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -237,6 +238,154 @@ static void remove_sweeps_abandoned_temp_files(void **state)
     assert_int_equal(s3l_store_upload_publish(u, NULL, &err), 0);
 }
 
+/* A destination that is a regular file (or under one) is a config error naming the file, not
+ * "does not exist ... Not a directory [NOT_FOUND]". */
+static void regular_file_destination_is_not_a_directory(void **state)
+{
+    struct fixture *f = *state;
+    char path[128], url[160];
+    snprintf(path, sizeof(path), "%s/plain", f->dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    static const char *const suffix[] = {"", "/sub/dir"};
+    for (int create = 0; create < 2; create++) {
+        for (size_t i = 0; i < 2; i++) {
+            snprintf(url, sizeof(url), "file://%s%s", path, suffix[i]);
+            struct s3l_store_options o = {.version = S3L_STORE_OPTIONS_VERSION, .create = create};
+            struct s3l_store *s = NULL;
+            struct s3l_error err = {0};
+            assert_int_equal(s3l_store_open(url, &o, &s, &err), S3L_EINVALID_CONFIG);
+            assert_null(s);
+            if (!strstr(err.message, "is not a directory") || !strstr(err.message, path) ||
+                strstr(err.message, "does not exist"))
+                fail_msg("create=%d %s: %s", create, url, err.message);
+        }
+    }
+    /* A really missing destination still says so. */
+    snprintf(url, sizeof(url), "file://%s/missing", f->dir);
+    struct s3l_store *s = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(url, NULL, &s, &err), S3L_ENOT_FOUND);
+    assert_non_null(strstr(err.message, "does not exist"));
+}
+
+static void touch_file(const char *dir, const char *name)
+{
+    char path[200];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fclose(fp);
+}
+
+static bool present(const char *dir, const char *name)
+{
+    char path[200];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return stat(path, &st) == 0;
+}
+
+/* sweep removes only temp files nobody holds, older than before_ns, under the prefix; never an
+ * object, a lock file, or a held (live) temp file. */
+static void sweep_removes_only_dead_temp_files(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_put(f->s, "a/x", "x", 1, NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_put(f->s, "b/c/y", "y", 1, NULL, NULL, &err), 0);
+    struct s3l_upload *live;
+    assert_int_equal(s3l_store_upload_begin(f->s, "a/live", NULL, &live, &err), 0);
+    char a[128], bc[128];
+    snprintf(a, sizeof(a), "%s/a", f->dir);
+    snprintf(bc, sizeof(bc), "%s/b/c", f->dir);
+    touch_file(a, ".s3l-tmp-dead1");
+    touch_file(bc, ".s3l-tmp-dead2");
+    touch_file(f->dir, ".s3l-tmp-dead3");
+    touch_file(a, ".s3l-lock-dir");
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + 1000000000;
+    uint64_t n = 0;
+    /* Before their creation: nothing goes. */
+    assert_int_equal(s3l_store_sweep(f->s, "", now - 3600000000000LL, &n, &err), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(s3l_store_sweep(f->s, "a/", now, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_false(present(a, ".s3l-tmp-dead1"));
+    assert_true(present(bc, ".s3l-tmp-dead2"));
+    assert_true(present(f->dir, ".s3l-tmp-dead3"));
+    assert_int_equal(s3l_store_sweep(f->s, "", now, &n, &err), 0);
+    assert_int_equal(n, 3);
+    assert_false(present(bc, ".s3l-tmp-dead2"));
+    assert_false(present(f->dir, ".s3l-tmp-dead3"));
+    assert_true(present(a, ".s3l-lock-dir"));
+    assert_true(present(a, "x"));
+    assert_true(present(bc, "y"));
+    assert_int_equal(s3l_store_upload_write(live, "ok", 2, &err), 0);
+    assert_int_equal(s3l_store_upload_publish(live, NULL, &err), 0);
+    assert_true(present(a, "live"));
+    /* A prefix cannot leave the root. */
+    assert_int_equal(s3l_store_sweep(f->s, "../", now, &n, &err), S3L_EINVALID_ARGUMENT);
+    assert_int_equal(s3l_store_sweep(f->s, "a/../../x", now, &n, &err), S3L_EINVALID_ARGUMENT);
+}
+
+static int collect_key(void *ctx, const struct s3l_object_info *info)
+{
+    char **keys = ctx;
+    for (int i = 0; i < 4; i++)
+        if (!keys[i]) {
+            keys[i] = strdup(info->key);
+            return 0;
+        }
+    return -1;
+}
+
+/* Key components over NAME_MAX (255 bytes) are stored under a mapped name; every operation and
+ * listing (with a prefix filter on the long component) sees the real key. */
+static void long_key_components(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    char lng[301], k1[400], k2[400], k3[400], pfx[400];
+    memset(lng, 'L', 300);
+    lng[300] = 0;
+    snprintf(k1, sizeof(k1), "d/%s.json", lng);
+    snprintf(k2, sizeof(k2), "d/%s/f", lng); /* a long directory */
+    snprintf(k3, sizeof(k3), "d/%s/g", lng);
+    assert_int_equal(s3l_store_put(f->s, k1, "one", 3, NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_put(f->s, k2, "two", 3, NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_copy(f->s, k2, k3, &err), 0);
+    struct s3l_put_options pia = {.if_none_match = true};
+    assert_int_equal(s3l_store_put(f->s, k1, "x", 1, &pia, NULL, &err),
+                     S3L_EPRECONDITION_FAILED);
+    char *got = read_all(f->s, k1);
+    assert_string_equal(got, "one");
+    s3l_free(got);
+    char *keys[4] = {0};
+    snprintf(pfx, sizeof(pfx), "d/%.280s", lng); /* filters on the long component */
+    assert_int_equal(s3l_store_list(f->s, pfx, collect_key, keys, &err), 0);
+    assert_non_null(keys[2]);
+    assert_null(keys[3]);
+    /* Byte order of the real keys: "L...L.json" < "L...L/f" < "L...L/g". */
+    assert_string_equal(keys[0], k1);
+    assert_string_equal(keys[1], k2);
+    assert_string_equal(keys[2], k3);
+    for (int i = 0; i < 4; i++)
+        free(keys[i]);
+    assert_int_equal(s3l_store_remove(f->s, k2, &err), 0);
+    struct s3l_object_info info;
+    assert_int_equal(s3l_store_stat(f->s, k2, &info, NULL), S3L_ENOT_FOUND);
+    assert_int_equal(s3l_store_stat(f->s, k3, &info, &err), 0);
+    assert_int_equal(info.size, 3);
+    /* The mark of mapped names cannot come from a key. */
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_store_put(f->s, "d/a\\b", "x", 1, NULL, NULL, &err),
+                     S3L_EINVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "backslash"));
+}
+
 static void copy_links_and_replaces(void **state)
 {
     struct fixture *f = *state;
@@ -331,6 +480,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(remove_is_idempotent_and_prunes, setup, teardown),
         cmocka_unit_test_setup_teardown(remove_sweeps_abandoned_temp_files, setup, teardown),
         cmocka_unit_test_setup_teardown(copy_links_and_replaces, setup, teardown),
+        cmocka_unit_test_setup_teardown(sweep_removes_only_dead_temp_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(long_key_components, setup, teardown),
+        cmocka_unit_test_setup_teardown(regular_file_destination_is_not_a_directory, setup,
+                                        teardown),
         cmocka_unit_test_teardown(full_disk_is_no_space, unmount_teardown),
         cmocka_unit_test_setup_teardown(unprivileged_writer_is_denied, setup, teardown),
     };

@@ -103,9 +103,31 @@ static void names_cannot_escape(void **state)
     memset(long_name, 'x', 256);
     long_name[256] = 0;
     check_name_refused(long_name, 256, "255 bytes");
+    /* Control characters (a newline breaks `ls` output), backslash, invalid UTF-8 (RFC 3629). */
+    check_name_refused("a\nb", 3, "control character");
+    check_name_refused("a\tb", 3, "control character");
+    check_name_refused("\x01x", 2, "control character");
+    check_name_refused("x\x1f", 2, "control character");
+    check_name_refused("x\x7f", 2, "control character");
+    check_name_refused("a\\b", 3, "backslash");
+    check_name_refused("caf\xe9", 4, "not valid UTF-8");          /* Latin-1 e-acute */
+    check_name_refused("\xc0\xaf", 2, "not valid UTF-8");         /* overlong '/' */
+    check_name_refused("\xed\xa0\x80", 3, "not valid UTF-8");     /* surrogate U+D800 */
+    check_name_refused("\xf4\x90\x80\x80", 4, "not valid UTF-8"); /* above U+10FFFF */
+    check_name_refused("ab\xe6\x97", 4, "not valid UTF-8");       /* truncated sequence */
+    check_name_refused("\xff", 1, "not valid UTF-8");
+    {
+        /* The message stays on one line and names the byte and its offset. */
+        struct s3l_error err = {0};
+        assert_int_equal(s3l_name_check("ta\nble", 6, "table", &err), S3L_EINVALID_CONFIG);
+        assert_null(strchr(err.message, '\n'));
+        assert_non_null(strstr(err.message, "'ta\\x0able'"));
+        assert_non_null(strstr(err.message, "0x0a at offset 2"));
+    }
     static const char *good[] = {"orders", "with space",   "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac",
                                  "k=v",    "__quarantine", "_openetl2",
-                                 "..x",    ".hidden"};
+                                 "..x",    ".hidden",
+                                 "\xf0\x9f\x98\x80 emoji", "\xef\xbf\xbf", "a~b!c#d$e%f'g"};
     for (size_t i = 0; i < S3L_ARRAY_LEN(good); i++) {
         struct s3l_error err = {0};
         assert_int_equal(s3l_name_check(good[i], strlen(good[i]), "table", &err), 0);

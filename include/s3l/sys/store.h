@@ -117,6 +117,16 @@ struct s3l_store_ops {
      * test wrappers use it to crash at a named point. Never fails.
      */
     void (*event)(struct s3l_store *s, const char *name);
+    /*
+     * Optional (may be NULL: nothing to sweep). Removes what writers that died left under
+     * prefix ("" for the whole store) that is invisible to list: the local backend's temp files
+     * (".s3l-tmp-*") that no live process holds and whose inode changed before before_ns (ns
+     * since epoch; docs/internals/store.md gives the rule). Adds the number removed to
+     * *removed (may be NULL). Best effort: a file that cannot be removed is skipped; errors
+     * only for S3L_ENOMEM or an unreadable directory (S3L_EIO, S3L_EPERMISSION_DENIED).
+     */
+    int (*sweep)(struct s3l_store *s, const char *prefix, int64_t before_ns, uint64_t *removed,
+                 struct s3l_error *err);
 };
 
 /* The base every backend embeds first. */
@@ -161,6 +171,11 @@ int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key
                    struct s3l_error *err);
 /* Announces a protocol step (ops->event if set). Not counted as an operation. */
 void s3l_store_event(struct s3l_store *s, const char *name);
+/* ops->sweep if set (else 0, nothing removed); prefix "" or a valid key prefix (else
+ * S3L_EINVALID_ARGUMENT, so it cannot leave the root). Not counted as
+ * an operation: it touches only the backend's own hidden files. */
+int s3l_store_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns,
+                    uint64_t *removed, struct s3l_error *err);
 
 /* Whether key follows the key rules above. */
 bool s3l_store_key_valid(const char *key);

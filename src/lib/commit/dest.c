@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "commit/commit.h"
+#include "os/os.h"
 #include "s3l/store.h"
 #include "util/util.h"
 
@@ -59,6 +60,7 @@ struct s3l_dest {
     bool allow_type_changes;
     uint64_t generation; /* this writer's: the checkpoint's at open + 1 */
     bool claimed;        /* the checkpoint holds this generation (step 0 done) */
+    int64_t claim_ns;    /* wall clock just before the claim was written (ns since epoch) */
     int broken;          /* a commit failed at or after its commit point: only reopening recovers */
     struct s3l__ckpt ck;
     struct s3l_dest_stream **streams;
@@ -137,6 +139,7 @@ static int claim(struct s3l_dest *d, struct s3l_error *err)
     int rc = 0;
     if (!d->claimed) {
         uint64_t before = d->ck.generation;
+        d->claim_ns = s3l__os_now_ns();
         d->ck.generation = d->generation;
         struct s3l_error e2 = {0};
         rc = s3l__ckpt_write(d->store, &d->ck, d->generation, &e2);
@@ -761,6 +764,20 @@ static int gc_collect(void *ctx, const struct s3l_object_info *info)
     return 0;
 }
 
+/*
+ * Temp files of uploads that died (docs/internals/store.md, "Stale temp files"): a temp file is
+ * removed only when no live process holds it AND its inode changed more than the grace before
+ * `since` (the claim of this generation, or now): the grace covers the instants in which a live
+ * writer's new temp file is not locked yet, and clocks of coarse granularity.
+ */
+#define SWEEP_GRACE_NS 1000000000LL
+
+static int sweep_temps(struct s3l_dest *d, const char *prefix, int64_t since, uint64_t *n,
+                       struct s3l_error *err)
+{
+    return s3l_store_sweep(d->store, prefix, since - SWEEP_GRACE_NS, n, err);
+}
+
 int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err)
 {
     /* Claim first: a writer of the generation gc is about to judge dead must be fenced. */
@@ -783,8 +800,13 @@ int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err)
     }
     s3l_free(g.keys);
     s3l_free(prefix);
+    /* Then the hidden temp files of killed writers, anywhere in the destination (staging and
+     * table directories: a kill during a copy leaves one next to the table's files). */
+    uint64_t swept = 0;
+    if (rc == 0)
+        rc = sweep_temps(d, "", d->claim_ns, &swept, err);
     if (removed)
-        *removed = n;
+        *removed = n + swept;
     return rc;
 }
 
@@ -858,6 +880,15 @@ int s3l__dest_open_codec(struct s3l_store *store, const struct s3l_dest_options 
             if (rc == 0)
                 rc = s3l__finish_pending(store, &d->ck, d->generation, err);
         }
+    }
+    if (rc == 0 && d->ck.has_pending) {
+        /* Recovery's housekeeping after a crash, cheap (this pipeline's staging area only) and
+         * best effort: temp files of its killed writers. Only when a pending epoch was
+         * recovered, so that opening after a clean run changes nothing; gc sweeps everything. */
+        char *staging = fmt_alloc("_openetl/staging/%s/", d->pipeline);
+        if (staging)
+            sweep_temps(d, staging, s3l__os_now_ns(), NULL, NULL);
+        s3l_free(staging);
     }
     if (rc) {
         dest_free_fields(d);

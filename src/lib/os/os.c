@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/util.h"
@@ -52,6 +53,7 @@ static void fill_stat(const struct stat *s, struct s3l__os_stat *st)
 {
     st->size = (uint64_t)s->st_size;
     st->mtime_ns = (int64_t)s->st_mtim.tv_sec * 1000000000 + s->st_mtim.tv_nsec;
+    st->ctime_ns = (int64_t)s->st_ctim.tv_sec * 1000000000 + s->st_ctim.tv_nsec;
     st->ino = (uint64_t)s->st_ino;
     st->dev = (uint64_t)s->st_dev;
     st->is_dir = S_ISDIR(s->st_mode);
@@ -273,6 +275,26 @@ bool s3l__os_abandoned(const char *path)
     bool free_ = flock(fd, LOCK_EX | LOCK_NB) == 0;
     close(fd);
     return free_;
+}
+
+bool s3l__os_abandoned_before(const char *path, int64_t before_ns)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    struct stat s;
+    bool old = fstat(fd, &s) == 0 && S_ISREG(s.st_mode) &&
+               (int64_t)s.st_ctim.tv_sec * 1000000000 + s.st_ctim.tv_nsec < before_ns;
+    bool free_ = old && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    return free_;
+}
+
+int64_t s3l__os_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool is_dir), void *ctx,

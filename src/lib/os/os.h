@@ -16,6 +16,7 @@
 struct s3l__os_stat {
     uint64_t size;
     int64_t mtime_ns;
+    int64_t ctime_ns; /* inode change: creation, write, link(2) */
     uint64_t ino;
     uint64_t dev;
     bool is_dir;
@@ -64,6 +65,11 @@ void s3l__os_hold(int fd);
 /* Whether nobody holds a flock on path any more (an exclusive non-blocking flock succeeds):
  * the temp file of a process that died. False on any error. */
 bool s3l__os_abandoned(const char *path);
+/* As s3l__os_abandoned, and the file's ctime (ns since epoch) is before before_ns: a file
+ * created (or linked) after that could be one whose creator has not taken its flock yet. */
+bool s3l__os_abandoned_before(const char *path, int64_t before_ns);
+/* The wall clock (CLOCK_REALTIME), ns since epoch. */
+int64_t s3l__os_now_ns(void);
 /* Calls cb(ctx, name, is_dir) for every entry of dir but "." and "..". A non-zero cb result
  * stops and is returned. */
 int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool is_dir), void *ctx,

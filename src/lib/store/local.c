@@ -6,7 +6,9 @@
  * the ETag and rename under an exclusive flock(2) of the directory's ".s3l-lock" file; plain
  * replaces take the same lock, so a compare-and-swap never interleaves with another publish.
  * Copy is a hard link when possible (else a byte copy with fsync), renamed over the target.
- * Temp and lock files are hidden from listings. docs/internals/store.md has the details.
+ * Temp and lock files are hidden from listings; sweep removes temp files of dead writers; key
+ * components over NAME_MAX get a mapped on-disk name with a sidecar holding the real one.
+ * docs/internals/store.md has the details.
  */
 #include <errno.h>
 #include <openssl/evp.h>
@@ -34,6 +36,7 @@ struct local_upload {
 };
 
 static const struct s3l_store_ops local_ops;
+static int make_temp(const char *dir, char **tmp, int *fd, struct s3l_error *err);
 
 static char *join(const char *a, const char *b)
 {
@@ -99,9 +102,159 @@ static int info_of_path(const char *path, struct s3l_object_info *info, struct s
     return rc;
 }
 
+/*
+ * Long key components. A key component may be longer than NAME_MAX (255 bytes: a 255-byte table
+ * name makes "_openetl/schemas/<T>.json" 260). Such a component is stored on disk as
+ * "<first <= 190 bytes, cut at a UTF-8 boundary>\\<64 hex of its SHA-256>" (at most 255 bytes),
+ * and the full component is kept in the sidecar ".s3l-name-<hex>" in the same directory, which
+ * listing reads to report the real key. The backslash marks mapped names: table and namespace
+ * names cannot hold one (s3l_name_check) and keys with one are refused here, so a mapped name
+ * never collides with a real component. Components that fit are stored as they are.
+ */
+#define LONG_NAME_MAX 255
+#define LONG_KEEP 190
+#define LONG_MARK '\\'
+#define SIDECAR_PREFIX ".s3l-name-"
+
+static void sha256_hex(const void *p, size_t n, char out[65])
+{
+    uint8_t md[32];
+    unsigned int len = 0;
+    EVP_Digest(p, n, md, &len, EVP_sha256(), NULL);
+    s3l_hex_encode(md, 32, out);
+}
+
+/* Appends the on-disk name of component c (n bytes) to out (capacity checked by the caller). */
+static size_t disk_component(const char *c, size_t n, char *out)
+{
+    if (n <= LONG_NAME_MAX) {
+        memcpy(out, c, n);
+        return n;
+    }
+    size_t keep = LONG_KEEP;
+    while (keep > 0 && ((unsigned char)c[keep] & 0xC0) == 0x80)
+        keep--; /* not inside a UTF-8 sequence */
+    memcpy(out, c, keep);
+    out[keep] = LONG_MARK;
+    sha256_hex(c, n, out + keep + 1);
+    return keep + 1 + 64;
+}
+
+/* The on-disk path of key ("" for the root) under root. */
+static char *disk_path(const char *root, const char *key)
+{
+    size_t lr = strlen(root), lk = strlen(key);
+    char *p = s3l_malloc(lr + lk + 2 + 65 * (lk / LONG_NAME_MAX + 1));
+    if (!p)
+        return NULL;
+    memcpy(p, root, lr);
+    size_t o = lr;
+    for (const char *c = key; *key && c;) {
+        const char *slash = strchr(c, '/');
+        size_t n = slash ? (size_t)(slash - c) : strlen(c);
+        if (o == 0 || p[o - 1] != '/')
+            p[o++] = '/';
+        o += disk_component(c, n, p + o);
+        c = slash ? slash + 1 : NULL;
+    }
+    p[o] = 0;
+    return p;
+}
+
 static char *key_path(struct s3l_store *s, const char *key)
 {
-    return join(((struct local_store *)s)->root, key);
+    return disk_path(((struct local_store *)s)->root, key);
+}
+
+/* Whether the on-disk name is a mapped long component; *hex points at its hash. */
+static bool mapped_name(const char *name, const char **hex)
+{
+    size_t n = strlen(name);
+    if (n < 65 || name[n - 65] != LONG_MARK)
+        return false;
+    for (size_t i = n - 64; i < n; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return false;
+    *hex = name + n - 64;
+    return true;
+}
+
+/* The full component of a mapped name from its sidecar in dir (s3l_free), or NULL when the
+ * sidecar is missing or does not hash to the name. */
+static char *read_sidecar(const char *dir, const char *hex)
+{
+    char name[80];
+    snprintf(name, sizeof(name), SIDECAR_PREFIX "%s", hex);
+    char *path = join(dir, name);
+    int fd = -1;
+    char *full = path ? s3l_malloc(4097) : NULL;
+    size_t got = 0;
+    if (!full || s3l__os_open_read(path, &fd, NULL) != 0 ||
+        s3l__os_pread_full(fd, full, 4096, 0, &got, path, NULL) != 0) {
+        s3l_free(full);
+        full = NULL;
+    }
+    if (fd >= 0)
+        s3l__os_close(fd, path, NULL);
+    s3l_free(path);
+    char h[65];
+    if (full) {
+        full[got] = 0;
+        sha256_hex(full, got, h);
+        if (got <= LONG_NAME_MAX || memcmp(h, hex, 64) != 0 || memchr(full, '/', got) ||
+            strlen(full) != got) {
+            s3l_free(full);
+            full = NULL;
+        }
+    }
+    return full;
+}
+
+/* Writes the sidecar of every long component of key (idempotent; durable before the object
+ * it names is published). Refuses a key component holding the mark. */
+static int write_sidecars(struct local_store *ls, const char *key, struct s3l_error *err)
+{
+    int rc = 0;
+    for (const char *c = key; c && rc == 0;) {
+        const char *slash = strchr(c, '/');
+        size_t n = slash ? (size_t)(slash - c) : strlen(c);
+        if (memchr(c, LONG_MARK, n))
+            return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
+                                 "key '%s': a backslash is not allowed in a file:// key", key);
+        if (n > LONG_NAME_MAX) {
+            char *pk = s3l_strndup(key, (size_t)(c - key) ? (size_t)(c - key) - 1 : 0);
+            char *dir = pk ? disk_path(ls->root, pk) : NULL;
+            char hex[65], name[80];
+            sha256_hex(c, n, hex);
+            snprintf(name, sizeof(name), SIDECAR_PREFIX "%s", hex);
+            char *side = dir ? join(dir, name) : NULL;
+            struct s3l__os_stat st;
+            rc = side ? 0 : S3L_ENOMEM;
+            if (rc == 0 && s3l__os_stat(side, &st, NULL) != 0) {
+                char *tmp = NULL;
+                int fd = -1;
+                rc = make_temp(dir, &tmp, &fd, err);
+                if (rc == 0)
+                    rc = s3l__os_write_all(fd, c, n, tmp, err);
+                if (rc == 0)
+                    rc = s3l__os_fsync(fd, tmp, err);
+                if (fd >= 0 && s3l__os_close(fd, tmp, rc ? NULL : err) != 0 && rc == 0)
+                    rc = S3L_EIO;
+                if (rc == 0)
+                    rc = s3l__os_rename(tmp, side, err);
+                if (rc == 0)
+                    rc = s3l__os_fsync_dir(dir, err);
+                else if (tmp)
+                    s3l__os_unlink(tmp, true, NULL);
+                s3l_free(tmp);
+            }
+            s3l_free(side);
+            s3l_free(dir);
+            s3l_free(pk);
+        }
+        c = slash ? slash + 1 : NULL;
+    }
+    return rc;
 }
 
 static void upload_free(struct local_upload *u)
@@ -164,6 +317,8 @@ static int local_upload_begin(struct s3l_store *s, const char *key,
     if (!u->base.key || !u->path || !u->dir || (opts->if_match && !u->if_match))
         rc = S3L_ENOMEM;
     if (rc == 0)
+        rc = write_sidecars((struct local_store *)s, key, err);
+    if (rc == 0)
         rc = make_temp(u->dir, &u->tmp, &u->fd, err);
     if (rc) {
         upload_free(u);
@@ -217,6 +372,11 @@ static int local_upload_publish(struct s3l_upload *up, struct s3l_object_info *i
 {
     struct local_upload *u = (struct local_upload *)up;
     int rc = s3l__os_fsync(u->fd, u->tmp, err);
+    /* Closing drops the temp file's flock; a second descriptor keeps it held until the temp
+     * name is gone, so that a concurrent sweep never takes a file about to be published. */
+    int hold = -1;
+    if (rc == 0 && s3l__os_open_read(u->tmp, &hold, NULL) == 0)
+        s3l__os_hold(hold);
     int crc = s3l__os_close(u->fd, u->tmp, err);
     u->fd = -1;
     if (rc == 0)
@@ -233,6 +393,8 @@ static int local_upload_publish(struct s3l_upload *up, struct s3l_object_info *i
     } else if (rc == 0) {
         rc = publish_locked(u, err);
     }
+    if (hold >= 0)
+        s3l__os_close(hold, u->tmp, NULL);
     if (rc == 0)
         rc = s3l__os_fsync_dir(u->dir, err);
     else
@@ -340,6 +502,7 @@ static int walk_dir(struct walk *w, const char *key_dir, bool top);
 struct walk_level {
     struct walk *w;
     const char *key_dir;
+    const char *dir; /* its on-disk path */
     bool top;
 };
 
@@ -349,9 +512,20 @@ static int walk_entry(void *ctx, const char *name, bool is_dir)
     struct walk *w = l->w;
     if (strncmp(name, ".s3l-", 5) == 0)
         return 0;
-    if (l->top && strncmp(name, w->name_prefix, strlen(w->name_prefix)) != 0)
+    const char *hex;
+    char *full = NULL;
+    if (mapped_name(name, &hex)) {
+        full = read_sidecar(l->dir, hex);
+        if (!full)
+            return 0; /* no (valid) sidecar: not an object of ours */
+        name = full;
+    }
+    if (l->top && strncmp(name, w->name_prefix, strlen(w->name_prefix)) != 0) {
+        s3l_free(full);
         return 0;
+    }
     char *key = *l->key_dir ? join(l->key_dir, name) : s3l_strdup(name);
+    s3l_free(full);
     if (!key)
         return S3L_ENOMEM;
     if (is_dir) {
@@ -375,10 +549,10 @@ static int walk_entry(void *ctx, const char *name, bool is_dir)
 
 static int walk_dir(struct walk *w, const char *key_dir, bool top)
 {
-    char *path = *key_dir ? join(w->root, key_dir) : s3l_strdup(w->root);
+    char *path = disk_path(w->root, key_dir);
     if (!path)
         return S3L_ENOMEM;
-    struct walk_level l = {w, key_dir, top};
+    struct walk_level l = {w, key_dir, path, top};
     struct s3l_error e2 = {0};
     int rc = s3l__os_readdir(path, walk_entry, &l, &e2);
     if (rc == S3L_ENOT_FOUND && e2.code)
@@ -465,6 +639,75 @@ static void sweep_dir(const char *dir)
     s3l__os_readdir(dir, sweep_entry, (void *)dir, NULL);
 }
 
+/* The sweep op: a recursive walk removing temp files whose writer died before before_ns. */
+struct sweep {
+    int64_t before_ns;
+    uint64_t n;
+    struct s3l_error *err;
+};
+
+static int sweep_walk(struct sweep *sw, const char *dir, const char *name_prefix);
+
+struct sweep_level {
+    struct sweep *sw;
+    const char *dir;
+    const char *name_prefix; /* filter on this level ("" below the first) */
+};
+
+static int sweep_walk_entry(void *ctx, const char *name, bool is_dir)
+{
+    struct sweep_level *l = ctx;
+    bool tmp = strncmp(name, S3L__LOCAL_TMP_PREFIX, strlen(S3L__LOCAL_TMP_PREFIX)) == 0;
+    if (!tmp && strncmp(name, ".s3l-", 5) == 0)
+        return 0; /* lock files: tiny, and a live publish may hold one */
+    if (!tmp && strncmp(name, l->name_prefix, strlen(l->name_prefix)) != 0)
+        return 0;
+    if (tmp && (is_dir || *l->name_prefix))
+        return 0; /* at the first level, only a whole directory is swept */
+    if (!tmp && !is_dir)
+        return 0; /* an object: never the sweep's business */
+    char *p = join(l->dir, name);
+    if (!p)
+        return S3L_ENOMEM;
+    int rc = 0;
+    if (!tmp) {
+        rc = sweep_walk(l->sw, p, "");
+    } else if (s3l__os_abandoned_before(p, l->sw->before_ns) &&
+               s3l__os_unlink(p, true, NULL) == 0) {
+        l->sw->n++;
+    }
+    s3l_free(p);
+    return rc;
+}
+
+static int sweep_walk(struct sweep *sw, const char *dir, const char *name_prefix)
+{
+    struct sweep_level l = {sw, dir, name_prefix};
+    struct s3l_error e2 = {0};
+    int rc = s3l__os_readdir(dir, sweep_walk_entry, &l, &e2);
+    if (rc == S3L_ENOT_FOUND && e2.code)
+        return 0; /* nothing there (or pruned meanwhile) */
+    if (rc && e2.code && sw->err && sw->err->code == 0)
+        *sw->err = e2;
+    return rc;
+}
+
+static int local_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns,
+                       uint64_t *removed, struct s3l_error *err)
+{
+    struct local_store *ls = (struct local_store *)s;
+    const char *slash = strrchr(prefix, '/');
+    char *key_dir = slash ? s3l_strndup(prefix, (size_t)(slash - prefix)) : NULL;
+    char *dir = disk_path(ls->root, key_dir ? key_dir : "");
+    struct sweep sw = {before_ns, 0, err};
+    int rc = dir ? sweep_walk(&sw, dir, slash ? slash + 1 : prefix) : S3L_ENOMEM;
+    if (removed)
+        *removed += sw.n;
+    s3l_free(dir);
+    s3l_free(key_dir);
+    return rc;
+}
+
 static int local_remove(struct s3l_store *s, const char *key, struct s3l_error *err)
 {
     struct local_store *ls = (struct local_store *)s;
@@ -533,7 +776,7 @@ static int local_copy(struct s3l_store *s, const char *src_key, const char *dst_
     char *src = key_path(s, src_key), *dst = key_path(s, dst_key);
     char *dir = dst ? dir_of(dst) : NULL;
     char *tmp = NULL;
-    int fd = -1;
+    int fd = -1, hold = -1;
     int rc = src && dst && dir ? 0 : S3L_ENOMEM;
     struct s3l__os_stat st;
     if (rc == 0) {
@@ -545,6 +788,8 @@ static int local_copy(struct s3l_store *s, const char *src_key, const char *dst_
             *err = e2;
     }
     if (rc == 0)
+        rc = write_sidecars((struct local_store *)s, dst_key, err);
+    if (rc == 0)
         rc = make_temp(dir, &tmp, &fd, err);
     if (rc == 0) {
         /* Replace the fresh temp file by a hard link to the source when the filesystem allows. */
@@ -552,6 +797,9 @@ static int local_copy(struct s3l_store *s, const char *src_key, const char *dst_
         if (s3l__os_unlink(tmp, false, &e2) == 0 && s3l__os_link(src, tmp, &e2) == 0) {
             s3l__os_close(fd, tmp, NULL);
             fd = -1;
+            /* Hold the linked name too until it is renamed, so a sweep sees it in use. */
+            if (s3l__os_open_read(tmp, &hold, NULL) == 0)
+                s3l__os_hold(hold);
         } else {
             s3l__os_close(fd, tmp, NULL);
             fd = -1;
@@ -565,6 +813,8 @@ static int local_copy(struct s3l_store *s, const char *src_key, const char *dst_
         rc = err ? err->code : S3L_EIO;
     if (rc == 0)
         rc = s3l__os_rename(tmp, dst, err);
+    if (hold >= 0)
+        s3l__os_close(hold, tmp, NULL);
     if (rc == 0)
         rc = s3l__os_fsync_dir(dir, err);
     else if (tmp)
@@ -600,7 +850,28 @@ static const struct s3l_store_ops local_ops = {
     .copy = local_copy,
     .destroy = local_destroy,
     .event = NULL,
+    .sweep = local_sweep,
 };
+
+/* The path itself or the nearest existing ancestor of path when it exists and is not a
+ * directory (a regular file in the way), else NULL. */
+static char *non_dir_ancestor(const char *path)
+{
+    char *p = s3l_strdup(path);
+    while (p && strcmp(p, "/") != 0) {
+        struct s3l__os_stat st;
+        if (s3l__os_stat(p, &st, NULL) == 0) {
+            if (!st.is_dir)
+                return p;
+            break;
+        }
+        char *up = dir_of(p);
+        s3l_free(p);
+        p = up;
+    }
+    s3l_free(p);
+    return NULL;
+}
 
 int s3l__store_local_open(const char *root, const char *url, bool create, struct s3l_store **out,
                           struct s3l_error *err)
@@ -610,6 +881,18 @@ int s3l__store_local_open(const char *root, const char *url, bool create, struct
     if (rc == 0)
         rc = s3l__os_stat(root, &st, err);
     if (rc == S3L_ENOT_FOUND) {
+        /* ENOTDIR maps to NOT_FOUND too; a file where a directory must be is a bad config,
+         * not a missing destination: name it. */
+        char *file = non_dir_ancestor(root);
+        if (file) {
+            s3l_error_clear(err);
+            rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                               "destination %s: %s is not a directory (a regular file or other "
+                               "non-directory is in the way)",
+                               url, file);
+            s3l_free(file);
+            return rc;
+        }
         s3l_error_prefix(err, "destination %s does not exist", url);
         return rc;
     }

@@ -163,6 +163,22 @@ void s3l_store_event(struct s3l_store *s, const char *name)
         s->ops->event(s, name);
 }
 
+int s3l_store_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns,
+                    uint64_t *removed, struct s3l_error *err)
+{
+    size_t n = strlen(prefix);
+    char *k = s3l_strndup(prefix, n > 0 && prefix[n - 1] == '/' ? n - 1 : n);
+    if (!k)
+        return S3L_ENOMEM;
+    bool ok = n == 0 || s3l_store_key_valid(k);
+    s3l_free(k);
+    if (!ok)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "sweep: bad prefix '%s'", prefix);
+    if (!s->ops->sweep)
+        return 0;
+    return s->ops->sweep(s, prefix, before_ns, removed, err);
+}
+
 void s3l__store_base_cleanup(struct s3l_store *s)
 {
     s3l_free(s->url);
@@ -296,19 +312,99 @@ int s3l_store_open(const char *url, const struct s3l_store_options *opts, struct
     return 0;
 }
 
+/* Length of the valid UTF-8 sequence at s (RFC 3629 section 4: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 when the bytes there are not one. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        lo = c == 0xE0 ? 0xA0 : 0x80;
+        hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 0;
+    }
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* The first byte offset of a control character, backslash or invalid UTF-8 in name (len if
+ * none); *why says which. */
+static size_t bad_char(const char *name, size_t len, const char **why)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    for (size_t i = 0; i < len;) {
+        if (s[i] == 0) {
+            *why = "it holds a NUL byte";
+            return i;
+        }
+        if (s[i] < 0x20 || s[i] == 0x7F) {
+            *why = "it holds a control character (U+0000-U+001F, U+007F)";
+            return i;
+        }
+        if (s[i] == '\\') {
+            *why = "it holds a backslash";
+            return i;
+        }
+        size_t n = utf8_seq(s + i, len - i);
+        if (n == 0) {
+            *why = "it is not valid UTF-8";
+            return i;
+        }
+        i += n;
+    }
+    return len;
+}
+
+/* Shows at most the first 64 bytes of name in out, escaping control bytes, backslashes and
+ * bytes >= 0x80 that are not valid UTF-8 as \xNN, so that the message stays one clean line. */
+static void show_name(const char *name, size_t len, char *out, size_t cap)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    size_t o = 0, shown = S3L_MIN(len, (size_t)64);
+    for (size_t i = 0; i < shown && o + 8 < cap;) {
+        size_t n = s[i] >= 0x80 ? utf8_seq(s + i, len - i) : 1;
+        if (s[i] < 0x20 || s[i] == 0x7F || s[i] == '\\' || n == 0) {
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", s[i]);
+            i++;
+        } else {
+            n = S3L_MIN(n, cap - o - 8);
+            memcpy(out + o, s + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    snprintf(out + o, cap - o, "%s", len > shown ? "..." : "");
+}
+
 int s3l_name_check(const char *name, size_t len, const char *what, struct s3l_error *err)
 {
     const char *why = NULL;
+    size_t at = len;
     if (!name || len == 0)
         why = "it is empty";
     else if (len > 255)
         why = "it is longer than 255 bytes";
-    else if (memchr(name, '\0', len))
-        why = "it holds a NUL byte";
     else if (name[0] == '/')
         why = "it is absolute (starts with '/')";
     else if (memchr(name, '/', len))
         why = "it holds a '/'";
+    else if ((at = bad_char(name, len, &why)) < len)
+        ; /* why is set */
     else if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
         why = "'.' and '..' are not names";
     else if (len == 8 && memcmp(name, "_openetl", 8) == 0)
@@ -317,10 +413,11 @@ int s3l_name_check(const char *name, size_t len, const char *what, struct s3l_er
         why = "names starting with '.s3l-' are reserved for temp and lock files";
     if (!why)
         return 0;
-    int shown = (int)S3L_MIN(len, (size_t)64);
-    const char *nul = name ? memchr(name, '\0', (size_t)shown) : NULL;
-    if (nul)
-        shown = (int)(nul - name);
-    return s3l_error_set(err, S3L_EINVALID_CONFIG, "%s name '%.*s%s' refused: %s", what, shown,
-                         name ? name : "", len > 64 ? "..." : "", why);
+    char shown[64 * 4 + 8];
+    show_name(name ? name : "", name ? len : 0, shown, sizeof(shown));
+    if (at < len)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "%s name '%s' refused: %s (byte 0x%02x at offset %zu)", what, shown,
+                             why, (unsigned char)name[at], at);
+    return s3l_error_set(err, S3L_EINVALID_CONFIG, "%s name '%s' refused: %s", what, shown, why);
 }
