@@ -8,11 +8,11 @@
  * any other. The copies are bounded by SAMPLE_BYTES (min(memory / 2, 16 MiB)), not by the number
  * of records: sampling stops once that many bytes are held (always after at least one record),
  * so wide records are inferred from fewer records than infer_rows. The raw bytes are copied only
- * when dead letters need them, and the copies are freed as soon as they are replayed. A column that
- * was null in the whole sample keeps the type of the table's schema record if it has one; otherwise
- * it waits for its first value, like a key first seen after the sample: then the epoch before that
- * record is committed and the stream reopened with the grown schema (never a guessed type). With a
- * declared schema, keys it lacks are ignored and counted.
+ * when dead letters or messages need them (need_raw), and the copies are freed as soon as they are
+ * replayed. A column that was null in the whole sample keeps the type of the table's schema record
+ * if it has one; otherwise it waits for its first value, like a key first seen after the sample:
+ * then the epoch before that record is committed and the stream reopened with the grown schema
+ * (never a guessed type). With a declared schema, keys it lacks are ignored and counted.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -70,6 +70,16 @@ struct glue_source {
     struct held pending;
     bool has_pending;
 };
+
+/*
+ * Whether copies of records keep their raw bytes: dead letters are those bytes, and the converter
+ * counts line breaks in them to name the line of a bad value in a record that spans lines (a
+ * JSON array's element, a CSV row with a quoted line break); an NDJSON record is one line.
+ */
+static bool need_raw(const struct glue *g)
+{
+    return g->o->bad_records == S3L_BAD_RECORDS_DEAD_LETTER || g->fmt != S3L_INPUT_NDJSON;
+}
 
 /* ---- Destination -------------------------------------------------------------------------- */
 
@@ -207,8 +217,9 @@ static int open_stream(struct glue *g, struct s3l_error *err)
     for (unsigned i = 0; rc == 0 && i < lanes; i++)
         rc = s3l_dest_lane_sink(g->stream, i, &g->sinks[i]);
     if (rc == 0 && lanes > 1) {
-        struct s3l__lanes_config lc = {lanes,        g->schema,    g->sinks,     g->o->bad_records,
-                                       g->o->memory, lanes_reject, lanes_report, g};
+        struct s3l__lanes_config lc = {
+            lanes,        g->schema,    g->sinks, g->o->bad_records, need_raw(g), g->o->memory,
+            lanes_reject, lanes_report, g};
         rc = s3l__lanes_new(&lc, &g->lanes, err);
     }
     return rc;
@@ -346,10 +357,7 @@ static size_t sample_bytes(const struct s3l_pipeline_options *o)
     return m < (16u << 20) ? m : 16u << 20;
 }
 
-/*
- * Copies rec (tape, strings, source name and, when keep_raw, its raw bytes: only dead letters use
- * them, messages name the source and line) into arena a.
- */
+/* Copies rec (tape, strings, source name and, when keep_raw, its raw bytes) into arena a. */
 static int hold(struct s3l_arena *a, const struct s3l_record *rec, bool keep_raw, struct held *h)
 {
     memset(h, 0, sizeof(*h));
@@ -397,7 +405,7 @@ static int sample(struct glue_source *s, struct s3l_error *err)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
     }
     int rc = 0;
-    bool keep_raw = g->o->bad_records == S3L_BAD_RECORDS_DEAD_LETTER;
+    bool keep_raw = need_raw(g);
     size_t max_bytes = sample_bytes(g->o);
     while (rc == 0 && s3l_infer_count(inf) < cap && s->n_held <= cap &&
            (s->n_held == 0 || s->arena.used_total < max_bytes)) {
@@ -513,8 +521,7 @@ static int deliver(struct glue_source *s, unsigned lane, const struct s3l_record
             return rc;
         if (g->grown) {
             s3l_arena_free(&s->pend_arena); /* a wide record's block is not kept */
-            if (hold(&s->pend_arena, rec, g->o->bad_records == S3L_BAD_RECORDS_DEAD_LETTER,
-                     &s->pending))
+            if (hold(&s->pend_arena, rec, need_raw(g), &s->pending))
                 return s3l_error_set(err, S3L_ENOMEM, "out of memory holding a record");
             s->pending.line_after = line_after;
             s->has_pending = true;

@@ -8,8 +8,8 @@
  * bounded by queue_bytes (a quarter of --memory, at least 4 MiB): the reader waits while a
  * handed-over batch would pass it, but a batch always passes when nothing else is queued, so a
  * record larger than the bound still goes through. A batch's arena that grew past 2 BATCH_BYTES
- * for a wide record is freed when the batch is done, not kept. Raw bytes are copied only for
- * dead letters.
+ * for a wide record is freed when the batch is done, not kept. Raw bytes are copied only when
+ * cfg->keep_raw (dead letters, line numbers in records that span lines).
  *
  * Epoch boundaries: s3l__lanes_barrier hands every partial batch over and waits until all workers
  * are idle; only then may the runner commit, so the committed input offsets cover exactly the
@@ -83,7 +83,7 @@ static int batch_add(struct batch *b, const struct s3l_record *rec, bool keep_ra
             text += v->len + 1;
     }
     size_t src_len = rec->source ? strlen(rec->source) + 1 : 0;
-    /* The raw bytes only serve dead letters. */
+    /* The raw bytes serve dead letters and the line of a bad value in a multi-line record. */
     size_t raw_len = rec->raw && keep_raw ? rec->raw_len + 1 : 0;
     char *mem = s3l_arena_alloc(&b->arena, tape + text + raw_len + src_len + 1);
     if (!mem)
@@ -261,7 +261,7 @@ int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3
 {
     struct worker *w = &l->w[l->next];
     struct batch *b = &w->b[w->filling];
-    if (batch_add(b, rec, l->cfg.bad_records == S3L_BAD_RECORDS_DEAD_LETTER) != 0)
+    if (batch_add(b, rec, l->cfg.keep_raw) != 0)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory queueing a record");
     if (b->n == BATCH_RECORDS || b->bytes >= BATCH_BYTES) {
         hand_over(l, w);

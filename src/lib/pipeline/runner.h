@@ -119,6 +119,7 @@ struct s3l__lanes_config {
     const struct s3l_schema *schema;  /* each worker converts records to it */
     const struct s3l_row_sink *sinks; /* n lane sinks, fed from the workers' threads */
     enum s3l_bad_records bad_records;
+    bool keep_raw; /* copy records' raw bytes (dead letters; line numbers in multi-line records) */
     size_t memory; /* the --memory budget in bytes (0: 48 MiB); bounds the queued batches */
     /* Dead-letters a record (thread-safe); called from workers. */
     int (*reject)(void *ctx, const void *raw, size_t len, const char *reason,
