@@ -247,7 +247,8 @@ struct s3l_pipeline_options {
     enum s3l_bad_records bad_records;
     enum s3l_disposition disposition;
     size_t max_record_size;        /* bytes; default 16 MiB */
-    size_t infer_rows;             /* records sampled for inference; default 1,000 */
+    size_t infer_rows;             /* records sampled for inference; default 1,000 (fewer
+                                      once their copies pass min(memory / 2, 16 MiB)) */
     bool nested_as_json;           /* inference: objects and arrays become json text columns */
     s3l_pipeline_report_cb report; /* may be NULL */
     void *report_ctx;

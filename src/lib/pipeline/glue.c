@@ -4,12 +4,15 @@
  * destination (include/s3l/destination.h).
  *
  * The table's schema is the declared one, or is inferred from the first infer_rows records of the
- * first input that has records: those records are copied aside (memory bounded by infer_rows
- * times max_record_size), inferred, and then written like any other. A column that was null in
- * the whole sample keeps the type of the table's schema record if it has one; otherwise it waits
- * for its first value, like a key first seen after the sample: then the epoch before that record
- * is committed and the stream reopened with the grown schema (never a guessed type). With a
- * declared schema, keys it lacks are ignored and counted.
+ * first input that has records: those records are copied aside, inferred, and then written like
+ * any other. The copies are bounded by SAMPLE_BYTES (min(memory / 2, 16 MiB)), not by the number
+ * of records: sampling stops once that many bytes are held (always after at least one record),
+ * so wide records are inferred from fewer records than infer_rows. The raw bytes are copied only
+ * when dead letters or messages need them (need_raw), and the copies are freed as soon as they are
+ * replayed. A column that was null in the whole sample keeps the type of the table's schema record
+ * if it has one; otherwise it waits for its first value, like a key first seen after the sample:
+ * then the epoch before that record is committed and the stream reopened with the grown schema
+ * (never a guessed type). With a declared schema, keys it lacks are ignored and counted.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -67,6 +70,16 @@ struct glue_source {
     struct held pending;
     bool has_pending;
 };
+
+/*
+ * Whether copies of records keep their raw bytes: dead letters are those bytes, and the converter
+ * counts line breaks in them to name the line of a bad value in a record that spans lines (a
+ * JSON array's element, a CSV row with a quoted line break); an NDJSON record is one line.
+ */
+static bool need_raw(const struct glue *g)
+{
+    return g->o->bad_records == S3L_BAD_RECORDS_DEAD_LETTER || g->fmt != S3L_INPUT_NDJSON;
+}
 
 /* ---- Destination -------------------------------------------------------------------------- */
 
@@ -204,8 +217,9 @@ static int open_stream(struct glue *g, struct s3l_error *err)
     for (unsigned i = 0; rc == 0 && i < lanes; i++)
         rc = s3l_dest_lane_sink(g->stream, i, &g->sinks[i]);
     if (rc == 0 && lanes > 1) {
-        struct s3l__lanes_config lc = {lanes,        g->schema,    g->sinks, g->o->bad_records,
-                                       lanes_reject, lanes_report, g};
+        struct s3l__lanes_config lc = {
+            lanes,        g->schema,    g->sinks, g->o->bad_records, need_raw(g), g->o->memory,
+            lanes_reject, lanes_report, g};
         rc = s3l__lanes_new(&lc, &g->lanes, err);
     }
     return rc;
@@ -336,8 +350,15 @@ static int ensure_stream(struct glue *g, struct s3l_error *err)
 
 /* ---- Sources ------------------------------------------------------------------------------ */
 
-/* Copies rec (tape, strings, raw bytes) into arena a. */
-static int hold(struct s3l_arena *a, const struct s3l_record *rec, struct held *h)
+/* The most bytes of records held for inference (after the first record): see the top. */
+static size_t sample_bytes(const struct s3l_pipeline_options *o)
+{
+    size_t m = (o->memory ? o->memory : 48u << 20) / 2;
+    return m < (16u << 20) ? m : 16u << 20;
+}
+
+/* Copies rec (tape, strings, source name and, when keep_raw, its raw bytes) into arena a. */
+static int hold(struct s3l_arena *a, const struct s3l_record *rec, bool keep_raw, struct held *h)
 {
     memset(h, 0, sizeof(*h));
     h->rec = *rec;
@@ -357,17 +378,19 @@ static int hold(struct s3l_arena *a, const struct s3l_record *rec, struct held *
         v[i].str = p;
     }
     h->rec.values = v;
-    h->rec.raw = rec->raw ? s3l_arena_strndup(a, rec->raw, rec->raw_len) : NULL;
+    h->rec.raw = rec->raw && keep_raw ? s3l_arena_strndup(a, rec->raw, rec->raw_len) : NULL;
+    if (!h->rec.raw)
+        h->rec.raw_len = 0;
     h->rec.source = rec->source ? s3l_arena_strndup(a, rec->source, strlen(rec->source)) : NULL;
-    if ((rec->raw && !h->rec.raw) || (rec->source && !h->rec.source))
+    if ((rec->raw && keep_raw && !h->rec.raw) || (rec->source && !h->rec.source))
         return S3L_ENOMEM;
     return 0;
 }
 
 /*
- * Reads the inference sample of the first input with records: up to infer_rows records (bad
- * records are kept in order too, to be reported when replayed), infers the schema, opens the
- * stream. The sample is then replayed by src_next.
+ * Reads the inference sample of the first input with records: up to infer_rows records, or fewer
+ * once sample_bytes are held (bad records are kept in order too, to be reported when replayed),
+ * infers the schema, opens the stream. The sample is then replayed by src_next.
  */
 static int sample(struct glue_source *s, struct s3l_error *err)
 {
@@ -382,7 +405,10 @@ static int sample(struct glue_source *s, struct s3l_error *err)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
     }
     int rc = 0;
-    while (rc == 0 && s3l_infer_count(inf) < cap && s->n_held <= cap) {
+    bool keep_raw = need_raw(g);
+    size_t max_bytes = sample_bytes(g->o);
+    while (rc == 0 && s3l_infer_count(inf) < cap && s->n_held <= cap &&
+           (s->n_held == 0 || s->arena.used_total < max_bytes)) {
         struct s3l_record rec;
         struct s3l_error e = {0};
         int r = s3l_reader_next(s->reader, &rec, &e);
@@ -390,7 +416,7 @@ static int sample(struct glue_source *s, struct s3l_error *err)
             break;
         struct held *h = &s->held[s->n_held];
         if (r == 1 || r == S3L_EINVALID_INPUT || r == S3L_ETOO_LARGE) {
-            rc = hold(&s->arena, &rec, h);
+            rc = hold(&s->arena, &rec, keep_raw, h);
             h->line_after = s3l_reader_line(s->reader);
             if (rc == 0 && r != 1) {
                 h->code = r;
@@ -494,8 +520,8 @@ static int deliver(struct glue_source *s, unsigned lane, const struct s3l_record
         if (rc)
             return rc;
         if (g->grown) {
-            s3l_arena_reset(&s->pend_arena);
-            if (hold(&s->pend_arena, rec, &s->pending))
+            s3l_arena_free(&s->pend_arena); /* a wide record's block is not kept */
+            if (hold(&s->pend_arena, rec, need_raw(g), &s->pending))
                 return s3l_error_set(err, S3L_ENOMEM, "out of memory holding a record");
             s->pending.line_after = line_after;
             s->has_pending = true;
@@ -516,6 +542,13 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
         return rc ? rc
                   : convert(s, lane, &s->pending.rec, s->pending.line_after, offset_after,
                             line_after, raw, err);
+    }
+    if (s->held && s->next_held == s->n_held) {
+        /* The sample is replayed (the last one's raw bytes were valid until this call). */
+        s3l_arena_free(&s->arena);
+        s3l_free(s->held);
+        s->held = NULL;
+        s->n_held = s->next_held = 0;
     }
     if (s->done)
         return 0;

@@ -3,8 +3,13 @@
  * per lane of the destination (each lane is its own Parquet writer: the destination allows its
  * lane sinks to be fed from different threads at once). The reading thread parses and copies
  * records into batches; each worker owns two batches, one it converts while the reader fills the
- * other, so memory stays at 2 N batches (each at most BATCH_RECORDS records or BATCH_BYTES bytes,
- * plus one record of at most max_record_size).
+ * other. A batch is handed over at BATCH_RECORDS records or BATCH_BYTES bytes, so one wide record
+ * may make a batch of its own; the bytes of the batches handed over and not yet converted are
+ * bounded by queue_bytes (a quarter of --memory, at least 4 MiB): the reader waits while a
+ * handed-over batch would pass it, but a batch always passes when nothing else is queued, so a
+ * record larger than the bound still goes through. A batch's arena that grew past 2 BATCH_BYTES
+ * for a wide record is freed when the batch is done, not kept. Raw bytes are copied only when
+ * cfg->keep_raw (dead letters, line numbers in records that span lines).
  *
  * Epoch boundaries: s3l__lanes_barrier hands every partial batch over and waits until all workers
  * are idle; only then may the runner commit, so the committed input offsets cover exactly the
@@ -49,12 +54,17 @@ struct s3l__lanes {
     bool stop;
     int failed; /* first fatal code, 0 */
     struct s3l_error err;
-    uint64_t bad; /* records skipped or dead-lettered since the last barrier */
+    uint64_t bad;       /* records skipped or dead-lettered since the last barrier */
+    size_t queued;      /* bytes of the batches handed over and not yet converted (under mu) */
+    size_t queue_bytes; /* the bound on queued, see the top */
 };
 
 static void batch_reset(struct batch *b)
 {
-    s3l_arena_reset(&b->arena);
+    if (b->bytes > 2 * (size_t)BATCH_BYTES)
+        s3l_arena_free(&b->arena); /* blocks are allocated again at the configured size */
+    else
+        s3l_arena_reset(&b->arena);
     b->n = 0;
     b->bytes = 0;
 }
@@ -73,7 +83,7 @@ static int batch_add(struct batch *b, const struct s3l_record *rec, bool keep_ra
             text += v->len + 1;
     }
     size_t src_len = rec->source ? strlen(rec->source) + 1 : 0;
-    /* The raw bytes only serve dead letters. */
+    /* The raw bytes serve dead letters and the line of a bad value in a multi-line record. */
     size_t raw_len = rec->raw && keep_raw ? rec->raw_len + 1 : 0;
     char *mem = s3l_arena_alloc(&b->arena, tape + text + raw_len + src_len + 1);
     if (!mem)
@@ -168,8 +178,10 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&l->mu);
         if (!skip)
             convert_batch(w, b);
+        size_t bytes = b->bytes;
         batch_reset(b);
         pthread_mutex_lock(&l->mu);
+        l->queued -= bytes;
         w->busy = false;
         pthread_cond_broadcast(&l->cv);
     }
@@ -185,6 +197,8 @@ int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
         return s3l_error_set(err, S3L_ENOMEM, "out of memory starting %u lanes", cfg->n);
     l->cfg = *cfg;
     l->n = cfg->n;
+    size_t memory = cfg->memory ? cfg->memory : 48u << 20;
+    l->queue_bytes = memory / 4 > (4u << 20) ? memory / 4 : 4u << 20;
     pthread_mutex_init(&l->mu, NULL);
     pthread_cond_init(&l->cv, NULL);
     l->w = s3l_calloc(l->n, sizeof(*l->w));
@@ -216,12 +230,17 @@ int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
     return 0;
 }
 
-/* Hands worker w the batch the reader filled, after its previous one is done. */
+/*
+ * Hands worker w the batch the reader filled, after its previous one is done and once the queued
+ * bytes leave room for it (or nothing else is queued).
+ */
 static void hand_over(struct s3l__lanes *l, struct worker *w)
 {
+    size_t bytes = w->b[w->filling].bytes;
     pthread_mutex_lock(&l->mu);
-    while (w->busy)
+    while (w->busy || (l->queued > 0 && l->queued + bytes > l->queue_bytes))
         pthread_cond_wait(&l->cv, &l->mu);
+    l->queued += bytes;
     w->filling = 1 - w->filling;
     w->busy = true;
     pthread_cond_broadcast(&l->cv);
@@ -242,7 +261,7 @@ int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3
 {
     struct worker *w = &l->w[l->next];
     struct batch *b = &w->b[w->filling];
-    if (batch_add(b, rec, l->cfg.bad_records == S3L_BAD_RECORDS_DEAD_LETTER) != 0)
+    if (batch_add(b, rec, l->cfg.keep_raw) != 0)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory queueing a record");
     if (b->n == BATCH_RECORDS || b->bytes >= BATCH_BYTES) {
         hand_over(l, w);

@@ -25,9 +25,10 @@ struct s3l__source_ops {
      * row (the source reaches the destination through the env it was opened with, because the
      * destination may only learn its schema from the first records). Returns 1 when a row was put,
      * 0 at the end of the input, or a negative code. *offset_after is the input's byte offset
-     * just after the record, *line_after the number of the line at that offset (also after a bad record, which is consumed: the caller decides
-     * whether to fail, skip or dead-letter it; *raw then holds its bytes, valid until the next
-     * call). S3L_EINVALID_INPUT and S3L_ETOO_LARGE are bad records; other codes are fatal.
+     * just after the record, *line_after the number of the line at that offset (also after a bad
+     * record, which is consumed: the caller decides whether to fail, skip or dead-letter it; *raw
+     * then holds its bytes, valid until the next call). S3L_EINVALID_INPUT and S3L_ETOO_LARGE are
+     * bad records; other codes are fatal.
      */
     int (*next)(struct s3l__source *src, unsigned lane, uint64_t *offset_after,
                 uint64_t *line_after, struct s3l_slice *raw, struct s3l_error *err);
@@ -118,6 +119,8 @@ struct s3l__lanes_config {
     const struct s3l_schema *schema;  /* each worker converts records to it */
     const struct s3l_row_sink *sinks; /* n lane sinks, fed from the workers' threads */
     enum s3l_bad_records bad_records;
+    bool keep_raw; /* copy records' raw bytes (dead letters; line numbers in multi-line records) */
+    size_t memory; /* the --memory budget in bytes (0: 48 MiB); bounds the queued batches */
     /* Dead-letters a record (thread-safe); called from workers. */
     int (*reject)(void *ctx, const void *raw, size_t len, const char *reason,
                   struct s3l_error *err);
@@ -130,7 +133,8 @@ struct s3l__lanes_config {
 int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
                    struct s3l_error *err);
 /* Queues a copy of rec for the next lane (blocks while that lane is busy with its previous
- * batch). Returns a worker's fatal failure, if one happened, so the reader stops early. */
+ * batch, or while the batches queued hold too many bytes: see lanes.c). Returns a worker's fatal
+ * failure, if one happened, so the reader stops early. */
 int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3l_error *err);
 /* Waits until every queued record is converted. *bad: records skipped or dead-lettered since the
  * last barrier. Returns the first fatal failure of a worker (then nothing may be committed). */
