@@ -11,13 +11,13 @@ const lake = path.join(work, 'lake');
 const input = path.join(work, 'in.ndjson');
 fs.writeFileSync(input, '{"x":1}\n{"x":2}\n');
 const schema = schemaFile(work, 's.json', [{ name: 'x', type: 'int64' }]);
-// 255 bytes of UTF-8 as a namespace (a directory name at most NAME_MAX = 255 bytes). A table name
-// is limited to 250 bytes on file:// by the schema record's file name "T.json" (known limitation
-// of the local layout, reported to the destination's owner).
+// 255 bytes of UTF-8 (127 two-byte characters and one ASCII byte), as a table name and as a
+// namespace. A table name of 255 bytes makes the schema record's file name "T.json" 260 bytes,
+// over NAME_MAX: the local store keeps such a component under a shortened on-disk name (see
+// docs/internals/store.md), and the table still lands and reads back under its own name.
 const long255 = 'é'.repeat(127) + 'x';
-const long250 = 'é'.repeat(125);
-const good = [['with spaces', null], ['ünïcødé 表', null], ['k=v', 'dt=2024-01-01'], [long250, null],
-    ['t', long255], ['t', 'ns with space']];
+const good = [['with spaces', null], ['ünïcødé 表', null], ['k=v', 'dt=2024-01-01'], [long255, null],
+    ['t', long255], [long255, long255], ['t', 'ns with space']];
 for (const [table, ns] of good) {
     const args = ['write', '--url', lake, '--table', table, '--schema', schema, '--quiet', input];
     if (ns) args.push('--namespace', ns);
