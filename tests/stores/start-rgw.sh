@@ -47,20 +47,31 @@ if [ ${#missing[@]} -gt 0 ]; then
         ceph-mon ceph-osd radosgw ceph-common uuid-runtime openssl curl >&2
 fi
 
-# ---- free ports: ask the kernel by probing; a port that answers is someone else's
+# ---- free ports. Two things can take a port between the probe and the bind: another store that
+# starts at the same time (ctest -j2 runs several RGW tests at once), and the kernel handing the
+# port to an outgoing connection. So the ports come from below the ephemeral range, and stores
+# start one at a time: the lock below is held from choosing the ports until radosgw answers.
+# The daemons get the lock's descriptor closed (9>&-), so they never hold it.
+exec 9>>"${TMPDIR:-/tmp}/s3land-rgw-start.lock"
+flock -w 600 9 || fail "another store has been starting for 10 minutes"
 busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-    local p
+ephemeral_lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+port_hi=$(( ephemeral_lo - 100 ))
+[ "$port_hi" -gt 11000 ] || port_hi=32000
+free_port() { # free_port [N]: the first of N consecutive free ports
+    local p n=${1:-1} i ok
     for _ in $(seq 1 200); do
-        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 30000 ))
-        busy "$p" || { echo "$p"; return; }
+        p=$(( 10000 + (RANDOM * 32768 + RANDOM) % (port_hi - 10000 - n) ))
+        ok=1
+        for ((i = 0; i < n; i++)); do busy $((p + i)) && { ok=0; break; }; done
+        [ $ok = 1 ] && { echo "$p"; return; }
     done
     fail "no free port found"
 }
 RGW_PORT=${RGW_PORT:-$(free_port)}
 [ "${RGW_TLS_PORT:-}" = auto ] && RGW_TLS_PORT=$(free_port)
 MON_PORT=$(free_port)
-OSD_MIN=$(free_port); OSD_MAX=$((OSD_MIN + 40))
+OSD_MIN=$(free_port 41); OSD_MAX=$((OSD_MIN + 40))
 busy "$RGW_PORT" && fail "127.0.0.1:$RGW_PORT is in use"
 
 RGW_DIR=${RGW_DIR:-$(mktemp -d /tmp/s3land-rgw.XXXXXX)}
@@ -171,7 +182,7 @@ ceph-authtool --create-keyring "$RGW_DIR/keyring" --gen-key -n mon. --cap mon 'a
 monmaptool --create --fsid "$fsid" --addv a "[v2:127.0.0.1:$MON_PORT]" "$RGW_DIR/monmap" >/dev/null
 ceph-mon --conf "$conf" --mkfs -i a --monmap "$RGW_DIR/monmap" --keyring "$RGW_DIR/keyring" \
     2>>"$RGW_DIR/log/mkfs.out"
-ceph-mon --conf "$conf" -i a -f </dev/null >>"$RGW_DIR/log/mon.out" 2>&1 &
+ceph-mon --conf "$conf" -i a -f </dev/null >>"$RGW_DIR/log/mon.out" 2>&1 9>&- &
 echo "mon.a $!" >> "$RGW_DIR/pids"
 wait_for "mon" ceph_ mon stat
 say "mon up ($((SECONDS - t0)) s)"
@@ -179,13 +190,13 @@ say "mon up ($((SECONDS - t0)) s)"
 osd_uuid=$(uuidgen)
 [ "$(ceph_ osd new "$osd_uuid")" = 0 ] || fail "unexpected OSD id"
 ceph-osd --conf "$conf" -i 0 --mkfs --osd-uuid "$osd_uuid" >>"$RGW_DIR/log/mkfs.out" 2>&1
-ceph-osd --conf "$conf" -i 0 -f </dev/null >>"$RGW_DIR/log/osd.out" 2>&1 &
+ceph-osd --conf "$conf" -i 0 -f </dev/null >>"$RGW_DIR/log/osd.out" 2>&1 9>&- &
 echo "osd.0 $!" >> "$RGW_DIR/pids"
 osd_up() { ceph_ osd dump 2>/dev/null | grep -q '^osd\.0 up'; }
 wait_for "osd" osd_up
 say "osd up ($((SECONDS - t0)) s)"
 
-radosgw --conf "$conf" -n client.rgw.a -f </dev/null >>"$RGW_DIR/log/rgw.out" 2>&1 &
+radosgw --conf "$conf" -n client.rgw.a -f </dev/null >>"$RGW_DIR/log/rgw.out" 2>&1 9>&- &
 rgw_pid=$!
 echo "rgw.a $rgw_pid" >> "$RGW_DIR/pids"
 answers() {
@@ -195,6 +206,8 @@ answers() {
 wait_for "radosgw" answers
 kill -0 "$rgw_pid" 2>/dev/null || { tail -n 5 "$RGW_DIR/log/client.rgw.a.log" >&2;
                                     fail "radosgw exited; see $RGW_DIR/log"; }
+flock -u 9 # every port is bound: the next store may choose its own
+exec 9>&-
 radosgw-admin --conf "$conf" user create --uid=s3land --display-name=s3land \
     --access-key="$ACCESS" --secret-key="$SECRET" >/dev/null 2>>"$RGW_DIR/log/admin.out"
 # ready when a signed request works; the same request creates the test bucket
