@@ -71,6 +71,19 @@ void cli_emit_json(void *json_value);
 /* Handles --quiet / --json anywhere on a subcommand's line; true when arg was one of them. */
 bool cli_common_flag(struct cli *c, const char *arg);
 
+/*
+ * A growable list of owned strings, for names collected from a store listing before acting on
+ * them (a store may not take other calls from inside its listing callback).
+ */
+struct cli_strings {
+    char **v;
+    size_t n, cap;
+};
+/* Appends a copy of s; shaped as a listing callback (ctx is a struct cli_strings). S3L_ENOMEM. */
+int cli_strings_add(void *ctx, const char *s);
+/* Frees the strings and the list's array; the list is empty afterwards. */
+void cli_strings_free(struct cli_strings *l);
+
 /* Human-readable bytes ("12.3 MiB") into buf. */
 const char *cli_fmt_bytes(uint64_t n, char *buf, size_t cap);
 

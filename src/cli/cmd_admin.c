@@ -181,28 +181,6 @@ static int one_pipeline(void *ctx, const char *id)
     return 0;
 }
 
-struct id_list {
-    char **v;
-    size_t n, cap;
-};
-
-static int add_id(void *ctx, const char *id)
-{
-    struct id_list *l = ctx;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        char **p = s3l_realloc(l->v, cap * sizeof(*p));
-        if (!p)
-            return S3L_ENOMEM;
-        l->v = p;
-        l->cap = cap;
-    }
-    if (!(l->v[l->n] = s3l_strdup(id)))
-        return S3L_ENOMEM;
-    l->n++;
-    return 0;
-}
-
 static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
 {
     struct admin a = {0};
@@ -223,16 +201,14 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
         struct s3l_error err = {0};
         /* The ids are collected first: a store may not take other calls from inside its
          * listing callback (the S3 backend holds its connection while it lists). */
-        struct id_list ids = {NULL, 0, 0};
-        int rc = a.id ? add_id(&ids, a.id) : s3l_pipeline_list(a.store, add_id, &ids, &err);
+        struct cli_strings ids = {0};
+        int rc = a.id ? cli_strings_add(&ids, a.id)
+                      : s3l_pipeline_list(a.store, cli_strings_add, &ids, &err);
         if (rc == S3L_ENOMEM && !err.code)
             s3l_error_set(&err, rc, "out of memory listing the pipelines of %s", a.url);
-        for (size_t i = 0; i < ids.n; i++) {
-            if (rc == 0)
-                one_pipeline(&a, ids.v[i]);
-            s3l_free(ids.v[i]);
-        }
-        s3l_free(ids.v);
+        for (size_t i = 0; rc == 0 && i < ids.n; i++)
+            one_pipeline(&a, ids.v[i]);
+        cli_strings_free(&ids);
         ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : a.ex;
     }
     if (ex == 0 && !c->quiet && !c->json) {

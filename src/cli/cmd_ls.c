@@ -327,28 +327,6 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
     return CLI_EX_OK;
 }
 
-struct all_tables {
-    char **names;
-    size_t n, cap;
-};
-
-static int on_table(void *ctx, const char *table)
-{
-    struct all_tables *a = ctx;
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 16;
-        char **p = s3l_realloc(a->names, cap * sizeof(*p));
-        if (!p)
-            return S3L_ENOMEM;
-        a->names = p;
-        a->cap = cap;
-    }
-    if (!(a->names[a->n] = s3l_strdup(table)))
-        return S3L_ENOMEM;
-    a->n++;
-    return 0;
-}
-
 int cli_cmd_ls(struct cli *c, int argc, char **argv)
 {
     struct ls_args a;
@@ -372,23 +350,22 @@ int cli_cmd_ls(struct cli *c, int argc, char **argv)
                 : ls_table(c, s, url, tpath, a.committed, true);
         s3l_free(tpath);
     } else if (ex == 0) {
-        struct all_tables at = {NULL, 0, 0};
+        struct cli_strings at = {0};
         struct s3l_error err = {0};
         if (!c->json)
             printf("tables at %s:\n", url);
-        int rc = s3l_dest_list_tables(s, on_table, &at, &err);
+        int rc = s3l_dest_list_tables(s, cli_strings_add, &at, &err);
         if (rc == S3L_ENOMEM && !err.code)
             s3l_error_set(&err, rc, "out of memory listing the tables of %s", url);
         ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : 0;
         for (size_t i = 0; i < at.n; i++) {
-            int ex1 = rc == 0 ? ls_table(c, s, url, at.names[i], true, false) : 0;
+            int ex1 = rc == 0 ? ls_table(c, s, url, at.v[i], true, false) : 0;
             if (ex1 && !ex)
                 ex = ex1;
-            s3l_free(at.names[i]);
         }
-        s3l_free(at.names);
         if (rc == 0 && at.n == 0 && !c->json)
             printf("  (none)\n");
+        cli_strings_free(&at);
     }
     s3l_store_free(s);
     s3l_free(url);

@@ -181,6 +181,32 @@ bool cli_common_flag(struct cli *c, const char *arg)
     return false;
 }
 
+int cli_strings_add(void *ctx, const char *s)
+{
+    struct cli_strings *l = ctx;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **p = s3l_realloc(l->v, cap * sizeof(*p));
+        if (!p)
+            return S3L_ENOMEM;
+        l->v = p;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = s3l_strdup(s)))
+        return S3L_ENOMEM;
+    l->n++;
+    return 0;
+}
+
+void cli_strings_free(struct cli_strings *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        s3l_free(l->v[i]);
+    s3l_free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
 const char *cli_fmt_bytes(uint64_t n, char *buf, size_t cap)
 {
     static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
