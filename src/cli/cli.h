@@ -112,4 +112,26 @@ void cli_s3_store_options(struct cli_s3 *s, struct s3l_store_options *so);
 /* The destination URL: --url if given, else file://$PWD/lake. Caller frees with s3l_free. */
 int cli_default_url(const char *url, char **out, struct s3l_error *err);
 
+/* getopt_long ids and table entries of the S3 connection flags, shared by ls, schema, recover,
+ * gc and check (write maps them into its pipeline options itself). */
+enum { CLI_O_ENDPOINT = 1000, CLI_O_REGION, CLI_O_PATH_STYLE };
+#define CLI_S3_LONG_OPTIONS                                                                        \
+    {"endpoint", required_argument, NULL, CLI_O_ENDPOINT},                                         \
+        {"region", required_argument, NULL, CLI_O_REGION},                                         \
+        {"path-style", optional_argument, NULL, CLI_O_PATH_STYLE}
+
+/*
+ * Applies getopt_long's result opt (with optarg) to s3 when it is one of CLI_S3_LONG_OPTIONS.
+ * Returns -1 when opt is not an S3 flag, 0 when applied, or the usage exit code (reported).
+ */
+int cli_s3_option(struct cli *c, const char *cmd, int opt, struct cli_s3 *s3);
+
+/*
+ * Opens the store of url_arg (NULL: ./lake), with the S3 connection flags, creating a local
+ * destination when create is set. *url is the canonical URL (the caller frees it with s3l_free).
+ * Returns 0, or the exit code after reporting the failure.
+ */
+int cli_open_store(struct cli *c, const char *url_arg, struct cli_s3 *s3, bool create,
+                   struct s3l_store **store, char **url);
+
 #endif

@@ -58,14 +58,12 @@ static const char check_help[] =
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_ID, O_JSON, O_ENDPOINT, O_REGION, O_PATH_STYLE };
+enum { O_URL = 256, O_ID, O_JSON };
 
 static const struct option admin_options[] = {
     {"url", required_argument, NULL, O_URL},
     {"pipeline-id", required_argument, NULL, O_ID},
-    {"endpoint", required_argument, NULL, O_ENDPOINT},
-    {"region", required_argument, NULL, O_REGION},
-    {"path-style", optional_argument, NULL, O_PATH_STYLE},
+    CLI_S3_LONG_OPTIONS,
     {"json", no_argument, NULL, O_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -98,16 +96,6 @@ static int parse(struct admin *a, int argc, char **argv)
         case O_ID:
             a->id = optarg;
             break;
-        case O_ENDPOINT:
-            a->s3.endpoint = optarg;
-            break;
-        case O_REGION:
-            a->s3.region = optarg;
-            break;
-        case O_PATH_STYLE:
-            if (!cli_parse_path_style(optarg, &a->s3.path_style))
-                return cli_usage(a->c, a->cmd, "--path-style=%s: expected yes, no or auto", optarg);
-            break;
         case O_JSON:
             a->c->json = true;
             break;
@@ -117,27 +105,19 @@ static int parse(struct admin *a, int argc, char **argv)
         case 'h':
             a->help = true;
             return 0;
-        default:
-            return cli_usage(a->c, a->cmd, "unknown option or missing value: %s", argv[optind - 1]);
+        default: {
+            int ex = cli_s3_option(a->c, a->cmd, opt, &a->s3);
+            if (ex < 0)
+                return cli_usage(a->c, a->cmd, "unknown option or missing value: %s", argv[optind - 1]);
+            if (ex > 0)
+                return ex;
+            break;
+        }
         }
     }
     if (optind < argc)
         return cli_usage(a->c, a->cmd, "unexpected argument %s", argv[optind]);
     return 0;
-}
-
-static int open_store(struct admin *a, bool create)
-{
-    struct s3l_error err = {0};
-    int rc = cli_default_url(a->url_arg, &a->url, &err);
-    if (rc == 0) {
-        struct s3l_store_options so = {0};
-        so.version = S3L_STORE_OPTIONS_VERSION;
-        so.create = create;
-        cli_s3_store_options(&a->s3, &so);
-        rc = s3l_store_open(a->url, &so, &a->store, &err);
-    }
-    return rc ? cli_fail(a->c, rc, &err, S3L_SIDE_DESTINATION) : 0;
 }
 
 /* recover or gc one pipeline. */
@@ -196,7 +176,7 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
         }
         return ex;
     }
-    ex = open_store(&a, false);
+    ex = cli_open_store(c, a.url_arg, &a.s3, false, &a.store, &a.url);
     if (ex == 0) {
         struct s3l_error err = {0};
         /* The ids are collected first: a store may not take other calls from inside its
@@ -252,7 +232,7 @@ int cli_cmd_check(struct cli *c, int argc, char **argv)
         }
         return ex;
     }
-    ex = open_store(&a, true);
+    ex = cli_open_store(c, a.url_arg, &a.s3, true, &a.store, &a.url);
     if (ex)
         return ex;
     char key[128], body[192];

@@ -45,16 +45,14 @@ static const char schema_help[] =
     "  --json / -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_TABLE, O_NS, O_COMMITTED, O_JSON, O_ENDPOINT, O_REGION, O_PATH_STYLE };
+enum { O_URL = 256, O_TABLE, O_NS, O_COMMITTED, O_JSON };
 
 static const struct option ls_options[] = {
     {"url", required_argument, NULL, O_URL},
     {"table", required_argument, NULL, O_TABLE},
     {"namespace", required_argument, NULL, O_NS},
     {"committed", no_argument, NULL, O_COMMITTED},
-    {"endpoint", required_argument, NULL, O_ENDPOINT},
-    {"region", required_argument, NULL, O_REGION},
-    {"path-style", optional_argument, NULL, O_PATH_STYLE},
+    CLI_S3_LONG_OPTIONS,
     {"json", no_argument, NULL, O_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -84,16 +82,6 @@ static int parse(struct cli *c, const char *cmd, int argc, char **argv, struct l
         case O_NS:
             a->ns = optarg;
             break;
-        case O_ENDPOINT:
-            a->s3.endpoint = optarg;
-            break;
-        case O_REGION:
-            a->s3.region = optarg;
-            break;
-        case O_PATH_STYLE:
-            if (!cli_parse_path_style(optarg, &a->s3.path_style))
-                return cli_usage(c, cmd, "--path-style=%s: expected yes, no or auto", optarg);
-            break;
         case O_COMMITTED:
             a->committed = true;
             break;
@@ -106,27 +94,19 @@ static int parse(struct cli *c, const char *cmd, int argc, char **argv, struct l
         case 'h':
             a->help = true;
             return 0;
-        default:
-            return cli_usage(c, cmd, "unknown option or missing value: %s", argv[optind - 1]);
+        default: {
+            int ex = cli_s3_option(c, cmd, opt, &a->s3);
+            if (ex < 0)
+                return cli_usage(c, cmd, "unknown option or missing value: %s", argv[optind - 1]);
+            if (ex > 0)
+                return ex;
+            break;
+        }
         }
     }
     if (optind < argc)
         return cli_usage(c, cmd, "unexpected argument %s", argv[optind]);
     return 0;
-}
-
-/* Opens the store of --url (never creating it: ls and schema only read). */
-static int open_store(struct cli *c, struct ls_args *a, struct s3l_store **out, char **url)
-{
-    struct s3l_error err = {0};
-    int rc = cli_default_url(a->url, url, &err);
-    if (rc == 0) {
-        struct s3l_store_options so = {0};
-        so.version = S3L_STORE_OPTIONS_VERSION;
-        cli_s3_store_options(&a->s3, &so);
-        rc = s3l_store_open(*url, &so, out, &err);
-    }
-    return rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : 0;
 }
 
 /* ---- Row counts from footers, read through the store ---- */
@@ -341,7 +321,7 @@ int cli_cmd_ls(struct cli *c, int argc, char **argv)
     }
     struct s3l_store *s = NULL;
     char *url = NULL;
-    ex = open_store(c, &a, &s, &url);
+    ex = cli_open_store(c, a.url, &a.s3, false, &s, &url); /* ls and schema only read */
     if (ex == 0 && a.table) {
         char *tpath = NULL;
         struct s3l_error err = {0};
@@ -390,7 +370,7 @@ int cli_cmd_schema(struct cli *c, int argc, char **argv)
     char *url = NULL, *tpath = NULL, *json = NULL;
     size_t len = 0;
     struct s3l_error err = {0};
-    ex = open_store(c, &a, &s, &url);
+    ex = cli_open_store(c, a.url, &a.s3, false, &s, &url);
     if (ex == 0) {
         int rc = s3l_dest_table_path(a.ns, a.table, &tpath, &err);
         if (rc == 0)

@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +227,39 @@ const char *cli_fmt_bytes(uint64_t n, char *buf, size_t cap)
 int cli_default_url(const char *url, char **out, struct s3l_error *err)
 {
     return s3l_url_canonical(url ? url : "lake", out, err);
+}
+
+int cli_s3_option(struct cli *c, const char *cmd, int opt, struct cli_s3 *s3)
+{
+    switch (opt) {
+    case CLI_O_ENDPOINT:
+        s3->endpoint = optarg;
+        return 0;
+    case CLI_O_REGION:
+        s3->region = optarg;
+        return 0;
+    case CLI_O_PATH_STYLE:
+        if (!cli_parse_path_style(optarg, &s3->path_style))
+            return cli_usage(c, cmd, "--path-style=%s: expected yes, no or auto", optarg);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+int cli_open_store(struct cli *c, const char *url_arg, struct cli_s3 *s3, bool create,
+                   struct s3l_store **store, char **url)
+{
+    struct s3l_error err = {0};
+    int rc = cli_default_url(url_arg, url, &err);
+    if (rc == 0) {
+        struct s3l_store_options so = {0};
+        so.version = S3L_STORE_OPTIONS_VERSION;
+        so.create = create;
+        cli_s3_store_options(s3, &so);
+        rc = s3l_store_open(*url, &so, store, &err);
+    }
+    return rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : 0;
 }
 
 const char cli_s3_help[] =

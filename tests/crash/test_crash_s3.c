@@ -22,47 +22,16 @@
 
 #include "crash_store.h"
 #include "model_runner.h"
+#include "rgw_store.h"
 #include "util/util.h"
 
-static char rgw_dir[512];
 static char bucket[64];
-static bool started_here;
-
-static void load_env(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        fail_msg("cannot read %s", path);
-    char line[1024];
-    while (fgets(line, sizeof(line), f)) {
-        line[strcspn(line, "\r\n")] = 0;
-        char *eq = strchr(line, '=');
-        if (!eq)
-            continue;
-        *eq = 0;
-        setenv(line, eq + 1, 1);
-    }
-    fclose(f);
-}
 
 static int setup(void **state)
 {
     (void)state;
-    const char *env = getenv("S3L_RGW_ENV");
-    char path[1024];
-    if (!env) {
-        const char *src = getenv("S3L_SOURCE_DIR");
-        snprintf(rgw_dir, sizeof(rgw_dir), "/tmp/s3land-rgw-crash.%d", (int)getpid());
-        char cmd[2048];
-        snprintf(cmd, sizeof(cmd), "RGW_DIR=%s %s/tests/stores/start-rgw.sh >/dev/null", rgw_dir,
-                 src ? src : ".");
-        if (system(cmd) != 0)
-            return -1;
-        started_here = true;
-        snprintf(path, sizeof(path), "%s/env", rgw_dir);
-        env = path;
-    }
-    load_env(env);
+    if (s3l_test_rgw_start("crash", NULL) != 0)
+        return -1;
     snprintf(bucket, sizeof(bucket), "%s", getenv("RGW_BUCKET"));
     /* The client takes the endpoint from the environment, as the AWS tools do. */
     setenv("AWS_ENDPOINT_URL", getenv("RGW_ENDPOINT"), 1);
@@ -73,14 +42,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    if (started_here) {
-        char cmd[2048];
-        const char *src = getenv("S3L_SOURCE_DIR");
-        snprintf(cmd, sizeof(cmd), "%s/tests/stores/stop-rgw.sh %s", src ? src : ".", rgw_dir);
-        if (system(cmd) != 0)
-            return -1;
-    }
-    return 0;
+    return s3l_test_rgw_stop();
 }
 
 static int run_child(const struct s3l_test_run *r, uint64_t at, const char *point, unsigned nth)

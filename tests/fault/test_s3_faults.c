@@ -22,26 +22,10 @@
 #include <jansson.h>
 
 #include "s3/s3_int.h"
+#include "rgw_store.h"
 
-static char rgw_dir[512], bucket[64], proxy_url[128];
-static bool started_here;
+static char bucket[64], proxy_url[128];
 static pid_t proxy_pid;
-
-static void load_env(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char line[1024];
-    while (f && fgets(line, sizeof(line), f)) {
-        line[strcspn(line, "\r\n")] = 0;
-        char *eq = strchr(line, '=');
-        if (eq) {
-            *eq = 0;
-            setenv(line, eq + 1, 1);
-        }
-    }
-    if (f)
-        fclose(f);
-}
 
 static int start_proxy(const char *target)
 {
@@ -73,21 +57,8 @@ static int start_proxy(const char *target)
 static int setup(void **state)
 {
     (void)state;
-    const char *env = getenv("S3L_RGW_ENV");
-    char path[1024];
-    if (!env) {
-        const char *src = getenv("S3L_SOURCE_DIR");
-        snprintf(rgw_dir, sizeof(rgw_dir), "/tmp/s3land-rgw-fault.%d", (int)getpid());
-        char cmd[2048];
-        snprintf(cmd, sizeof(cmd), "RGW_DIR=%s %s/tests/stores/start-rgw.sh >/dev/null", rgw_dir,
-                 src ? src : ".");
-        if (system(cmd) != 0)
-            return -1;
-        started_here = true;
-        snprintf(path, sizeof(path), "%s/env", rgw_dir);
-        env = path;
-    }
-    load_env(env);
+    if (s3l_test_rgw_start("fault", NULL) != 0)
+        return -1;
     snprintf(bucket, sizeof(bucket), "%s", getenv("RGW_BUCKET"));
     unsetenv("AWS_ENDPOINT_URL");
     unsetenv("AWS_ENDPOINT_URL_S3");
@@ -103,13 +74,7 @@ static int teardown(void **state)
         waitpid(proxy_pid, NULL, 0);
     }
     curl_global_cleanup();
-    if (started_here) {
-        char cmd[2048];
-        const char *src = getenv("S3L_SOURCE_DIR");
-        snprintf(cmd, sizeof(cmd), "%s/tests/stores/stop-rgw.sh %s", src ? src : ".", rgw_dir);
-        return system(cmd) == 0 ? 0 : -1;
-    }
-    return 0;
+    return s3l_test_rgw_stop();
 }
 
 /* ------------------------------------------------------------------ proxy control */
