@@ -12,7 +12,9 @@
  * S3 code, the HTTP status and the x-amz-request-id.
  *
  * Keys and buckets are NUL-terminated UTF-8, raw (not percent-encoded). Sizes are in bytes,
- * times in nanoseconds since the epoch. A client is not thread-safe: one thread at a time.
+ * times in nanoseconds since the epoch. A client may be shared by threads: calls from several
+ * threads run at once (their transfers share one libcurl multi handle and the max_in_flight
+ * limit); a streaming upload (struct s3l_s3_upload) is used by one thread at a time.
  */
 #ifndef S3L_S3_H
 #define S3L_S3_H
@@ -63,9 +65,14 @@ struct s3l_s3_config {
     long backoff_max_ms;     /* 0: 10,000 */
     size_t max_response_bytes; /* 0: 16 MiB; cap on an XML answer (GetObject has its own cap) */
     size_t max_request_bytes;  /* 0: 5 GiB; PutObject / UploadPart bodies above fail TOO_LARGE */
-    int max_in_flight;       /* 0: 4 (at most 64); requests at once in s3l_s3_upload_parts */
+    int max_in_flight;       /* 0: 4 (at most 64); requests at once, all callers together */
     enum s3l_s3_integrity integrity;
     bool sign_payload;       /* sign the body's SHA-256 instead of UNSIGNED-PAYLOAD */
+    /* 0: max_in_flight + 1. Part buffers (part_size bytes each) that all the client's streaming
+     * uploads may hold at once, recycled between parts and uploads; an upload holding none may
+     * always take one, so with U uploads open their part buffers stay within
+     * part_size * (max_part_buffers + U - 1); one upload alone: part_size * max_part_buffers. */
+    int max_part_buffers;
 };
 
 struct s3l_s3_client;
@@ -243,7 +250,11 @@ int s3l_s3_list_uploads(struct s3l_s3_client *c, const char *bucket, const char 
  * A streaming upload: bytes are written in any pieces; they become parts of part_size bytes
  * (0: 8 MiB; at least 5 MiB, S3's minimum for all parts but the last), sent up to the client's
  * max_in_flight at once while the next part fills, so memory is bounded by
- * part_size * (max_in_flight + 1), never by the object. Transfers move on at every write.
+ * part_size * (max_in_flight + 1) per upload and by the client's max_part_buffers for all
+ * uploads together, never by the object. Transfers move on at every write. The integrity value
+ * of each part (Content-MD5 or CRC32C) is computed piece by piece as bytes arrive; part bytes are
+ * copied once (into the part buffer; none at all with s3l_s3_upload_reserve) and handed to
+ * libcurl from there. Several uploads of one client may run at once, from one thread or many.
  * Nothing is visible until publish. An object that fits in one part is one PutObject (an empty
  * object is a PutObject with Content-Length 0); a larger one is a multipart upload, created at
  * the first full part with x-amz-meta-s3land-upload set to a random token, so that a Complete
@@ -262,6 +273,16 @@ int s3l_s3_upload_begin(struct s3l_s3_client *c, const char *bucket, const char 
 /* Appends len bytes. On failure the upload is poisoned: publish fails, abort cleans up. */
 int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
                         struct s3l_error *err);
+
+/*
+ * Zero-copy writing: *buf receives the free room of the part being filled (*room bytes, > 0,
+ * at most the part size), for the caller to fill (read(2) straight into it, say); then
+ * s3l_s3_upload_commit(u, n) appends its first n bytes (n <= *room; 0 is allowed). Nothing else
+ * may be called on u in between. Errors as s3l_s3_upload_write (memory, a failed part).
+ */
+int s3l_s3_upload_reserve(struct s3l_s3_upload *u, void **buf, size_t *room,
+                          struct s3l_error *err);
+int s3l_s3_upload_commit(struct s3l_s3_upload *u, size_t n, struct s3l_error *err);
 
 /* Makes the object visible (PutObject, or the last parts then CompleteMultipartUpload, then a
  * HEAD when the store's ETag is empty) and fills out (may be NULL). Frees u, also on failure

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <pthread.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -425,6 +426,104 @@ static void integrity_headers_are_checked(void **state)
     s3l_s3_client_free(c);
 }
 
+/* One lane of two_threads_share_one_client: a streaming upload of d[0..n) to key, written with
+ * reserve/commit (zero-copy) or with write, while the other lane does the same. */
+struct lane {
+    struct s3l_s3_client *c;
+    const char *key;
+    const uint8_t *d;
+    size_t n;
+    bool zero_copy;
+    int rc;
+    struct s3l_error e;
+};
+
+static void *lane_main(void *arg)
+{
+    struct lane *l = arg;
+    struct s3l_s3_upload *u = NULL;
+    l->rc = s3l_s3_upload_begin(l->c, bucket, l->key, NULL, 5u << 20, &u, &l->e);
+    for (size_t off = 0; l->rc == 0 && off < l->n;) {
+        size_t want = S3L_MIN(l->n - off, (size_t)300000); /* pieces that straddle parts */
+        if (l->zero_copy) {
+            void *buf;
+            size_t room;
+            l->rc = s3l_s3_upload_reserve(u, &buf, &room, &l->e);
+            want = S3L_MIN(want, room);
+            if (l->rc == 0) {
+                memcpy(buf, l->d + off, want);
+                l->rc = s3l_s3_upload_commit(u, want, &l->e);
+            }
+        } else {
+            l->rc = s3l_s3_upload_write(u, l->d + off, want, &l->e);
+        }
+        off += want;
+    }
+    if (l->rc == 0)
+        l->rc = s3l_s3_upload_publish(u, NULL, &l->e);
+    else
+        s3l_s3_upload_abort(u);
+    return NULL;
+}
+
+/* Two threads upload through one client at once (as the s3 store's lanes do): both objects land
+ * whole, every part reaches the store once, the parts of the two uploads travel together, and
+ * the client-wide limit of 4 requests in flight holds -- all from the proxy's counts. */
+static void two_threads_share_one_client(void **state)
+{
+    (void)state;
+    struct s3l_s3_config cfg = {.version = S3L_S3_CONFIG_VERSION, .endpoint = proxy_url,
+                                .max_in_flight = 4, .max_part_buffers = 6};
+    struct s3l_s3_client *c = NULL;
+    struct s3l_error e = {0};
+    assert_int_equal(s3l_s3_client_new(&cfg, &c, &e), 0);
+    /* parts answered after 150 ms: long enough that each lane has several in flight at once */
+    rules("[{\"op\":\"UploadPart\",\"times\":-1,\"action\":\"slow\",\"delayMs\":150}]");
+    size_t n = (5u << 20) * 4 + 12345; /* 5 parts of 5 MiB, the last one short */
+    uint8_t *d = pattern(n);
+    uint8_t *d2 = pattern(n + 1);
+    struct lane lanes[2] = {{.c = c, .key = "f/lane-a", .d = d, .n = n, .zero_copy = true},
+                            {.c = c, .key = "f/lane-b", .d = d2 + 1, .n = n}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, lane_main, &lanes[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < 2; i++)
+        if (lanes[i].rc != 0)
+            fail_msg("lane %s: %s", lanes[i].key, lanes[i].e.message);
+    json_t *j = proxy("counts", NULL);
+    json_t *log = json_object_get(j, "log");
+    int most = 0, mixed = 0;
+    size_t i;
+    json_t *ent;
+    char last_key[64] = "";
+    json_array_foreach(log, i, ent)
+    {
+        if (strcmp(json_string_value(json_object_get(ent, "op")), "UploadPart") != 0)
+            continue;
+        most = S3L_MAX(most, (int)json_integer_value(json_object_get(ent, "inFlight")));
+        const char *k = json_string_value(json_object_get(ent, "key"));
+        mixed += last_key[0] && strcmp(k, last_key) != 0; /* the two uploads interleave */
+        snprintf(last_key, sizeof(last_key), "%s", k);
+    }
+    json_decref(j);
+    print_message("UploadPart: at most %d in flight, %d switches between the two uploads\n",
+                  most, mixed);
+    assert_true(most >= 3 && most <= 4); /* together, and within the client-wide limit */
+    assert_true(mixed >= 2);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(count("UploadPart", lanes[k].key, "forwarded"), 5);
+        assert_int_equal(count("CompleteMultipartUpload", lanes[k].key, "seen"), 1);
+    }
+    rules("[]");
+    expect_content(c, "f/lane-a", d, n);
+    expect_content(c, "f/lane-b", d2 + 1, n);
+    free(d);
+    free(d2);
+    s3l_s3_client_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -434,6 +533,7 @@ int main(void)
         cmocka_unit_test(expired_token_and_clock_skew),
         cmocka_unit_test(unknown_complete_is_settled_and_nothing_partial_is_visible),
         cmocka_unit_test(integrity_headers_are_checked),
+        cmocka_unit_test(two_threads_share_one_client),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

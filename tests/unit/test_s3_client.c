@@ -111,6 +111,87 @@ static void checksums(void **state)
     assert_string_equal(b64, "1B2M2Y8AsgTpgAmY7PhCfg==");
 }
 
+/* Digests fed piece by piece, as a streaming upload feeds them, give the published values. */
+static void piecewise_digests(void **state)
+{
+    (void)state;
+    const char *fox = "The quick brown fox jumps over the lazy dog";
+    size_t n = strlen(fox);
+    struct s3l__digest d = {0};
+    const char *name = NULL;
+    char b64[32];
+    /* RFC 1321's MD5 of this sentence is 9e107d9d372bb6826bd81d3542a419d6 (well known; its
+     * base64, by hand from those bytes: nhB9nTcrtoJr2B01QqQZ1g==) */
+    for (size_t cut = 0; cut <= n; cut += 7) {
+        assert_int_equal(s3l__digest_begin(&d, S3L_S3_INTEGRITY_MD5), 0);
+        assert_int_equal(s3l__digest_update(&d, fox, cut), 0);
+        assert_int_equal(s3l__digest_update(&d, fox + cut, n - cut), 0);
+        assert_int_equal(s3l__digest_end(&d, &name, b64), 0);
+        assert_string_equal(name, "Content-MD5");
+        assert_string_equal(b64, "nhB9nTcrtoJr2B01QqQZ1g==");
+    }
+    /* the context is reused for the next part: an empty one is the empty body's MD5 */
+    assert_int_equal(s3l__digest_begin(&d, S3L_S3_INTEGRITY_MD5), 0);
+    assert_int_equal(s3l__digest_end(&d, &name, b64), 0);
+    assert_string_equal(b64, "1B2M2Y8AsgTpgAmY7PhCfg==");
+    /* CRC-32C check value 0xE3069283 of "123456789", split anywhere; base64 of its big-endian
+     * bytes e3 06 92 83 is "4waSgw==" */
+    for (size_t cut = 0; cut <= 9; cut++) {
+        assert_true(s3l__crc32c_update(s3l__crc32c("123456789", cut), "123456789" + cut,
+                                       9 - cut) == 0xE3069283u);
+        assert_int_equal(s3l__digest_begin(&d, S3L_S3_INTEGRITY_CRC32C), 0);
+        assert_int_equal(s3l__digest_update(&d, "123456789", cut), 0);
+        assert_int_equal(s3l__digest_update(&d, "123456789" + cut, 9 - cut), 0);
+        assert_int_equal(s3l__digest_end(&d, &name, b64), 0);
+        assert_string_equal(name, "x-amz-checksum-crc32c");
+        assert_string_equal(b64, "4waSgw==");
+    }
+    assert_int_equal(s3l__digest_begin(&d, S3L_S3_INTEGRITY_NONE), 0);
+    assert_int_equal(s3l__digest_end(&d, &name, b64), 0);
+    assert_null(name);
+    s3l__digest_free(&d);
+}
+
+/* The client's part buffers: recycled, capped, and never refused to an upload holding none. */
+static void part_buffer_pool(void **state)
+{
+    (void)state;
+    struct s3l_s3_config cfg = {.version = S3L_S3_CONFIG_VERSION, .access_key = "AKID",
+                                .secret_key = "SECRET", .region = "us-east-1",
+                                .max_in_flight = 2};
+    struct s3l_s3_client *c = NULL;
+    struct s3l_error e = {0};
+    assert_int_equal(s3l_s3_client_new(&cfg, &c, &e), 0);
+    assert_int_equal(c->max_bufs, 3); /* default: in flight + 1 */
+    uint8_t *b[5];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(s3l__buf_take(c, 4096, i, &b[i]), 0);
+        assert_non_null(b[i]);
+    }
+    assert_int_equal(s3l__buf_take(c, 4096, 3, &b[3]), 0);
+    assert_null(b[3]); /* at the cap: wait for one of your own */
+    assert_int_equal(s3l__buf_take(c, 4096, 0, &b[3]), 0);
+    assert_non_null(b[3]); /* a second upload, holding none, still moves */
+    assert_int_equal(c->n_bufs, 4);
+    s3l__buf_give(c, b[3], 4096); /* over the cap: freed, not kept */
+    assert_int_equal(c->n_bufs, 3);
+    assert_int_equal(c->n_pool, 0);
+    s3l__buf_give(c, b[0], 4096);
+    assert_int_equal(c->n_pool, 1);
+    assert_int_equal(s3l__buf_take(c, 4096, 2, &b[4]), 0);
+    assert_ptr_equal(b[4], b[0]); /* recycled, not allocated again */
+    s3l__buf_give(c, b[4], 4096);
+    s3l__buf_give(c, b[1], 4096);
+    assert_int_equal(s3l__buf_take(c, 8192, 1, &b[4]), 0); /* another size: old ones dropped */
+    assert_non_null(b[4]);
+    assert_int_equal(c->n_pool, 0);
+    assert_int_equal(c->n_bufs, 2);
+    s3l__buf_give(c, b[4], 8192);
+    s3l__buf_give(c, b[2], 4096); /* not the pool's size: freed */
+    assert_int_equal(c->n_bufs, 1);
+    s3l_s3_client_free(c); /* frees the pooled one: ASan would see a leak otherwise */
+}
+
 static void config_from_env(void **state)
 {
     (void)state;
@@ -191,6 +272,7 @@ int main(void)
         cmocka_unit_test(uri_encoding),    cmocka_unit_test(bucket_and_key_rules),
         cmocka_unit_test(taxonomy),        cmocka_unit_test(checksums),
         cmocka_unit_test(config_from_env), cmocka_unit_test(signing_key_cache),
+        cmocka_unit_test(piecewise_digests), cmocka_unit_test(part_buffer_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

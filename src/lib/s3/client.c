@@ -52,10 +52,10 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t c, const ui
 }
 #endif
 
-uint32_t s3l__crc32c(const void *data, size_t len)
+uint32_t s3l__crc32c_update(uint32_t crc, const void *data, size_t len)
 {
     const uint8_t *p = data;
-    uint32_t c = 0xFFFFFFFFu;
+    uint32_t c = crc ^ 0xFFFFFFFFu;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (__builtin_cpu_supports("sse4.2"))
         return crc32c_hw(c, p, len) ^ 0xFFFFFFFFu;
@@ -64,6 +64,57 @@ uint32_t s3l__crc32c(const void *data, size_t len)
     for (size_t i = 0; i < len; i++)
         c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
     return c ^ 0xFFFFFFFFu;
+}
+
+uint32_t s3l__crc32c(const void *data, size_t len)
+{
+    return s3l__crc32c_update(0, data, len);
+}
+
+int s3l__digest_begin(struct s3l__digest *d, enum s3l_s3_integrity kind)
+{
+    d->kind = kind;
+    d->crc = 0;
+    if (kind != S3L_S3_INTEGRITY_MD5)
+        return 0;
+    if (!d->md && !(d->md = EVP_MD_CTX_new()))
+        return S3L_ENOMEM;
+    return EVP_DigestInit_ex(d->md, EVP_md5(), NULL) == 1 ? 0 : S3L_EINTERNAL;
+}
+
+int s3l__digest_update(struct s3l__digest *d, const void *data, size_t len)
+{
+    if (d->kind == S3L_S3_INTEGRITY_MD5)
+        return EVP_DigestUpdate(d->md, data, len) == 1 ? 0 : S3L_EINTERNAL;
+    if (d->kind == S3L_S3_INTEGRITY_CRC32C)
+        d->crc = s3l__crc32c_update(d->crc, data, len);
+    return 0;
+}
+
+int s3l__digest_end(struct s3l__digest *d, const char **name, char *b64)
+{
+    *name = NULL;
+    b64[0] = 0;
+    if (d->kind == S3L_S3_INTEGRITY_MD5) {
+        uint8_t md[EVP_MAX_MD_SIZE];
+        unsigned int n = 0;
+        if (EVP_DigestFinal_ex(d->md, md, &n) != 1 || n != 16)
+            return S3L_EINTERNAL;
+        s3l__base64(md, 16, b64);
+        *name = "Content-MD5";
+    } else if (d->kind == S3L_S3_INTEGRITY_CRC32C) {
+        uint32_t v = d->crc; /* big-endian bytes, as x-amz-checksum-crc32c wants them */
+        uint8_t be[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+        s3l__base64(be, 4, b64);
+        *name = "x-amz-checksum-crc32c";
+    }
+    return 0;
+}
+
+void s3l__digest_free(struct s3l__digest *d)
+{
+    EVP_MD_CTX_free(d->md);
+    d->md = NULL;
 }
 
 int s3l__check_bucket(const char *b, struct s3l_error *err)
@@ -199,6 +250,7 @@ static int set_numbers(struct s3l_s3_client *c, const struct s3l_s3_config *cfg)
     c->in_flight_limit = c->max_in_flight;
     c->integrity = cfg->integrity;
     c->sign_payload = cfg->sign_payload;
+    c->max_bufs = cfg->max_part_buffers > 0 ? cfg->max_part_buffers : c->max_in_flight + 1;
     c->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)c;
     if (!c->rng)
         c->rng = 1;
@@ -259,6 +311,68 @@ static int set_where(struct s3l_s3_client *c, const struct s3l_s3_config *cfg,
     return rc;
 }
 
+/* The lock and condition variable that let several threads share the client (s3_int.h). */
+static int init_sync(struct s3l_s3_client *c)
+{
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0)
+        return S3L_ENOMEM;
+    int rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 ? 0 : S3L_EINTERNAL;
+    if (rc == 0 && pthread_mutex_init(&c->mu, NULL) != 0)
+        rc = S3L_ENOMEM;
+    if (rc == 0 && pthread_cond_init(&c->cv, &ca) != 0) {
+        pthread_mutex_destroy(&c->mu);
+        rc = S3L_ENOMEM;
+    }
+    pthread_condattr_destroy(&ca);
+    c->sync_ok = rc == 0;
+    c->pool = rc == 0 ? s3l_calloc((size_t)c->max_bufs, sizeof(*c->pool)) : NULL;
+    return rc == 0 && !c->pool ? S3L_ENOMEM : rc;
+}
+
+int s3l__buf_take(struct s3l_s3_client *c, size_t size, int holding, uint8_t **buf)
+{
+    *buf = NULL;
+    pthread_mutex_lock(&c->mu);
+    if (c->n_pool > 0 && c->pool_size != size) { /* another part size: drop the old ones */
+        for (int i = 0; i < c->n_pool; i++)
+            s3l_free(c->pool[i]);
+        c->n_bufs -= c->n_pool;
+        c->n_pool = 0;
+    }
+    bool fresh = false;
+    if (c->n_pool > 0)
+        *buf = c->pool[--c->n_pool];
+    else if (holding == 0 || c->n_bufs < c->max_bufs)
+        fresh = true, c->n_bufs++;
+    pthread_mutex_unlock(&c->mu);
+    if (fresh && !(*buf = s3l_malloc(size))) {
+        pthread_mutex_lock(&c->mu);
+        c->n_bufs--;
+        pthread_mutex_unlock(&c->mu);
+        return S3L_ENOMEM;
+    }
+    return 0;
+}
+
+void s3l__buf_give(struct s3l_s3_client *c, uint8_t *buf, size_t size)
+{
+    if (!buf)
+        return;
+    pthread_mutex_lock(&c->mu);
+    bool keep = c->n_pool < c->max_bufs && (c->n_pool == 0 || c->pool_size == size) &&
+                c->n_bufs <= c->max_bufs;
+    if (keep) {
+        c->pool[c->n_pool++] = buf;
+        c->pool_size = size;
+    } else {
+        c->n_bufs--;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (!keep)
+        s3l_free(buf);
+}
+
 int s3l_s3_client_new(const struct s3l_s3_config *cfg, struct s3l_s3_client **out,
                       struct s3l_error *err)
 {
@@ -274,6 +388,8 @@ int s3l_s3_client_new(const struct s3l_s3_config *cfg, struct s3l_s3_client **ou
         return s3l_error_set(err, S3L_ENOMEM, "out of memory");
     }
     int rc = set_numbers(c, cfg);
+    if (rc == 0)
+        rc = init_sync(c);
     if (rc == 0)
         rc = set_where(c, cfg, err);
     if (rc == 0)
@@ -301,6 +417,13 @@ void s3l_s3_client_free(struct s3l_s3_client *c)
 {
     if (!c)
         return;
+    for (int i = 0; i < c->n_pool; i++)
+        s3l_free(c->pool[i]);
+    s3l_free(c->pool);
+    if (c->sync_ok) {
+        pthread_mutex_destroy(&c->mu);
+        pthread_cond_destroy(&c->cv);
+    }
     if (c->multi)
         curl_multi_cleanup(c->multi);
     curl_slist_free_all(c->resolve);
@@ -337,21 +460,17 @@ void s3l__object_from_head(const struct s3l__http_req *r, struct s3l_s3_object *
 int s3l__integrity_header(struct s3l_s3_client *c, struct s3l__http_req *r, const void *data,
                           size_t len, char *buf64)
 {
-    if (c->integrity == S3L_S3_INTEGRITY_MD5) {
-        uint8_t md[16];
-        unsigned int n = 0;
-        if (!EVP_Digest(data, len, md, &n, EVP_md5(), NULL))
-            return S3L_EINTERNAL;
-        s3l__base64(md, 16, buf64);
-        return s3l__http_add_header(r, "Content-MD5", buf64);
-    }
-    if (c->integrity == S3L_S3_INTEGRITY_CRC32C) {
-        uint32_t v = s3l__crc32c(data, len);
-        uint8_t be[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
-        s3l__base64(be, 4, buf64);
-        return s3l__http_add_header(r, "x-amz-checksum-crc32c", buf64);
-    }
-    return 0;
+    struct s3l__digest d = {0};
+    const char *name = NULL;
+    int rc = s3l__digest_begin(&d, c->integrity);
+    if (rc == 0)
+        rc = s3l__digest_update(&d, data, len);
+    if (rc == 0)
+        rc = s3l__digest_end(&d, &name, buf64);
+    s3l__digest_free(&d);
+    if (rc == 0 && name)
+        rc = s3l__http_add_header(r, name, buf64);
+    return rc;
 }
 
 /* A header value with CR or LF would let a caller's string add headers of its own. */
@@ -393,6 +512,14 @@ int s3l_s3_put_object(struct s3l_s3_client *c, const char *bucket, const char *k
                       const void *data, size_t len, const struct s3l_s3_put_options *opts,
                       struct s3l_s3_object *out, struct s3l_error *err)
 {
+    return s3l__put_object(c, bucket, key, data, len, opts, NULL, NULL, out, err);
+}
+
+int s3l__put_object(struct s3l_s3_client *c, const char *bucket, const char *key,
+                    const void *data, size_t len, const struct s3l_s3_put_options *opts,
+                    const char *digest, const char *digest_b64, struct s3l_s3_object *out,
+                    struct s3l_error *err)
+{
     int rc = s3l__check_bucket(bucket, err);
     if (rc == 0)
         rc = s3l__check_key(key, err);
@@ -406,7 +533,10 @@ int s3l_s3_put_object(struct s3l_s3_client *c, const char *bucket, const char *k
     r.body_len = len;
     r.has_body = true;
     char b64[32];
-    rc = s3l__integrity_header(c, &r, len ? data : "", len, b64);
+    if (digest)
+        rc = s3l__http_add_header(&r, digest, digest_b64);
+    else
+        rc = s3l__integrity_header(c, &r, len ? data : "", len, b64);
     if (rc == 0 && (rc = s3l__put_headers(&r, opts, false)) != 0)
         s3l_error_set(err, rc, "PutObject %s: an option holds CR or LF, or too many headers",
                       key);

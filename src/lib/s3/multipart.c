@@ -46,9 +46,11 @@ int s3l_s3_create_multipart(struct s3l_s3_client *c, const char *bucket, const c
 
 int s3l__part_request(struct s3l_s3_client *c, struct s3l__http_req *r, const char *bucket,
                     const char *key, const char *upload_id, const void *data, size_t len,
-                    char number[16], int n, char b64[32])
+                    char number[16], int n, char b64[32], const char *digest)
 {
+    CURL *easy = r->easy; /* a handle used before: curl keeps its buffers */
     memset(r, 0, sizeof(*r));
+    r->easy = easy;
     r->op = "UploadPart";
     r->method = "PUT";
     r->bucket = bucket;
@@ -59,6 +61,8 @@ int s3l__part_request(struct s3l_s3_client *c, struct s3l__http_req *r, const ch
     snprintf(number, 16, "%d", n);
     s3l__http_add_query(r, "partNumber", number);
     s3l__http_add_query(r, "uploadId", upload_id);
+    if (digest)
+        return s3l__http_add_header(r, digest, b64);
     return s3l__integrity_header(c, r, len ? data : "", len, b64);
 }
 
@@ -103,7 +107,7 @@ int s3l_s3_upload_parts(struct s3l_s3_client *c, const char *bucket, const char 
         rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++) {
         rc = s3l__part_request(c, &slots[i].r, bucket, key, upload_id, data[i], len[i],
-                               slots[i].number, parts[i].number, slots[i].b64);
+                               slots[i].number, parts[i].number, slots[i].b64, NULL);
         reqs[i] = &slots[i].r;
     }
     if (rc == 0)

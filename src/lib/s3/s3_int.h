@@ -178,6 +178,7 @@ int64_t s3l__parse_time_ns(const char *s);
 /* ------------------------------------------------------------------ client and transport */
 
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stdio.h>
 
 struct s3l_s3_client {
@@ -205,6 +206,31 @@ struct s3l_s3_client {
     struct s3l__sigv4_cache key_cache;
     /* counters, for tests and the trace */
     uint64_t n_requests, n_retries, n_slowdowns;
+    /*
+     * Sharing: a client serves several threads at once. mu guards everything above that changes
+     * (limits, clock, credentials, key cache, counters), every request's state, the queue and
+     * the pool below. The multi handle belongs to the one thread that has set `driving` (under
+     * mu): it starts the queued requests of every thread, then pumps the transfers with mu
+     * released (curl_multi_perform, curl_multi_poll), takes in the finished ones with mu held,
+     * and clears `driving`. Other threads queue their requests, wake the driver
+     * (curl_multi_wakeup, the one thread-safe multi call) and wait on cv, broadcast when a
+     * request finishes; whoever needs a round next drives it. A thread that must touch the multi
+     * itself (a cancel) counts itself in multi_waiters and waits until nobody drives.
+     */
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* CLOCK_MONOTONIC */
+    bool sync_ok;      /* mu and cv were initialised */
+    bool driving;
+    int multi_waiters;
+    int n_waiting;     /* threads waiting on cv for another thread's round */
+    int n_active;      /* requests in the multi handle, all threads together */
+    struct s3l__http_req *queue_head, *queue_tail; /* waiting to start, oldest first */
+    /* Part buffers of streaming uploads, recycled across parts and uploads so that a steady
+     * upload faults in no new pages: at most max_bufs allocated at once (an upload holding
+     * none may always take one, so that every upload moves), the free ones kept in pool. */
+    void **pool;
+    int n_pool, n_bufs, max_bufs;
+    size_t pool_size;
 };
 
 #define S3L__MAX_HDRS 20
@@ -250,6 +276,7 @@ struct s3l__http_req {
     int64_t next_at_ms;
     int64_t started_ms;
     int state;
+    struct s3l__http_req *queue_next; /* in the client's queue of requests waiting to start */
     bool too_large;
     size_t resp_cap; /* the cap on a 2xx answer's body */
     char payload_hash[65];
@@ -267,10 +294,13 @@ int s3l__http_run(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n
  * Returns the first failure among the finished requests. */
 int s3l__http_drive(struct s3l_s3_client *c, struct s3l__http_req **reqs, size_t n,
                     size_t allowed, struct s3l_error *err);
-bool s3l__http_done(const struct s3l__http_req *r);
+bool s3l__http_done(struct s3l_s3_client *c, const struct s3l__http_req *r);
 /* Stops a request that is still running or waiting (its rc becomes S3L_ESTATE). */
 void s3l__http_cancel(struct s3l_s3_client *c, struct s3l__http_req *r);
 void s3l__http_req_cleanup(struct s3l__http_req *r);
+/* Frees what r's last run left (headers, answer) but keeps its curl handle for the next
+ * request made in r (s3l__part_request keeps it): curl reuses its buffers. */
+void s3l__http_req_reset(struct s3l__http_req *r);
 /* Adds a header to r (names and values borrowed). Returns 0 or S3L_EINTERNAL when full. */
 int s3l__http_add_header(struct s3l__http_req *r, const char *name, const char *value);
 int s3l__http_add_query(struct s3l__http_req *r, const char *name, const char *value);
@@ -286,6 +316,31 @@ int s3l__check_key(const char *key, struct s3l_error *err);
 void s3l__base64(const uint8_t *in, size_t n, char *out);
 /* CRC32C (Castagnoli, RFC 3720) of data. */
 uint32_t s3l__crc32c(const void *data, size_t len);
+/* CRC32C continued: crc is the CRC32C of the bytes before data (0 for none), as zlib's crc32(). */
+uint32_t s3l__crc32c_update(uint32_t crc, const void *data, size_t len);
+
+/*
+ * The integrity value of one body (Content-MD5, RFC 1864, or x-amz-checksum-crc32c), computed
+ * piece by piece while the part fills, so that each byte is hashed once while it is still in
+ * the cache. begin (again for every part; the MD5 context is kept), update, end, free.
+ */
+struct s3l__digest {
+    enum s3l_s3_integrity kind;
+    void *md;     /* EVP_MD_CTX for MD5 */
+    uint32_t crc;
+};
+/* Returns 0, or S3L_ENOMEM / S3L_EINTERNAL when libcrypto fails. */
+int s3l__digest_begin(struct s3l__digest *d, enum s3l_s3_integrity kind);
+int s3l__digest_update(struct s3l__digest *d, const void *data, size_t len);
+/* The header's name (NULL for S3L_S3_INTEGRITY_NONE) and base64 value (b64 >= 32 bytes). */
+int s3l__digest_end(struct s3l__digest *d, const char **name, char *b64);
+void s3l__digest_free(struct s3l__digest *d);
+
+/* Part buffers of size bytes from the client's pool (module comment of struct s3l_s3_client).
+ * holding: how many the caller holds now. *buf is NULL when the cap is reached (wait for one of
+ * the caller's own to come back). Returns 0 or S3L_ENOMEM. */
+int s3l__buf_take(struct s3l_s3_client *c, size_t size, int holding, uint8_t **buf);
+void s3l__buf_give(struct s3l_s3_client *c, uint8_t *buf, size_t size);
 
 /* Shared by the operations (client.c, multipart.c). */
 int s3l__run1(struct s3l_s3_client *c, struct s3l__http_req *r, struct s3l_error *err);
@@ -293,6 +348,12 @@ void s3l__object_from_head(const struct s3l__http_req *r, struct s3l_s3_object *
 /* Adds Content-MD5 or x-amz-checksum-crc32c for data; buf64 (>= 32 bytes) holds the value. */
 int s3l__integrity_header(struct s3l_s3_client *c, struct s3l__http_req *r, const void *data,
                           size_t len, char *buf64);
+/* s3l_s3_put_object with the integrity header already computed (digest: its name, NULL to
+ * compute it here). */
+int s3l__put_object(struct s3l_s3_client *c, const char *bucket, const char *key,
+                    const void *data, size_t len, const struct s3l_s3_put_options *opts,
+                    const char *digest, const char *digest_b64, struct s3l_s3_object *out,
+                    struct s3l_error *err);
 /* SSE, storage class, metadata, content type; conditions too unless create. */
 int s3l__put_headers(struct s3l__http_req *r, const struct s3l_s3_put_options *o, bool create);
 /* CompleteMultipartUpload with optional conditions (AWS honours them; RGW 16 ignores them). */
@@ -300,11 +361,13 @@ int s3l__complete(struct s3l_s3_client *c, const char *bucket, const char *key,
                   const char *upload_id, const struct s3l_s3_part *parts, size_t n,
                   bool if_none_match, const char *if_match, struct s3l_s3_object *out,
                   struct s3l_error *err);
-/* Fills r (zeroed first) as UploadPart number n of data; number and b64 are its storage and must
- * outlive the run. Returns 0 or the integrity header's failure. */
+/* Fills r (zeroed first, but its curl handle kept for reuse) as UploadPart number n of data;
+ * number and b64 are its storage and must outlive the run. digest: the integrity header already
+ * computed into b64 by the caller (its name), or NULL to compute it here from data. Returns 0 or
+ * the integrity header's failure. */
 int s3l__part_request(struct s3l_s3_client *c, struct s3l__http_req *r, const char *bucket,
                       const char *key, const char *upload_id, const void *data, size_t len,
-                      char number[16], int n, char b64[32]);
+                      char number[16], int n, char b64[32], const char *digest);
 /* x-amz-copy-source: /BUCKET/KEY with the key URI-encoded. */
 int s3l__copy_source(struct s3l_buf *b, const char *src_bucket, const char *src_key);
 

@@ -2,7 +2,10 @@
  * Streaming uploads and large copies on top of the operations. Bytes become parts of a multipart
  * upload as they arrive: a full part is sent at once and the caller goes on filling the next
  * buffer while up to max_in_flight parts travel (a sliding window over the libcurl multi handle,
- * pumped at every write), so memory stays at part_size * (max_in_flight + 1). Publishing settles
+ * pumped at every write), so memory stays at part_size * (max_in_flight + 1). Part buffers come
+ * from the client's pool (recycled, so a steady upload faults in no new pages, and capped for all
+ * uploads together); each part's integrity value is computed as its bytes arrive, while they are
+ * still in the cache, and curl reads the part straight from its buffer. Publishing settles
  * the cases where S3 leaves the outcome unknown (DESIGN.md section 5 and issue 4): a Complete
  * whose answer was lost is retried by the transport; if the retry says NoSuchUpload, 5xx or
  * times out, a HEAD decides, by the random token stored in x-amz-meta-s3land-upload at create and
@@ -18,9 +21,10 @@
 #define MIN_PART (5u << 20) /* S3: every part but the last is at least 5 MiB */
 #define DEFAULT_PART (8u << 20)
 
-/* A part buffer: being filled (cur), travelling (busy), or free. */
+/* A part: being filled (cur), travelling (busy), or free (no buffer: it went back to the pool). */
 struct slot {
     struct s3l__http_req r;
+    struct s3l__digest dg;
     uint8_t *buf;
     size_t len;
     int number;
@@ -67,10 +71,15 @@ void s3l_s3_client_counters(const struct s3l_s3_client *c, uint64_t *requests, u
 static void cancel_all(struct s3l_s3_upload *u)
 {
     for (int i = 0; u->slots && i < u->n_slots; i++) {
-        if (u->slots[i].busy)
-            s3l__http_cancel(u->c, &u->slots[i].r);
-        s3l__http_req_cleanup(&u->slots[i].r);
-        u->slots[i].busy = false;
+        struct slot *s = &u->slots[i];
+        if (s->busy)
+            s3l__http_cancel(u->c, &s->r);
+        s3l__http_req_cleanup(&s->r);
+        if (s->busy) { /* the part is dropped: its buffer goes back (the filling one stays) */
+            s3l__buf_give(u->c, s->buf, u->part_size);
+            s->buf = NULL;
+        }
+        s->busy = false;
     }
 }
 
@@ -79,8 +88,10 @@ static void upload_free(struct s3l_s3_upload *u)
     if (!u)
         return;
     cancel_all(u);
-    for (int i = 0; u->slots && i < u->n_slots; i++)
-        s3l_free(u->slots[i].buf);
+    for (int i = 0; u->slots && i < u->n_slots; i++) {
+        s3l__buf_give(u->c, u->slots[i].buf, u->part_size);
+        s3l__digest_free(&u->slots[i].dg);
+    }
     s3l_free(u->slots), s3l_free(u->window), s3l_free(u->parts), s3l_free(u->upload_id);
     s3l_free(u->bucket), s3l_free(u->key), s3l_free(u->content_type), s3l_free(u->sse);
     s3l_free(u->sse_kms_key_id), s3l_free(u->storage_class), s3l_free(u->if_match);
@@ -189,7 +200,7 @@ static int collect(struct s3l_s3_upload *u, struct s3l_error *e)
     int rc = 0;
     for (int i = 0; i < u->n_slots; i++) {
         struct slot *s = &u->slots[i];
-        if (!s->busy || !s3l__http_done(&s->r))
+        if (!s->busy || !s3l__http_done(u->c, &s->r))
             continue;
         if (s->r.rc != 0 && rc == 0) {
             *e = s->r.err;
@@ -203,7 +214,9 @@ static int collect(struct s3l_s3_upload *u, struct s3l_error *e)
                 rc = s3l_error_set(e, S3L_ECORRUPT, "UploadPart %s part %d: no ETag in the "
                                    "answer", u->key, s->number);
         }
-        s3l__http_req_cleanup(&s->r);
+        s3l__http_req_reset(&s->r);
+        s3l__buf_give(u->c, s->buf, u->part_size);
+        s->buf = NULL;
         s->busy = false;
         s->len = 0;
     }
@@ -237,10 +250,13 @@ static int submit(struct s3l_s3_upload *u, struct slot *s, struct s3l_error *e)
                            "bytes; raise the part size", u->key, u->part_size);
     if (rc == 0)
         rc = grow_parts(u, u->n_parts + 1, e);
+    const char *digest = NULL;
+    if (rc == 0 && s3l__digest_end(&s->dg, &digest, s->b64) != 0)
+        rc = s3l_error_set(e, S3L_EINTERNAL, "upload of %s: libcrypto failed", u->key);
     if (rc == 0) {
         s->number = (int)++u->n_parts;
         rc = s3l__part_request(u->c, &s->r, u->bucket, u->key, u->upload_id, s->buf, s->len,
-                               s->numstr, s->number, s->b64);
+                               s->numstr, s->number, s->b64, digest);
     }
     if (rc != 0)
         return rc;
@@ -249,49 +265,114 @@ static int submit(struct s3l_s3_upload *u, struct slot *s, struct s3l_error *e)
     return pump(u, (size_t)u->n_slots - 1, e);
 }
 
+/* Makes a free slot the one being filled, with a buffer from the client's pool; when all the
+ * buffers the client allows are taken, waits for one of this upload's parts to come back. */
 static int next_slot(struct s3l_s3_upload *u, struct s3l_error *e)
 {
     for (;;) {
-        for (int i = 0; i < u->n_slots; i++)
-            if (!u->slots[i].busy) {
-                struct slot *s = &u->slots[i];
-                if (!s->buf && !(s->buf = s3l_malloc(u->part_size)))
-                    return s3l_error_set(e, S3L_ENOMEM, "upload of %s: no memory for a part",
+        int held = 0, free_slot = -1;
+        for (int i = 0; i < u->n_slots; i++) {
+            held += u->slots[i].busy;
+            if (!u->slots[i].busy && free_slot < 0)
+                free_slot = i;
+        }
+        if (free_slot >= 0) {
+            struct slot *s = &u->slots[free_slot];
+            if (s3l__buf_take(u->c, u->part_size, held, &s->buf) != 0)
+                return s3l_error_set(e, S3L_ENOMEM, "upload of %s: no memory for a part",
+                                     u->key);
+            if (s->buf) {
+                if (s3l__digest_begin(&s->dg, u->c->integrity) != 0)
+                    return s3l_error_set(e, S3L_ENOMEM, "upload of %s: libcrypto failed",
                                          u->key);
                 s->len = 0;
-                u->cur = i;
+                u->cur = free_slot;
                 return 0;
             }
-        int rc = pump(u, (size_t)u->n_slots - 1, e);
+        }
+        /* every slot travels, or the client's cap is reached: wait for one of ours */
+        int rc = pump(u, held > 0 ? (size_t)held - 1 : 0, e);
         if (rc != 0)
             return rc;
     }
+}
+
+/* The room of the part being filled, sending the previous one when it is full. */
+static int reserve(struct s3l_s3_upload *u, struct s3l_error *e)
+{
+    /* a full part waits for more bytes: while it might be the only one, it may be a PUT */
+    if (u->cur >= 0 && u->slots[u->cur].len == u->part_size) {
+        int rc = submit(u, &u->slots[u->cur], e);
+        u->cur = -1;
+        if (rc != 0)
+            return rc;
+    }
+    return u->cur < 0 ? next_slot(u, e) : 0;
+}
+
+static int commit(struct s3l_s3_upload *u, size_t n, struct s3l_error *e)
+{
+    struct slot *s = &u->slots[u->cur];
+    /* hashed now, while the bytes just written are in the cache */
+    if (n > 0 && s3l__digest_update(&s->dg, s->buf + s->len, n) != 0)
+        return s3l_error_set(e, S3L_EINTERNAL, "upload of %s: libcrypto failed", u->key);
+    s->len += n;
+    u->size += n;
+    return 0;
+}
+
+static int poisoned(const struct s3l_s3_upload *u, struct s3l_error *err)
+{
+    return s3l_error_set(err, u->rc, "upload of %s failed earlier: %s", u->key,
+                         u->first.message);
+}
+
+int s3l_s3_upload_reserve(struct s3l_s3_upload *u, void **buf, size_t *room,
+                          struct s3l_error *err)
+{
+    *buf = NULL;
+    *room = 0;
+    if (u->rc != 0)
+        return poisoned(u, err);
+    struct s3l_error e = {0};
+    int rc = pump(u, SIZE_MAX, &e); /* let the parts in flight move on */
+    if (rc == 0)
+        rc = reserve(u, &e);
+    if (rc != 0)
+        return fail(u, rc, &e, err);
+    struct slot *s = &u->slots[u->cur];
+    *buf = s->buf + s->len;
+    *room = u->part_size - s->len;
+    return 0;
+}
+
+int s3l_s3_upload_commit(struct s3l_s3_upload *u, size_t n, struct s3l_error *err)
+{
+    if (u->rc != 0)
+        return poisoned(u, err);
+    struct s3l_error e = {0};
+    int rc = 0;
+    if (u->cur < 0 || n > u->part_size - u->slots[u->cur].len)
+        rc = s3l_error_set(&e, S3L_EINVALID_ARGUMENT, "upload of %s: commit of %zu bytes "
+                           "without a reserve of that much room", u->key, n);
+    if (rc == 0)
+        rc = commit(u, n, &e);
+    return rc ? fail(u, rc, &e, err) : 0;
 }
 
 int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
                         struct s3l_error *err)
 {
     if (u->rc != 0)
-        return s3l_error_set(err, u->rc, "upload of %s failed earlier: %s", u->key,
-                             u->first.message);
+        return poisoned(u, err);
     struct s3l_error e = {0};
     int rc = pump(u, SIZE_MAX, &e); /* let the parts in flight move on */
     const uint8_t *p = data;
-    while (rc == 0 && len > 0) {
-        /* a full part waits for more bytes: while it might be the only one, it may be a PUT */
-        if (u->cur >= 0 && u->slots[u->cur].len == u->part_size) {
-            rc = submit(u, &u->slots[u->cur], &e);
-            u->cur = -1;
-            if (rc != 0)
-                break;
-        }
-        if (u->cur < 0 && (rc = next_slot(u, &e)) != 0)
-            break;
+    while (rc == 0 && len > 0 && (rc = reserve(u, &e)) == 0) {
         struct slot *s = &u->slots[u->cur];
         size_t n = S3L_MIN(len, u->part_size - s->len);
         memcpy(s->buf + s->len, p, n);
-        s->len += n;
-        u->size += n;
+        rc = commit(u, n, &e);
         p += n;
         len -= n;
     }
@@ -348,8 +429,12 @@ int s3l_s3_upload_publish(struct s3l_s3_upload *u, struct s3l_s3_object *out,
     struct slot *last = u->cur >= 0 ? &u->slots[u->cur] : NULL;
     if (!u->upload_id) { /* at most one part's worth: one PutObject */
         struct s3l_s3_put_options o = put_opts(u, true);
-        rc = s3l_s3_put_object(u->c, u->bucket, u->key, last && last->len ? last->buf : NULL,
-                               u->size, &o, out, err);
+        const char *digest = NULL;
+        if (last && s3l__digest_end(&last->dg, &digest, last->b64) != 0)
+            rc = s3l_error_set(err, S3L_EINTERNAL, "upload of %s: libcrypto failed", u->key);
+        if (rc == 0)
+            rc = s3l__put_object(u->c, u->bucket, u->key, last && last->len ? last->buf : NULL,
+                                 u->size, &o, digest, last ? last->b64 : NULL, out, err);
         upload_free(u);
         return rc;
     }

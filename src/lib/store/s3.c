@@ -6,10 +6,10 @@
  * (src/lib/s3/upload.c); abort is AbortMultipartUpload; put-if-absent is If-None-Match: *, a
  * conditional put is If-Match with the ETag unquoted (as RGW wants it); copy is CopyObject, or
  * UploadPartCopy above a threshold; list follows continuation tokens.
- * The store may be used from several threads: one mutex serialises the calls into the client,
- * whose transfers (parts in flight) move on whenever any call drives its multi handle.
+ * The store may be used from several threads at once: the client is thread-safe, so their calls
+ * (and the parts of their uploads) go out together, within the client's in-flight limit and its
+ * cap on part buffers (include/s3l/s3.h), never one lane after the other.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -25,7 +25,6 @@ struct s3_store {
     char *prefix; /* "" or "PREFIX/" */
     size_t part_size;
     uint64_t copy_threshold, copy_part_size;
-    pthread_mutex_t lock;
 };
 
 struct s3_upload {
@@ -84,9 +83,7 @@ static int s3_upload_begin(struct s3l_store *st, const char *key,
         po.if_match = opts->if_match;
         po.content_type = opts->content_type;
     }
-    pthread_mutex_lock(&s->lock);
     int rc = s3l_s3_upload_begin(s->c, s->bucket, k, &po, s->part_size, &up->u, err);
-    pthread_mutex_unlock(&s->lock);
     s3l_free(k);
     if (rc != 0) {
         s3l_free(up->base.key);
@@ -102,10 +99,7 @@ static int s3_upload_write(struct s3l_upload *ub, const void *data, size_t len,
                            struct s3l_error *err)
 {
     struct s3_upload *up = (struct s3_upload *)ub;
-    struct s3_store *s = S(ub->store);
-    pthread_mutex_lock(&s->lock);
     int rc = s3l_s3_upload_write(up->u, data, len, err);
-    pthread_mutex_unlock(&s->lock);
     return rc;
 }
 
@@ -119,11 +113,8 @@ static int s3_upload_publish(struct s3l_upload *ub, struct s3l_object_info *info
                              struct s3l_error *err)
 {
     struct s3_upload *up = (struct s3_upload *)ub;
-    struct s3_store *s = S(ub->store);
     struct s3l_s3_object o = {0};
-    pthread_mutex_lock(&s->lock);
     int rc = s3l_s3_upload_publish(up->u, &o, err);
-    pthread_mutex_unlock(&s->lock);
     if (rc == 0) {
         if (!o.mtime_ns) {
             struct timespec ts;
@@ -139,10 +130,7 @@ static int s3_upload_publish(struct s3l_upload *ub, struct s3l_object_info *info
 static void s3_upload_abort(struct s3l_upload *ub)
 {
     struct s3_upload *up = (struct s3_upload *)ub;
-    struct s3_store *s = S(ub->store);
-    pthread_mutex_lock(&s->lock);
     s3l_s3_upload_abort(up->u);
-    pthread_mutex_unlock(&s->lock);
     upload_free(up);
 }
 
@@ -174,7 +162,6 @@ static int s3_get(struct s3l_store *st, const char *key, uint64_t offset, uint64
     int rc = -1;
     *data = NULL;
     *data_len = 0;
-    pthread_mutex_lock(&s->lock);
     if (len > 0) {
         rc = s3l_s3_get_object(s->c, s->bucket, k, offset, len == UINT64_MAX ? 0 : len, max,
                                data, data_len, &o, &e);
@@ -188,7 +175,6 @@ static int s3_get(struct s3l_store *st, const char *key, uint64_t offset, uint64
         if (rc == 0 && !(*data = s3l_calloc(1, 1)))
             rc = s3l_error_set(&e, S3L_ENOMEM, "out of memory");
     }
-    pthread_mutex_unlock(&s->lock);
     s3l_free(k);
     if (rc == 0)
         to_info(&o, info);
@@ -205,17 +191,15 @@ static int s3_stat(struct s3l_store *st, const char *key, struct s3l_object_info
     if (!k)
         return nomem(err);
     struct s3l_s3_object o = {0};
-    pthread_mutex_lock(&s->lock);
     int rc = s3l_s3_head_object(s->c, s->bucket, k, &o, err);
-    pthread_mutex_unlock(&s->lock);
     s3l_free(k);
     if (rc == 0)
         to_info(&o, info);
     return rc;
 }
 
-/* Page by page: the lock is held while a page is fetched, never during the callbacks, which
- * may call back into this store (the destination reads each marker it lists). */
+/* Page by page; the callbacks may call back into this store (the destination reads each marker
+ * it lists). */
 static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb cb, void *ctx,
                    struct s3l_error *err)
 {
@@ -228,9 +212,7 @@ static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb c
     int rc = 0;
     do {
         struct s3l_s3_list_page p;
-        pthread_mutex_lock(&s->lock);
         rc = s3l_s3_list_objects(s->c, s->bucket, k, NULL, token, 1000, &p, err);
-        pthread_mutex_unlock(&s->lock);
         s3l_free(token);
         token = NULL;
         for (size_t i = 0; rc == 0 && i < p.n_objects; i++) {
@@ -256,9 +238,7 @@ static int s3_remove(struct s3l_store *st, const char *key, struct s3l_error *er
     char *k = full_key(s, key);
     if (!k)
         return nomem(err);
-    pthread_mutex_lock(&s->lock);
     int rc = s3l_s3_delete_object(s->c, s->bucket, k, err);
-    pthread_mutex_unlock(&s->lock);
     s3l_free(k);
     return rc;
 }
@@ -270,10 +250,8 @@ static int s3_copy(struct s3l_store *st, const char *src_key, const char *dst_ke
     char *a = full_key(s, src_key), *b = full_key(s, dst_key);
     int rc = a && b ? 0 : nomem(err);
     if (rc == 0) {
-        pthread_mutex_lock(&s->lock);
         rc = s3l_s3_copy(s->c, s->bucket, a, s->bucket, b, s->copy_threshold, s->copy_part_size,
                          NULL, err);
-        pthread_mutex_unlock(&s->lock);
     }
     s3l_free(a);
     s3l_free(b);
@@ -284,7 +262,6 @@ static void s3_destroy(struct s3l_store *st)
 {
     struct s3_store *s = S(st);
     s3l_s3_client_free(s->c);
-    pthread_mutex_destroy(&s->lock);
     s3l_free(s->bucket);
     s3l_free(s->prefix);
     s3l__store_base_cleanup(st);
@@ -346,7 +323,6 @@ int s3l__store_s3_open(const char *url, const struct s3l_store_options *opts,
     struct s3_store *s = s3l_calloc(1, sizeof(*s));
     if (!s)
         return nomem(err);
-    pthread_mutex_init(&s->lock, NULL);
     s->base.ops = &s3_ops;
     int rc = parse_url(url, s, err);
     struct s3l_s3_config cfg = {0};
