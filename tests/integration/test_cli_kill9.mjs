@@ -9,10 +9,10 @@
 // (DuckDB: A EXCEPT ALL B and B EXCEPT ALL A empty), every visible file must be covered by a
 // marker, and one more run must change nothing.
 //
-// On S3 (S3L_TEST_STORE=s3, the s3 label) a run takes far longer (every commit is several
-// requests to the gateway), so the same test is shorter there: runs go on, with new seeds, until
-// 8 of them died by SIGKILL (at most 24 runs; a run that finished before its kill is fine and
-// does not count), then the same final run and checks. The lake is the harness's s3:// URL for
+// On S3 (S3L_TEST_STORE=s3, the s3 label) a run takes longer (every commit is several requests
+// to the gateway), so the same test is shorter there: runs go on, with new seeds, until 12 of
+// them died by SIGKILL (at most 36 runs; a run that finished before its kill is fine and does
+// not count), then the same final run and checks. The lake is the harness's s3:// URL for
 // the temp directory (destUrl), read back through its mirror of the bucket.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,10 +25,10 @@ import {
 const work = tmpdir('s3l-kill9');
 const lake = path.join(work, 'lake');
 const input = path.join(work, 'in.ndjson');
-// file://: 50 runs, at least 10 of them killed. s3://: runs until 8 were killed, at most 24.
+// file://: 50 runs, at least 10 of them killed. s3://: runs until 12 were killed, at most 36.
 const ON_S3 = STORE === 's3';
-const RUNS = ON_S3 ? 24 : 50;
-const KILLS = ON_S3 ? 8 : 10;
+const RUNS = ON_S3 ? 36 : 50;
+const KILLS = ON_S3 ? 12 : 10;
 const lines = Array.from({ length: RUNS * 400 }, (_, i) =>
     JSON.stringify({ id: i, name: `row ${i} ${'x'.repeat(i % 50)}`, v: i % 7 === 0 ? null : i / 4 }));
 fs.writeFileSync(input, '');
