@@ -66,9 +66,10 @@ export function toStoreArgs(args, roots, cwd) {
     });
 }
 
-function curl(args) {
+// curl with our keys; fail: an HTTP error fails the call (else the caller reads the codes).
+function curl(args, { fail = true } = {}) {
     const sigv4 = `aws:amz:${rgw.AWS_DEFAULT_REGION}:s3`;
-    const r = spawnSync('curl', ['-sS', '--fail', '--aws-sigv4', sigv4,
+    const r = spawnSync('curl', ['-sS', ...(fail ? ['--fail'] : []), '--aws-sigv4', sigv4,
         '-H', 'x-amz-content-sha256: UNSIGNED-PAYLOAD',
         '--user', `${rgw.AWS_ACCESS_KEY_ID}:${rgw.AWS_SECRET_ACCESS_KEY}`, ...args],
     { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -131,12 +132,22 @@ export function mirror() {
             .map(([k]) => k);
         for (let i = 0; i < fetch.length; i += 200) {
             const args = [];
-            for (const k of fetch.slice(i, i + 200)) {
+            const batch = fetch.slice(i, i + 200);
+            for (const k of batch) {
                 fs.rmSync(path.join(root, k), { force: true });
                 const url = `${rgw.RGW_ENDPOINT}/${rgw.RGW_BUCKET}/${keyPath(`${prefix}/${k}`)}`;
                 args.push('-o', path.join(root, k), url);
             }
-            curl(['--create-dirs', ...args]);
+            // A CLI that still runs (a test polling its checkpoint) may delete an object between
+            // the listing and its GET: a 404 leaves it out of the copy, as if listed after.
+            const codes = curl(['--create-dirs', '-w', '%{http_code}\n', ...args], { fail: false })
+                .trim().split('\n');
+            batch.forEach((k, j) => {
+                if (codes[j] === '200') return;
+                if (codes[j] !== '404') throw new Error(`GET ${prefix}/${k}: HTTP ${codes[j]}`);
+                fs.rmSync(path.join(root, k), { force: true });
+                now.delete(k);
+            });
         }
         mirrored.set(root, now);
     }
