@@ -17,6 +17,8 @@ struct s3l__fast_col {
     uint8_t time_kind; /* enum s3l__time_kind, for S3L__F_TIME */
     bool nullable;     /* a null or a missing key is written as null */
     bool plain_name;   /* the name holds no '"', '\\' or control character */
+    uint8_t tok_len;   /* plain names under 16 bytes: name + '"' in tok, 0xff per byte in mask */
+    uint64_t tok[2], tok_mask[2];
     int64_t lo, hi;    /* S3L__F_INT: the type's range; S3L__F_UINT: hi is the maximum */
     double max;        /* S3L__F_FLOAT: the largest finite value of the type */
     struct s3l__date_cache dates; /* S3L__F_TIME: the last date part parsed */

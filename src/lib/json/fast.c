@@ -38,6 +38,17 @@ int s3l__fast_init(struct s3l_converter *c)
         for (const char *q = f->name; *q; q++)
             if (*q == '"' || *q == '\\' || (uint8_t)*q < 0x20)
                 fc->plain_name = false;
+        /* The name and its closing quote as two masked words, when they fit in 16 bytes. */
+        size_t len = strlen(f->name);
+        if (fc->plain_name && len + 1 <= 16) {
+            uint8_t tok[16] = {0}, mask[16] = {0};
+            memcpy(tok, f->name, len);
+            tok[len] = '"';
+            memset(mask, 0xff, len + 1);
+            memcpy(fc->tok, tok, 16);
+            memcpy(fc->tok_mask, mask, 16);
+            fc->tok_len = (uint8_t)(len + 1);
+        }
         switch (f->type.id) {
         case S3L_TYPE_INT8: fc->kind = S3L__F_INT, fc->lo = INT8_MIN, fc->hi = INT8_MAX; break;
         case S3L_TYPE_INT16: fc->kind = S3L__F_INT, fc->lo = INT16_MIN, fc->hi = INT16_MAX; break;
@@ -63,7 +74,8 @@ int s3l__fast_init(struct s3l_converter *c)
 
 static inline const char *skip_ws(const char *p, const char *e)
 {
-    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+    /* compact JSON has none: one test of the byte's range sees that */
+    while (p < e && (uint8_t)*p <= ' ' && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
         p++;
     return p;
 }
@@ -313,12 +325,25 @@ static bool read_line(struct s3l_converter *c, const char *p, const char *e, siz
             const char *key = p + 1, *q = NULL;
             int col = -1;
             uint32_t h = m < c->hint_cap ? c->hint[m] : 0;
-            if (h && c->fast[h - 1].plain_name) { /* the column last seen here, most likely */
-                size_t len = c->name_len[h - 1];
-                if ((size_t)(e - key) > len && key[len] == '"' &&
-                    name_eq(key, c->schema->fields[h - 1].name, len)) {
-                    col = (int)h - 1;
-                    q = key + len;
+            if (h) { /* the column last seen at this position, most likely this one again */
+                const struct s3l__fast_col *hc = &c->fast[h - 1];
+                if (hc->tok_len && e - key >= 16) {
+                    /* name and closing quote against two words, masked to their length */
+                    uint64_t w0, w1;
+                    memcpy(&w0, key, 8);
+                    memcpy(&w1, key + 8, 8);
+                    if ((((w0 ^ hc->tok[0]) & hc->tok_mask[0]) |
+                         ((w1 ^ hc->tok[1]) & hc->tok_mask[1])) == 0) {
+                        col = (int)h - 1;
+                        q = key + hc->tok_len - 1;
+                    }
+                } else if (hc->plain_name) {
+                    size_t len = c->name_len[h - 1];
+                    if ((size_t)(e - key) > len && key[len] == '"' &&
+                        name_eq(key, c->schema->fields[h - 1].name, len)) {
+                        col = (int)h - 1;
+                        q = key + len;
+                    }
                 }
             }
             if (col < 0) {
