@@ -4,8 +4,9 @@
  * S3L_BENCH_PART_MB MiB, S3L_BENCH_IN_FLIGHT requests at once for the whole client, integrity
  * S3L_BENCH_INTEGRITY (md5, the default, or crc32c). S3L_BENCH_LANES threads (default 2) share
  * one client and take the files in turn, so that one file's Complete overlaps the next file's
- * parts, as the s3 store's lanes do; the client's cap on part buffers is in flight + lanes, so
- * part memory stays at part size x (in flight + lanes) whatever the files' sizes. Each file is
+ * parts, as the s3 store's lanes do; the client's cap on part buffers is in flight + lanes (each
+ * lane filling one part), + lanes more with Content-MD5 (a full part waits for its partner in
+ * the MD5 pair), so part memory stays there whatever the files' sizes. Each file is
  * read with read(2) straight into the part buffer (s3l_s3_upload_reserve / _commit): no copy of
  * our own. Endpoint, region and keys come from the environment, as for the AWS CLI. Prints the
  * bytes sent and the client's request counters.
@@ -100,9 +101,11 @@ int main(int argc, char **argv)
     int lanes = env_int("S3L_BENCH_LANES", 2);
     struct s3l_s3_config cfg = {.version = S3L_S3_CONFIG_VERSION,
                                 .max_in_flight = env_int("S3L_BENCH_IN_FLIGHT", 4)};
-    cfg.max_part_buffers = cfg.max_in_flight + lanes;
     if (integ && strcmp(integ, "crc32c") == 0)
         cfg.integrity = S3L_S3_INTEGRITY_CRC32C;
+    /* each lane fills one part (and holds a full one for its MD5 partner with Content-MD5) */
+    int md5 = cfg.integrity == S3L_S3_INTEGRITY_MD5;
+    cfg.max_part_buffers = cfg.max_in_flight + lanes * (1 + md5);
     struct job j = {.bucket = argv[1], .prefix = argv[2], .files = argv + 3, .n_files = argc - 3,
                     .part = (size_t)env_int("S3L_BENCH_PART_MB", 8) << 20};
     pthread_mutex_init(&j.err_lock, NULL);

@@ -68,10 +68,12 @@ struct s3l_s3_config {
     int max_in_flight;       /* 0: 4 (at most 64); requests at once, all callers together */
     enum s3l_s3_integrity integrity;
     bool sign_payload;       /* sign the body's SHA-256 instead of UNSIGNED-PAYLOAD */
-    /* 0: max_in_flight + 1. Part buffers (part_size bytes each) that all the client's streaming
-     * uploads may hold at once, recycled between parts and uploads; an upload holding none may
-     * always take one, so with U uploads open their part buffers stay within
-     * part_size * (max_part_buffers + U - 1); one upload alone: part_size * max_part_buffers. */
+    /* 0: max_in_flight + 1, + 2 with Content-MD5 (full parts are hashed two at a time, so one
+     * waits for the next). Part buffers (part_size bytes each) that all the client's streaming
+     * uploads may hold at once, recycled between parts and uploads; an upload with no part
+     * travelling may always take one (none would come back), so with U uploads open their
+     * buffers stay within part_size * (max_part_buffers + 2U); one upload alone:
+     * part_size * max_part_buffers. */
     int max_part_buffers;
 };
 
@@ -253,11 +255,13 @@ int s3l_s3_list_uploads(struct s3l_s3_client *c, const char *bucket, const char 
  * A streaming upload: bytes are written in any pieces; they become parts of part_size bytes
  * (0: 8 MiB; at least 5 MiB, S3's minimum for all parts but the last), sent up to the client's
  * max_in_flight at once while the next part fills, so memory is bounded by
- * part_size * (max_in_flight + 1) per upload and by the client's max_part_buffers for all
- * uploads together, never by the object. Transfers move on at every write. The integrity value
- * of each part (Content-MD5 or CRC32C) is computed piece by piece as bytes arrive; part bytes are
- * copied once (into the part buffer; none at all with s3l_s3_upload_reserve) and handed to
- * libcurl from there. Several uploads of one client may run at once, from one thread or many.
+ * part_size * (max_in_flight + 1) per upload (+ 1 with Content-MD5) and by the client's
+ * max_part_buffers for all uploads together, never by the object. Transfers move on at every
+ * write. A part's CRC32C is computed piece by piece as bytes arrive; Content-MD5s two full parts
+ * at a time (1.7 times the speed of one MD5), so a full part is sent when the next one is full
+ * too, or at publish. Part bytes are copied once (into the part buffer; none at all with
+ * s3l_s3_upload_reserve) and handed to libcurl from there. Several uploads of one client may run
+ * at once, from one thread or many.
  * Nothing is visible until publish. An object that fits in one part is one PutObject (an empty
  * object is a PutObject with Content-Length 0); a larger one is a multipart upload, created at
  * the first full part with x-amz-meta-s3land-upload set to a random token, so that a Complete

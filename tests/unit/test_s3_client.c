@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <cmocka.h>
+#include <openssl/evp.h>
 
 #include "s3/s3_int.h"
 
@@ -152,6 +153,63 @@ static void piecewise_digests(void **state)
     s3l__digest_free(&d);
 }
 
+/* Two MD5s at once (md5x2.c) against RFC 1321's test suite (appendix A.5) and OpenSSL. */
+static void md5_two_at_once(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *hex;
+    } rfc[] = {
+        {"", "d41d8cd98f00b204e9800998ecf8427e"},
+        {"a", "0cc175b9c0f1b6a831c399e269772661"},
+        {"abc", "900150983cd24fb0d6963f7d28e17f72"},
+        {"message digest", "f96b697d7cb7938d525a2f31aaf161d0"},
+        {"abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"},
+        {"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+         "d174ab98d277d9f5a5611c2c9f419d9f"},
+        {"1234567890" "1234567890" "1234567890" "1234567890" "1234567890" "1234567890"
+         "1234567890" "1234567890",
+         "57edf4a22be3c955ac49da2e2107b67a"},
+    };
+    for (size_t i = 0; i < S3L_ARRAY_LEN(rfc); i++) {
+        uint8_t d0[16], d1[16];
+        char hex0[33], hex1[33];
+        size_t n = strlen(rfc[i].in);
+        char *other = malloc(n + 1); /* the second lane holds other bytes of the same length */
+        for (size_t k = 0; k < n; k++)
+            other[k] = (char)(rfc[i].in[n - 1 - k] ^ 0x5a);
+        s3l__md5x2(rfc[i].in, other, n, d0, d1);
+        s3l_hex_encode(d0, 16, hex0);
+        assert_string_equal(hex0, rfc[i].hex);
+        s3l__md5x2(other, rfc[i].in, n, d1, d0);
+        s3l_hex_encode(d0, 16, hex1);
+        assert_string_equal(hex1, rfc[i].hex);
+        free(other);
+    }
+    /* every padding case (lengths 0..200) and a part-sized message, against OpenSSL's MD5 */
+    size_t big = (5u << 20) + 77;
+    uint8_t *a = malloc(big), *b = malloc(big);
+    uint64_t x = 88172645463325252ull;
+    for (size_t k = 0; k < big; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        a[k] = (uint8_t)x;
+        b[k] = (uint8_t)(x >> 32);
+    }
+    for (size_t n = 0; n <= big; n = n < 200 ? n + 1 : big + (n == big)) {
+        uint8_t d0[16], d1[16], e0[16], e1[16];
+        unsigned int len = 0;
+        s3l__md5x2(a, b, n, d0, d1);
+        assert_int_equal(EVP_Digest(a, n, e0, &len, EVP_md5(), NULL), 1);
+        assert_int_equal(EVP_Digest(b, n, e1, &len, EVP_md5(), NULL), 1);
+        assert_memory_equal(d0, e0, 16);
+        assert_memory_equal(d1, e1, 16);
+        if (n == big)
+            break;
+    }
+    free(a);
+    free(b);
+}
+
 /* The client's part buffers: recycled, capped, and never refused to an upload holding none. */
 static void part_buffer_pool(void **state)
 {
@@ -162,7 +220,11 @@ static void part_buffer_pool(void **state)
     struct s3l_s3_client *c = NULL;
     struct s3l_error e = {0};
     assert_int_equal(s3l_s3_client_new(&cfg, &c, &e), 0);
-    assert_int_equal(c->max_bufs, 3); /* default: in flight + 1 */
+    assert_int_equal(c->max_bufs, 4); /* default: in flight + 2 with Content-MD5 (pairs) */
+    s3l_s3_client_free(c);
+    cfg.integrity = S3L_S3_INTEGRITY_CRC32C;
+    assert_int_equal(s3l_s3_client_new(&cfg, &c, &e), 0);
+    assert_int_equal(c->max_bufs, 3); /* in flight + 1 otherwise */
     uint8_t *b[5];
     for (int i = 0; i < 3; i++) {
         assert_int_equal(s3l__buf_take(c, 4096, i, &b[i]), 0);
@@ -273,6 +335,7 @@ int main(void)
         cmocka_unit_test(taxonomy),        cmocka_unit_test(checksums),
         cmocka_unit_test(config_from_env), cmocka_unit_test(signing_key_cache),
         cmocka_unit_test(piecewise_digests), cmocka_unit_test(part_buffer_pool),
+        cmocka_unit_test(md5_two_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

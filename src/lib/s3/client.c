@@ -250,7 +250,10 @@ static int set_numbers(struct s3l_s3_client *c, const struct s3l_s3_config *cfg)
     c->in_flight_limit = c->max_in_flight;
     c->integrity = cfg->integrity;
     c->sign_payload = cfg->sign_payload;
-    c->max_bufs = cfg->max_part_buffers > 0 ? cfg->max_part_buffers : c->max_in_flight + 1;
+    /* a Content-MD5 upload holds one more: a full part waits to be hashed with the next one */
+    c->max_bufs = cfg->max_part_buffers > 0
+                      ? cfg->max_part_buffers
+                      : c->max_in_flight + 1 + (c->integrity == S3L_S3_INTEGRITY_MD5);
     c->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)c;
     if (!c->rng)
         c->rng = 1;

@@ -336,6 +336,10 @@ int s3l__digest_update(struct s3l__digest *d, const void *data, size_t len);
 int s3l__digest_end(struct s3l__digest *d, const char **name, char *b64);
 void s3l__digest_free(struct s3l__digest *d);
 
+/* MD5 (RFC 1321) of m0 and of m1, both len bytes, computed together (md5x2.c): two
+ * independent chains keep a core's ALUs busy where one leaves them idle. */
+void s3l__md5x2(const void *m0, const void *m1, size_t len, uint8_t d0[16], uint8_t d1[16]);
+
 /* Part buffers of size bytes from the client's pool (module comment of struct s3l_s3_client).
  * holding: how many the caller holds now. *buf is NULL when the cap is reached (wait for one of
  * the caller's own to come back). Returns 0 or S3L_ENOMEM. */

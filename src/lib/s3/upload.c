@@ -4,8 +4,11 @@
  * buffer while up to max_in_flight parts travel (a sliding window over the libcurl multi handle,
  * pumped at every write), so memory stays at part_size * (max_in_flight + 1). Part buffers come
  * from the client's pool (recycled, so a steady upload faults in no new pages, and capped for all
- * uploads together); each part's integrity value is computed as its bytes arrive, while they are
- * still in the cache, and curl reads the part straight from its buffer. Publishing settles
+ * uploads together); each part's CRC32C is computed as its bytes arrive, while they are still in
+ * the cache; Content-MD5s are computed for two full parts at once (md5x2.c: 1.7 times the
+ * throughput of one MD5), so a full part waits for the next one to fill before both are sent,
+ * and an upload then holds one more buffer. curl reads each part straight from its buffer.
+ * Publishing settles
  * the cases where S3 leaves the outcome unknown (DESIGN.md section 5 and issue 4): a Complete
  * whose answer was lost is retried by the transport; if the retry says NoSuchUpload, 5xx or
  * times out, a HEAD decides, by the random token stored in x-amz-meta-s3land-upload at create and
@@ -29,6 +32,7 @@ struct slot {
     size_t len;
     int number;
     bool busy;
+    bool hashed; /* b64 holds the part's Content-MD5 already */
     char numstr[16];
     char b64[32];
 };
@@ -44,6 +48,8 @@ struct s3l_s3_upload {
     struct slot *slots;
     int n_slots;
     int cur; /* the slot being filled, or -1 */
+    int held; /* a full part waiting to be hashed with the next one (Content-MD5), or -1 */
+    bool pair_md5;
     struct s3l__http_req **window;
     struct s3l_s3_part *parts; /* parts[number - 1] */
     size_t n_parts, cap_parts;
@@ -132,9 +138,10 @@ int s3l_s3_upload_begin(struct s3l_s3_client *c, const char *bucket, const char 
     bool ok = u != NULL;
     if (ok) {
         u->c = c;
-        u->cur = -1;
+        u->cur = u->held = -1;
         u->part_size = part_size ? part_size : DEFAULT_PART;
-        u->n_slots = c->max_in_flight + 1;
+        u->pair_md5 = c->integrity == S3L_S3_INTEGRITY_MD5;
+        u->n_slots = c->max_in_flight + 1 + u->pair_md5;
         u->slots = s3l_calloc((size_t)u->n_slots, sizeof(*u->slots));
         u->window = s3l_calloc((size_t)u->n_slots, sizeof(*u->window));
         ok = u->slots && u->window && dup_into(&u->bucket, bucket) && dup_into(&u->key, key);
@@ -250,9 +257,16 @@ static int submit(struct s3l_s3_upload *u, struct slot *s, struct s3l_error *e)
                            "bytes; raise the part size", u->key, u->part_size);
     if (rc == 0)
         rc = grow_parts(u, u->n_parts + 1, e);
-    const char *digest = NULL;
-    if (rc == 0 && s3l__digest_end(&s->dg, &digest, s->b64) != 0)
-        rc = s3l_error_set(e, S3L_EINTERNAL, "upload of %s: libcrypto failed", u->key);
+    const char *digest = s->hashed ? "Content-MD5" : NULL;
+    if (rc == 0 && !digest && u->pair_md5) { /* hashed alone: the last part, or no partner */
+        if (s3l__digest_begin(&s->dg, S3L_S3_INTEGRITY_MD5) != 0 ||
+            s3l__digest_update(&s->dg, s->buf, s->len) != 0)
+            rc = S3L_EINTERNAL;
+    }
+    if (rc == 0 && !digest && s3l__digest_end(&s->dg, &digest, s->b64) != 0)
+        rc = S3L_EINTERNAL;
+    if (rc == S3L_EINTERNAL)
+        rc = s3l_error_set(e, rc, "upload of %s: libcrypto failed", u->key);
     if (rc == 0) {
         s->number = (int)++u->n_parts;
         rc = s3l__part_request(u->c, &s->r, u->bucket, u->key, u->upload_id, s->buf, s->len,
@@ -265,24 +279,40 @@ static int submit(struct s3l_s3_upload *u, struct slot *s, struct s3l_error *e)
     return pump(u, (size_t)u->n_slots - 1, e);
 }
 
+/* Sends the held full part and slot `other` (full too), hashed together (md5x2.c). */
+static int submit_pair(struct s3l_s3_upload *u, int other, struct s3l_error *e)
+{
+    struct slot *a = &u->slots[u->held], *b = &u->slots[other];
+    uint8_t da[16], db[16];
+    s3l__md5x2(a->buf, b->buf, u->part_size, da, db);
+    s3l__base64(da, 16, a->b64);
+    s3l__base64(db, 16, b->b64);
+    a->hashed = b->hashed = true;
+    u->held = -1;
+    int rc = submit(u, a, e); /* a first: part numbers follow the bytes */
+    return rc ? rc : submit(u, b, e);
+}
+
 /* Makes a free slot the one being filled, with a buffer from the client's pool; when all the
  * buffers the client allows are taken, waits for one of this upload's parts to come back. */
 static int next_slot(struct s3l_s3_upload *u, struct s3l_error *e)
 {
     for (;;) {
-        int held = 0, free_slot = -1;
+        int travelling = 0, free_slot = -1;
         for (int i = 0; i < u->n_slots; i++) {
-            held += u->slots[i].busy;
-            if (!u->slots[i].busy && free_slot < 0)
+            travelling += u->slots[i].busy;
+            if (!u->slots[i].busy && i != u->held && free_slot < 0)
                 free_slot = i;
         }
         if (free_slot >= 0) {
             struct slot *s = &u->slots[free_slot];
-            if (s3l__buf_take(u->c, u->part_size, held, &s->buf) != 0)
+            /* with no part travelling none comes back: the cap may not stop this upload */
+            if (s3l__buf_take(u->c, u->part_size, travelling, &s->buf) != 0)
                 return s3l_error_set(e, S3L_ENOMEM, "upload of %s: no memory for a part",
                                      u->key);
             if (s->buf) {
-                if (s3l__digest_begin(&s->dg, u->c->integrity) != 0)
+                s->hashed = false;
+                if (!u->pair_md5 && s3l__digest_begin(&s->dg, u->c->integrity) != 0)
                     return s3l_error_set(e, S3L_ENOMEM, "upload of %s: libcrypto failed",
                                          u->key);
                 s->len = 0;
@@ -291,7 +321,7 @@ static int next_slot(struct s3l_s3_upload *u, struct s3l_error *e)
             }
         }
         /* every slot travels, or the client's cap is reached: wait for one of ours */
-        int rc = pump(u, held > 0 ? (size_t)held - 1 : 0, e);
+        int rc = pump(u, travelling > 0 ? (size_t)travelling - 1 : 0, e);
         if (rc != 0)
             return rc;
     }
@@ -302,8 +332,12 @@ static int reserve(struct s3l_s3_upload *u, struct s3l_error *e)
 {
     /* a full part waits for more bytes: while it might be the only one, it may be a PUT */
     if (u->cur >= 0 && u->slots[u->cur].len == u->part_size) {
-        int rc = submit(u, &u->slots[u->cur], e);
+        int full = u->cur, rc = 0;
         u->cur = -1;
+        if (u->pair_md5 && u->held < 0)
+            u->held = full; /* hashed with the next full part */
+        else
+            rc = u->pair_md5 ? submit_pair(u, full, e) : submit(u, &u->slots[full], e);
         if (rc != 0)
             return rc;
     }
@@ -313,8 +347,8 @@ static int reserve(struct s3l_s3_upload *u, struct s3l_error *e)
 static int commit(struct s3l_s3_upload *u, size_t n, struct s3l_error *e)
 {
     struct slot *s = &u->slots[u->cur];
-    /* hashed now, while the bytes just written are in the cache */
-    if (n > 0 && s3l__digest_update(&s->dg, s->buf + s->len, n) != 0)
+    /* hashed now, while the bytes just written are in the cache (MD5s later, by pairs) */
+    if (n > 0 && !u->pair_md5 && s3l__digest_update(&s->dg, s->buf + s->len, n) != 0)
         return s3l_error_set(e, S3L_EINTERNAL, "upload of %s: libcrypto failed", u->key);
     s->len += n;
     u->size += n;
@@ -427,10 +461,10 @@ int s3l_s3_upload_publish(struct s3l_s3_upload *u, struct s3l_s3_object *out,
         return rc;
     }
     struct slot *last = u->cur >= 0 ? &u->slots[u->cur] : NULL;
-    if (!u->upload_id) { /* at most one part's worth: one PutObject */
+    if (!u->upload_id && u->held < 0) { /* at most one part's worth: one PutObject */
         struct s3l_s3_put_options o = put_opts(u, true);
-        const char *digest = NULL;
-        if (last && s3l__digest_end(&last->dg, &digest, last->b64) != 0)
+        const char *digest = NULL; /* NULL: s3l__put_object computes it */
+        if (last && !u->pair_md5 && s3l__digest_end(&last->dg, &digest, last->b64) != 0)
             rc = s3l_error_set(err, S3L_EINTERNAL, "upload of %s: libcrypto failed", u->key);
         if (rc == 0)
             rc = s3l__put_object(u->c, u->bucket, u->key, last && last->len ? last->buf : NULL,
@@ -439,8 +473,16 @@ int s3l_s3_upload_publish(struct s3l_s3_upload *u, struct s3l_s3_object *out,
         return rc;
     }
     struct s3l_error e = {0};
-    if (last && last->len > 0)
-        rc = submit(u, last, &e);
+    if (u->held >= 0 && last && last->len == u->part_size)
+        rc = submit_pair(u, u->cur, &e);
+    else {
+        if (u->held >= 0) {
+            rc = submit(u, &u->slots[u->held], &e);
+            u->held = -1;
+        }
+        if (rc == 0 && last && last->len > 0)
+            rc = submit(u, last, &e);
+    }
     u->cur = -1;
     while (rc == 0 && pump(u, 0, &e) == 0) {
         bool busy = false;
