@@ -81,8 +81,11 @@ awk -v b="$bytes" -v sw="$sw" -v su="$su" -v ss="$ss" -v sm="$sm" -v aw="$aw" -v
     printf "%-16s %8.2f %8.2f %8.0f %6.0f MB %10.2fx %9.2fx\n", "s3land crc32c", cw, cu + cs,
            b / 1048576 / cw, cm / 1024, cw / aw, (cu + cs) / (au + as)
     printf "goals: wall <= 0.8x, cpu <= 0.5x the AWS CLI'"'"'s\n"
-    printf "s3land part buffers: %d MiB x (%d in flight + %d lanes filling) = %d MiB bound; ", part,
-           fl, lanes, part * (fl + lanes)
-    printf "peak RSS above it: md5 %.0f MB, crc32c %.0f MB (libraries, heap, stacks)\n",
-           sm / 1024 - part * (fl + lanes) * 1.048576, cm / 1024 - part * (fl + lanes) * 1.048576
+    bm = part * (fl + 2 * lanes); bc = part * (fl + lanes)
+    printf "s3land part buffers, bound: md5 %d MiB x (%d in flight + %d lanes x 2: filling, and a\n",
+           part, fl, lanes
+    printf "  full part waiting for its MD5 partner) = %d MiB; crc32c %d MiB x (%d + %d) = %d MiB\n",
+           bm, part, fl, lanes, bc
+    printf "peak RSS minus that bound: md5 %.0f MB, crc32c %.0f MB (libraries, heap, stacks)\n",
+           sm / 1024 - bm * 1.048576, cm / 1024 - bc * 1.048576
 }'
