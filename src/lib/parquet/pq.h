@@ -217,6 +217,12 @@ struct s3l_pq_writer {
     /* Row group in progress. */
     uint64_t rg_rows;
     uint64_t rg_bytes;  /* encoded bytes buffered (compressed pages + raw page data) */
+    /* Bytes the row API appended to page buffers since rg_bytes was last summed (values, level
+     * bytes; less what a rollback took back): rg_bytes + added is always the buffered total. */
+    uint64_t added;
+    /* While added stays below this, no page is full and the row group is under its byte size
+     * and budget mark, so a committed row needs no look at the columns (0: look next row). */
+    uint64_t slack;
     size_t budget_mark; /* rg_bytes at which the budget is charged again (a page past the last) */
 
     /* File. */
@@ -330,6 +336,9 @@ int s3l__pq_offset_index(const struct pq_chunk_meta *m, struct s3l_buf *out);
  * size and the budget are looked at every 16 rows, or now when check_all.
  */
 int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_error *err);
+/* Sums the buffered bytes into rg_bytes again (after a rollback); the next commit looks at the
+ * columns. */
+void s3l__pq_recount(struct s3l_pq_writer *w);
 /* Records the first sink/codec failure (sticky) and returns it. */
 int s3l__pq_set_sticky(struct s3l_pq_writer *w, int rc, const char *what);
 /* Copies the sticky failure into err (when err holds none) and returns its code. */

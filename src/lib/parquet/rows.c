@@ -164,6 +164,7 @@ static inline int put_level(struct s3l_pq_writer *w, struct pq_col *c, uint8_t d
     if (!rc && c->max_rep)
         rc = buf_put(&c->reps, &w->cur_rep, 1);
     c->n_levels++;
+    w->added += (c->max_def != 0) + (c->max_rep != 0);
     return rc;
 }
 
@@ -184,6 +185,7 @@ static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t 
         rc = buf_put(&c->values, p, len);
     if (rc)
         return oom(w, n, rc);
+    w->added += len;
     c->n_values++;
     return 0;
 }
@@ -201,6 +203,7 @@ static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t 
                 c->defs.ptr[c->defs.len++] = c->max_def;                                           \
             memcpy(b->ptr + b->len, &v, sizeof(T));                                                \
             b->len += sizeof(T);                                                                   \
+            w->added += sizeof(T) + (c->max_def != 0);                                             \
             c->n_levels++;                                                                         \
             c->n_values++;                                                                         \
             return 0;                                                                              \
@@ -224,6 +227,7 @@ static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const vo
         memcpy(b->ptr + b->len, &l32, 4);
         memcpy(b->ptr + b->len + 4, p, len);
         b->len += 4 + len;
+        w->added += 4 + len + (c->max_def != 0);
         c->n_levels++;
         c->n_values++;
         return 0;
@@ -235,6 +239,7 @@ static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const vo
         rc = buf_put(&c->values, p, len);
     if (rc)
         return oom(w, n, rc);
+    w->added += 4 + len;
     c->n_values++;
     return 0;
 }
@@ -279,6 +284,7 @@ void s3l_pq_row_abort(struct s3l_pq_writer *w)
         c->n_levels = c->mark_levels;
         c->n_values = c->mark_nvalues;
     }
+    s3l__pq_recount(w); /* what the row had added is gone */
     w->in_row = false;
     w->depth = 0;
 }
