@@ -69,9 +69,13 @@ struct pq_node {
     size_t first_leaf, n_leaves;
     size_t n_children;
     struct pq_node *children;
-    /* Integer leaves stored as they come: 1 INT32, 2 INT64 (0: take the general path). */
+    /* Top-level leaves take a fast path in the row API. Integers stored as they come: fast_int
+     * 1 INT32, 2 INT64 (0: take the general path), in [lo, hi]. Strings: fast_bytes 1 UTF8 or
+     * JSON (validated), 2 BINARY. col: the leaf's column (set by the writer). */
     uint8_t fast_int;
-    int64_t lo, hi; /* the accepted range for fast_int */
+    uint8_t fast_bytes;
+    int64_t lo, hi;
+    struct pq_col *col;
 };
 
 /* Where a page went, and its statistics, for the page index (PageIndex.md). */
@@ -149,16 +153,17 @@ struct pq_row_group_meta {
 struct pq_col {
     /* The page in progress. defs.len and reps.len (when the column has those levels) always
      * equal n_levels: one byte per level entry. */
-    struct s3l_buf values;     /* PLAIN (BOOLEAN: one byte per value) */
-    struct s3l_buf defs, reps; /* one byte per level entry */
-    uint64_t n_levels;         /* level entries (= values incl. nulls) */
-    uint64_t n_values;         /* non-null values */
+    struct s3l_buf values; /* PLAIN (BOOLEAN: one byte per value) */
+    struct s3l_buf defs;   /* one byte per level entry */
+    uint64_t n_levels;     /* level entries (= values incl. nulls) */
+    uint64_t n_values;     /* non-null values */
     /* Lengths before the row in progress first wrote to this column, for rollback; valid when
      * mark_row equals the writer's rows_seen. */
     uint64_t mark_row;
     size_t mark_values;
     uint64_t mark_levels, mark_nvalues;
     uint8_t max_def, max_rep;
+    struct s3l_buf reps; /* one byte per level entry */
 
     const struct pq_node *node;
     enum pq_phys phys;
@@ -195,6 +200,20 @@ struct pq_frame {
 };
 
 struct s3l_pq_writer {
+    /* Row cursor. The fields every put reads come first, close together. depth is 0 outside a
+     * row. top: in a row, at depth 1, not poisoned (the puts' fast paths; one byte to test). */
+    bool top;
+    bool in_row;
+    bool poisoned;
+    uint8_t cur_rep;
+    int depth;
+    uint64_t rows_seen; /* rows begun, for messages (1-based) */
+    /* Bytes the row API appended to page buffers since rg_bytes was last summed (values, level
+     * bytes; less what a rollback took back): rg_bytes + added is always the buffered total. */
+    uint64_t added;
+    struct pq_frame frames[PQ_MAX_DEPTH];
+    struct s3l_error row_err;
+
     struct s3l_pq_options opts;
     struct s3l_pq_sink sink;
     char *created_by;
@@ -205,21 +224,9 @@ struct s3l_pq_writer {
     struct s3l__codec codec;
     struct s3l_arena arena; /* page-index and stats bytes; lives until free */
 
-    /* Row cursor. */
-    bool in_row;
-    bool poisoned;
-    struct s3l_error row_err;
-    int depth;
-    struct pq_frame frames[PQ_MAX_DEPTH];
-    uint8_t cur_rep;
-    uint64_t rows_seen; /* rows begun, for messages (1-based) */
-
     /* Row group in progress. */
     uint64_t rg_rows;
     uint64_t rg_bytes;  /* encoded bytes buffered (compressed pages + raw page data) */
-    /* Bytes the row API appended to page buffers since rg_bytes was last summed (values, level
-     * bytes; less what a rollback took back): rg_bytes + added is always the buffered total. */
-    uint64_t added;
     /* While added stays below this, no page is full and the row group is under its byte size
      * and budget mark, so a committed row needs no look at the columns (0: look next row). */
     uint64_t slack;

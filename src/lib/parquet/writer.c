@@ -124,6 +124,11 @@ int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_optio
         w->cols[i].dict_on = w->opts.dictionary && w->cols[i].phys != PQ_BOOLEAN;
         w->cols[i].bound_keep = keep;
     }
+    for (size_t i = 0; i < w->root.n_children; i++) {
+        struct pq_node *n = &w->root.children[i];
+        if (n->kind == PQ_LEAF)
+            n->col = &w->cols[n->first_leaf]; /* the row API's fast paths */
+    }
     *out = w;
     return 0;
 }
@@ -243,6 +248,7 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
         if (f->child < n->n_children && n->kind != PQ_LIST && n->kind != PQ_MAP)
             n = &n->children[f->child];
         w->poisoned = true;
+        w->top = false;
         s3l_error_set(&w->row_err, S3L_EINVALID_INPUT,
                       "row %llu, column %s: missing (the row "
                       "ended early)",
@@ -257,6 +263,7 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
     }
     w->in_row = false;
     w->depth = 0;
+    w->top = false;
     w->rows++;
     w->rg_rows++;
     if (w->sticky)
