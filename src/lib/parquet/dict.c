@@ -86,6 +86,14 @@ static inline uint32_t slot_of(uint64_t key, bool direct, uint32_t mask)
     return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (63 - bits) >> 1) & mask;
 }
 
+/* Load at most 1/4 while the table is small (shorter probes), 1/2 past SPARSE_SLOTS. */
+#define SPARSE_SLOTS (1u << 14)
+static inline bool too_full(const struct pq_dict *d, size_t k)
+{
+    size_t slots = (size_t)d->slot_mask + 1;
+    return (size_t)(d->n + k + 1) * (slots <= SPARSE_SLOTS ? 4 : 2) > slots;
+}
+
 static int grow_table(struct pq_dict *d, bool direct)
 {
     size_t cap = d->slots ? ((size_t)d->slot_mask + 1) * 2 : INITIAL_SLOTS;
@@ -169,7 +177,7 @@ static int add_entry(struct pq_dict *d, bool var, uint32_t s, uint64_t key, cons
 static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width, const uint8_t *p,
                          size_t n, uint64_t key, uint32_t *index)
 {
-    if ((size_t)(d->n + 1) * 2 > (size_t)d->slot_mask + 1 || !d->slots) {
+    if (!d->slots || too_full(d, 1)) {
         int rc = grow_table(d, direct);
         if (rc)
             return rc;
@@ -206,17 +214,18 @@ static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width,
 /*
  * Fixed-width values of at most 8 bytes, keyed by themselves: in blocks of 16, the slots are
  * computed and prefetched first, then probed, so the cache misses of a large table overlap.
+ * Inlined per width, so that loading a key is one move (not a variable-size copy).
  */
-static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *out)
+static inline __attribute__((always_inline)) int
+encode_direct_w(struct pq_dict *d, const struct pq_col *c, uint32_t *out, size_t width)
 {
     enum { BLOCK = 16 };
-    size_t width = c->value_width;
     const uint8_t *p = c->values.ptr;
     uint64_t n = c->n_values, last_key = 0;
     uint32_t last_idx = UINT32_MAX;
     for (uint64_t base = 0; base < n; base += BLOCK) {
         size_t k = (size_t)S3L_MIN((uint64_t)BLOCK, n - base);
-        while (!d->slots || (size_t)(d->n + k + 1) * 2 > (size_t)d->slot_mask + 1) {
+        while (!d->slots || too_full(d, k)) {
             int rc = grow_table(d, true);
             if (rc)
                 return rc;
@@ -257,6 +266,18 @@ static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *ou
         }
     }
     return 0;
+}
+
+static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *out)
+{
+    switch (c->value_width) {
+    case 8:
+        return encode_direct_w(d, c, out, 8);
+    case 4:
+        return encode_direct_w(d, c, out, 4);
+    default:
+        return encode_direct_w(d, c, out, c->value_width);
+    }
 }
 
 int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,

@@ -207,10 +207,20 @@ struct s3l_pq_writer {
     bool poisoned;
     uint8_t cur_rep;
     int depth;
-    uint64_t rows_seen; /* rows begun, for messages (1-based) */
+    bool closed;
+    int sticky;             /* first sink/codec error */
+    uint32_t n_top;         /* root.n_children: the fields of a row */
+    uint64_t rows_seen;     /* rows begun, for messages (1-based) */
+    uint64_t rows;          /* rows committed to the file */
+    uint64_t rg_rows;       /* rows of the row group in progress */
+    uint64_t rg_rows_max;   /* opts.row_group_rows, UINT64_MAX when 0 (no limit) */
     /* Bytes the row API appended to page buffers since rg_bytes was last summed (values, level
      * bytes; less what a rollback took back): rg_bytes + added is always the buffered total. */
     uint64_t added;
+    /* While added stays below this, no page is full and the row group is under its byte size
+     * and budget mark, so a committed row needs no look at the columns (0: look next row). */
+    uint64_t slack;
+    struct s3l_pq_budget *budget; /* the shared budget, or NULL */
     struct pq_frame frames[PQ_MAX_DEPTH];
     struct s3l_error row_err;
 
@@ -225,19 +235,12 @@ struct s3l_pq_writer {
     struct s3l_arena arena; /* page-index and stats bytes; lives until free */
 
     /* Row group in progress. */
-    uint64_t rg_rows;
     uint64_t rg_bytes;  /* encoded bytes buffered (compressed pages + raw page data) */
-    /* While added stays below this, no page is full and the row group is under its byte size
-     * and budget mark, so a committed row needs no look at the columns (0: look next row). */
-    uint64_t slack;
     size_t budget_mark; /* rg_bytes at which the budget is charged again (a page past the last) */
 
     /* File. */
-    uint64_t rows;
     uint64_t written;
-    int sticky; /* first sink/codec error */
     struct s3l_error sticky_err;
-    bool closed;
     size_t n_rgs, rgs_cap;
     struct pq_row_group_meta *rgs;
     struct s3l_buf scratch;  /* page assembly */
@@ -248,7 +251,6 @@ struct s3l_pq_writer {
     struct pq_stats pstats;  /* the statistics of the page being encoded */
 
     /* Budget membership. */
-    struct s3l_pq_budget *budget;
     size_t budget_charged;
     size_t budget_slot;
     int flush_requested; /* set by the budget, read at row_end (atomic) */

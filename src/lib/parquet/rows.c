@@ -286,9 +286,10 @@ int s3l_pq_row_begin(struct s3l_pq_writer *w)
     if (w->closed || w->in_row)
         return S3L_ESTATE;
     w->in_row = true;
-    w->poisoned = false;
-    if (w->row_err.code) /* cleared lazily: most rows never fail */
+    if (w->poisoned) { /* row_err is cleared lazily: most rows never fail */
         s3l_error_clear(&w->row_err);
+        w->poisoned = false;
+    }
     w->depth = 1;
     w->top = true;
     w->frames[0] = (struct pq_frame){.node = &w->root};

@@ -124,6 +124,8 @@ int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_optio
         w->cols[i].dict_on = w->opts.dictionary && w->cols[i].phys != PQ_BOOLEAN;
         w->cols[i].bound_keep = keep;
     }
+    w->n_top = (uint32_t)w->root.n_children;
+    w->rg_rows_max = w->opts.row_group_rows ? w->opts.row_group_rows : UINT64_MAX;
     for (size_t i = 0; i < w->root.n_children; i++) {
         struct pq_node *n = &w->root.children[i];
         if (n->kind == PQ_LEAF)
@@ -192,13 +194,21 @@ static bool flush_asked(struct s3l_pq_writer *w)
            __atomic_exchange_n(&w->flush_requested, 0, __ATOMIC_RELAXED);
 }
 
+/*
+ * Most rows: the columns grew by w->added bytes in all since they were last looked at, less
+ * than any page's room, the row group's room and the budget mark's, and the row group has room
+ * for rows: the full look would decide nothing (except the budget's every 16 rows).
+ */
+static inline bool quiet_commit(const struct s3l_pq_writer *w)
+{
+    return w->added < w->slack && w->rg_rows < w->rg_rows_max &&
+           !(w->budget && (w->rg_rows & 15) == 0);
+}
+
 int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_error *err)
 {
-    bool rows_due = w->opts.row_group_rows && w->rg_rows >= w->opts.row_group_rows;
-    /* Fast path, most rows: the columns grew by w->added bytes in all since they were last
-     * looked at, less than any page's room, the row group's room and the budget mark's. The
-     * decisions below would all be "nothing to do" (except the budget's every 16 rows). */
-    if (!check_all && !rows_due && w->added < w->slack && !(w->budget && (w->rg_rows & 15) == 0))
+    bool rows_due = w->rg_rows >= w->rg_rows_max;
+    if (!check_all && quiet_commit(w))
         return flush_asked(w) ? s3l_pq_writer_flush(w, err) : 0;
     size_t total = 0;
     uint64_t slack = UINT64_MAX;
@@ -242,7 +252,7 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
 {
     if (!w->in_row)
         return s3l_error_set(err, S3L_ESTATE, "parquet writer: row_end without row_begin");
-    if (!w->poisoned && (w->depth != 1 || w->frames[0].child != w->root.n_children)) {
+    if (!w->poisoned && (w->depth != 1 || w->frames[0].child != w->n_top)) {
         const struct pq_frame *f = &w->frames[w->depth - 1];
         const struct pq_node *n = f->node;
         if (f->child < n->n_children && n->kind != PQ_LIST && n->kind != PQ_MAP)
@@ -268,6 +278,8 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
     w->rg_rows++;
     if (w->sticky)
         return s3l__pq_report(w, err);
+    if (quiet_commit(w))
+        return flush_asked(w) ? s3l_pq_writer_flush(w, err) : 0;
     return s3l__pq_rows_committed(w, false, err);
 }
 
