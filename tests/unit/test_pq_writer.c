@@ -126,6 +126,26 @@ static void rejected_rows_leave_no_trace(void **state)
         s3l_pq_row_begin(wb);
         s3l_pq_put_int(wb, 1);
         s3l_pq_row_abort(wb);
+        /* Every field complete (top-level ones by the fast paths), then one value too many; and
+         * a string where the last (required) int64 goes. */
+        s3l_error_clear(&err);
+        s3l_pq_row_begin(wb);
+        s3l_pq_put_int(wb, 2);
+        s3l_pq_put_bytes(wb, "a longer string value", 21);
+        s3l_pq_begin_list(wb);
+        s3l_pq_end_list(wb);
+        s3l_pq_put_int(wb, -5);
+        assert_int_equal(s3l_pq_put_int(wb, 9), S3L_EINVALID_INPUT);
+        assert_int_equal(s3l_pq_row_end(wb, &err), S3L_EINVALID_INPUT);
+        assert_non_null(strstr(err.message, "more values than the 4 fields"));
+        s3l_pq_row_begin(wb);
+        s3l_pq_put_null(wb);
+        s3l_pq_put_bytes(wb, "zz", 2);
+        s3l_pq_put_null(wb);
+        assert_int_equal(s3l_pq_put_bytes(wb, "r", 1), S3L_EINVALID_INPUT);
+        s3l_pq_row_abort(wb);
+        /* What a file would hold if closed now counts the same bytes. */
+        assert_int_equal(s3l_pq_writer_size_estimate(wa), s3l_pq_writer_size_estimate(wb));
     }
     assert_int_equal(s3l_pq_writer_rows(wa), 50);
     assert_int_equal(s3l_pq_writer_rows(wb), 50);

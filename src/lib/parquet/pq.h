@@ -163,6 +163,11 @@ struct pq_col {
     size_t mark_values;
     uint64_t mark_levels, mark_nvalues;
     uint8_t max_def, max_rep;
+    /* A top-level leaf: its field index (else -1). The row API's fast paths append to it without
+     * marks: rollback takes back the last entry of each field the row completed, which for a
+     * BYTE_ARRAY value began at last_start. */
+    int32_t top_field;
+    size_t last_start;
     struct s3l_buf reps; /* one byte per level entry */
 
     const struct pq_node *node;

@@ -10,7 +10,9 @@
  * to the list's item level, and ending the list restores the level it began with.
  *
  * Rollback: the first write of a row to a leaf records the leaf's buffer lengths (marks); a
- * rejected row truncates the leaves it touched back to them.
+ * rejected row truncates the leaves it touched back to them. The fast paths of top-level leaves
+ * (one entry per row) record no marks: a rejected row takes back the last entry of each
+ * top-level leaf the row completed without marks.
  */
 #include <limits.h>
 #include <math.h>
@@ -223,7 +225,8 @@ static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
  * Appends a present value to a column without repetition levels when its buffers have room (the
  * common case): the value v[0..n), after its 4-byte length when prefixed (BYTE_ARRAY PLAIN), and
  * the max definition level. n is usually a constant at the call site, so the copy is one move.
- * false: nothing was written, take the general path.
+ * false: nothing was written, take the general path. No rollback marks: callers other than the
+ * top-level fast paths touch() first.
  */
 static inline bool fast_append(struct s3l_pq_writer *w, struct pq_col *c, const void *v, size_t n,
                                bool prefixed)
@@ -232,9 +235,9 @@ static inline bool fast_append(struct s3l_pq_writer *w, struct pq_col *c, const 
     size_t need = prefixed ? n + 4 : n;
     if (b->len + need >= b->cap || (c->max_def && c->defs.len + 1 >= c->defs.cap))
         return false;
-    touch(w, c);
     uint8_t *p = b->ptr + b->len;
     if (prefixed) {
+        c->last_start = b->len;
         uint32_t l32 = (uint32_t)n;
         memcpy(p, &l32, 4);
         copy_bytes(p + 4, v, n);
@@ -257,6 +260,7 @@ static inline bool fast_append(struct s3l_pq_writer *w, struct pq_col *c, const 
     static inline int NAME(struct s3l_pq_writer *w, const struct pq_node *n, T v)                  \
     {                                                                                              \
         struct pq_col *c = &w->cols[n->first_leaf];                                                \
+        touch(w, c);                                                                               \
         if (c->max_rep == 0 && fast_append(w, c, &v, sizeof(T), false))                            \
             return 0;                                                                              \
         return emit(w, n, 0, &v, sizeof(T));                                                       \
@@ -268,6 +272,7 @@ EMIT_FIXED(emit_f64, double)
 static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const void *p, size_t len)
 {
     struct pq_col *c = &w->cols[n->first_leaf];
+    touch(w, c);
     if (c->max_rep == 0 && fast_append(w, c, p, len, true))
         return 0;
     uint32_t l32 = (uint32_t)len;
@@ -326,14 +331,29 @@ int s3l_pq_row_begin(struct s3l_pq_writer *w)
     return 0;
 }
 
+/* Takes back the last entry of a top-level leaf, a present value that a fast path appended. */
+static void drop_last(struct pq_col *c)
+{
+    size_t len = c->phys == PQ_BYTE_ARRAY ? c->last_start : c->values.len - c->value_width;
+    s3l_buf_truncate(&c->values, len);
+    if (c->max_def)
+        s3l_buf_truncate(&c->defs, c->defs.len - 1);
+    c->n_levels--;
+    c->n_values--;
+}
+
 void s3l_pq_row_abort(struct s3l_pq_writer *w)
 {
     if (!w->in_row)
         return;
+    uint32_t done = w->depth ? w->frames[0].child : 0; /* top-level fields the row completed */
     for (size_t i = 0; i < w->n_cols; i++) {
         struct pq_col *c = &w->cols[i];
-        if (c->mark_row != w->rows_seen)
-            continue; /* the row did not write to this column */
+        if (c->mark_row != w->rows_seen) {
+            if (c->top_field >= 0 && (uint32_t)c->top_field < done)
+                drop_last(c); /* written by a fast path */
+            continue;
+        }
         s3l_buf_truncate(&c->defs, (size_t)c->mark_levels); /* one byte per level entry */
         s3l_buf_truncate(&c->reps, (size_t)c->mark_levels);
         s3l_buf_truncate(&c->values, c->mark_values);

@@ -125,11 +125,15 @@ int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_optio
         w->cols[i].bound_keep = keep;
     }
     w->n_top = (uint32_t)w->root.n_children;
+    for (size_t i = 0; i < w->n_cols; i++)
+        w->cols[i].top_field = -1;
     w->rg_rows_max = w->opts.row_group_rows ? w->opts.row_group_rows : UINT64_MAX;
     for (size_t i = 0; i < w->root.n_children; i++) {
         struct pq_node *n = &w->root.children[i];
-        if (n->kind == PQ_LEAF)
+        if (n->kind == PQ_LEAF) {
             n->col = &w->cols[n->first_leaf]; /* the row API's fast paths */
+            n->col->top_field = (int32_t)i;
+        }
     }
     *out = w;
     return 0;
