@@ -236,6 +236,9 @@ static inline bool fast_append(struct s3l_pq_writer *w, struct pq_col *c, const 
     if (b->len + need >= b->cap || (c->max_def && c->defs.len + 1 >= c->defs.cap))
         return false;
     uint8_t *p = b->ptr + b->len;
+    /* The page buffers outgrow the caches: ask for the line a few values ahead now, so that
+     * its read-for-ownership is not waited for (a prefetch never faults). */
+    __builtin_prefetch(p + 256, 1);
     if (prefixed) {
         c->last_start = b->len;
         uint32_t l32 = (uint32_t)n;
