@@ -133,6 +133,24 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
  */
 int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
 
+/*
+ * As s3l_reader_next, but an NDJSON record comes unscanned: rec->raw and raw_len hold the line
+ * (without its line end; never a blank line), rec->values is NULL and n_values 0, so that the
+ * caller can convert the bytes directly (s3l_convert_line) or scan them (s3l_reader_scan),
+ * possibly on another thread after copying them. Other formats come scanned, as from
+ * s3l_reader_next. Same results and errors otherwise, except that malformed JSON in a line is
+ * only found when it is scanned.
+ */
+int s3l_reader_next_raw(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
+
+/*
+ * Scans the record just returned by s3l_reader_next_raw (still valid: before the next call) into
+ * a tape owned by r, as s3l_reader_next would have. 1 (also when rec was scanned already), or the
+ * errors of s3l_reader_next for a malformed record (S3L_EINVALID_INPUT naming input, line, column
+ * and byte offset), S3L_ENOMEM.
+ */
+int s3l_reader_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
+
 /* Byte offset just after the last record returned or skipped (the resume point). After the end
  * of the input (s3l_reader_next returned 0) it also covers what follows the last record: blank
  * lines, a JSON array's closing ']' and whitespace. */
@@ -261,6 +279,36 @@ void s3l_converter_free(struct s3l_converter *c);
  */
 int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
                 const struct s3l_row_sink *sink, struct s3l_error *err);
+
+/* s3l_convert_fast's answer: the fast path cannot decide this record; nothing was written. */
+#define S3L_CONVERT_FALLBACK 2
+
+/*
+ * The fast path for an unscanned NDJSON record (s3l_reader_next_raw; rec->raw, raw_len, line,
+ * offset and source are used): reads the line's bytes straight into sink as s3l_convert would
+ * write the scanned record, without building a tape. It takes flat rows: an object whose keys,
+ * without escapes, are all columns of the schema, each once, with scalar values that go into
+ * their column without a coercion beyond s3l_convert's common ones (an integer into an integer
+ * or float column, a number into a float column, a number or string into a string column, ISO-8601
+ * text into a date, time or timestamp column, true/false into a bool column, null or a missing
+ * key into a nullable column). Anything else -- an escape, a nested value, an unknown or repeated
+ * key, a value that does not fit, malformed JSON -- returns S3L_CONVERT_FALLBACK before the sink
+ * is called; the caller then scans the record and calls s3l_convert, which writes it or reports
+ * the error exactly. Returns 0 when the row was written, S3L_CONVERT_FALLBACK, or the sink's
+ * error (as s3l_convert returns it).
+ */
+int s3l_convert_fast(struct s3l_converter *c, const struct s3l_record *rec,
+                     const struct s3l_row_sink *sink, struct s3l_error *err);
+
+/*
+ * Converts an unscanned NDJSON record (s3l_reader_next_raw, or a copy of one): s3l_convert_fast,
+ * and when it cannot decide, scans rec->raw into a tape owned by c and calls s3l_convert. Returns
+ * what s3l_convert returns, or for a malformed line S3L_EINVALID_INPUT with the message
+ * s3l_reader_next would give (input, line, column, byte offset, what was expected). A scanned
+ * record (rec->values set) goes straight to s3l_convert.
+ */
+int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
+                     const struct s3l_row_sink *sink, struct s3l_error *err);
 
 /* After S3L_CONVERT_NEW_COLUMNS: the number of new keys, and the tape index of the i-th key
  * (its value is the entry after it; it may be nested) in the record given to s3l_convert. When

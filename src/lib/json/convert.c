@@ -10,43 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json/json.h"
+#include "json/convert.h"
 #include "schema/schema_int.h"
 
 typedef unsigned long long ull;
 
 /* An internal marker: the sink refused a put; row_end gives its error. */
 #define SINK_FAILED 1
-
-struct s3l_converter {
-    struct s3l_schema *schema;
-    struct s3l_converter_options opt;
-    uint32_t *slots; /* open addressing: column index + 1, or 0 */
-    size_t n_slots;  /* a power of two */
-    uint32_t *col_value;
-    uint32_t *hint; /* member position -> column index + 1 of the last record (records repeat) */
-    size_t hint_cap;
-    size_t *unknown;
-    size_t n_unknown;
-    size_t unknown_cap;
-    size_t *upath;        /* stop_on_unknown: offset of each unknown key's path in upaths */
-    struct s3l_buf upaths; /* "s.z\0l[1].q\0" */
-    uint64_t ignored;
-    uint64_t row_ignored; /* values of the row being converted that it cannot write */
-    struct s3l_buf text;
-    struct s3l__jscan scan;
-    /* the record being converted, for messages */
-    const struct s3l_record *rec;
-    const struct s3l_row_sink *sink;
-    /* The column path of the value being converted, as a stack of steps; it is only formatted
-     * into text when an error needs it (formatting it per value cost a third of the time). */
-    struct step {
-        const char *name; /* NULL for a list index */
-        size_t len;       /* name bytes, or the index */
-    } steps[S3L_JSON_MAX_DEPTH + 2];
-    size_t depth;
-    size_t *name_len; /* strlen of each top-level column name */
-};
 
 static uint32_t fnv1a(const char *s, size_t n)
 {
@@ -56,7 +26,7 @@ static uint32_t fnv1a(const char *s, size_t n)
     return h;
 }
 
-static int lookup(const struct s3l_converter *c, const char *name, size_t len)
+int s3l__convert_lookup(const struct s3l_converter *c, const char *name, size_t len)
 {
     size_t mask = c->n_slots - 1;
     for (size_t i = fnv1a(name, len) & mask;; i = (i + 1) & mask) {
@@ -95,6 +65,7 @@ int s3l_converter_new(const struct s3l_schema *schema, const struct s3l_converte
     s3l_buf_init(&c->text, SIZE_MAX / 4);
     s3l_buf_init(&c->upaths, SIZE_MAX / 4);
     s3l__jscan_init(&c->scan, 0);
+    s3l__jscan_init(&c->line_scan, 0);
     c->n_slots = 16;
     while (c->n_slots < 2 * schema->n_fields + 2)
         c->n_slots *= 2;
@@ -114,6 +85,10 @@ int s3l_converter_new(const struct s3l_schema *schema, const struct s3l_converte
             k = (k + 1) & (c->n_slots - 1);
         c->slots[k] = (uint32_t)(i + 1);
     }
+    if (s3l__fast_init(c) != 0) {
+        s3l_converter_free(c);
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory for a converter");
+    }
     *out = c;
     return 0;
 }
@@ -132,6 +107,9 @@ void s3l_converter_free(struct s3l_converter *c)
     s3l_buf_free(&c->upaths);
     s3l_buf_free(&c->text);
     s3l__jscan_cleanup(&c->scan);
+    s3l__jscan_cleanup(&c->line_scan);
+    s3l_free(c->fast);
+    s3l_free(c->fval);
     s3l_free(c);
 }
 
@@ -713,7 +691,7 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
             memcmp(c->schema->fields[h - 1].name, key->str, key->len) == 0) {
             idx = (int)h - 1;
         } else {
-            idx = lookup(c, key->str, key->len);
+            idx = s3l__convert_lookup(c, key->str, key->len);
             c->hint[m] = (uint32_t)(idx + 1);
         }
         if (idx >= 0) {

@@ -81,6 +81,7 @@ struct s3l_reader {
     uint64_t offset;         /* resume offset: just after the last record returned or skipped */
     bool started;            /* the BOM check at offset 0 is done */
     bool skipping;           /* NDJSON: inside a line over max_record_bytes, skipping to its end */
+    bool defer;              /* NDJSON: return the line unscanned (s3l_reader_next_raw) */
     uint64_t skip_line;      /* that line's number */
     struct s3l__jscan scan;
     /* JSON array */
@@ -100,6 +101,16 @@ struct s3l_reader {
     struct s3l_value *columns; /* key entries: name str/len into header_names */
     char *header_names;
 };
+
+/*
+ * Scans rec's raw bytes (rec->source names the input in messages) as one JSON object into s's
+ * tape, set as rec->values. line_start is the input offset where rec's first line starts (columns
+ * count from it; an NDJSON record's own offset). 1, or S3L_EINVALID_INPUT naming input, line,
+ * column and byte offset and what was expected ("a JSON object" when the value is another kind),
+ * S3L_ETOO_LARGE, S3L_ENOMEM.
+ */
+int s3l__record_scan(struct s3l__jscan *s, struct s3l_record *rec, uint64_t line_start,
+                     struct s3l_error *err);
 
 /* Reads one more block. 1 when bytes came, 0 at end of input, S3L_EIO (sticky) or S3L_ENOMEM. */
 int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err);

@@ -121,10 +121,10 @@ static uint64_t count_lines(const struct s3l_reader *r, size_t from, size_t to)
 /*
  * The line and 1-based column (in bytes, counted from the start of that line) of byte pos of
  * rec's raw bytes: a record may span lines (a pretty-printed array element) and may start in the
- * middle of a line (an element after "[  ").
+ * middle of a line (an element after "[  ", whose line starts at input offset line_start).
  */
-static void where(const struct s3l_reader *r, const struct s3l_record *rec, size_t pos,
-                  uint64_t *line, uint64_t *col)
+static void where(const struct s3l_record *rec, uint64_t line_start, size_t pos, uint64_t *line,
+                  uint64_t *col)
 {
     uint64_t l = rec->line;
     size_t last = SIZE_MAX;
@@ -135,20 +135,21 @@ static void where(const struct s3l_reader *r, const struct s3l_record *rec, size
     if (last != SIZE_MAX)
         *col = pos - last;
     else
-        *col = rec->offset - S3L_MIN(r->rec_line_start, rec->offset) + pos + 1;
+        *col = rec->offset - S3L_MIN(line_start, rec->offset) + pos + 1;
 }
 
-static int scan_error(struct s3l_reader *r, struct s3l_record *rec, int rc, struct s3l_error *err)
+static int scan_error(const struct s3l__jscan *s, const struct s3l_record *rec,
+                      uint64_t line_start, int rc, struct s3l_error *err)
 {
     if (rc == S3L_ENOMEM)
-        return s3l_error_set(err, S3L_ENOMEM, "%s line %llu: out of memory", r->name,
+        return s3l_error_set(err, S3L_ENOMEM, "%s line %llu: out of memory", rec->source,
                              (ull)rec->line);
     uint64_t line, col;
-    where(r, rec, r->scan.err_pos, &line, &col);
+    where(rec, line_start, s->err_pos, &line, &col);
     return s3l_error_set(err, S3L_EINVALID_INPUT,
-                         "%s line %llu, column %llu (byte offset %llu): expected %s", r->name,
-                         (ull)line, (ull)col, (ull)(rec->offset + r->scan.err_pos),
-                         r->scan.err_what ? r->scan.err_what : "valid JSON");
+                         "%s line %llu, column %llu (byte offset %llu): expected %s", rec->source,
+                         (ull)line, (ull)col, (ull)(rec->offset + s->err_pos),
+                         s->err_what ? s->err_what : "valid JSON");
 }
 
 static const char *kind_name(unsigned kind)
@@ -159,29 +160,35 @@ static const char *kind_name(unsigned kind)
 }
 
 /* The scanned tape as rec's record when it is an object: 1, or an error. */
-static int take_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+static int take_object(const struct s3l__jscan *s, struct s3l_record *rec, uint64_t line_start,
+                       struct s3l_error *err)
 {
-    if (r->scan.tape[0].kind != S3L_VALUE_OBJECT) {
+    if (s->tape[0].kind != S3L_VALUE_OBJECT) {
         uint64_t line, col;
-        where(r, rec, r->scan.tape[0].pos, &line, &col);
+        where(rec, line_start, s->tape[0].pos, &line, &col);
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "%s line %llu, column %llu (byte offset %llu): expected a JSON "
-                             "object, got %s", r->name, (ull)line, (ull)col,
-                             (ull)(rec->offset + r->scan.tape[0].pos),
-                             kind_name(r->scan.tape[0].kind));
+                             "object, got %s", rec->source, (ull)line, (ull)col,
+                             (ull)(rec->offset + s->tape[0].pos), kind_name(s->tape[0].kind));
     }
-    rec->values = r->scan.tape;
-    rec->n_values = r->scan.n;
+    rec->values = s->tape;
+    rec->n_values = s->n;
     return 1;
+}
+
+int s3l__record_scan(struct s3l__jscan *s, struct s3l_record *rec, uint64_t line_start,
+                     struct s3l_error *err)
+{
+    int rc = s3l__json_scan(s, rec->raw, rec->raw_len);
+    if (rc)
+        return scan_error(s, rec, line_start, rc, err);
+    return take_object(s, rec, line_start, err);
 }
 
 /* Scans rec's raw bytes as one JSON object. 1 with the tape in rec, or an error. */
 static int scan_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
-    int rc = s3l__json_scan(&r->scan, rec->raw, rec->raw_len);
-    if (rc)
-        return scan_error(r, rec, rc, err);
-    return take_object(r, rec, err);
+    return s3l__record_scan(&r->scan, rec, r->rec_line_start, err);
 }
 
 /*
@@ -308,7 +315,7 @@ static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
         }
         if (blank(rec->raw, len))
             continue;
-        return scan_object(r, rec, err);
+        return r->defer ? 1 : scan_object(r, rec, err);
     }
 }
 
@@ -454,7 +461,7 @@ static int json_element(struct s3l_reader *r, struct s3l_record *rec, struct s3l
     r->offset = r->base + end;
     if (r->jstate != J_OBJECTS)
         r->jstate = J_AFTER;
-    return whole ? take_object(r, rec, err) : scan_object(r, rec, err);
+    return whole ? take_object(&r->scan, rec, r->rec_line_start, err) : scan_object(r, rec, err);
 }
 
 static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
@@ -612,6 +619,21 @@ int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
     case S3L_INPUT_JSON: return json_next(r, rec, err);
     default: return s3l__csv_next(r, rec, err);
     }
+}
+
+int s3l_reader_next_raw(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    r->defer = r->opt.format == S3L_INPUT_NDJSON;
+    int rc = s3l_reader_next(r, rec, err);
+    r->defer = false;
+    return rc;
+}
+
+int s3l_reader_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    if (rec->values)
+        return 1;
+    return scan_object(r, rec, err);
 }
 
 uint64_t s3l_reader_offset(const struct s3l_reader *r)

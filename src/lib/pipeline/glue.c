@@ -531,6 +531,29 @@ static int deliver(struct glue_source *s, unsigned lane, const struct s3l_record
     return convert(s, lane, rec, line_after, offset_after, line_out, raw, err);
 }
 
+/*
+ * An unscanned NDJSON line: into the lanes (without schema growth, which needs the keys here), or
+ * through the converter's fast path. S3L_CONVERT_FALLBACK when it must be scanned here first.
+ */
+static int fast(struct glue_source *s, unsigned lane, const struct s3l_record *rec,
+                uint64_t *offset_after, uint64_t *line_out, struct s3l_slice *raw,
+                struct s3l_error *err)
+{
+    struct glue *g = s->g;
+    uint64_t line_after = s3l_reader_line(s->reader);
+    if (g->lanes && !g->grow)
+        return convert(s, lane, rec, line_after, offset_after, line_out, raw, err);
+    if (g->lanes)
+        return S3L_CONVERT_FALLBACK;
+    int rc = s3l_convert_fast(g->conv, rec, &g->sinks[lane], err);
+    if (rc == S3L_CONVERT_FALLBACK)
+        return rc;
+    *offset_after = rec->end_offset + s->add;
+    *line_out = line_after;
+    *raw = s3l_slice_make(rec->raw, rec->raw_len);
+    return rc == 0 ? 1 : rc;
+}
+
 static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_after,
                     uint64_t *line_after, struct s3l_slice *raw, struct s3l_error *err)
 {
@@ -570,7 +593,16 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
         return deliver(s, lane, &h->rec, h->line_after, offset_after, line_after, raw, err);
     }
     struct s3l_record rec;
-    int rc = s3l_reader_next(s->reader, &rec, err);
+    /* With the stream open, NDJSON lines come unscanned: most go through the converter's fast
+     * path, or to the lanes, which scan them on their own threads (lanes.c). */
+    int rc = g->stream ? s3l_reader_next_raw(s->reader, &rec, err)
+                       : s3l_reader_next(s->reader, &rec, err);
+    if (rc == 1 && !rec.values) {
+        rc = fast(s, lane, &rec, offset_after, line_after, raw, err);
+        if (rc != S3L_CONVERT_FALLBACK)
+            return rc;
+        rc = s3l_reader_scan(s->reader, &rec, err);
+    }
     if (rc == 0) {
         s->done = true;
         *offset_after = s3l_reader_offset(s->reader) + s->add;

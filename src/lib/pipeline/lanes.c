@@ -1,9 +1,13 @@
 /*
- * Parallel lanes: with --lanes N > 1, records are converted and encoded by N worker threads, one
- * per lane of the destination (each lane is its own Parquet writer: the destination allows its
- * lane sinks to be fed from different threads at once). The reading thread parses and copies
- * records into batches; each worker owns two batches, one it converts while the reader fills the
- * other. A batch is handed over at BATCH_RECORDS records or BATCH_BYTES bytes, so one wide record
+ * Parallel lanes: with --lanes N > 1, records are converted and encoded in N lanes of the
+ * destination (each lane is its own Parquet writer: the destination allows its lane sinks to be
+ * fed from different threads at once): lanes 1..N-1 by worker threads, lane 0 by the reading
+ * thread itself, so that N lanes use N threads. The reading thread copies records into batches;
+ * each worker owns two batches, one it converts while the reader fills the other. When the batch
+ * to fill is full and its worker still busy with the previous one, the reader does not wait: it
+ * converts the next INLINE_RUN records into lane 0 itself and then looks again, so the reading
+ * thread's spare time goes to encoding, and no core idles while records wait. (NDJSON lines come
+ * unscanned with a declared schema: the workers scan them, see s3l_convert_line.) A batch is handed over at BATCH_RECORDS records or BATCH_BYTES bytes, so one wide record
  * may make a batch of its own; the bytes of the batches handed over and not yet converted are
  * bounded by queue_bytes (a quarter of --memory, at least 4 MiB): the reader waits while a
  * handed-over batch would pass it, but a batch always passes when nothing else is queued, so a
@@ -25,6 +29,7 @@
 
 #define BATCH_RECORDS 2048
 #define BATCH_BYTES   (1u << 20)
+#define INLINE_RUN    64 /* records the reader converts into lane 0 before looking again */
 
 struct batch {
     struct s3l_arena arena;
@@ -48,7 +53,8 @@ struct s3l__lanes {
     struct s3l__lanes_config cfg;
     unsigned n;
     struct worker *w;
-    unsigned next; /* the worker whose batch the reader fills */
+    unsigned next;   /* the worker whose batch the reader fills (1..n-1) */
+    unsigned inline_left; /* records still to convert into lane 0 before trying a hand-over */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool stop;
@@ -84,7 +90,7 @@ static int batch_add(struct batch *b, const struct s3l_record *rec, bool keep_ra
     }
     size_t src_len = rec->source ? strlen(rec->source) + 1 : 0;
     /* The raw bytes serve dead letters and the line of a bad value in a multi-line record. */
-    size_t raw_len = rec->raw && keep_raw ? rec->raw_len + 1 : 0;
+    size_t raw_len = rec->raw && (keep_raw || !rec->values) ? rec->raw_len + 1 : 0;
     char *mem = s3l_arena_alloc(&b->arena, tape + text + raw_len + src_len + 1);
     if (!mem)
         return S3L_ENOMEM;
@@ -92,7 +98,8 @@ static int batch_add(struct batch *b, const struct s3l_record *rec, bool keep_ra
     *c = *rec;
     struct s3l_value *v = (struct s3l_value *)(void *)mem;
     char *p = mem + tape;
-    memcpy(v, rec->values, tape);
+    if (tape)
+        memcpy(v, rec->values, tape);
     for (size_t i = 0; i < rec->n_values; i++) {
         if ((v[i].kind != S3L_VALUE_STRING && v[i].kind != S3L_VALUE_NUMBER) || !v[i].str)
             continue;
@@ -101,7 +108,7 @@ static int batch_add(struct batch *b, const struct s3l_record *rec, bool keep_ra
         v[i].str = p;
         p += v[i].len + 1;
     }
-    c->values = v;
+    c->values = rec->values ? v : NULL; /* NULL: an unscanned NDJSON line, scanned by a worker */
     if (!raw_len) {
         c->raw = NULL;
         c->raw_len = 0;
@@ -142,24 +149,33 @@ static int bad_record(struct s3l__lanes *l, const struct s3l_record *rec, struct
     return 0;
 }
 
-static void convert_batch(struct worker *w, struct batch *b)
+/* Converts rec into w's lane; a record that does not fit is handled as --bad-records says. A
+ * fatal failure is recorded for every lane and returned. e is clear on entry. */
+static int convert_one(struct worker *w, const struct s3l_record *rec, struct s3l_error *e)
 {
     struct s3l__lanes *l = w->l;
-    const struct s3l_row_sink *sink = &l->cfg.sinks[w->lane];
-    for (size_t i = 0; i < b->n; i++) {
-        struct s3l_error e = {0};
-        int rc = s3l_convert(w->conv, &b->recs[i], sink, &e);
-        if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE)
-            rc = bad_record(l, &b->recs[i], &e);
-        if (rc) {
-            pthread_mutex_lock(&l->mu);
-            if (!l->failed) {
-                l->failed = rc;
-                l->err = e;
-            }
-            pthread_mutex_unlock(&l->mu);
-            return;
+    int rc = s3l_convert_line(w->conv, rec, &l->cfg.sinks[w->lane], e);
+    if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE)
+        rc = bad_record(l, rec, e);
+    if (rc) {
+        pthread_mutex_lock(&l->mu);
+        if (!l->failed) {
+            l->failed = rc;
+            l->err = *e;
         }
+        pthread_mutex_unlock(&l->mu);
+    }
+    return rc;
+}
+
+static void convert_batch(struct worker *w, struct batch *b)
+{
+    struct s3l_error e = {0};
+    for (size_t i = 0; i < b->n; i++) {
+        if (e.code)
+            s3l_error_clear(&e); /* clearing ~1 KiB per record cost 5% of a run */
+        if (convert_one(w, &b->recs[i], &e) != 0)
+            return;
     }
 }
 
@@ -201,6 +217,7 @@ int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
     l->queue_bytes = memory / 4 > (4u << 20) ? memory / 4 : 4u << 20;
     pthread_mutex_init(&l->mu, NULL);
     pthread_cond_init(&l->cv, NULL);
+    l->next = 1;
     l->w = s3l_calloc(l->n, sizeof(*l->w));
     int rc = l->w ? 0 : s3l_error_set(err, S3L_ENOMEM, "out of memory starting lanes");
     for (unsigned i = 0; rc == 0 && i < l->n; i++) {
@@ -215,7 +232,7 @@ int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
         }
         if (rc == 0)
             rc = s3l_converter_new(cfg->schema, NULL, &w->conv, err);
-        if (rc == 0) {
+        if (rc == 0 && i > 0) { /* lane 0 is the reading thread's */
             if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
                 rc = s3l_error_set(err, S3L_EINTERNAL, "cannot start lane thread %u", i);
             else
@@ -247,6 +264,22 @@ static void hand_over(struct s3l__lanes *l, struct worker *w)
     pthread_mutex_unlock(&l->mu);
 }
 
+/* hand_over without waiting: false when w is still busy or the queue is full. */
+static bool try_hand_over(struct s3l__lanes *l, struct worker *w)
+{
+    size_t bytes = w->b[w->filling].bytes;
+    pthread_mutex_lock(&l->mu);
+    bool ok = !w->busy && !(l->queued > 0 && l->queued + bytes > l->queue_bytes);
+    if (ok) {
+        l->queued += bytes;
+        w->filling = 1 - w->filling;
+        w->busy = true;
+        pthread_cond_broadcast(&l->cv);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return ok;
+}
+
 static int failure(struct s3l__lanes *l, struct s3l_error *err)
 {
     pthread_mutex_lock(&l->mu);
@@ -257,17 +290,47 @@ static int failure(struct s3l__lanes *l, struct s3l_error *err)
     return rc;
 }
 
+static bool batch_full(const struct batch *b)
+{
+    return b->n == BATCH_RECORDS || b->bytes >= BATCH_BYTES;
+}
+
+/* Hands the reader's full batch to its worker if that one is free, and moves on to the next
+ * worker. Returns whether it did. */
+static bool pass_on(struct s3l__lanes *l)
+{
+    if (!try_hand_over(l, &l->w[l->next]))
+        return false;
+    l->next = l->next + 1 < l->n ? l->next + 1 : 1;
+    return true;
+}
+
 int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3l_error *err)
 {
     struct worker *w = &l->w[l->next];
+    if (batch_full(&w->b[w->filling]) && l->inline_left == 0) {
+        bool passed = pass_on(l);
+        int rc = failure(l, err); /* a worker's failure stops the reader early */
+        if (rc)
+            return rc;
+        w = &l->w[l->next];
+        if (!passed || batch_full(&w->b[w->filling]))
+            l->inline_left = INLINE_RUN;
+    }
+    if (l->inline_left) {
+        /* Every batch is taken: the reading thread encodes this record into lane 0 itself. */
+        l->inline_left--;
+        struct s3l_error e = {0};
+        int rc = convert_one(&l->w[0], rec, &e);
+        if (rc)
+            *err = e;
+        return rc;
+    }
     struct batch *b = &w->b[w->filling];
     if (batch_add(b, rec, l->cfg.keep_raw) != 0)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory queueing a record");
-    if (b->n == BATCH_RECORDS || b->bytes >= BATCH_BYTES) {
-        hand_over(l, w);
-        l->next = (l->next + 1) % l->n;
+    if (batch_full(b) && pass_on(l))
         return failure(l, err);
-    }
     return 0;
 }
 
@@ -285,7 +348,8 @@ int s3l__lanes_barrier(struct s3l__lanes *l, uint64_t *bad, struct s3l_error *er
     *bad = l->bad;
     l->bad = 0;
     pthread_mutex_unlock(&l->mu);
-    l->next = 0;
+    l->next = 1;
+    l->inline_left = 0;
     return failure(l, err);
 }
 

@@ -76,6 +76,18 @@ enum s3l__time_kind { S3L__DATE, S3L__TIME, S3L__TIMESTAMP };
 int s3l__parse_time(const char *s, size_t len, enum s3l__time_kind kind, enum s3l_time_unit unit,
                     int64_t *out, bool *has_offset, const char **why);
 
+/* The last date part (YYYY-MM-DD) parsed through it and its days since 1970-01-01. */
+struct s3l__date_cache {
+    char text[10];
+    bool valid;
+    int64_t days;
+};
+
+/* s3l__parse_time, with the date part looked up in dc first (dc may be NULL): same results. */
+int s3l__parse_time_cached(struct s3l__date_cache *dc, const char *s, size_t len,
+                           enum s3l__time_kind kind, enum s3l_time_unit unit, int64_t *out,
+                           bool *has_offset, const char **why);
+
 /* Shapes of text, for inference: what the text would parse as. */
 enum s3l__text_shape {
     S3L__SHAPE_TEXT = 0,

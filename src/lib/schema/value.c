@@ -327,6 +327,30 @@ static int to_unit(int64_t secs, int64_t ns, enum s3l_time_unit unit, int64_t *o
 int s3l__parse_time(const char *s, size_t len, enum s3l__time_kind kind, enum s3l_time_unit unit,
                     int64_t *out, bool *has_offset, const char **why)
 {
+    return s3l__parse_time_cached(NULL, s, len, kind, unit, out, has_offset, why);
+}
+
+/* The date part through dc: consecutive values of a feed mostly share their day. */
+static bool cached_date(struct s3l__date_cache *dc, const char *s, int64_t *days)
+{
+    if (dc && dc->valid && memcmp(dc->text, s, 10) == 0) {
+        *days = dc->days;
+        return true;
+    }
+    if (!parse_date(s, 10, days))
+        return false;
+    if (dc) {
+        memcpy(dc->text, s, 10);
+        dc->days = *days;
+        dc->valid = true;
+    }
+    return true;
+}
+
+int s3l__parse_time_cached(struct s3l__date_cache *dc, const char *s, size_t len,
+                           enum s3l__time_kind kind, enum s3l_time_unit unit, int64_t *out,
+                           bool *has_offset, const char **why)
+{
     int64_t days = 0, ns = 0, off = 0;
     *has_offset = false;
     *why = kind == S3L__DATE ? "an ISO-8601 date YYYY-MM-DD"
@@ -337,7 +361,7 @@ int s3l__parse_time(const char *s, size_t len, enum s3l__time_kind kind, enum s3
             return S3L_EINVALID_INPUT;
         return to_unit(ns / 1000000000, ns % 1000000000, unit, out, why);
     }
-    if (len < 10 || !parse_date(s, 10, &days))
+    if (len < 10 || !cached_date(dc, s, &days))
         return S3L_EINVALID_INPUT;
     if (kind == S3L__DATE) {
         if (len != 10)

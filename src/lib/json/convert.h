@@ -1,0 +1,80 @@
+/*
+ * json: the converter's state, shared by the generic converter (convert.c, a scanned tape into
+ * row-sink calls) and its fast path for NDJSON lines (fast.c, raw bytes straight into the sink).
+ */
+#ifndef S3L_JSON_CONVERT_H
+#define S3L_JSON_CONVERT_H
+
+#include "json/json.h"
+#include "schema/schema_int.h"
+
+/* How the fast path fills a column (fast.c); F_NONE columns take only null there. */
+enum s3l__fast_kind { S3L__F_NONE, S3L__F_INT, S3L__F_UINT, S3L__F_FLOAT, S3L__F_UTF8,
+                      S3L__F_BOOL, S3L__F_TIME };
+
+struct s3l__fast_col {
+    uint8_t kind;      /* enum s3l__fast_kind */
+    uint8_t time_kind; /* enum s3l__time_kind, for S3L__F_TIME */
+    bool nullable;     /* a null or a missing key is written as null */
+    bool plain_name;   /* the name holds no '"', '\\' or control character */
+    uint8_t tok_len;   /* plain names under 16 bytes: name + '"' in tok, 0xff per byte in mask */
+    uint64_t tok[2], tok_mask[2];
+    int64_t lo, hi;    /* S3L__F_INT: the type's range; S3L__F_UINT: hi is the maximum */
+    double max;        /* S3L__F_FLOAT: the largest finite value of the type */
+    struct s3l__date_cache dates; /* S3L__F_TIME: the last date part parsed */
+};
+
+/* A value of one column of the row the fast path is reading. */
+struct s3l__fast_val {
+    uint8_t kind; /* 0: absent (null), 1: int, 2: double, 3: bytes, 4: bool */
+    uint32_t len;
+    const char *str;
+    union {
+        int64_t i;
+        double d;
+        bool b;
+    } u;
+};
+
+struct s3l_converter {
+    struct s3l_schema *schema;
+    struct s3l_converter_options opt;
+    uint32_t *slots; /* open addressing: column index + 1, or 0 */
+    size_t n_slots;  /* a power of two */
+    uint32_t *col_value;
+    uint32_t *hint; /* member position -> column index + 1 of the last record (records repeat) */
+    size_t hint_cap;
+    size_t *unknown;
+    size_t n_unknown;
+    size_t unknown_cap;
+    size_t *upath;        /* stop_on_unknown: offset of each unknown key's path in upaths */
+    struct s3l_buf upaths; /* "s.z\0l[1].q\0" */
+    uint64_t ignored;
+    uint64_t row_ignored; /* values of the row being converted that it cannot write */
+    struct s3l_buf text;
+    struct s3l__jscan scan;
+    /* the record being converted, for messages */
+    const struct s3l_record *rec;
+    const struct s3l_row_sink *sink;
+    /* The column path of the value being converted, as a stack of steps; it is only formatted
+     * into text when an error needs it (formatting it per value cost a third of the time). */
+    struct step {
+        const char *name; /* NULL for a list index */
+        size_t len;       /* name bytes, or the index */
+    } steps[S3L_JSON_MAX_DEPTH + 2];
+    size_t depth;
+    size_t *name_len; /* strlen of each top-level column name */
+    /* The fast path (fast.c): per column, how it is filled and the value of the current row. */
+    struct s3l__fast_col *fast;
+    struct s3l__fast_val *fval;
+    struct s3l__jscan line_scan; /* s3l_convert_line's scanner, when the fast path cannot */
+    struct s3l_record line_rec;  /* the record it scanned */
+};
+
+/* The column named name[0..len), or -1. */
+int s3l__convert_lookup(const struct s3l_converter *c, const char *name, size_t len);
+
+/* Fills c->fast from c->schema (fast.c). S3L_ENOMEM. */
+int s3l__fast_init(struct s3l_converter *c);
+
+#endif

@@ -1,0 +1,453 @@
+/*
+ * The converter's fast path for NDJSON lines: the bytes of a flat record go straight into the
+ * row sink, without a tape (scan.c) and without the generic walk (convert.c). Most lines of a
+ * real feed are flat objects of scalars whose keys come in the same order every time; for those,
+ * building a tape and walking it again cost more than half of a whole `s3land write`.
+ *
+ * The fast path is exact or silent: it reads the whole line into one value per column first,
+ * and calls the sink only when every value is one it can write exactly as s3l_convert would
+ * (same parse functions, same coercions). Whatever it does not take on -- escapes, nested values,
+ * unknown or repeated keys, values that need a coercion or do not fit, malformed JSON -- makes it
+ * answer S3L_CONVERT_FALLBACK with nothing written, and the generic path (which also writes every
+ * error message) handles the record. tests/unit/test_json_fast.c checks that both paths give the
+ * same sink calls, and tests/fuzz/fuzz_json_fast.c does so on arbitrary lines.
+ *
+ * The grammar checked is RFC 8259's (sections 2, 4, 6, 7), on the parts the fast path accepts.
+ */
+#include <float.h>
+#include <string.h>
+
+#include "json/convert.h"
+#include "schema/schema_int.h"
+
+enum { V_NULL, V_INT, V_UINT, V_DOUBLE, V_BYTES, V_BOOL };
+
+int s3l__fast_init(struct s3l_converter *c)
+{
+    size_t n = c->schema->n_fields;
+    c->fast = s3l_calloc(n + 1, sizeof(*c->fast));
+    c->fval = s3l_calloc(n + 1, sizeof(*c->fval));
+    if (!c->fast || !c->fval)
+        return S3L_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const struct s3l_field *f = &c->schema->fields[i];
+        struct s3l__fast_col *fc = &c->fast[i];
+        fc->nullable = f->nullable;
+        /* A name matched against a key's raw bytes must read the same raw and decoded. */
+        fc->plain_name = true;
+        for (const char *q = f->name; *q; q++)
+            if (*q == '"' || *q == '\\' || (uint8_t)*q < 0x20)
+                fc->plain_name = false;
+        /* The name and its closing quote as two masked words, when they fit in 16 bytes. */
+        size_t len = strlen(f->name);
+        if (fc->plain_name && len + 1 <= 16) {
+            uint8_t tok[16] = {0}, mask[16] = {0};
+            memcpy(tok, f->name, len);
+            tok[len] = '"';
+            memset(mask, 0xff, len + 1);
+            memcpy(fc->tok, tok, 16);
+            memcpy(fc->tok_mask, mask, 16);
+            fc->tok_len = (uint8_t)(len + 1);
+        }
+        switch (f->type.id) {
+        case S3L_TYPE_INT8: fc->kind = S3L__F_INT, fc->lo = INT8_MIN, fc->hi = INT8_MAX; break;
+        case S3L_TYPE_INT16: fc->kind = S3L__F_INT, fc->lo = INT16_MIN, fc->hi = INT16_MAX; break;
+        case S3L_TYPE_INT32: fc->kind = S3L__F_INT, fc->lo = INT32_MIN, fc->hi = INT32_MAX; break;
+        case S3L_TYPE_INT64: fc->kind = S3L__F_INT, fc->lo = INT64_MIN, fc->hi = INT64_MAX; break;
+        case S3L_TYPE_UINT8: fc->kind = S3L__F_UINT, fc->hi = UINT8_MAX; break;
+        case S3L_TYPE_UINT16: fc->kind = S3L__F_UINT, fc->hi = UINT16_MAX; break;
+        case S3L_TYPE_UINT32: fc->kind = S3L__F_UINT, fc->hi = UINT32_MAX; break;
+        case S3L_TYPE_FLOAT16: fc->kind = S3L__F_FLOAT, fc->max = 65504.0; break;
+        case S3L_TYPE_FLOAT32: fc->kind = S3L__F_FLOAT, fc->max = FLT_MAX; break;
+        case S3L_TYPE_FLOAT64: fc->kind = S3L__F_FLOAT, fc->max = DBL_MAX; break;
+        case S3L_TYPE_UTF8: fc->kind = S3L__F_UTF8; break;
+        case S3L_TYPE_BOOL: fc->kind = S3L__F_BOOL; break;
+        case S3L_TYPE_DATE32: fc->kind = S3L__F_TIME, fc->time_kind = S3L__DATE; break;
+        case S3L_TYPE_TIMESTAMP: fc->kind = S3L__F_TIME, fc->time_kind = S3L__TIMESTAMP; break;
+        case S3L_TYPE_TIME32:
+        case S3L_TYPE_TIME64: fc->kind = S3L__F_TIME, fc->time_kind = S3L__TIME; break;
+        default: fc->kind = S3L__F_NONE; break; /* uint64 too: its text may pass int64 */
+        }
+    }
+    return 0;
+}
+
+static inline const char *skip_ws(const char *p, const char *e)
+{
+    /* compact JSON has none: one test of the byte's range sees that */
+    while (p < e && (uint8_t)*p <= ' ' && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++;
+    return p;
+}
+
+#define ONES  0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* Nonzero when some byte of w is '"', '\\', below 0x20 or at least 0x80; the lowest flagged byte
+ * is exact (borrows only propagate upwards), as in scan.c. */
+static inline uint64_t special_bytes(uint64_t w)
+{
+    uint64_t q = w ^ (ONES * '"');
+    uint64_t b = w ^ (ONES * '\\');
+    return (((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w) | w) & HIGHS;
+}
+
+/* A string's body from p (just after its opening quote): its end (the closing quote), or NULL
+ * when it holds an escape or a control character. *high: it holds bytes >= 0x80. Eight bytes
+ * at a time while there are eight. */
+static inline const char *string_end(const char *p, const char *e, bool *high)
+{
+    bool h = false;
+    while (p < e) {
+        if (e - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            uint64_t m = special_bytes(w);
+            if (!m) {
+                p += 8;
+                continue;
+            }
+            p += __builtin_ctzll(m) >> 3;
+        }
+        uint8_t ch = (uint8_t)*p;
+        if (ch == '"') {
+            *high = h;
+            return p;
+        }
+        if (ch == '\\' || ch < 0x20)
+            return NULL;
+        h |= ch >= 0x80;
+        p++;
+    }
+    return NULL;
+}
+
+/* A JSON number at p (RFC 8259 section 6): its end, or NULL. *is_int: no fraction or exponent;
+ * *mag and *nd: the integer part's value and digit count (the value is exact up to 19 digits). */
+static inline const char *number_end(const char *p, const char *e, bool *is_int, uint64_t *mag,
+                                     size_t *nd)
+{
+    if (p < e && *p == '-')
+        p++;
+    if (p >= e || *p < '0' || *p > '9')
+        return NULL;
+    const char *d0 = p;
+    uint64_t m = 0;
+    if (*p == '0')
+        p++;
+    else
+        while (p < e && *p >= '0' && *p <= '9')
+            m = m * 10 + (uint64_t)(*p++ - '0');
+    *mag = m;
+    *nd = (size_t)(p - d0);
+    *is_int = true;
+    if (p < e && *p == '.') {
+        const char *d = ++p;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+        *is_int = false;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        const char *d = p;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+        *is_int = false;
+    }
+    return p;
+}
+
+/* Whether a[0..n) equals b[0..n): names are short, a call to memcmp costs more than this. */
+static inline bool name_eq(const char *a, const char *b, size_t n)
+{
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return false;
+    }
+    while (n--)
+        if (*a++ != *b++)
+            return false;
+    return true;
+}
+
+/* The column of the m-th key: last record's column at that position first, then the hash. */
+static inline int column_of(struct s3l_converter *c, uint32_t m, const char *key, size_t len)
+{
+    if (m < c->hint_cap) {
+        uint32_t h = c->hint[m];
+        if (h && c->name_len[h - 1] == len && memcmp(c->schema->fields[h - 1].name, key, len) == 0)
+            return (int)h - 1;
+    }
+    int idx = s3l__convert_lookup(c, key, len);
+    if (idx >= 0 && m < c->hint_cap)
+        c->hint[m] = (uint32_t)(idx + 1);
+    return idx;
+}
+
+/* A number's text into column fc as s3l_convert's put_number would: false when it cannot. */
+static bool take_number(const struct s3l__fast_col *fc, const char *s, size_t len, bool is_int,
+                        struct s3l__fast_val *v)
+{
+    const char *why;
+    switch (fc->kind) {
+    case S3L__F_INT:
+        if (!is_int || s3l__parse_int(s, len, fc->lo, fc->hi, &v->u.i, &why) != 0)
+            return false;
+        v->kind = V_INT;
+        return true;
+    case S3L__F_UINT: {
+        uint64_t x;
+        if (!is_int || s3l__parse_uint(s, len, (uint64_t)fc->hi, &x, &why) != 0)
+            return false;
+        v->u.i = (int64_t)x;
+        v->kind = V_UINT;
+        return true;
+    }
+    case S3L__F_FLOAT:
+        if (s3l__parse_double(s, len, &v->u.d, &why) != 0 || v->u.d > fc->max ||
+            v->u.d < -fc->max)
+            return false;
+        v->kind = V_DOUBLE;
+        return true;
+    case S3L__F_UTF8: /* a number keeps its text */
+        v->kind = V_BYTES;
+        v->str = s;
+        v->len = (uint32_t)len;
+        return true;
+    default: return false;
+    }
+}
+
+/* A string (no escapes, valid UTF-8) into column fc, as put_text / put_time would. */
+static bool take_string(struct s3l_converter *c, size_t col, const char *s, size_t len,
+                        struct s3l__fast_val *v)
+{
+    struct s3l__fast_col *fc = &c->fast[col];
+    if (fc->kind == S3L__F_UTF8) {
+        v->kind = V_BYTES;
+        v->str = s;
+        v->len = (uint32_t)len;
+        return true;
+    }
+    if (fc->kind != S3L__F_TIME)
+        return false;
+    bool off;
+    const char *why;
+    if (s3l__parse_time_cached(&fc->dates, s, len, (enum s3l__time_kind)fc->time_kind,
+                               c->schema->fields[col].type.unit, &v->u.i, &off, &why) != 0)
+        return false;
+    v->kind = V_INT;
+    return true;
+}
+
+/* The value at *pp for column col; moves *pp past it. false: the fast path cannot take it. */
+static bool take_value(struct s3l_converter *c, size_t col, const char **pp, const char *e)
+{
+    const char *p = *pp;
+    struct s3l__fast_col *fc = &c->fast[col];
+    struct s3l__fast_val *v = &c->fval[col];
+    if (p >= e)
+        return false;
+    if (*p == '"') {
+        bool high;
+        const char *q = string_end(p + 1, e, &high);
+        if (!q || (high && !s3l__utf8_valid((const uint8_t *)p + 1, (size_t)(q - p - 1), NULL)))
+            return false;
+        *pp = q + 1;
+        return take_string(c, col, p + 1, (size_t)(q - p - 1), v);
+    }
+    if (*p == '-' || (*p >= '0' && *p <= '9')) {
+        bool is_int;
+        uint64_t mag;
+        size_t nd;
+        const char *q = number_end(p, e, &is_int, &mag, &nd);
+        if (!q)
+            return false;
+        *pp = q;
+        if (fc->kind == S3L__F_INT && is_int && nd <= 18) {
+            /* as s3l__parse_int's own fast path: 18 digits cannot overflow */
+            int64_t x = *p == '-' ? -(int64_t)mag : (int64_t)mag;
+            if (x < fc->lo || x > fc->hi)
+                return false;
+            v->kind = V_INT;
+            v->u.i = x;
+            return true;
+        }
+        return take_number(fc, p, (size_t)(q - p), is_int, v);
+    }
+    if (e - p >= 4 && memcmp(p, "null", 4) == 0) {
+        *pp = p + 4;
+        v->kind = V_NULL;
+        return fc->nullable;
+    }
+    bool t = e - p >= 4 && memcmp(p, "true", 4) == 0;
+    if (t || (e - p >= 5 && memcmp(p, "false", 5) == 0)) {
+        *pp = p + (t ? 4 : 5);
+        if (fc->kind == S3L__F_BOOL) {
+            v->kind = V_BOOL;
+            v->u.b = t;
+            return true;
+        }
+        if (fc->kind == S3L__F_UTF8) { /* as put_text: the literal's text */
+            v->kind = V_BYTES;
+            v->str = t ? "true" : "false";
+            v->len = t ? 4 : 5;
+            return true;
+        }
+    }
+    return false; /* a nested value, another literal, or not JSON */
+}
+
+/* Reads the line's members into c->fval. false: fall back. */
+static bool read_line(struct s3l_converter *c, const char *p, const char *e, size_t *seen_out)
+{
+    size_t nf = c->schema->n_fields, seen = 0;
+    uint64_t set_small = 0; /* columns given, for the first 64 columns */
+    p = skip_ws(p, e);
+    if (p >= e || *p != '{')
+        return false;
+    p = skip_ws(p + 1, e);
+    if (p < e && *p == '}') {
+        p++;
+    } else {
+        for (uint32_t m = 0;; m++) {
+            if (p >= e || *p != '"')
+                return false;
+            const char *key = p + 1, *q = NULL;
+            int col = -1;
+            uint32_t h = m < c->hint_cap ? c->hint[m] : 0;
+            if (h) { /* the column last seen at this position, most likely this one again */
+                const struct s3l__fast_col *hc = &c->fast[h - 1];
+                if (hc->tok_len && e - key >= 16) {
+                    /* name and closing quote against two words, masked to their length */
+                    uint64_t w0, w1;
+                    memcpy(&w0, key, 8);
+                    memcpy(&w1, key + 8, 8);
+                    if ((((w0 ^ hc->tok[0]) & hc->tok_mask[0]) |
+                         ((w1 ^ hc->tok[1]) & hc->tok_mask[1])) == 0) {
+                        col = (int)h - 1;
+                        q = key + hc->tok_len - 1;
+                    }
+                } else if (hc->plain_name) {
+                    size_t len = c->name_len[h - 1];
+                    if ((size_t)(e - key) > len && key[len] == '"' &&
+                        name_eq(key, c->schema->fields[h - 1].name, len)) {
+                        col = (int)h - 1;
+                        q = key + len;
+                    }
+                }
+            }
+            if (col < 0) {
+                bool high;
+                if (!(q = string_end(key, e, &high)))
+                    return false;
+                col = column_of(c, m, key, (size_t)(q - key));
+                if (col < 0)
+                    return false; /* unknown (or an empty or non-UTF-8 name): counted there */
+            }
+            if ((size_t)col < 64) {
+                if (set_small & (1ULL << col))
+                    return false; /* a repeated key: the last one wins there */
+                set_small |= 1ULL << col;
+            } else if (c->fval[col].kind != 0xff) {
+                return false;
+            }
+            p = skip_ws(q + 1, e);
+            if (p >= e || *p != ':')
+                return false;
+            p = skip_ws(p + 1, e);
+            if (!take_value(c, (size_t)col, &p, e))
+                return false;
+            seen++;
+            p = skip_ws(p, e);
+            if (p < e && *p == ',') {
+                p = skip_ws(p + 1, e);
+                continue;
+            }
+            if (p < e && *p == '}') {
+                p++;
+                break;
+            }
+            return false;
+        }
+    }
+    if (skip_ws(p, e) != e)
+        return false;
+    /* Columns not given are null, which they must allow. */
+    for (size_t i = 0; i < nf && seen < nf; i++) {
+        bool given = i < 64 ? (set_small >> i) & 1 : c->fval[i].kind != 0xff;
+        if (!given) {
+            if (!c->fast[i].nullable)
+                return false;
+            c->fval[i].kind = V_NULL;
+        }
+    }
+    *seen_out = seen;
+    return true;
+}
+
+int s3l_convert_fast(struct s3l_converter *c, const struct s3l_record *rec,
+                     const struct s3l_row_sink *sink, struct s3l_error *err)
+{
+    size_t nf = c->schema->n_fields, seen = 0;
+    if (!rec->raw)
+        return S3L_CONVERT_FALLBACK;
+    if (c->hint_cap < nf + 1) { /* a hint per member of a record with every column, and one */
+        uint32_t *h = s3l_realloc(c->hint, (nf + 1) * sizeof(*h));
+        if (!h)
+            return S3L_CONVERT_FALLBACK; /* the other path reports the shortage */
+        memset(h + c->hint_cap, 0, (nf + 1 - c->hint_cap) * sizeof(*h));
+        c->hint = h;
+        c->hint_cap = nf + 1;
+    }
+    for (size_t i = 64; i < nf; i++)
+        c->fval[i].kind = 0xff; /* "not given yet", past the bit set */
+    if (!read_line(c, rec->raw, rec->raw + rec->raw_len, &seen))
+        return S3L_CONVERT_FALLBACK;
+    const struct s3l_row_sink_ops *o = sink->ops;
+    void *k = sink->ctx;
+    int rc = o->row_begin(k);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < nf && rc == 0; i++) {
+        const struct s3l__fast_val *v = &c->fval[i];
+        switch (v->kind) {
+        case V_NULL: rc = o->put_null(k); break;
+        case V_INT: rc = o->put_int(k, v->u.i); break;
+        case V_UINT: rc = o->put_uint(k, (uint64_t)v->u.i); break;
+        case V_DOUBLE: rc = o->put_double(k, v->u.d); break;
+        case V_BYTES: rc = o->put_bytes(k, v->str, v->len); break;
+        default: rc = o->put_bool(k, v->u.b); break;
+        }
+    }
+    /* As s3l_convert: a put the sink refused is reported by row_end. */
+    int end = o->row_end(k, err);
+    if (rc && end == 0)
+        return s3l_error_set(err, S3L_EINTERNAL, "%s line %llu: the row sink refused a value",
+                             rec->source ? rec->source : "input", (unsigned long long)rec->line);
+    return end;
+}
+
+int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
+                     const struct s3l_row_sink *sink, struct s3l_error *err)
+{
+    if (rec->values)
+        return s3l_convert(c, rec, sink, err);
+    int rc = s3l_convert_fast(c, rec, sink, err);
+    if (rc != S3L_CONVERT_FALLBACK)
+        return rc;
+    c->line_rec = *rec;
+    rc = s3l__record_scan(&c->line_scan, &c->line_rec, rec->offset, err);
+    if (rc != 1)
+        return rc;
+    return s3l_convert(c, &c->line_rec, sink, err);
+}

@@ -1,0 +1,155 @@
+/*
+ * Fuzz target: the converter's fast path for NDJSON lines (src/lib/json/fast.c) against the
+ * generic path (scan the line, then s3l_convert), on the same bytes as one line, under two
+ * schemas: a fixed flat one with every type the fast path fills (and two it leaves alone), and
+ * the one inferred from the line itself when it is an object. The fast path must either write
+ * exactly the sink calls the generic path writes, or answer S3L_CONVERT_FALLBACK without a single
+ * sink call; and s3l_convert_line must give the generic path's result, calls and message.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json/json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct log_sink {
+    char buf[8192];
+    size_t n;
+};
+
+static void add(void *c, const char *fmt, ...)
+{
+    struct log_sink *s = c;
+    if (s->n >= sizeof(s->buf) - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(s->buf + s->n, sizeof(s->buf) - s->n, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        s->n = s->n + (size_t)w < sizeof(s->buf) ? s->n + (size_t)w : sizeof(s->buf) - 1;
+}
+
+static int f_begin(void *c) { add(c, "B"); return 0; }
+static int f_null(void *c) { add(c, " n"); return 0; }
+static int f_bool(void *c, bool v) { add(c, " b%d", v); return 0; }
+static int f_int(void *c, int64_t v) { add(c, " i%lld", (long long)v); return 0; }
+static int f_uint(void *c, uint64_t v) { add(c, " u%llu", (unsigned long long)v); return 0; }
+static int f_double(void *c, double v) { add(c, " d%a", v); return 0; }
+static int f_bytes(void *c, const void *d, size_t n)
+{
+    add(c, " s%zu:", n);
+    for (size_t i = 0; i < n && i < 64; i++)
+        add(c, "%02x", ((const unsigned char *)d)[i]);
+    return 0;
+}
+static int f_dec(void *c, int64_t hi, uint64_t lo)
+{
+    add(c, " m%lld,%llu", (long long)hi, (unsigned long long)lo);
+    return 0;
+}
+static int f_ivl(void *c, int32_t m, int32_t d, int64_t ns)
+{
+    add(c, " v%d,%d,%lld", m, d, (long long)ns);
+    return 0;
+}
+static int f_mark(void *c) { add(c, " ."); return 0; }
+static int f_end(void *c, struct s3l_error *err) { (void)err; add(c, " E"); return 0; }
+static void f_abort(void *c) { add(c, " A"); }
+
+static const struct s3l_row_sink_ops log_ops = {
+    f_begin, f_null, f_bool, f_int,  f_uint,  f_double, f_bytes, f_dec, f_ivl,
+    f_mark,  f_mark, f_mark, f_mark, f_mark,  f_mark,   f_end,   f_abort,
+};
+
+static const char FIXED[] =
+    "[{\"name\": \"id\", \"type\": \"int64\", \"key\": true},"
+    " {\"name\": \"name\", \"type\": \"string\"}, {\"name\": \"x\", \"type\": \"double\"},"
+    " {\"name\": \"f\", \"type\": \"float\"}, {\"name\": \"h\", \"type\": \"halffloat\"},"
+    " {\"name\": \"ok\", \"type\": \"bool\"}, {\"name\": \"d\", \"type\": \"date32[day]\"},"
+    " {\"name\": \"ts\", \"type\": \"timestamp[ms]\"},"
+    " {\"name\": \"tz\", \"type\": \"timestamp[ns, tz=UTC]\"},"
+    " {\"name\": \"s\", \"type\": \"int8\"}, {\"name\": \"i\", \"type\": \"int32\"},"
+    " {\"name\": \"u\", \"type\": \"uint16\"}, {\"name\": \"t\", \"type\": \"time32[ms]\"},"
+    " {\"name\": \"big\", \"type\": \"uint64\"}, {\"name\": \"l\", \"type\": \"list<item: int64>\"}]";
+
+static void check(const struct s3l_schema *schema, const uint8_t *data, size_t size)
+{
+    struct s3l_error err = {0}, gerr = {0};
+    struct s3l_converter *c = NULL, *g = NULL;
+    if (s3l_converter_new(schema, NULL, &c, &err) != 0 ||
+        s3l_converter_new(schema, NULL, &g, &err) != 0)
+        abort();
+    struct s3l_record rec = {0};
+    rec.raw = (const char *)data;
+    rec.raw_len = size;
+    rec.line = 3;
+    rec.offset = 100;
+    rec.end_offset = 100 + size + 1;
+    rec.source = "fuzz";
+    struct s3l__jscan scan;
+    s3l__jscan_init(&scan, 0);
+    for (int round = 0; round < 2; round++) { /* the second round runs on learnt hints */
+        static struct log_sink a, b, gl;
+        memset(&a, 0, sizeof(a));
+        memset(&b, 0, sizeof(b));
+        memset(&gl, 0, sizeof(gl));
+        struct s3l_row_sink sa = {&log_ops, &a}, sb = {&log_ops, &b}, sg = {&log_ops, &gl};
+        memset(&err, 0, sizeof(err));
+        memset(&gerr, 0, sizeof(gerr));
+        int fast = s3l_convert_fast(c, &rec, &sa, &err);
+        int line = s3l_convert_line(c, &rec, &sb, &err);
+        struct s3l_record grec = rec;
+        int gen = s3l__record_scan(&scan, &grec, rec.offset, &gerr);
+        if (gen == 1)
+            gen = s3l_convert(g, &grec, &sg, &gerr);
+        if (fast == S3L_CONVERT_FALLBACK && a.n != 0) {
+            fprintf(stderr, "the fast path fell back after writing: %s\n", a.buf);
+            abort();
+        }
+        if (fast != S3L_CONVERT_FALLBACK && (fast != 0 || gen != 0 || strcmp(a.buf, gl.buf))) {
+            fprintf(stderr, "fast %d: %s\ngeneric %d: %s\n", fast, a.buf, gen, gl.buf);
+            abort();
+        }
+        if (line != gen || strcmp(b.buf, gl.buf) || strcmp(err.message, gerr.message)) {
+            fprintf(stderr, "line %d: %s (%s)\ngeneric %d: %s (%s)\n", line, b.buf, err.message,
+                    gen, gl.buf, gerr.message);
+            abort();
+        }
+    }
+    s3l__jscan_cleanup(&scan);
+    s3l_converter_free(c);
+    s3l_converter_free(g);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static struct s3l_schema *fixed;
+    struct s3l_error err = {0};
+    if (!fixed && s3l_schema_from_json(FIXED, strlen(FIXED), &fixed, &err) != 0)
+        abort();
+    if (size > 1 << 16)
+        return 0;
+    check(fixed, data, size);
+    /* the schema inferred from the line: every key is a column */
+    struct s3l__jscan scan;
+    s3l__jscan_init(&scan, 0);
+    struct s3l_record rec = {0};
+    rec.raw = (const char *)data;
+    rec.raw_len = size;
+    rec.line = 1;
+    rec.source = "fuzz";
+    struct s3l_schema *inferred = NULL;
+    struct s3l_infer_options io = {.version = S3L_INFER_OPTIONS_VERSION};
+    struct s3l_infer *inf = s3l_infer_new(&io);
+    if (inf && s3l__record_scan(&scan, &rec, 0, &err) == 1 && s3l_infer_add(inf, &rec) == 0 &&
+        s3l_infer_schema(inf, &inferred) == 0)
+        check(inferred, data, size);
+    s3l_schema_free(inferred);
+    s3l_infer_free(inf);
+    s3l__jscan_cleanup(&scan);
+    return 0;
+}
