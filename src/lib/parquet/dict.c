@@ -268,20 +268,98 @@ encode_direct_w(struct pq_dict *d, const struct pq_col *c, uint32_t *out, size_t
     return 0;
 }
 
-static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *out)
+/* A value of an INT32/INT64 column as a signed integer (its dictionary key is its raw bits). */
+static inline int64_t int_at(const uint8_t *p, size_t width)
 {
-    switch (c->value_width) {
+    if (width == 8) {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The page's smallest and largest integer. */
+static inline void int_range(const uint8_t *p, uint64_t n, size_t width, int64_t *lo, int64_t *hi)
+{
+    int64_t a = int_at(p, width), b = a;
+    for (uint64_t i = 1; i < n; i++) {
+        int64_t v = int_at(p + i * width, width);
+        a = v < a ? v : a;
+        b = v > b ? v : b;
+    }
+    *lo = a, *hi = b;
+}
+
+/*
+ * An integer page whose values lie within PQ_DENSE_RANGE of each other (delays, distances,
+ * codes): an array indexed by value - lo holds index + 1, filled from the entries already in the
+ * range; a value seen first goes through the hash table (lookup adds it there, as any page
+ * would), so both stay complete and indices are the same first-seen order. No hashing, no probe
+ * per value. Returns 1 when the dictionary is full, like lookup.
+ */
+static inline __attribute__((always_inline)) int
+encode_dense_w(struct pq_dict *d, const struct pq_col *c, uint32_t *out, int64_t lo, uint64_t span,
+               uint32_t *map, size_t width)
+{
+    memset(map, 0, (size_t)(span + 1) * sizeof(*map));
+    for (uint32_t e = 0; e < d->n; e++) {
+        uint64_t off = (uint64_t)int_at(d->values.ptr + (size_t)e * width, width) - (uint64_t)lo;
+        if (off <= span)
+            map[off] = e + 1;
+    }
+    const uint8_t *p = c->values.ptr;
+    for (uint64_t i = 0; i < c->n_values; i++, p += width) {
+        uint64_t off = (uint64_t)int_at(p, width) - (uint64_t)lo;
+        uint32_t m = map[off];
+        if (m) {
+            out[i] = m - 1;
+            continue;
+        }
+        uint64_t key = 0;
+        memcpy(&key, p, width);
+        int rc = lookup(d, false, true, width, p, width, key, &out[i]);
+        if (rc)
+            return rc; /* 1: full */
+        map[off] = out[i] + 1;
+    }
+    return 0;
+}
+
+static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *out,
+                         struct s3l_buf *dense)
+{
+    size_t width = c->value_width;
+    /* Pages of at least 1024 values (a short page does not pay for the array). */
+    if ((c->phys == PQ_INT64 || c->phys == PQ_INT32) && c->n_values >= 1024) {
+        int64_t lo, hi;
+        int_range(c->values.ptr, c->n_values, width, &lo, &hi);
+        uint64_t span = (uint64_t)hi - (uint64_t)lo;
+        if (span < PQ_DENSE_RANGE) {
+            s3l_buf_reset(dense);
+            int rc = s3l_buf_reserve(dense, (size_t)(span + 1) * sizeof(uint32_t));
+            if (rc)
+                return rc;
+            uint32_t *map = (uint32_t *)(void *)dense->ptr;
+            if (width == 8)
+                return encode_dense_w(d, c, out, lo, span, map, 8);
+            return encode_dense_w(d, c, out, lo, span, map, 4);
+        }
+    }
+    switch (width) {
     case 8:
         return encode_direct_w(d, c, out, 8);
     case 4:
         return encode_direct_w(d, c, out, 4);
     default:
-        return encode_direct_w(d, c, out, c->value_width);
+        return encode_direct_w(d, c, out, width);
     }
 }
 
 int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
-                        struct s3l_buf *idx)
+                        struct s3l_buf *idx, struct s3l_buf *dense)
 {
     uint32_t n0 = d->n;
     size_t len0 = d->values.len;
@@ -302,7 +380,7 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
         return 0;
     d->limit = limit;
     if (!var && width <= 8) {
-        rc = encode_direct(d, c, out);
+        rc = encode_direct(d, c, out, dense);
         if (rc < 0)
             return rc;
         if (rc > 0 || d->values.len > limit) {

@@ -253,6 +253,7 @@ struct s3l_pq_writer {
     struct s3l_buf idx;      /* dictionary indices */
     struct s3l_buf hdr;      /* a page header */
     struct s3l_buf bitmap;   /* dictionary entries used by a page */
+    struct s3l_buf dense;    /* dict.c: value -> index + 1 over a narrow page's integer range */
     struct pq_stats pstats;  /* the statistics of the page being encoded */
 
     /* Budget membership. */
@@ -284,10 +285,12 @@ void s3l__pq_dict_free(struct pq_dict *d);
 /*
  * Maps the page's PLAIN values to indices into idx (uint32 each), adding new entries. If the
  * dictionary would grow beyond limit bytes, the entries added by this page are dropped again and
- * 1 is returned (fall back to PLAIN). 0 on success, negative S3L_E* on failure.
+ * 1 is returned (fall back to PLAIN). 0 on success, negative S3L_E* on failure. dense is scratch
+ * (at most PQ_DENSE_RANGE * 4 bytes) for integer pages whose values span a narrow range.
  */
+#define PQ_DENSE_RANGE 8192
 int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
-                        struct s3l_buf *idx);
+                        struct s3l_buf *idx, struct s3l_buf *dense);
 
 /* Frees the hash table (after a fallback to PLAIN the values are still needed, lookups not). */
 void s3l__pq_dict_drop_table(struct pq_dict *d);

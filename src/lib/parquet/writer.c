@@ -92,6 +92,7 @@ int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_optio
     s3l_buf_init(&w->idx, SIZE_MAX / 4);
     s3l_buf_init(&w->hdr, SIZE_MAX / 4);
     s3l_buf_init(&w->bitmap, SIZE_MAX / 4);
+    s3l_buf_init(&w->dense, PQ_DENSE_RANGE * sizeof(uint32_t));
     s3l__pq_stats_init(&w->pstats);
     int rc = check_options(&w->opts, err);
     if (!rc)
@@ -427,6 +428,7 @@ void s3l_pq_writer_free(struct s3l_pq_writer *w)
     s3l_buf_free(&w->idx);
     s3l_buf_free(&w->hdr);
     s3l_buf_free(&w->bitmap);
+    s3l_buf_free(&w->dense);
     s3l__pq_stats_free(&w->pstats);
     for (size_t i = 0; w->kv_keys && i < w->opts.n_kv; i++) {
         s3l_free(w->kv_keys[i]);
