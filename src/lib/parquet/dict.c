@@ -281,14 +281,20 @@ static inline int64_t int_at(const uint8_t *p, size_t width)
     return v;
 }
 
-/* The page's smallest and largest integer. */
+/* The page's smallest and largest integer; stops early (a wide span) once they are more than
+ * PQ_DENSE_RANGE apart, checked every 1024 values (timestamps: at once). */
 static inline void int_range(const uint8_t *p, uint64_t n, size_t width, int64_t *lo, int64_t *hi)
 {
     int64_t a = int_at(p, width), b = a;
-    for (uint64_t i = 1; i < n; i++) {
-        int64_t v = int_at(p + i * width, width);
-        a = v < a ? v : a;
-        b = v > b ? v : b;
+    for (uint64_t i = 1; i < n;) {
+        uint64_t end = S3L_MIN(n, i + 1024);
+        for (; i < end; i++) {
+            int64_t v = int_at(p + i * width, width);
+            a = v < a ? v : a;
+            b = v > b ? v : b;
+        }
+        if ((uint64_t)b - (uint64_t)a >= PQ_DENSE_RANGE)
+            break;
     }
     *lo = a, *hi = b;
 }
