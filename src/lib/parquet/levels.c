@@ -98,6 +98,12 @@ static inline size_t u32_run_end(const uint32_t *v, size_t i, size_t n)
     return j;
 }
 
+/* True when no two neighbours of v[0..8] are equal. */
+#define no_pair_8(p)                                                                               \
+    (((p)[0] == (p)[1]) + ((p)[1] == (p)[2]) + ((p)[2] == (p)[3]) + ((p)[3] == (p)[4]) +           \
+         ((p)[4] == (p)[5]) + ((p)[5] == (p)[6]) + ((p)[6] == (p)[7]) + ((p)[7] == (p)[8]) ==      \
+     0)
+
 #define DEFINE_RLE(NAME, T)                                                                        \
     static int NAME##_rle_run(struct s3l_buf *out, T value, size_t count, int bw)                  \
     {                                                                                              \
@@ -150,6 +156,12 @@ static inline size_t u32_run_end(const uint32_t *v, size_t i, size_t n)
         size_t i = 0, lit = 0;                                                                     \
         int rc = 0;                                                                                \
         while (i < n) {                                                                            \
+            /* i starts a run. With no two neighbours equal in v[i..i+8], the runs starting at    \
+             * i..i+7 are single values (literals): skip them 8 at a time, one branch. */        \
+            while (i + 9 <= n && no_pair_8(v + i))                                                 \
+                i += 8;                                                                            \
+            if (i >= n)                                                                            \
+                break;                                                                             \
             size_t j = NAME##_run_end(v, i, n);                                                    \
             size_t run = j - i;                                                                    \
             if (run < 8) {                                                                         \
