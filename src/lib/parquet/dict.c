@@ -55,6 +55,8 @@ void s3l__pq_dict_reset(struct pq_dict *d)
 {
     s3l_buf_reset(&d->values);
     d->n = 0;
+    d->hashed = 0;
+    d->max_valid = false;
     if (d->slots)
         memset(d->slots, 0, ((size_t)d->slot_mask + 1) * sizeof(*d->slots));
 }
@@ -334,18 +336,83 @@ encode_dense_w(struct pq_dict *d, const struct pq_col *c, uint32_t *out, int64_t
     return 0;
 }
 
+/* Puts entries [hashed, n) into the hash table (keys: their bits, as encode_direct_w's). */
+static int catch_up(struct pq_dict *d, size_t width)
+{
+    d->max_valid = false; /* probes may add entries below max_int from now on */
+    while (d->hashed < d->n) {
+        if (!d->slots || too_full(d, 0)) {
+            int rc = grow_table(d, true);
+            if (rc)
+                return rc;
+        }
+        uint64_t key = 0;
+        memcpy(&key, d->values.ptr + (size_t)d->hashed * width, width);
+        uint32_t s = slot_of(key, true, d->slot_mask);
+        while (d->slots[s].idx)
+            s = (s + 1) & d->slot_mask;
+        d->slots[s].key = key;
+        d->slots[s].idx = ++d->hashed;
+    }
+    return 0;
+}
+
+/*
+ * Sorted integers (timestamps): while each value repeats the largest entry or is above it, it
+ * needs no lookup: a repeat takes the last index, a larger value is a new entry appended without
+ * the hash table (catch_up adds it later if a probe is ever needed). *done gets how many values
+ * of the page were encoded so, from the first; the caller encodes the page again through the
+ * table if that is not all (the same indices for those). 1 when the dictionary is full.
+ */
+static int encode_sorted(struct pq_dict *d, const struct pq_col *c, uint32_t *out,
+                         uint64_t *done)
+{
+    size_t width = c->value_width;
+    const uint8_t *p = c->values.ptr;
+    uint64_t i = 0;
+    for (; i < c->n_values; i++, p += width) {
+        int64_t v = int_at(p, width);
+        if (d->n && v == d->max_int) {
+            out[i] = d->n - 1; /* the largest entry is the last one added */
+            continue;
+        }
+        if (d->n && v < d->max_int)
+            break;
+        if (d->values.len + width > d->limit)
+            return 1;
+        int rc = s3l_buf_append(&d->values, p, width);
+        if (rc)
+            return rc;
+        out[i] = d->n++;
+        d->max_int = v;
+    }
+    *done = i;
+    return 0;
+}
+
 static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *out,
                          struct s3l_buf *dense)
 {
     size_t width = c->value_width;
+    bool ints = c->phys == PQ_INT64 || c->phys == PQ_INT32;
+    uint64_t done = 0;
+    if (ints && (d->n == 0 || d->max_valid)) {
+        d->max_valid = true;
+        int rc = encode_sorted(d, c, out, &done);
+        if (rc || done == c->n_values)
+            return rc;
+    }
+    int rc = catch_up(d, width);
+    if (rc)
+        return rc;
     /* Pages of at least 1024 values (a short page does not pay for the array). */
-    if ((c->phys == PQ_INT64 || c->phys == PQ_INT32) && c->n_values >= 1024) {
+    if (ints && c->n_values >= 1024) {
         int64_t lo, hi;
         int_range(c->values.ptr, c->n_values, width, &lo, &hi);
         uint64_t span = (uint64_t)hi - (uint64_t)lo;
         if (span < PQ_DENSE_RANGE) {
             s3l_buf_reset(dense);
-            int rc = s3l_buf_reserve(dense, (size_t)(span + 1) * sizeof(uint32_t));
+            rc = s3l_buf_reserve(dense, (size_t)(span + 1) * sizeof(uint32_t));
             if (rc)
                 return rc;
             uint32_t *map = (uint32_t *)(void *)dense->ptr;
@@ -391,6 +458,7 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
             return rc;
         if (rc > 0 || d->values.len > limit) {
             d->n = n0;
+            d->hashed = S3L_MIN(d->hashed, n0);
             s3l_buf_truncate(&d->values, len0);
             return 1;
         }

@@ -121,6 +121,12 @@ struct pq_dict {
     struct pq_dict_slot *slots; /* open addressing, linear probing */
     uint32_t slot_mask;
     size_t limit; /* bytes of values; an entry past it is refused (dictionary_page_limit) */
+    /* Integer chunks whose values so far only grew (sorted timestamps): entries [hashed, n) were
+     * appended without the hash table, as values above max_int cannot be in it; the table
+     * catches up before its next probe. max_valid: max_int is the largest entry (no probe yet). */
+    uint32_t hashed;
+    bool max_valid;
+    int64_t max_int;
 };
 
 /* Metadata of one written column chunk, kept for the footer. */
