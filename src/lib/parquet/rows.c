@@ -238,7 +238,7 @@ static inline bool fast_append(struct s3l_pq_writer *w, struct pq_col *c, const 
     uint8_t *p = b->ptr + b->len;
     /* The page buffers outgrow the caches: ask for the line a few values ahead now, so that
      * its read-for-ownership is not waited for (a prefetch never faults). */
-    __builtin_prefetch(p + 256, 1);
+    __builtin_prefetch((const void *)((uintptr_t)p + 256), 1);
     if (prefixed) {
         c->last_start = b->len;
         uint32_t l32 = (uint32_t)n;
