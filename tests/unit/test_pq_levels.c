@@ -125,7 +125,7 @@ static void every_width(void **state)
         for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
             size_t n = lens[li], groups = (n + 7) / 8;
             size_t hdr = 0;
-            for (uint64_t h = groups << 1 | 1; ; h >>= 7) {
+            for (uint64_t h = groups << 1 | 1;; h >>= 7) {
                 want[hdr++] = (uint8_t)(h < 0x80 ? h : (h & 0x7F) | 0x80);
                 if (h < 0x80)
                     break;

@@ -364,8 +364,7 @@ static int catch_up(struct pq_dict *d, size_t width)
  * of the page were encoded so, from the first; the caller encodes the page again through the
  * table if that is not all (the same indices for those). 1 when the dictionary is full.
  */
-static int encode_sorted(struct pq_dict *d, const struct pq_col *c, uint32_t *out,
-                         uint64_t *done)
+static int encode_sorted(struct pq_dict *d, const struct pq_col *c, uint32_t *out, uint64_t *done)
 {
     size_t width = c->value_width;
     const uint8_t *p = c->values.ptr;

@@ -35,8 +35,8 @@ __extension__ typedef unsigned __int128 u128;
  * bit count). Writes up to 16 bytes at p for the last group: the caller reserves that slack.
  */
 #define DEFINE_GROUPS(NAME, T)                                                                     \
-    static inline __attribute__((always_inline)) uint8_t *NAME##_groups_w(                         \
-        const T *v, size_t groups, const int bw, uint8_t *p)                                       \
+    static inline __attribute__((always_inline))                                                   \
+    uint8_t *NAME##_groups_w(const T *v, size_t groups, const int bw, uint8_t *p)                  \
     {                                                                                              \
         for (size_t g = 0; g < groups; g++, v += 8, p += bw) {                                     \
             uint64_t a = (uint64_t)v[0] | (uint64_t)v[1] << bw | (uint64_t)v[2] << (2 * bw) |      \
@@ -51,22 +51,38 @@ __extension__ typedef unsigned __int128 u128;
     static uint8_t *NAME##_groups(const T *v, size_t groups, int bw, uint8_t *p)                   \
     {                                                                                              \
         switch (bw) {                                                                              \
-        case 1: return NAME##_groups_w(v, groups, 1, p);                                           \
-        case 2: return NAME##_groups_w(v, groups, 2, p);                                           \
-        case 3: return NAME##_groups_w(v, groups, 3, p);                                           \
-        case 4: return NAME##_groups_w(v, groups, 4, p);                                           \
-        case 5: return NAME##_groups_w(v, groups, 5, p);                                           \
-        case 6: return NAME##_groups_w(v, groups, 6, p);                                           \
-        case 7: return NAME##_groups_w(v, groups, 7, p);                                           \
-        case 8: return NAME##_groups_w(v, groups, 8, p);                                           \
-        case 9: return NAME##_groups_w(v, groups, 9, p);                                           \
-        case 10: return NAME##_groups_w(v, groups, 10, p);                                         \
-        case 11: return NAME##_groups_w(v, groups, 11, p);                                         \
-        case 12: return NAME##_groups_w(v, groups, 12, p);                                         \
-        case 13: return NAME##_groups_w(v, groups, 13, p);                                         \
-        case 14: return NAME##_groups_w(v, groups, 14, p);                                         \
-        case 15: return NAME##_groups_w(v, groups, 15, p);                                         \
-        default: return NAME##_groups_w(v, groups, 16, p);                                         \
+        case 1:                                                                                    \
+            return NAME##_groups_w(v, groups, 1, p);                                               \
+        case 2:                                                                                    \
+            return NAME##_groups_w(v, groups, 2, p);                                               \
+        case 3:                                                                                    \
+            return NAME##_groups_w(v, groups, 3, p);                                               \
+        case 4:                                                                                    \
+            return NAME##_groups_w(v, groups, 4, p);                                               \
+        case 5:                                                                                    \
+            return NAME##_groups_w(v, groups, 5, p);                                               \
+        case 6:                                                                                    \
+            return NAME##_groups_w(v, groups, 6, p);                                               \
+        case 7:                                                                                    \
+            return NAME##_groups_w(v, groups, 7, p);                                               \
+        case 8:                                                                                    \
+            return NAME##_groups_w(v, groups, 8, p);                                               \
+        case 9:                                                                                    \
+            return NAME##_groups_w(v, groups, 9, p);                                               \
+        case 10:                                                                                   \
+            return NAME##_groups_w(v, groups, 10, p);                                              \
+        case 11:                                                                                   \
+            return NAME##_groups_w(v, groups, 11, p);                                              \
+        case 12:                                                                                   \
+            return NAME##_groups_w(v, groups, 12, p);                                              \
+        case 13:                                                                                   \
+            return NAME##_groups_w(v, groups, 13, p);                                              \
+        case 14:                                                                                   \
+            return NAME##_groups_w(v, groups, 14, p);                                              \
+        case 15:                                                                                   \
+            return NAME##_groups_w(v, groups, 15, p);                                              \
+        default:                                                                                   \
+            return NAME##_groups_w(v, groups, 16, p);                                              \
         }                                                                                          \
     }
 
@@ -125,7 +141,7 @@ static inline size_t u32_run_end(const uint32_t *v, size_t i, size_t n)
             return rc;                                                                             \
         uint8_t *p = put_varint(out->ptr + out->len, ((uint64_t)groups << 1) | 1);                 \
         size_t i = 0;                                                                              \
-        if (bw >= 1 && bw <= 16) {                                                                \
+        if (bw >= 1 && bw <= 16) {                                                                 \
             p = NAME##_groups(v, n / 8, bw, p);                                                    \
             i = n / 8 * 8;                                                                         \
         }                                                                                          \
@@ -156,8 +172,8 @@ static inline size_t u32_run_end(const uint32_t *v, size_t i, size_t n)
         size_t i = 0, lit = 0;                                                                     \
         int rc = 0;                                                                                \
         while (i < n) {                                                                            \
-            /* i starts a run. With no two neighbours equal in v[i..i+8], the runs starting at    \
-             * i..i+7 are single values (literals): skip them 8 at a time, one branch. */        \
+            /* i starts a run. With no two neighbours equal in v[i..i+8], the runs starting at     \
+             * i..i+7 are single values (literals): skip them 8 at a time, one branch. */          \
             while (i + 9 <= n && no_pair_8(v + i))                                                 \
                 i += 8;                                                                            \
             if (i >= n)                                                                            \

@@ -219,12 +219,12 @@ struct s3l_pq_writer {
     uint8_t cur_rep;
     int depth;
     bool closed;
-    int sticky;             /* first sink/codec error */
-    uint32_t n_top;         /* root.n_children: the fields of a row */
-    uint64_t rows_seen;     /* rows begun, for messages (1-based) */
-    uint64_t rows;          /* rows committed to the file */
-    uint64_t rg_rows;       /* rows of the row group in progress */
-    uint64_t rg_rows_max;   /* opts.row_group_rows, UINT64_MAX when 0 (no limit) */
+    int sticky;           /* first sink/codec error */
+    uint32_t n_top;       /* root.n_children: the fields of a row */
+    uint64_t rows_seen;   /* rows begun, for messages (1-based) */
+    uint64_t rows;        /* rows committed to the file */
+    uint64_t rg_rows;     /* rows of the row group in progress */
+    uint64_t rg_rows_max; /* opts.row_group_rows, UINT64_MAX when 0 (no limit) */
     /* Bytes the row API appended to page buffers since rg_bytes was last summed (values, level
      * bytes; less what a rollback took back): rg_bytes + added is always the buffered total. */
     uint64_t added;
