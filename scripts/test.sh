@@ -2,7 +2,9 @@
 # Runs every test: README's second command, and what .ci/run calls.
 #  1. installs the test tools (Debian packages, DuckDB and the other readers from npm);
 #  2. builds with -Werror and runs every CTest label;
-#  3. builds again with AddressSanitizer + UBSan and runs the unit, golden and fuzz labels;
+#  3. builds again with AddressSanitizer + UBSan and runs the unit, golden and fuzz labels, then
+#     the S3 suites (the s3 label on its gateway, and the C tests of the S3 client, store and
+#     fault proxy);
 #  4. checks the JUnit reports: any failed, skipped or not-run test, or a label with fewer tests
 #     than tests/expected-counts.json commits to, fails the run.
 set -euo pipefail
@@ -20,5 +22,9 @@ scripts/build.sh build
 scripts/build.sh build-asan -DS3L_SANITIZE=ON
 (cd build-asan && $SUDO env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j"$jobs" -L '^(unit|golden|fuzz)$' --output-junit junit.xml) || true
+(cd build-asan && $SUDO env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure -j"$jobs" --output-junit junit-s3.xml \
+    -R '^s3\.|^integration\.s3_(rgw|list)$|^fault\.s3_faults$|^crash\.crash_s3$') || true
 
-node scripts/check-junit.mjs tests/expected-counts.json build/junit.xml build-asan/junit.xml
+node scripts/check-junit.mjs tests/expected-counts.json build/junit.xml build-asan/junit.xml \
+    build-asan/junit-s3.xml

@@ -220,7 +220,10 @@ int s3l_s3_list_parts(struct s3l_s3_client *c, const char *bucket, const char *k
                       const char *upload_id, int marker, int max, struct s3l_s3_parts_page *page,
                       struct s3l_error *err);
 
-/* One page of ListMultipartUploads under prefix after (key_marker, upload_id_marker). */
+/* One page of ListMultipartUploads under prefix after (key_marker, upload_id_marker). Asks for
+ * encoding-type=url and gives keys decoded. A prefix with a character XML 1.0 cannot carry is
+ * sent up to it and the rest matched here, so a page may hold fewer than max uploads (even none)
+ * while truncated is set: page on until it is not. */
 struct s3l_s3_upload_info {
     char *key;
     char *upload_id;

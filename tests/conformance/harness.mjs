@@ -14,7 +14,10 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { mirror, toStoreArgs } from './store.mjs';
 
-export { STORE } from './store.mjs';
+// STORE: 'file' or 's3'. mirror(): brings the local copy of every s3:// lake of the test up to
+// date now (run() does it after each CLI run; file://: nothing to do), for a test that reads the
+// lake while a CLI it spawned itself still runs.
+export { STORE, mirror } from './store.mjs';
 
 export const SOURCE_DIR = process.env.S3L_SOURCE_DIR ?? path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const BUILD_DIR = process.env.S3L_BUILD_DIR ?? path.join(SOURCE_DIR, 'build');

@@ -3,8 +3,9 @@
 // tests/stores/start-rgw.sh, the same tests land on S3 instead, unchanged in what they assert:
 //
 // - toStoreArgs(): every `--url DIR` (or file://DIR) under one of the test's temp directories
-//   becomes s3://BUCKET/<that temp directory's name>-<unique>/<rest of DIR>; the CLI gets the
-//   endpoint, region and keys from the environment (AWS_ENDPOINT_URL_S3, AWS_REGION, ...).
+//   becomes s3://BUCKET/<that temp directory's name>-<unique>/<rest of DIR> (symbolic links
+//   resolved: a link to a lake is that lake); the CLI gets the endpoint, region and keys from
+//   the environment (AWS_ENDPOINT_URL_S3, AWS_REGION, ...).
 //   A --url outside the temp directories throws, and a run that never used S3 fails at exit.
 // - mirror(): after each CLI run, the objects under those prefixes are copied down into the temp
 //   directory at the same relative paths, so the tests' local reads (DuckDB's read_parquet, the
@@ -47,6 +48,17 @@ if (STORE === 's3') {
 const prefixes = new Map(); // local temp root -> key prefix (no trailing slash)
 const mirrored = new Map(); // local temp root -> Map(relative key -> "size etag lastmodified")
 
+// p with its symbolic links resolved, as far as it exists: a link under a temp directory is the
+// lake it points to, as on file:// (S3 has no links).
+function real(p) {
+    const tail = [];
+    while (!fs.existsSync(p) && path.dirname(p) !== p) {
+        tail.unshift(path.basename(p));
+        p = path.dirname(p);
+    }
+    return path.join(fs.realpathSync(p), ...tail);
+}
+
 // args with each --url under a root in `roots` mapped to its s3:// URL (file:// mode: args as is).
 export function toStoreArgs(args, roots, cwd) {
     if (STORE === 'file') return args;
@@ -54,21 +66,22 @@ export function toStoreArgs(args, roots, cwd) {
         const otherScheme = /^[a-z0-9]+:\/\//i.test(a) && !a.startsWith('file://');
         if (i === 0 || args[i - 1] !== '--url' || otherScheme)
             return a;
-        const p = path.resolve(cwd ?? process.cwd(), a.replace(/^file:\/\//, ''));
-        const root = roots.find((r) => p === r || p.startsWith(r + path.sep));
+        const p = real(path.resolve(cwd ?? process.cwd(), a.replace(/^file:\/\//, '')));
+        const root = roots.find((r) => p === real(r) || p.startsWith(real(r) + path.sep));
         // A lake outside the test's temp directories would silently stay on file://.
         if (!root) throw new Error(`S3L_TEST_STORE=s3: --url ${a} is not under a harness tmpdir()`);
         if (!prefixes.has(root))
             prefixes.set(root, `${path.basename(root)}-${process.pid}-${Date.now().toString(36)}`);
-        const rel = path.relative(root, p).split(path.sep).join('/');
+        const rel = path.relative(real(root), p).split(path.sep).join('/');
         const slash = a.endsWith('/') ? '/' : '';
         return `s3://${rgw.RGW_BUCKET}/${prefixes.get(root)}${rel ? '/' + rel : ''}${slash}`;
     });
 }
 
-function curl(args) {
+// curl with our keys; fail: an HTTP error fails the call (else the caller reads the codes).
+function curl(args, { fail = true } = {}) {
     const sigv4 = `aws:amz:${rgw.AWS_DEFAULT_REGION}:s3`;
-    const r = spawnSync('curl', ['-sS', '--fail', '--aws-sigv4', sigv4,
+    const r = spawnSync('curl', ['-sS', ...(fail ? ['--fail'] : []), '--aws-sigv4', sigv4,
         '-H', 'x-amz-content-sha256: UNSIGNED-PAYLOAD',
         '--user', `${rgw.AWS_ACCESS_KEY_ID}:${rgw.AWS_SECRET_ACCESS_KEY}`, ...args],
     { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -131,12 +144,22 @@ export function mirror() {
             .map(([k]) => k);
         for (let i = 0; i < fetch.length; i += 200) {
             const args = [];
-            for (const k of fetch.slice(i, i + 200)) {
+            const batch = fetch.slice(i, i + 200);
+            for (const k of batch) {
                 fs.rmSync(path.join(root, k), { force: true });
                 const url = `${rgw.RGW_ENDPOINT}/${rgw.RGW_BUCKET}/${keyPath(`${prefix}/${k}`)}`;
                 args.push('-o', path.join(root, k), url);
             }
-            curl(['--create-dirs', ...args]);
+            // A CLI that still runs (a test polling its checkpoint) may delete an object between
+            // the listing and its GET: a 404 leaves it out of the copy, as if listed after.
+            const codes = curl(['--create-dirs', '-w', '%{http_code}\n', ...args], { fail: false })
+                .trim().split('\n');
+            batch.forEach((k, j) => {
+                if (codes[j] === '200') return;
+                if (codes[j] !== '404') throw new Error(`GET ${prefix}/${k}: HTTP ${codes[j]}`);
+                fs.rmSync(path.join(root, k), { force: true });
+                now.delete(k);
+            });
         }
         mirrored.set(root, now);
     }

@@ -4,10 +4,14 @@
 // - JSON array: a run of flights-200k.json in epochs of 20,000 rows is killed (SIGKILL) after
 //   its first commits, and the rerun resumes inside the array (after an element, before "," or
 //   "]"); the table then equals the file, once.
+// On S3 (S3L_TEST_STORE=s3) the killed run gets the harness's s3:// URL for the lake (destUrl),
+// and the checkpoint is polled through the harness's mirror of the bucket.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DATA, S3LAND, check, done, exceptAll, lit, runOk, schemaFile, tableSql, tmpdir } from '../conformance/harness.mjs';
+import {
+    DATA, S3LAND, check, destUrl, done, exceptAll, lit, mirror, runOk, schemaFile, tableSql, tmpdir,
+} from '../conformance/harness.mjs';
 
 const work = tmpdir('s3l-resume');
 const lake = path.join(work, 'lake');
@@ -35,10 +39,11 @@ await exceptAll(`SELECT * FROM read_csv(${lit(csv)}, header=true, columns=${duck
 // JSON array killed mid-way, then resumed inside the array.
 const fschema = schemaFile(work, 'flights.json', [{ name: 'delay', type: 'int64' }, { name: 'distance', type: 'int64' }, { name: 'time', type: 'double' }]);
 const file = path.join(DATA, 'flights-200k.json');
-const fargs = ['write', '--url', lake, '--table', 'flights', '--schema', fschema, '--input-format', 'json',
+const fargs = ['write', '--url', destUrl(lake), '--table', 'flights', '--schema', fschema, '--input-format', 'json',
     '--epoch-rows', '20000', '--quiet', file];
 const ckptDir = path.join(lake, '_openetl', 'checkpoints');
 const committedOffset = () => {
+    mirror();
     for (const f of fs.existsSync(ckptDir) ? fs.readdirSync(ckptDir) : []) {
         if (!f.endsWith('.json')) continue;
         const st = JSON.parse(fs.readFileSync(path.join(ckptDir, f), 'utf8')).state;

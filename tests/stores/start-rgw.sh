@@ -103,6 +103,9 @@ if [ -n "${RGW_TLS_PORT:-}" ]; then
     frontends="beast endpoint=127.0.0.1:$RGW_PORT ssl_endpoint=127.0.0.1:$RGW_TLS_PORT"
     frontends+=" ssl_certificate=$tls/server.pem ssl_private_key=$tls/server.key"
 fi
+# Without it every answer on a reused connection waits ~40 ms: the gateway writes headers and
+# body apart, Nagle holds the body until the client's delayed ACK (measured: 43 ms -> 1 ms).
+frontends+=" tcp_nodelay=1"
 
 conf=$RGW_DIR/ceph.conf
 fsid=$(uuidgen)

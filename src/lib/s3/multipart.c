@@ -272,6 +272,31 @@ int s3l_s3_list_parts(struct s3l_s3_client *c, const char *bucket, const char *k
     return rc;
 }
 
+/* Length of the part of s that XML 1.0 can carry: up to its first character outside Char (XML
+ * 1.0 section 2.2: below 0x20, only tab, newline and carriage return are allowed). */
+static size_t xml_char_len(const char *s)
+{
+    size_t i = 0;
+    while (s[i] && ((unsigned char)s[i] >= 0x20 || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* Drops the uploads whose key does not start with prefix (the answer was for a shorter one). */
+static void keep_prefixed(struct s3l_s3_uploads_page *page, const char *prefix)
+{
+    size_t n = 0, plen = strlen(prefix);
+    for (size_t i = 0; i < page->n; i++) {
+        if (strncmp(page->uploads[i].key, prefix, plen) == 0) {
+            page->uploads[n++] = page->uploads[i];
+        } else {
+            s3l_free(page->uploads[i].key);
+            s3l_free(page->uploads[i].upload_id);
+        }
+    }
+    page->n = n;
+}
+
 int s3l_s3_list_uploads(struct s3l_s3_client *c, const char *bucket, const char *prefix,
                         const char *key_marker, const char *upload_id_marker, int max,
                         struct s3l_s3_uploads_page *page, struct s3l_error *err)
@@ -285,15 +310,30 @@ int s3l_s3_list_uploads(struct s3l_s3_client *c, const char *bucket, const char 
     snprintf(mx, sizeof(mx), "%d", max > 0 && max <= 1000 ? max : 1000);
     s3l__http_add_query(&r, "uploads", "");
     s3l__http_add_query(&r, "max-uploads", mx);
-    if (prefix && *prefix)
-        s3l__http_add_query(&r, "prefix", prefix);
+    s3l__http_add_query(&r, "encoding-type", "url"); /* keys XML 1.0 cannot carry */
+    /* RGW echoes <Prefix> unencoded even with encoding-type=url, as "&#x01;" for a control
+     * character, which no XML 1.0 parser takes: such a prefix is sent up to that character and
+     * the rest is matched here. */
+    size_t keep = prefix ? xml_char_len(prefix) : 0;
+    char *sent = keep > 0 ? s3l_malloc(keep + 1) : NULL;
+    if (keep > 0 && !sent)
+        rc = s3l_error_set(err, S3L_ENOMEM, "ListMultipartUploads %s: out of memory", bucket);
+    if (sent) {
+        memcpy(sent, prefix, keep);
+        sent[keep] = 0;
+        s3l__http_add_query(&r, "prefix", sent);
+    }
     if (key_marker && *key_marker)
         s3l__http_add_query(&r, "key-marker", key_marker);
     if (upload_id_marker && *upload_id_marker)
         s3l__http_add_query(&r, "upload-id-marker", upload_id_marker);
-    rc = s3l__run1(c, &r, err);
+    if (rc == 0)
+        rc = s3l__run1(c, &r, err);
     if (rc == 0 && (rc = s3l__xml_list_uploads(r.resp.ptr, r.resp.len, page, err)) != 0)
         s3l_error_prefix(err, "ListMultipartUploads %s", bucket);
+    if (rc == 0 && prefix && prefix[keep])
+        keep_prefixed(page, prefix);
+    s3l_free(sent);
     s3l__http_req_cleanup(&r);
     return rc;
 }

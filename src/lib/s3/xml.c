@@ -457,19 +457,44 @@ void s3l_s3_parts_page_free(struct s3l_s3_parts_page *p)
     memset(p, 0, sizeof(*p));
 }
 
+/* Whether s is in encoding-type=url form: ASCII letters and digits, %XX, and the characters
+ * RGW's url_encode() leaves as they are ("-._~/!$'()*|", seen on RGW 16). Ceph RGW URL-encodes
+ * <Key> of ListMultipartUploads when asked but does not say so (no <EncodingType> in the
+ * answer, rgw_rest_s3.cc); a key that is not in this form was sent raw by a store that ignored
+ * the parameter, and is kept as is. */
+static bool url_form(const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '%') {
+            if (hexval(s[1]) < 0 || hexval(s[2]) < 0)
+                return false;
+            s += 2;
+        } else if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
+                   !(*s >= '0' && *s <= '9') && !strchr("-._~/!$'()*|", *s)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 int s3l__xml_list_uploads(const void *body, size_t len, struct s3l_s3_uploads_page *page,
                           struct s3l_error *err)
 {
     memset(page, 0, sizeof(*page));
     struct s3l__xml_doc doc;
     int rc = open_doc(&doc, body, len, "ListMultipartUploadsResult", err);
+    /* With <EncodingType>url</EncodingType> S3 URL-encodes Key, NextKeyMarker, KeyMarker,
+     * Prefix and Delimiter (S3 API reference, ListMultipartUploads, "EncodingType"). */
+    const char *enc = rc == 0 ? s3l__xml_text(doc.root, "EncodingType") : NULL;
+    bool url = enc && strcmp(enc, "url") == 0;
     if (rc == 0) {
         size_t n = count_children(doc.root, "Upload");
+        const char *next = s3l__xml_text(doc.root, "NextKeyMarker");
         page->uploads = s3l_calloc(n ? n : 1, sizeof(*page->uploads));
         page->truncated = is_true(s3l__xml_text(doc.root, "IsTruncated"));
-        page->next_key_marker = dup_or_null(s3l__xml_text(doc.root, "NextKeyMarker"));
+        page->next_key_marker = next && *next ? key_dup(next, url) : NULL;
         page->next_upload_id_marker = dup_or_null(s3l__xml_text(doc.root, "NextUploadIdMarker"));
-        if (!page->uploads)
+        if (!page->uploads || (next && *next && !page->next_key_marker))
             rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
     }
     for (const struct s3l__xml_node *c = rc == 0 ? doc.root->child : NULL; c; c = c->next) {
@@ -481,7 +506,7 @@ int s3l__xml_list_uploads(const void *body, size_t len, struct s3l_s3_uploads_pa
             break;
         }
         struct s3l_s3_upload_info *u = &page->uploads[page->n++];
-        u->key = s3l_strdup(k);
+        u->key = key_dup(k, url || url_form(k));
         u->upload_id = s3l_strdup(id);
         if (!u->key || !u->upload_id) {
             rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
