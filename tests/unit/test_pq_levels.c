@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "parquet/pq.h"
@@ -92,6 +93,75 @@ static void wide_indices(void **state)
     assert_int_equal(b.len, sizeof(want2));
     assert_memory_equal(b.ptr, want2, sizeof(want2));
     s3l_buf_free(&b);
+}
+
+/*
+ * Bit-packing at every width, against a packer written from the definition in Encodings.md
+ * ("the values are packed from the least significant bit of each byte to the most significant
+ * bit": bit b of value i is bit i * bw + b of the run, byte (i * bw + b) / 8). No two neighbours
+ * are equal, so the whole input is one bit-packed run: varint(groups << 1 | 1), then groups * bw
+ * bytes, the last group padded with zeros. Lengths cover whole groups and a partial last one.
+ */
+static void every_width(void **state)
+{
+    (void)state;
+    enum { MAXN = 203 };
+    static const size_t lens[] = {1, 7, 8, 9, 16, 64, 67, 200, MAXN};
+    uint32_t v[MAXN];
+    uint8_t v8[MAXN];
+    uint8_t want[10 + (MAXN + 7) / 8 * 32];
+    struct s3l_buf b;
+    s3l_buf_init(&b, 1 << 20);
+    for (int bw = 1; bw <= 32; bw++) {
+        uint64_t mask = bw == 32 ? 0xFFFFFFFFull : (1ull << bw) - 1;
+        uint64_t x = 0x9E3779B97F4A7C15ull;
+        for (size_t i = 0; i < MAXN; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            v[i] = (uint32_t)((x >> 17) & mask);
+            if (i && v[i] == v[i - 1])
+                v[i] ^= 1;
+            v8[i] = (uint8_t)v[i];
+        }
+        for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+            size_t n = lens[li], groups = (n + 7) / 8;
+            size_t hdr = 0;
+            for (uint64_t h = groups << 1 | 1;; h >>= 7) {
+                want[hdr++] = (uint8_t)(h < 0x80 ? h : (h & 0x7F) | 0x80);
+                if (h < 0x80)
+                    break;
+            }
+            memset(want + hdr, 0, groups * (size_t)bw);
+            for (size_t i = 0; i < n; i++)
+                for (int bit = 0; bit < bw; bit++)
+                    if (v[i] >> bit & 1) {
+                        size_t at = i * (size_t)bw + (size_t)bit;
+                        want[hdr + at / 8] |= (uint8_t)(1u << (at % 8));
+                    }
+            size_t wn = hdr + groups * (size_t)bw;
+            s3l_buf_reset(&b);
+            assert_int_equal(s3l__pq_rle_u32(v, n, bw, &b), 0);
+            assert_int_equal(b.len, wn);
+            assert_memory_equal(b.ptr, want, wn);
+            if (bw <= 8)
+                check_u8(v8, n, bw, want, wn);
+        }
+    }
+    s3l_buf_free(&b);
+}
+
+/* Runs of every length from 8 to 40 (definition levels: long runs of one value), ended by a
+ * different value: rle-run varint(L << 1), value byte 0x01; then the lone 0 as one bit-packed
+ * group, 0x03 0x00 (Encodings.md grammar). */
+static void run_lengths(void **state)
+{
+    (void)state;
+    uint8_t v[41];
+    for (size_t len = 8; len <= 40; len++) {
+        memset(v, 1, len);
+        v[len] = 0;
+        const uint8_t want[] = {(uint8_t)(len << 1), 0x01, 0x03, 0x00};
+        check_u8(v, len + 1, 1, want, sizeof(want));
+    }
 }
 
 static void booleans(void **state)
@@ -196,6 +266,8 @@ int main(void)
         cmocka_unit_test(rle_runs),
         cmocka_unit_test(literal_borrows_from_run),
         cmocka_unit_test(wide_indices),
+        cmocka_unit_test(every_width),
+        cmocka_unit_test(run_lengths),
         cmocka_unit_test(booleans),
         cmocka_unit_test(truncated_bounds),
         cmocka_unit_test(half_floats),

@@ -1,6 +1,7 @@
 /*
  * Unit tests of the Parquet writer's behaviour that needs no reader: a rejected row leaves no
- * trace (the file is byte-identical to one written without it), errors name the row and column,
+ * trace (the file is byte-identical to one written without it; also for random rows rejected at
+ * random points), errors name the row and column,
  * state misuse, sticky sink errors, the shared budget, the row sink adapter, bad schemas and
  * options, and every allocation failing in turn (no crash, no leak under ASan).
  * Values themselves are checked by DuckDB in tests/integration/test_pq_types.mjs.
@@ -126,6 +127,26 @@ static void rejected_rows_leave_no_trace(void **state)
         s3l_pq_row_begin(wb);
         s3l_pq_put_int(wb, 1);
         s3l_pq_row_abort(wb);
+        /* Every field complete (top-level ones by the fast paths), then one value too many; and
+         * a string where the last (required) int64 goes. */
+        s3l_error_clear(&err);
+        s3l_pq_row_begin(wb);
+        s3l_pq_put_int(wb, 2);
+        s3l_pq_put_bytes(wb, "a longer string value", 21);
+        s3l_pq_begin_list(wb);
+        s3l_pq_end_list(wb);
+        s3l_pq_put_int(wb, -5);
+        assert_int_equal(s3l_pq_put_int(wb, 9), S3L_EINVALID_INPUT);
+        assert_int_equal(s3l_pq_row_end(wb, &err), S3L_EINVALID_INPUT);
+        assert_non_null(strstr(err.message, "more values than the 4 fields"));
+        s3l_pq_row_begin(wb);
+        s3l_pq_put_null(wb);
+        s3l_pq_put_bytes(wb, "zz", 2);
+        s3l_pq_put_null(wb);
+        assert_int_equal(s3l_pq_put_bytes(wb, "r", 1), S3L_EINVALID_INPUT);
+        s3l_pq_row_abort(wb);
+        /* What a file would hold if closed now counts the same bytes. */
+        assert_int_equal(s3l_pq_writer_size_estimate(wa), s3l_pq_writer_size_estimate(wb));
     }
     assert_int_equal(s3l_pq_writer_rows(wa), 50);
     assert_int_equal(s3l_pq_writer_rows(wb), 50);
@@ -138,6 +159,153 @@ static void rejected_rows_leave_no_trace(void **state)
     assert_memory_equal(a.b.ptr + a.b.len - 4, "PAR1", 4);
     s3l_buf_free(&a.b);
     s3l_buf_free(&b.b);
+}
+
+/*
+ * Random rows, some rejected at every point (a bad value in any field, a row ended early, one
+ * value too many, an abort), across small pages, row groups and dictionaries (fallbacks to
+ * PLAIN): the file must be byte-identical to one written with only the good rows, and the size
+ * estimate equal after every good row. Top-level fields take the fast paths (no rollback marks),
+ * the list and the double the general path.
+ */
+static uint64_t rnd_state;
+static uint32_t rnd(uint32_t n)
+{
+    rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rnd_state >> 33) % n;
+}
+
+/* Fields: i int8, s utf8, l list<int32>, t timestamp[us] required, b binary, x int64, f double. */
+enum { RF = 7 };
+
+/* Puts field k of a good row; r selects the value. */
+static void put_good(struct s3l_pq_writer *w, int k, uint32_t r)
+{
+    static const char *words[] = {"", "a", "LAX", "JFK", "caf\xc3\xa9", "a longer string value"};
+    if (k != 3 && r % 10 == 0) {
+        s3l_pq_put_null(w);
+        return;
+    }
+    switch (k) {
+    case 0:
+        s3l_pq_put_int(w, (int64_t)(r % 256) - 128);
+        break;
+    case 1:
+    case 4: {
+        const char *s = words[r % 6];
+        s3l_pq_put_bytes(w, s, strlen(s));
+        break;
+    }
+    case 2:
+        s3l_pq_begin_list(w);
+        for (uint32_t j = 0; j < r % 4; j++)
+            s3l_pq_put_int(w, (int64_t)(r % 7) + j);
+        s3l_pq_end_list(w);
+        break;
+    case 3:
+        s3l_pq_put_int(w, 1000000 + (int64_t)(r % 50));
+        break;
+    case 5:
+        s3l_pq_put_int(w, (int64_t)(r % 3000) - 1500);
+        break;
+    default:
+        s3l_pq_put_double(w, (double)(r % 100) / 4);
+        break;
+    }
+}
+
+/* Puts a value field k refuses. */
+static void put_bad(struct s3l_pq_writer *w, int k)
+{
+    switch (k) {
+    case 0:
+        assert_int_equal(s3l_pq_put_int(w, 300), S3L_EINVALID_INPUT);
+        break;
+    case 1:
+        assert_int_equal(s3l_pq_put_bytes(w, "ab\xff", 3), S3L_EINVALID_INPUT);
+        break;
+    case 3:
+        assert_int_equal(s3l_pq_put_null(w), S3L_EINVALID_INPUT);
+        break;
+    default:
+        assert_int_equal(s3l_pq_put_bool(w, true), S3L_EINVALID_INPUT);
+        break;
+    }
+}
+
+static void random_rejections_leave_no_trace(void **state)
+{
+    (void)state;
+    struct s3l_field item = leaf("item", S3L_TYPE_INT32, true);
+    struct s3l_field f[RF] = {
+        leaf("i", S3L_TYPE_INT8, true),    leaf("s", S3L_TYPE_UTF8, true),
+        leaf("l", S3L_TYPE_LIST, true),    leaf("t", S3L_TYPE_TIMESTAMP, false),
+        leaf("b", S3L_TYPE_BINARY, true),  leaf("x", S3L_TYPE_INT64, true),
+        leaf("f", S3L_TYPE_FLOAT64, true),
+    };
+    f[2].type.n_children = 1;
+    f[2].type.children = &item;
+    f[3].type.unit = S3L_UNIT_MICRO;
+    struct s3l_schema sch = {RF, f};
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        rnd_state = seed;
+        struct s3l_pq_options o;
+        s3l_pq_options_init(&o);
+        o.codec = S3L_CODEC_NONE;
+        o.page_size = 64 + rnd(4096);
+        o.row_group_rows = 20 + rnd(600);
+        o.dictionary_page_limit = rnd(2) ? 1u << 20 : 64 + rnd(512);
+        o.data_page_version = 1 + (int)rnd(2);
+        struct mem a = {0}, b = {0};
+        s3l_buf_init(&a.b, SIZE_MAX / 2);
+        s3l_buf_init(&b.b, SIZE_MAX / 2);
+        struct s3l_pq_writer *wa = NULL, *wb = NULL;
+        struct s3l_error err = {0};
+        assert_int_equal(
+            s3l_pq_writer_new(&sch, &o, (struct s3l_pq_sink){mem_write, &a}, &wa, &err), 0);
+        assert_int_equal(
+            s3l_pq_writer_new(&sch, &o, (struct s3l_pq_sink){mem_write, &b}, &wb, &err), 0);
+        for (int row = 0; row < 2500; row++) {
+            uint32_t r[RF];
+            for (int k = 0; k < RF; k++)
+                r[k] = rnd(1u << 30);
+            if (rnd(4) == 0) { /* a rejected row, into wa only */
+                int at = (int)rnd(RF), kind = (int)rnd(4);
+                s3l_pq_row_begin(wa);
+                for (int k = 0; k < at; k++)
+                    put_good(wa, k, r[k]);
+                if (kind == 0)
+                    put_bad(wa, at);
+                if (kind == 2) { /* the whole row, then one value too many */
+                    for (int k = at; k < RF; k++)
+                        put_good(wa, k, r[k]);
+                    assert_int_equal(s3l_pq_put_int(wa, 1), S3L_EINVALID_INPUT);
+                }
+                if (kind == 3) {
+                    s3l_pq_row_abort(wa);
+                } else {
+                    s3l_error_clear(&err);
+                    assert_int_equal(s3l_pq_row_end(wa, &err), S3L_EINVALID_INPUT);
+                }
+            }
+            for (int side = 0; side < 2; side++) {
+                struct s3l_pq_writer *w = side ? wb : wa;
+                assert_int_equal(s3l_pq_row_begin(w), 0);
+                for (int k = 0; k < RF; k++)
+                    put_good(w, k, r[k]);
+                s3l_error_clear(&err);
+                assert_int_equal(s3l_pq_row_end(w, &err), 0);
+            }
+            assert_int_equal(s3l_pq_writer_size_estimate(wa), s3l_pq_writer_size_estimate(wb));
+        }
+        assert_int_equal(s3l_pq_writer_rows(wa), 2500);
+        finish(wa);
+        finish(wb);
+        assert_int_equal(a.b.len, b.b.len);
+        assert_memory_equal(a.b.ptr, b.b.ptr, a.b.len);
+        s3l_buf_free(&a.b);
+        s3l_buf_free(&b.b);
+    }
 }
 
 static void error_names_row_and_column(void **state)
@@ -628,6 +796,7 @@ int main(void)
     setup_schema();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rejected_rows_leave_no_trace),
+        cmocka_unit_test(random_rejections_leave_no_trace),
         cmocka_unit_test(error_names_row_and_column),
         cmocka_unit_test(state_misuse),
         cmocka_unit_test(sink_errors_are_sticky),

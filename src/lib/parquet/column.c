@@ -100,7 +100,7 @@ static int encode_values(struct s3l_pq_writer *w, struct pq_col *c, struct s3l_b
     int rc;
     /* A page of only nulls has no values to look up: it is PLAIN (and empty). */
     if (c->dict_on && c->n_values > 0) {
-        rc = s3l__pq_dict_encode(&c->dict, c, w->opts.dictionary_page_limit, &w->idx);
+        rc = s3l__pq_dict_encode(&c->dict, c, w->opts.dictionary_page_limit, &w->idx, &w->dense);
         if (rc < 0)
             return rc;
         if (rc == 0) {

@@ -55,6 +55,8 @@ void s3l__pq_dict_reset(struct pq_dict *d)
 {
     s3l_buf_reset(&d->values);
     d->n = 0;
+    d->hashed = 0;
+    d->max_valid = false;
     if (d->slots)
         memset(d->slots, 0, ((size_t)d->slot_mask + 1) * sizeof(*d->slots));
 }
@@ -84,6 +86,14 @@ static inline uint32_t slot_of(uint64_t key, bool direct, uint32_t mask)
     (void)direct;
     int bits = 64 - __builtin_clzll((uint64_t)mask + 1) - 1; /* mask + 1 is a power of two */
     return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (63 - bits) >> 1) & mask;
+}
+
+/* Load at most 1/4 while the table is small (shorter probes), 1/2 past SPARSE_SLOTS. */
+#define SPARSE_SLOTS (1u << 14)
+static inline bool too_full(const struct pq_dict *d, size_t k)
+{
+    size_t slots = (size_t)d->slot_mask + 1;
+    return (size_t)(d->n + k + 1) * (slots <= SPARSE_SLOTS ? 4 : 2) > slots;
 }
 
 static int grow_table(struct pq_dict *d, bool direct)
@@ -169,7 +179,7 @@ static int add_entry(struct pq_dict *d, bool var, uint32_t s, uint64_t key, cons
 static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width, const uint8_t *p,
                          size_t n, uint64_t key, uint32_t *index)
 {
-    if ((size_t)(d->n + 1) * 2 > (size_t)d->slot_mask + 1 || !d->slots) {
+    if (!d->slots || too_full(d, 1)) {
         int rc = grow_table(d, direct);
         if (rc)
             return rc;
@@ -206,17 +216,18 @@ static inline int lookup(struct pq_dict *d, bool var, bool direct, size_t width,
 /*
  * Fixed-width values of at most 8 bytes, keyed by themselves: in blocks of 16, the slots are
  * computed and prefetched first, then probed, so the cache misses of a large table overlap.
+ * Inlined per width, so that loading a key is one move (not a variable-size copy).
  */
-static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *out)
+static inline __attribute__((always_inline)) int
+encode_direct_w(struct pq_dict *d, const struct pq_col *c, uint32_t *out, size_t width)
 {
     enum { BLOCK = 16 };
-    size_t width = c->value_width;
     const uint8_t *p = c->values.ptr;
     uint64_t n = c->n_values, last_key = 0;
     uint32_t last_idx = UINT32_MAX;
     for (uint64_t base = 0; base < n; base += BLOCK) {
         size_t k = (size_t)S3L_MIN((uint64_t)BLOCK, n - base);
-        while (!d->slots || (size_t)(d->n + k + 1) * 2 > (size_t)d->slot_mask + 1) {
+        while (!d->slots || too_full(d, k)) {
             int rc = grow_table(d, true);
             if (rc)
                 return rc;
@@ -259,8 +270,168 @@ static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *ou
     return 0;
 }
 
+/* A value of an INT32/INT64 column as a signed integer (its dictionary key is its raw bits). */
+static inline int64_t int_at(const uint8_t *p, size_t width)
+{
+    if (width == 8) {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The page's smallest and largest integer; stops early (a wide span) once they are more than
+ * PQ_DENSE_RANGE apart, checked every 1024 values (timestamps: at once). */
+static inline void int_range(const uint8_t *p, uint64_t n, size_t width, int64_t *lo, int64_t *hi)
+{
+    int64_t a = int_at(p, width), b = a;
+    for (uint64_t i = 1; i < n;) {
+        uint64_t end = S3L_MIN(n, i + 1024);
+        for (; i < end; i++) {
+            int64_t v = int_at(p + i * width, width);
+            a = v < a ? v : a;
+            b = v > b ? v : b;
+        }
+        if ((uint64_t)b - (uint64_t)a >= PQ_DENSE_RANGE)
+            break;
+    }
+    *lo = a, *hi = b;
+}
+
+/*
+ * An integer page whose values lie within PQ_DENSE_RANGE of each other (delays, distances,
+ * codes): an array indexed by value - lo holds index + 1, filled from the entries already in the
+ * range; a value seen first goes through the hash table (lookup adds it there, as any page
+ * would), so both stay complete and indices are the same first-seen order. No hashing, no probe
+ * per value. Returns 1 when the dictionary is full, like lookup.
+ */
+static inline __attribute__((always_inline)) int
+encode_dense_w(struct pq_dict *d, const struct pq_col *c, uint32_t *out, int64_t lo, uint64_t span,
+               uint32_t *map, size_t width)
+{
+    memset(map, 0, (size_t)(span + 1) * sizeof(*map));
+    for (uint32_t e = 0; e < d->n; e++) {
+        uint64_t off = (uint64_t)int_at(d->values.ptr + (size_t)e * width, width) - (uint64_t)lo;
+        if (off <= span)
+            map[off] = e + 1;
+    }
+    const uint8_t *p = c->values.ptr;
+    for (uint64_t i = 0; i < c->n_values; i++, p += width) {
+        uint64_t off = (uint64_t)int_at(p, width) - (uint64_t)lo;
+        uint32_t m = map[off];
+        if (m) {
+            out[i] = m - 1;
+            continue;
+        }
+        uint64_t key = 0;
+        memcpy(&key, p, width);
+        int rc = lookup(d, false, true, width, p, width, key, &out[i]);
+        if (rc)
+            return rc; /* 1: full */
+        map[off] = out[i] + 1;
+    }
+    return 0;
+}
+
+/* Puts entries [hashed, n) into the hash table (keys: their bits, as encode_direct_w's). */
+static int catch_up(struct pq_dict *d, size_t width)
+{
+    d->max_valid = false; /* probes may add entries below max_int from now on */
+    while (d->hashed < d->n) {
+        if (!d->slots || too_full(d, 0)) {
+            int rc = grow_table(d, true);
+            if (rc)
+                return rc;
+        }
+        uint64_t key = 0;
+        memcpy(&key, d->values.ptr + (size_t)d->hashed * width, width);
+        uint32_t s = slot_of(key, true, d->slot_mask);
+        while (d->slots[s].idx)
+            s = (s + 1) & d->slot_mask;
+        d->slots[s].key = key;
+        d->slots[s].idx = ++d->hashed;
+    }
+    return 0;
+}
+
+/*
+ * Sorted integers (timestamps): while each value repeats the largest entry or is above it, it
+ * needs no lookup: a repeat takes the last index, a larger value is a new entry appended without
+ * the hash table (catch_up adds it later if a probe is ever needed). *done gets how many values
+ * of the page were encoded so, from the first; the caller encodes the page again through the
+ * table if that is not all (the same indices for those). 1 when the dictionary is full.
+ */
+static int encode_sorted(struct pq_dict *d, const struct pq_col *c, uint32_t *out, uint64_t *done)
+{
+    size_t width = c->value_width;
+    const uint8_t *p = c->values.ptr;
+    uint64_t i = 0;
+    for (; i < c->n_values; i++, p += width) {
+        int64_t v = int_at(p, width);
+        if (d->n && v == d->max_int) {
+            out[i] = d->n - 1; /* the largest entry is the last one added */
+            continue;
+        }
+        if (d->n && v < d->max_int)
+            break;
+        if (d->values.len + width > d->limit)
+            return 1;
+        int rc = s3l_buf_append(&d->values, p, width);
+        if (rc)
+            return rc;
+        out[i] = d->n++;
+        d->max_int = v;
+    }
+    *done = i;
+    return 0;
+}
+
+static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *out,
+                         struct s3l_buf *dense)
+{
+    size_t width = c->value_width;
+    bool ints = c->phys == PQ_INT64 || c->phys == PQ_INT32;
+    uint64_t done = 0;
+    if (ints && (d->n == 0 || d->max_valid)) {
+        d->max_valid = true;
+        int rc = encode_sorted(d, c, out, &done);
+        if (rc || done == c->n_values)
+            return rc;
+    }
+    int rc = catch_up(d, width);
+    if (rc)
+        return rc;
+    /* Pages of at least 1024 values (a short page does not pay for the array). */
+    if (ints && c->n_values >= 1024) {
+        int64_t lo, hi;
+        int_range(c->values.ptr, c->n_values, width, &lo, &hi);
+        uint64_t span = (uint64_t)hi - (uint64_t)lo;
+        if (span < PQ_DENSE_RANGE) {
+            s3l_buf_reset(dense);
+            rc = s3l_buf_reserve(dense, (size_t)(span + 1) * sizeof(uint32_t));
+            if (rc)
+                return rc;
+            uint32_t *map = (uint32_t *)(void *)dense->ptr;
+            if (width == 8)
+                return encode_dense_w(d, c, out, lo, span, map, 8);
+            return encode_dense_w(d, c, out, lo, span, map, 4);
+        }
+    }
+    switch (width) {
+    case 8:
+        return encode_direct_w(d, c, out, 8);
+    case 4:
+        return encode_direct_w(d, c, out, 4);
+    default:
+        return encode_direct_w(d, c, out, width);
+    }
+}
+
 int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
-                        struct s3l_buf *idx)
+                        struct s3l_buf *idx, struct s3l_buf *dense)
 {
     uint32_t n0 = d->n;
     size_t len0 = d->values.len;
@@ -281,11 +452,12 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
         return 0;
     d->limit = limit;
     if (!var && width <= 8) {
-        rc = encode_direct(d, c, out);
+        rc = encode_direct(d, c, out, dense);
         if (rc < 0)
             return rc;
         if (rc > 0 || d->values.len > limit) {
             d->n = n0;
+            d->hashed = S3L_MIN(d->hashed, n0);
             s3l_buf_truncate(&d->values, len0);
             return 1;
         }

@@ -69,9 +69,13 @@ struct pq_node {
     size_t first_leaf, n_leaves;
     size_t n_children;
     struct pq_node *children;
-    /* Integer leaves stored as they come: 1 INT32, 2 INT64 (0: take the general path). */
+    /* Top-level leaves take a fast path in the row API. Integers stored as they come: fast_int
+     * 1 INT32, 2 INT64 (0: take the general path), in [lo, hi]. Strings: fast_bytes 1 UTF8 or
+     * JSON (validated), 2 BINARY. col: the leaf's column (set by the writer). */
     uint8_t fast_int;
-    int64_t lo, hi; /* the accepted range for fast_int */
+    uint8_t fast_bytes;
+    int64_t lo, hi;
+    struct pq_col *col;
 };
 
 /* Where a page went, and its statistics, for the page index (PageIndex.md). */
@@ -117,6 +121,12 @@ struct pq_dict {
     struct pq_dict_slot *slots; /* open addressing, linear probing */
     uint32_t slot_mask;
     size_t limit; /* bytes of values; an entry past it is refused (dictionary_page_limit) */
+    /* Integer chunks whose values so far only grew (sorted timestamps): entries [hashed, n) were
+     * appended without the hash table, as values above max_int cannot be in it; the table
+     * catches up before its next probe. max_valid: max_int is the largest entry (no probe yet). */
+    uint32_t hashed;
+    bool max_valid;
+    int64_t max_int;
 };
 
 /* Metadata of one written column chunk, kept for the footer. */
@@ -149,16 +159,22 @@ struct pq_row_group_meta {
 struct pq_col {
     /* The page in progress. defs.len and reps.len (when the column has those levels) always
      * equal n_levels: one byte per level entry. */
-    struct s3l_buf values;     /* PLAIN (BOOLEAN: one byte per value) */
-    struct s3l_buf defs, reps; /* one byte per level entry */
-    uint64_t n_levels;         /* level entries (= values incl. nulls) */
-    uint64_t n_values;         /* non-null values */
+    struct s3l_buf values; /* PLAIN (BOOLEAN: one byte per value) */
+    struct s3l_buf defs;   /* one byte per level entry */
+    uint64_t n_levels;     /* level entries (= values incl. nulls) */
+    uint64_t n_values;     /* non-null values */
     /* Lengths before the row in progress first wrote to this column, for rollback; valid when
      * mark_row equals the writer's rows_seen. */
     uint64_t mark_row;
     size_t mark_values;
     uint64_t mark_levels, mark_nvalues;
     uint8_t max_def, max_rep;
+    /* A top-level leaf: its field index (else -1). The row API's fast paths append to it without
+     * marks: rollback takes back the last entry of each field the row completed, which for a
+     * BYTE_ARRAY value began at last_start. */
+    int32_t top_field;
+    size_t last_start;
+    struct s3l_buf reps; /* one byte per level entry */
 
     const struct pq_node *node;
     enum pq_phys phys;
@@ -195,6 +211,30 @@ struct pq_frame {
 };
 
 struct s3l_pq_writer {
+    /* Row cursor. The fields every put reads come first, close together. depth is 0 outside a
+     * row. top: in a row, at depth 1, not poisoned (the puts' fast paths; one byte to test). */
+    bool top;
+    bool in_row;
+    bool poisoned;
+    uint8_t cur_rep;
+    int depth;
+    bool closed;
+    int sticky;           /* first sink/codec error */
+    uint32_t n_top;       /* root.n_children: the fields of a row */
+    uint64_t rows_seen;   /* rows begun, for messages (1-based) */
+    uint64_t rows;        /* rows committed to the file */
+    uint64_t rg_rows;     /* rows of the row group in progress */
+    uint64_t rg_rows_max; /* opts.row_group_rows, UINT64_MAX when 0 (no limit) */
+    /* Bytes the row API appended to page buffers since rg_bytes was last summed (values, level
+     * bytes; less what a rollback took back): rg_bytes + added is always the buffered total. */
+    uint64_t added;
+    /* While added stays below this, no page is full and the row group is under its byte size
+     * and budget mark, so a committed row needs no look at the columns (0: look next row). */
+    uint64_t slack;
+    struct s3l_pq_budget *budget; /* the shared budget, or NULL */
+    struct pq_frame frames[PQ_MAX_DEPTH];
+    struct s3l_error row_err;
+
     struct s3l_pq_options opts;
     struct s3l_pq_sink sink;
     char *created_by;
@@ -205,26 +245,13 @@ struct s3l_pq_writer {
     struct s3l__codec codec;
     struct s3l_arena arena; /* page-index and stats bytes; lives until free */
 
-    /* Row cursor. */
-    bool in_row;
-    bool poisoned;
-    struct s3l_error row_err;
-    int depth;
-    struct pq_frame frames[PQ_MAX_DEPTH];
-    uint8_t cur_rep;
-    uint64_t rows_seen; /* rows begun, for messages (1-based) */
-
     /* Row group in progress. */
-    uint64_t rg_rows;
     uint64_t rg_bytes;  /* encoded bytes buffered (compressed pages + raw page data) */
     size_t budget_mark; /* rg_bytes at which the budget is charged again (a page past the last) */
 
     /* File. */
-    uint64_t rows;
     uint64_t written;
-    int sticky; /* first sink/codec error */
     struct s3l_error sticky_err;
-    bool closed;
     size_t n_rgs, rgs_cap;
     struct pq_row_group_meta *rgs;
     struct s3l_buf scratch;  /* page assembly */
@@ -232,10 +259,10 @@ struct s3l_pq_writer {
     struct s3l_buf idx;      /* dictionary indices */
     struct s3l_buf hdr;      /* a page header */
     struct s3l_buf bitmap;   /* dictionary entries used by a page */
+    struct s3l_buf dense;    /* dict.c: value -> index + 1 over a narrow page's integer range */
     struct pq_stats pstats;  /* the statistics of the page being encoded */
 
     /* Budget membership. */
-    struct s3l_pq_budget *budget;
     size_t budget_charged;
     size_t budget_slot;
     int flush_requested; /* set by the budget, read at row_end (atomic) */
@@ -264,10 +291,12 @@ void s3l__pq_dict_free(struct pq_dict *d);
 /*
  * Maps the page's PLAIN values to indices into idx (uint32 each), adding new entries. If the
  * dictionary would grow beyond limit bytes, the entries added by this page are dropped again and
- * 1 is returned (fall back to PLAIN). 0 on success, negative S3L_E* on failure.
+ * 1 is returned (fall back to PLAIN). 0 on success, negative S3L_E* on failure. dense is scratch
+ * (at most PQ_DENSE_RANGE * 4 bytes) for integer pages whose values span a narrow range.
  */
+#define PQ_DENSE_RANGE 8192
 int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
-                        struct s3l_buf *idx);
+                        struct s3l_buf *idx, struct s3l_buf *dense);
 
 /* Frees the hash table (after a fallback to PLAIN the values are still needed, lookups not). */
 void s3l__pq_dict_drop_table(struct pq_dict *d);
@@ -330,6 +359,9 @@ int s3l__pq_offset_index(const struct pq_chunk_meta *m, struct s3l_buf *out);
  * size and the budget are looked at every 16 rows, or now when check_all.
  */
 int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_error *err);
+/* Sums the buffered bytes into rg_bytes again (after a rollback); the next commit looks at the
+ * columns. */
+void s3l__pq_recount(struct s3l_pq_writer *w);
 /* Records the first sink/codec failure (sticky) and returns it. */
 int s3l__pq_set_sticky(struct s3l_pq_writer *w, int rc, const char *what);
 /* Copies the sticky failure into err (when err holds none) and returns its code. */

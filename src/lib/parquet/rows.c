@@ -10,7 +10,9 @@
  * to the list's item level, and ending the list restores the level it began with.
  *
  * Rollback: the first write of a row to a leaf records the leaf's buffer lengths (marks); a
- * rejected row truncates the leaves it touched back to them.
+ * rejected row truncates the leaves it touched back to them. The fast paths of top-level leaves
+ * (one entry per row) record no marks: a rejected row takes back the last entry of each
+ * top-level leaf the row completed without marks.
  */
 #include <limits.h>
 #include <math.h>
@@ -74,6 +76,7 @@ fail(struct s3l_pq_writer *w, const struct pq_node *n, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     w->poisoned = true;
+    w->top = false;
     return s3l_error_set(&w->row_err, S3L_EINVALID_INPUT, "row %llu, column %s: %s",
                          (unsigned long long)w->rows_seen, n && n->path[0] ? n->path : "(row)",
                          msg);
@@ -164,6 +167,7 @@ static inline int put_level(struct s3l_pq_writer *w, struct pq_col *c, uint8_t d
     if (!rc && c->max_rep)
         rc = buf_put(&c->reps, &w->cur_rep, 1);
     c->n_levels++;
+    w->added += (c->max_def != 0) + (c->max_rep != 0);
     return rc;
 }
 
@@ -171,6 +175,7 @@ static inline int put_level(struct s3l_pq_writer *w, struct pq_col *c, uint8_t d
 static int oom(struct s3l_pq_writer *w, const struct pq_node *n, int rc)
 {
     w->poisoned = true;
+    w->top = false;
     return s3l_error_set(&w->row_err, rc, "row %llu, column %s: buffering the value: %s",
                          (unsigned long long)w->rows_seen, n->path, s3l_strerror(rc));
 }
@@ -184,8 +189,73 @@ static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t 
         rc = buf_put(&c->values, p, len);
     if (rc)
         return oom(w, n, rc);
+    w->added += len;
     c->n_values++;
     return 0;
+}
+
+/* Copies n bytes; short strings (most values) without a call to memcpy: two overlapping moves
+ * that stay within [0, n) of both buffers. */
+static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
+{
+    if (n >= 4 && n <= 16) {
+        if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + n - 8, 8);
+            memcpy(d, &a, 8);
+            memcpy(d + n - 8, &b, 8);
+        } else {
+            uint32_t a, b;
+            memcpy(&a, s, 4);
+            memcpy(&b, s + n - 4, 4);
+            memcpy(d, &a, 4);
+            memcpy(d + n - 4, &b, 4);
+        }
+    } else if (n > 0 && n < 4) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    } else if (n) {
+        memcpy(d, s, n);
+    }
+}
+
+/*
+ * Appends a present value to a column without repetition levels when its buffers have room (the
+ * common case): the value v[0..n), after its 4-byte length when prefixed (BYTE_ARRAY PLAIN), and
+ * the max definition level. n is usually a constant at the call site, so the copy is one move.
+ * false: nothing was written, take the general path. No rollback marks: callers other than the
+ * top-level fast paths touch() first.
+ */
+static inline bool fast_append(struct s3l_pq_writer *w, struct pq_col *c, const void *v, size_t n,
+                               bool prefixed)
+{
+    struct s3l_buf *b = &c->values;
+    size_t need = prefixed ? n + 4 : n;
+    if (b->len + need >= b->cap || (c->max_def && c->defs.len + 1 >= c->defs.cap))
+        return false;
+    uint8_t *p = b->ptr + b->len;
+    /* The page buffers outgrow the caches: ask for the line a few values ahead now, so that
+     * its read-for-ownership is not waited for (a prefetch never faults). */
+    __builtin_prefetch((const void *)((uintptr_t)p + 256), 1);
+    if (prefixed) {
+        c->last_start = b->len;
+        uint32_t l32 = (uint32_t)n;
+        memcpy(p, &l32, 4);
+        copy_bytes(p + 4, v, n);
+    } else {
+        memcpy(p, v, n);
+    }
+    b->len += need;
+    if (c->max_def) {
+        c->defs.ptr[c->defs.len++] = c->max_def;
+        need++;
+    }
+    w->added += need;
+    c->n_levels++;
+    c->n_values++;
+    return true;
 }
 
 /* emit() with the size known at the call site, so the copy is a single move. */
@@ -193,18 +263,9 @@ static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t 
     static inline int NAME(struct s3l_pq_writer *w, const struct pq_node *n, T v)                  \
     {                                                                                              \
         struct pq_col *c = &w->cols[n->first_leaf];                                                \
-        struct s3l_buf *b = &c->values;                                                            \
         touch(w, c);                                                                               \
-        if (c->max_rep == 0 && b->len + sizeof(T) < b->cap &&                                      \
-            (c->max_def == 0 || c->defs.len + 1 < c->defs.cap)) {                                  \
-            if (c->max_def)                                                                        \
-                c->defs.ptr[c->defs.len++] = c->max_def;                                           \
-            memcpy(b->ptr + b->len, &v, sizeof(T));                                                \
-            b->len += sizeof(T);                                                                   \
-            c->n_levels++;                                                                         \
-            c->n_values++;                                                                         \
+        if (c->max_rep == 0 && fast_append(w, c, &v, sizeof(T), false))                            \
             return 0;                                                                              \
-        }                                                                                          \
         return emit(w, n, 0, &v, sizeof(T));                                                       \
     }
 EMIT_FIXED(emit_i32, int32_t)
@@ -214,20 +275,10 @@ EMIT_FIXED(emit_f64, double)
 static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const void *p, size_t len)
 {
     struct pq_col *c = &w->cols[n->first_leaf];
-    uint32_t l32 = (uint32_t)len;
-    struct s3l_buf *b = &c->values;
     touch(w, c);
-    if (c->max_rep == 0 && b->len + 4 + len < b->cap &&
-        (c->max_def == 0 || c->defs.len + 1 < c->defs.cap)) {
-        if (c->max_def)
-            c->defs.ptr[c->defs.len++] = c->max_def;
-        memcpy(b->ptr + b->len, &l32, 4);
-        memcpy(b->ptr + b->len + 4, p, len);
-        b->len += 4 + len;
-        c->n_levels++;
-        c->n_values++;
+    if (c->max_rep == 0 && fast_append(w, c, p, len, true))
         return 0;
-    }
+    uint32_t l32 = (uint32_t)len;
     int rc = put_level(w, c, c->max_def);
     if (!rc)
         rc = buf_put(&c->values, &l32, 4);
@@ -235,8 +286,24 @@ static int emit_bytes(struct s3l_pq_writer *w, const struct pq_node *n, const vo
         rc = buf_put(&c->values, p, len);
     if (rc)
         return oom(w, n, rc);
+    w->added += 4 + len;
     c->n_values++;
     return 0;
+}
+
+/*
+ * The top-level leaf the next value goes to, when the fast paths of the puts apply: a value at
+ * the top level of a row that has not failed. NULL: take the general path (expect() etc.).
+ */
+static inline const struct pq_node *fast_node(const struct s3l_pq_writer *w)
+{
+    if (!w->top)
+        return NULL;
+    uint32_t i = w->frames[0].child;
+    if (i >= w->root.n_children)
+        return NULL;
+    const struct pq_node *n = &w->root.children[i];
+    return n->col ? n : NULL;
 }
 
 /* Every leaf below n gets an entry at definition level def (a null, or an empty list). */
@@ -255,32 +322,51 @@ int s3l_pq_row_begin(struct s3l_pq_writer *w)
     if (w->closed || w->in_row)
         return S3L_ESTATE;
     w->in_row = true;
-    w->poisoned = false;
-    if (w->row_err.code) /* cleared lazily: most rows never fail */
+    if (w->poisoned) { /* row_err is cleared lazily: most rows never fail */
         s3l_error_clear(&w->row_err);
+        w->poisoned = false;
+    }
     w->depth = 1;
+    w->top = true;
     w->frames[0] = (struct pq_frame){.node = &w->root};
     w->cur_rep = 0;
     w->rows_seen++;
     return 0;
 }
 
+/* Takes back the last entry of a top-level leaf, a present value that a fast path appended. */
+static void drop_last(struct pq_col *c)
+{
+    size_t len = c->phys == PQ_BYTE_ARRAY ? c->last_start : c->values.len - c->value_width;
+    s3l_buf_truncate(&c->values, len);
+    if (c->max_def)
+        s3l_buf_truncate(&c->defs, c->defs.len - 1);
+    c->n_levels--;
+    c->n_values--;
+}
+
 void s3l_pq_row_abort(struct s3l_pq_writer *w)
 {
     if (!w->in_row)
         return;
+    uint32_t done = w->depth ? w->frames[0].child : 0; /* top-level fields the row completed */
     for (size_t i = 0; i < w->n_cols; i++) {
         struct pq_col *c = &w->cols[i];
-        if (c->mark_row != w->rows_seen)
-            continue; /* the row did not write to this column */
+        if (c->mark_row != w->rows_seen) {
+            if (c->top_field >= 0 && (uint32_t)c->top_field < done)
+                drop_last(c); /* written by a fast path */
+            continue;
+        }
         s3l_buf_truncate(&c->defs, (size_t)c->mark_levels); /* one byte per level entry */
         s3l_buf_truncate(&c->reps, (size_t)c->mark_levels);
         s3l_buf_truncate(&c->values, c->mark_values);
         c->n_levels = c->mark_levels;
         c->n_values = c->mark_nvalues;
     }
+    s3l__pq_recount(w); /* what the row had added is gone */
     w->in_row = false;
     w->depth = 0;
+    w->top = false;
 }
 
 int s3l_pq_put_null(struct s3l_pq_writer *w)
@@ -402,16 +488,13 @@ static int put_signed_node(struct s3l_pq_writer *w, const struct pq_node *n, int
 int s3l_pq_put_int(struct s3l_pq_writer *w, int64_t v)
 {
     /* Fast path: a top-level integer column that needs only a range check. */
-    if (w->depth == 1 && !w->poisoned && w->in_row) {
-        struct pq_frame *f = &w->frames[0];
-        if (f->child < w->root.n_children) {
-            const struct pq_node *fn = &w->root.children[f->child];
-            if (fn->fast_int && v >= fn->lo && v <= fn->hi) {
-                int frc = fn->fast_int == 1 ? emit_i32(w, fn, (int32_t)v) : emit_i64(w, fn, v);
-                if (!frc)
-                    f->child++;
-                return frc;
-            }
+    const struct pq_node *fn = fast_node(w);
+    if (fn && fn->fast_int && v >= fn->lo && v <= fn->hi) {
+        int32_t v32 = (int32_t)v;
+        if (fn->fast_int == 1 ? fast_append(w, fn->col, &v32, 4, false)
+                              : fast_append(w, fn->col, &v, 8, false)) {
+            w->frames[0].child++;
+            return 0;
         }
     }
     const struct pq_node *n;
@@ -533,23 +616,25 @@ static bool parse_uuid_text(const uint8_t *s, uint8_t out[16])
     return k == 16;
 }
 
+/* True when s[0..n) is ASCII: the common short string needs no UTF-8 decoding. */
+static inline bool ascii(const uint8_t *s, size_t n)
+{
+    uint8_t any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= s[i];
+    return any < 0x80;
+}
+
 int s3l_pq_put_bytes(struct s3l_pq_writer *w, const void *data, size_t len)
 {
     /* Fast path: a top-level UTF8 or BINARY column and a short value. */
-    if (w->depth == 1 && !w->poisoned && w->in_row && len <= 4096) {
-        struct pq_frame *f = &w->frames[0];
-        if (f->child < w->root.n_children) {
-            const struct pq_node *fn = &w->root.children[f->child];
-            enum s3l_type_id id = fn->type.id;
-            if (fn->kind == PQ_LEAF &&
-                (id == S3L_TYPE_BINARY || ((id == S3L_TYPE_UTF8 || id == S3L_TYPE_JSON) &&
-                                           s3l__pq_utf8_valid_prefix(data, len) == len))) {
-                int frc = emit_bytes(w, fn, data, len);
-                if (!frc)
-                    f->child++;
-                return frc;
-            }
-        }
+    const struct pq_node *fn = fast_node(w);
+    if (fn && fn->fast_bytes && len <= 4096 &&
+        (fn->fast_bytes == 2 || (len <= 16 && ascii(data, len)) ||
+         s3l__pq_utf8_valid_prefix(data, len) == len) &&
+        fast_append(w, fn->col, data, len, true)) {
+        w->frames[0].child++;
+        return 0;
     }
     const struct pq_node *n;
     int rc = guard(w);
@@ -660,6 +745,7 @@ static int begin_group(struct s3l_pq_writer *w, enum pq_kind kind, const char *w
     if (w->depth >= PQ_MAX_DEPTH)
         return fail(w, n, "nested too deep");
     w->frames[w->depth++] = (struct pq_frame){.node = n, .rep_before = w->cur_rep};
+    w->top = false;
     return 0;
 }
 
@@ -685,6 +771,7 @@ static int end_group(struct s3l_pq_writer *w, enum pq_kind kind, const char *wha
     }
     w->cur_rep = f->rep_before;
     w->depth--;
+    w->top = w->depth == 1; /* not poisoned: guard() passed and nothing failed since */
     advance(w);
     return 0;
 }

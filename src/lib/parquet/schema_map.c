@@ -28,10 +28,12 @@ static int build_node(struct s3l_pq_writer *w, struct pq_node *n, const char *na
                       const struct s3l_type *t, bool nullable, const struct pq_node *parent,
                       int depth, struct s3l_error *err);
 
-/* The row API's fast path for integers that need only a range check (rows.c). */
+/* The row API's fast paths: integers that need only a range check, strings and binaries
+ * (rows.c). */
 static void set_fast_int(struct pq_node *n)
 {
     n->fast_int = 0;
+    n->fast_bytes = 0;
     if (n->kind != PQ_LEAF)
         return;
     switch (n->type.id) {
@@ -63,6 +65,13 @@ static void set_fast_int(struct pq_node *n)
     case S3L_TYPE_TIMESTAMP:
         if (n->type.unit != S3L_UNIT_SECOND)
             n->fast_int = 2, n->lo = INT64_MIN, n->hi = INT64_MAX;
+        break;
+    case S3L_TYPE_UTF8:
+    case S3L_TYPE_JSON:
+        n->fast_bytes = 1;
+        break;
+    case S3L_TYPE_BINARY:
+        n->fast_bytes = 2;
         break;
     default:
         break;

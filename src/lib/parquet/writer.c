@@ -92,6 +92,7 @@ int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_optio
     s3l_buf_init(&w->idx, SIZE_MAX / 4);
     s3l_buf_init(&w->hdr, SIZE_MAX / 4);
     s3l_buf_init(&w->bitmap, SIZE_MAX / 4);
+    s3l_buf_init(&w->dense, PQ_DENSE_RANGE * sizeof(uint32_t));
     s3l__pq_stats_init(&w->pstats);
     int rc = check_options(&w->opts, err);
     if (!rc)
@@ -124,6 +125,17 @@ int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_optio
         w->cols[i].dict_on = w->opts.dictionary && w->cols[i].phys != PQ_BOOLEAN;
         w->cols[i].bound_keep = keep;
     }
+    w->n_top = (uint32_t)w->root.n_children;
+    for (size_t i = 0; i < w->n_cols; i++)
+        w->cols[i].top_field = -1;
+    w->rg_rows_max = w->opts.row_group_rows ? w->opts.row_group_rows : UINT64_MAX;
+    for (size_t i = 0; i < w->root.n_children; i++) {
+        struct pq_node *n = &w->root.children[i];
+        if (n->kind == PQ_LEAF) {
+            n->col = &w->cols[n->first_leaf]; /* the row API's fast paths */
+            n->col->top_field = (int32_t)i;
+        }
+    }
     *out = w;
     return 0;
 }
@@ -151,6 +163,18 @@ static size_t held_bytes(const struct s3l_pq_writer *w)
     return n;
 }
 
+void s3l__pq_recount(struct s3l_pq_writer *w)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < w->n_cols; i++) {
+        const struct pq_col *c = &w->cols[i];
+        total += c->chunk.len + col_bytes(c) + c->dict.values.len;
+    }
+    w->rg_bytes = total;
+    w->added = 0;
+    w->slack = 0;
+}
+
 int s3l__pq_set_sticky(struct s3l_pq_writer *w, int rc, const char *what)
 {
     if (!w->sticky) {
@@ -167,9 +191,32 @@ int s3l__pq_report(struct s3l_pq_writer *w, struct s3l_error *err)
     return w->sticky;
 }
 
+/* Another writer may have asked this one, the largest, to flush (budget.c). The plain load
+ * first keeps the common case free of a locked instruction. */
+static bool flush_asked(struct s3l_pq_writer *w)
+{
+    return w->budget && __atomic_load_n(&w->flush_requested, __ATOMIC_RELAXED) &&
+           __atomic_exchange_n(&w->flush_requested, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * Most rows: the columns grew by w->added bytes in all since they were last looked at, less
+ * than any page's room, the row group's room and the budget mark's, and the row group has room
+ * for rows: the full look would decide nothing (except the budget's every 16 rows).
+ */
+static inline bool quiet_commit(const struct s3l_pq_writer *w)
+{
+    return w->added < w->slack && w->rg_rows < w->rg_rows_max &&
+           !(w->budget && (w->rg_rows & 15) == 0);
+}
+
 int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_error *err)
 {
+    bool rows_due = w->rg_rows >= w->rg_rows_max;
+    if (!check_all && quiet_commit(w))
+        return flush_asked(w) ? s3l_pq_writer_flush(w, err) : 0;
     size_t total = 0;
+    uint64_t slack = UINT64_MAX;
     for (size_t i = 0; i < w->n_cols; i++) {
         struct pq_col *c = &w->cols[i];
         size_t n = col_bytes(c);
@@ -179,11 +226,12 @@ int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_e
                 return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "encoding a page"), err));
             n = 0;
         }
+        slack = S3L_MIN(slack, (uint64_t)(w->opts.page_size - n));
         total += c->chunk.len + n + c->dict.values.len;
     }
     w->rg_bytes = total;
-    bool flush = (w->opts.row_group_rows && w->rg_rows >= w->opts.row_group_rows) ||
-                 total >= w->opts.row_group_bytes;
+    w->added = 0;
+    bool flush = rows_due || total >= w->opts.row_group_bytes;
     /* The budget (a mutex) is charged every 16 rows (a row usually adds little), and as soon as
      * the row group grew by a page since the last charge: wide rows (a 15 MiB string each) must
      * not run 16 rows past the budget. */
@@ -192,8 +240,13 @@ int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_e
         if (s3l__pq_budget_update(w->budget, w, held_bytes(w)))
             flush = true;
     }
-    /* Another writer may have asked this one, the largest, to flush (budget.c). */
-    if (w->budget && __atomic_exchange_n(&w->flush_requested, 0, __ATOMIC_RELAXED))
+    if (!flush) {
+        slack = S3L_MIN(slack, (uint64_t)(w->opts.row_group_bytes - total));
+        if (w->budget)
+            slack = S3L_MIN(slack, (uint64_t)(w->budget_mark - total));
+    }
+    w->slack = flush ? 0 : slack;
+    if (flush_asked(w))
         flush = true;
     if (flush)
         return s3l_pq_writer_flush(w, err);
@@ -204,12 +257,13 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
 {
     if (!w->in_row)
         return s3l_error_set(err, S3L_ESTATE, "parquet writer: row_end without row_begin");
-    if (!w->poisoned && (w->depth != 1 || w->frames[0].child != w->root.n_children)) {
+    if (!w->poisoned && (w->depth != 1 || w->frames[0].child != w->n_top)) {
         const struct pq_frame *f = &w->frames[w->depth - 1];
         const struct pq_node *n = f->node;
         if (f->child < n->n_children && n->kind != PQ_LIST && n->kind != PQ_MAP)
             n = &n->children[f->child];
         w->poisoned = true;
+        w->top = false;
         s3l_error_set(&w->row_err, S3L_EINVALID_INPUT,
                       "row %llu, column %s: missing (the row "
                       "ended early)",
@@ -224,10 +278,13 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
     }
     w->in_row = false;
     w->depth = 0;
+    w->top = false;
     w->rows++;
     w->rg_rows++;
     if (w->sticky)
         return s3l__pq_report(w, err);
+    if (quiet_commit(w))
+        return flush_asked(w) ? s3l_pq_writer_flush(w, err) : 0;
     return s3l__pq_rows_committed(w, false, err);
 }
 
@@ -278,6 +335,8 @@ int s3l_pq_writer_flush(struct s3l_pq_writer *w, struct s3l_error *err)
     }
     w->rg_rows = 0;
     w->rg_bytes = 0;
+    w->added = 0;
+    w->slack = 0; /* the next row looks at the columns (and charges the budget) */
     w->budget_mark = 0;
     if (w->budget)
         s3l__pq_budget_update(w->budget, w, held_bytes(w));
@@ -369,6 +428,7 @@ void s3l_pq_writer_free(struct s3l_pq_writer *w)
     s3l_buf_free(&w->idx);
     s3l_buf_free(&w->hdr);
     s3l_buf_free(&w->bitmap);
+    s3l_buf_free(&w->dense);
     s3l__pq_stats_free(&w->pstats);
     for (size_t i = 0; w->kv_keys && i < w->opts.n_kv; i++) {
         s3l_free(w->kv_keys[i]);
@@ -394,10 +454,8 @@ uint64_t s3l_pq_writer_bytes_written(const struct s3l_pq_writer *w)
 uint64_t s3l_pq_writer_size_estimate(const struct s3l_pq_writer *w)
 {
     /* Raw page bytes are counted uncompressed: an over-estimate, so files close early, not late. */
-    uint64_t n = w->written ? w->written : 4;
-    for (size_t i = 0; i < w->n_cols; i++)
-        n += w->cols[i].chunk.len + col_bytes(&w->cols[i]) + w->cols[i].dict.values.len;
-    return n;
+    /* rg_bytes + added is the sum over the columns of chunk, page and dictionary bytes. */
+    return (w->written ? w->written : 4) + w->rg_bytes + w->added;
 }
 
 /* The row sink adapter (include/s3l/row.h). */
