@@ -31,7 +31,8 @@ struct s3l_store_options {
  * "." segments, file:///... form). If a wrapper is registered (s3l_store_set_wrapper), *out is
  * the wrapped store.
  * Errors: S3L_EINVALID_CONFIG for a URL that is not file:///abs or s3://bucket[/prefix] (a
- * relative path, a ".." segment, a NUL, an unknown scheme), naming the URL; S3L_ENOT_FOUND when
+ * relative path, a ".." segment, a NUL, an unknown scheme, a control character in an s3://
+ * bucket or prefix, which S3's XML answers cannot carry), naming the URL; S3L_ENOT_FOUND when
  * the local root does not exist and create is false; S3L_EINVALID_CONFIG when it is not a
  * directory; S3L_EPERMISSION_DENIED; S3L_EUNSUPPORTED for s3:// in a build without the S3
  * backend; S3L_ENOMEM.

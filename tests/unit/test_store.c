@@ -54,6 +54,12 @@ static void open_refuses_unknown_and_s3(void **state)
      * is refused before any client is made */
     assert_int_equal(s3l_store_open("s3:///x", NULL, &s, &err), S3L_EINVALID_CONFIG);
     s3l_error_clear(&err);
+    /* nor a prefix with a control character, which S3's XML answers cannot carry: the message
+     * names the byte (b=0, u=1, c=2, k=3, e=4, t=5, /=6, a=7, \x01=8) and holds no raw one */
+    assert_int_equal(s3l_store_open("s3://bucket/a\x01b", NULL, &s, &err), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "byte 8 of the bucket and prefix is a control character"));
+    assert_null(strchr(err.message, '\x01'));
+    s3l_error_clear(&err);
     assert_int_equal(s3l_store_open("ftp://x", NULL, &s, &err), S3L_EINVALID_CONFIG);
     assert_non_null(strstr(err.message, "ftp://x"));
     s3l_error_clear(&err);

@@ -299,6 +299,15 @@ static int parse_url(const char *url, struct s3_store *s, struct s3l_error *err)
     if (bad)
         return s3l_error_set(err, S3L_EINVALID_CONFIG,
                              "URL '%.200s': expected s3://BUCKET or s3://BUCKET/PREFIX", url);
+    /* XML 1.0 cannot carry most control characters, and S3 answers carry keys in XML: such a
+     * prefix would list, delete and upload unreliably (RGW answers "&#x01;", or 400, or 500). */
+    for (size_t i = 0; i < blen + 1 + plen && b[i]; i++)
+        if ((unsigned char)b[i] < 0x20 || b[i] == 0x7f)
+            return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                                 "s3:// URL: byte %zu of the bucket and prefix is a control "
+                                 "character (0x%02x): S3 answers carry keys in XML, which cannot "
+                                 "hold it; use a prefix without control characters",
+                                 i, (unsigned)(unsigned char)b[i]);
     s->bucket = s3l_strndup(b, blen);
     s->prefix = s3l_malloc(plen + 2);
     s->base.url = s3l_malloc(5 + blen + 1 + plen + 1);
