@@ -15,6 +15,7 @@ enum s3l__fast_kind { S3L__F_NONE, S3L__F_INT, S3L__F_UINT, S3L__F_FLOAT, S3L__F
 struct s3l__fast_col {
     uint8_t kind;      /* enum s3l__fast_kind */
     uint8_t time_kind; /* enum s3l__time_kind, for S3L__F_TIME */
+    uint8_t unit;      /* enum s3l_time_unit, for timestamps */
     bool nullable;     /* a null or a missing key is written as null */
     bool plain_name;   /* the name holds no '"', '\\' or control character */
     uint8_t tok_len;   /* plain names under 16 bytes: name + '"' in tok, 0xff per byte in mask */

@@ -63,7 +63,10 @@ int s3l__fast_init(struct s3l_converter *c)
         case S3L_TYPE_UTF8: fc->kind = S3L__F_UTF8; break;
         case S3L_TYPE_BOOL: fc->kind = S3L__F_BOOL; break;
         case S3L_TYPE_DATE32: fc->kind = S3L__F_TIME, fc->time_kind = S3L__DATE; break;
-        case S3L_TYPE_TIMESTAMP: fc->kind = S3L__F_TIME, fc->time_kind = S3L__TIMESTAMP; break;
+        case S3L_TYPE_TIMESTAMP:
+            fc->kind = S3L__F_TIME, fc->time_kind = S3L__TIMESTAMP;
+            fc->unit = (uint8_t)f->type.unit;
+            break;
         case S3L_TYPE_TIME32:
         case S3L_TYPE_TIME64: fc->kind = S3L__F_TIME, fc->time_kind = S3L__TIME; break;
         default: fc->kind = S3L__F_NONE; break; /* uint64 too: its text may pass int64 */
@@ -227,6 +230,31 @@ static bool take_number(const struct s3l__fast_col *fc, const char *s, size_t le
     }
 }
 
+static inline int two_digits(const char *s)
+{
+    unsigned a = (unsigned)(s[0] - '0'), b = (unsigned)(s[1] - '0');
+    return a <= 9 && b <= 9 ? (int)(a * 10 + b) : -1;
+}
+
+/*
+ * "YYYY-MM-DD HH:MM:SS" (or with 'T'/'t') whose date part is the one fc->dates holds, as
+ * s3l__parse_time would read it (value.c: a date, then HH:MM:SS with hours <= 23, minutes and
+ * seconds <= 59, no fraction, no offset, then scaled to the unit with an overflow check); false
+ * for anything else, which s3l__parse_time_cached then reads.
+ */
+static bool quick_timestamp(const struct s3l__fast_col *fc, const char *s, int64_t *out)
+{
+    static const int64_t per_second[] = {1, 1000, 1000000, 1000000000};
+    if (!fc->dates.valid || memcmp(s, fc->dates.text, 10) != 0 ||
+        (s[10] != ' ' && s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':')
+        return false;
+    int h = two_digits(s + 11), mi = two_digits(s + 14), sec = two_digits(s + 17);
+    if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
+        return false;
+    int64_t secs = fc->dates.days * 86400 + h * 3600 + mi * 60 + sec;
+    return !__builtin_mul_overflow(secs, per_second[fc->unit], out);
+}
+
 /* A string (no escapes, valid UTF-8) into column fc, as put_text / put_time would. */
 static bool take_string(struct s3l_converter *c, size_t col, const char *s, size_t len,
                         struct s3l__fast_val *v)
@@ -240,6 +268,10 @@ static bool take_string(struct s3l_converter *c, size_t col, const char *s, size
     }
     if (fc->kind != S3L__F_TIME)
         return false;
+    if (len == 19 && fc->time_kind == S3L__TIMESTAMP && quick_timestamp(fc, s, &v->u.i)) {
+        v->kind = V_INT;
+        return true;
+    }
     bool off;
     const char *why;
     if (s3l__parse_time_cached(&fc->dates, s, len, (enum s3l__time_kind)fc->time_kind,
@@ -361,16 +393,27 @@ static bool read_line(struct s3l_converter *c, const char *p, const char *e, siz
             } else if (c->fval[col].kind != 0xff) {
                 return false;
             }
-            p = skip_ws(q + 1, e);
-            if (p >= e || *p != ':')
-                return false;
-            p = skip_ws(p + 1, e);
+            /* Compact JSON ("k":v,"k":v) is taken without a look for white space. */
+            p = q + 1;
+            if (p < e && *p == ':') {
+                p++;
+            } else {
+                p = skip_ws(p, e);
+                if (p >= e || *p != ':')
+                    return false;
+                p++;
+            }
+            if (p < e && (uint8_t)*p <= ' ')
+                p = skip_ws(p, e);
             if (!take_value(c, (size_t)col, &p, e))
                 return false;
             seen++;
-            p = skip_ws(p, e);
+            if (p < e && (uint8_t)*p <= ' ')
+                p = skip_ws(p, e);
             if (p < e && *p == ',') {
-                p = skip_ws(p + 1, e);
+                p++;
+                if (p < e && (uint8_t)*p <= ' ')
+                    p = skip_ws(p, e);
                 continue;
             }
             if (p < e && *p == '}') {

@@ -611,7 +611,7 @@ int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
             *err = r->sticky_err;
         return r->sticky;
     }
-    int rc = s3l__reader_skip_bom(r, err);
+    int rc = r->started ? 0 : s3l__reader_skip_bom(r, err);
     if (rc < 0)
         return rc;
     switch (r->opt.format) {

@@ -142,7 +142,8 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
     }
     unsigned lanes = l->o->lanes ? l->o->lanes : 1;
     uint64_t base = l->st->bytes_in;
-    for (uint64_t k = 0;; k++) {
+    /* tick: records since the clock was last read, counted without a division per record */
+    for (unsigned tick = 0;; tick = tick + 1 < l->clock_every ? tick + 1 : 0) {
         uint64_t off = l->cur[i], line = l->line[i];
         struct s3l_slice raw = {0};
         rc = src->ops->next(src, l->lane, &off, &line, &raw, err);
@@ -167,7 +168,7 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
         if (rc == 1) {
             l->st->rows++;
             l->epoch_rows++;
-            l->lane = (l->lane + 1) % lanes;
+            l->lane = l->lane + 1 < lanes ? l->lane + 1 : 0;
         } else if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE) {
             rc = bad_record(l, raw, err);
             if (rc) {
@@ -188,7 +189,7 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
         }
         /* A stream (stdin, a pipe) may deliver records slowly: its clock is read at every record
          * so that --commit-interval holds; files are read every clock_every records. */
-        if (l->pos[i].replayable && k % l->clock_every != 0 &&
+        if (l->pos[i].replayable && tick != 0 &&
             !(l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows))
             continue;
         int64_t now = l->now = l->env->now_ns();
