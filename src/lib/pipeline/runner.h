@@ -132,9 +132,10 @@ struct s3l__lanes_config {
 /* Starts cfg->n workers. S3L_ENOMEM, S3L_EINTERNAL (threads), the converter's errors. */
 int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
                    struct s3l_error *err);
-/* Queues a copy of rec for the next lane (blocks while that lane is busy with its previous
- * batch, or while the batches queued hold too many bytes: see lanes.c). Returns a worker's fatal
- * failure, if one happened, so the reader stops early. */
+/* Queues a copy of rec for the next worker lane, or, when every worker is busy with its batch
+ * (or the batches queued hold too many bytes), converts rec into lane 0 on the calling thread:
+ * see lanes.c. Never waits. Returns a worker's fatal failure, if one happened, so the reader stops
+ * early, or lane 0's. */
 int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3l_error *err);
 /* Waits until every queued record is converted. *bad: records skipped or dead-lettered since the
  * last barrier. Returns the first fatal failure of a worker (then nothing may be committed). */
