@@ -7,11 +7,12 @@
  * to fill is full and its worker still busy with the previous one, the reader does not wait: it
  * converts the next INLINE_RUN records into lane 0 itself and then looks again, so the reading
  * thread's spare time goes to encoding, and no core idles while records wait. (NDJSON lines come
- * unscanned with a declared schema: the workers scan them, see s3l_convert_line.) A batch is handed over at BATCH_RECORDS records or BATCH_BYTES bytes, so one wide record
- * may make a batch of its own; the bytes of the batches handed over and not yet converted are
- * bounded by queue_bytes (a quarter of --memory, at least 4 MiB): the reader waits while a
- * handed-over batch would pass it, but a batch always passes when nothing else is queued, so a
- * record larger than the bound still goes through. A batch's arena that grew past 2 BATCH_BYTES
+ * unscanned with a declared schema: the workers scan them, see s3l_convert_line.) A batch is
+ * handed over at BATCH_RECORDS records or BATCH_BYTES bytes, so one wide record may make a batch
+ * of its own; the bytes of the batches handed over and not yet converted are bounded by
+ * queue_bytes (a quarter of --memory, at least 4 MiB): a batch that would pass it is not handed
+ * over (the reader converts into lane 0 meanwhile; at a barrier it waits), but a batch always
+ * passes when nothing else is queued, so a record larger than the bound still goes through. A batch's arena that grew past 2 BATCH_BYTES
  * for a wide record is freed when the batch is done, not kept. Raw bytes are copied only when
  * cfg->keep_raw (dead letters, line numbers in records that span lines).
  *
