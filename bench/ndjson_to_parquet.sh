@@ -5,7 +5,8 @@
 # sizes, and s3land's peak RSS with default settings at 1x and 4x the input (it must not grow).
 # Input: the flights NDJSON (3,000,000 rows, ~277 MB) made from vega-datasets' flights-3m.parquet.
 # Usage: bench/ndjson_to_parquet.sh [BUILD_DIR]   (a RelWithDebInfo or Release build; BENCH_DIR
-# holds the data, default /tmp/s3l-bench)
+# holds the data, default /tmp/s3l-bench; REPEAT pairs of runs per thread count, default 3, of
+# which the medians are shown)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -13,6 +14,7 @@ S3LAND=${S3LAND:-$build/s3land}
 out=${BENCH_DIR:-/tmp/s3l-bench}
 LEVEL=${LEVEL:-3}
 RG=${RG:-122880}
+REPEAT=${REPEAT:-3}
 mkdir -p "$out"
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 1; }
 
@@ -40,16 +42,29 @@ printf 'input: %s (%s bytes); zstd level %s; row groups of %s rows; node+DuckDB 
     "$nd" "$(stat -c %s "$nd")" "$LEVEL" "$RG" "$node_rss"
 printf '%-8s %10s %10s %8s %12s %12s %12s %12s %10s %10s\n' threads s3land_s duckdb_s ratio \
     s3land_MiB duckdb_MiB s3land_bytes duckdb_bytes s3land_cpu duckdb_cpu
+# median of the numbers given
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 for t in 1 2; do
-    rm -rf "$out/lake-$t" "$out/duck-$t.parquet"
-    timed "$out/s3land-$t.log" "$S3LAND" write --url "$out/lake-$t" --table flights \
-        --schema "$out/schema.json" --lanes "$t" --compression zstd --compression-level "$LEVEL" \
-        --row-group-rows "$RG" --quiet "$nd"
-    s_secs=$secs s_rss=$rss_mib s_cpu=$cpu
+    # REPEAT pairs, s3land then DuckDB, one after the other; the medians are compared (a shared
+    # machine's noise hits single runs, not the median of interleaved pairs).
+    sw=() sc=() dw=() dc=()
+    for _ in $(seq "$REPEAT"); do
+        rm -rf "$out/lake-$t" "$out/duck-$t.parquet"
+        timed "$out/s3land-$t.log" "$S3LAND" write --url "$out/lake-$t" --table flights \
+            --schema "$out/schema.json" --lanes "$t" --compression zstd \
+            --compression-level "$LEVEL" --row-group-rows "$RG" --quiet "$nd"
+        sw+=("$secs") sc+=("$cpu")
+        s_rss=$rss_mib
+        timed "$out/duckdb-$t.log" node bench/ndjson_to_parquet.mjs copy "$nd" \
+            "$out/duck-$t.parquet" "$t" "$LEVEL" "$RG"
+        dw+=("$(sed -n 's/.*"copy_seconds":\([0-9.]*\).*/\1/p' "$out/duckdb-$t.log.out")")
+        dc+=("$cpu")
+        d_rss=$rss_mib
+    done
+    s_secs=$(median "${sw[@]}") s_cpu=$(median "${sc[@]}")
+    d_secs=$(median "${dw[@]}") d_cpu=$(median "${dc[@]}")
+    echo "  runs: s3land ${sw[*]} s (cpu ${sc[*]}); duckdb ${dw[*]} s (cpu ${dc[*]})"
     s_bytes=$(cat "$out/lake-$t"/flights/*.parquet | wc -c)
-    timed "$out/duckdb-$t.log" node bench/ndjson_to_parquet.mjs copy "$nd" "$out/duck-$t.parquet" "$t" "$LEVEL" "$RG"
-    d_secs=$(sed -n 's/.*"copy_seconds":\([0-9.]*\).*/\1/p' "$out/duckdb-$t.log.out")
-    d_rss=$rss_mib d_cpu=$cpu
     d_bytes=$(stat -c %s "$out/duck-$t.parquet")
     printf '%-8s %10.2f %10.2f %8.2f %12s %12s %12s %12s %10s %10s\n' "$t" "$s_secs" "$d_secs" \
         "$(echo "$d_secs / $s_secs" | bc -l)" "$s_rss" "$d_rss" "$s_bytes" "$d_bytes" "$s_cpu" "$d_cpu"
