@@ -134,6 +134,15 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
 int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
 
 /*
+ * Whether the input's structure is broken beyond resynchronisation (a JSON array cut short or
+ * malformed between elements, an element or CSV row over the limit, a CSV quote left open at the
+ * end): every further s3l_reader_next returns the same error (sticky). A caller that skips bad
+ * records must stop here instead, or it would skip the same error forever. False after an error
+ * that names one record (the next call goes on after it), and for S3L_EIO.
+ */
+bool s3l_reader_broken(const struct s3l_reader *r);
+
+/*
  * As s3l_reader_next, but an NDJSON record comes unscanned: rec->raw and raw_len hold the line
  * (without its line end; never a blank line), rec->values is NULL and n_values 0, so that the
  * caller can convert the bytes directly (s3l_convert_line) or scan them (s3l_reader_scan),

@@ -193,6 +193,23 @@ if tail -1 "$work/out" | grep -q '"event":"summary".*"rows":2'; then ok "--json 
 "$S3LAND" write --url "$lake" --table json --schema "$schema" "$work/good.ndjson" >"$work/out" 2>"$work/err"
 grep -q "nothing new" "$work/err" && ok "a rerun says nothing is new" || { bad "rerun message"; cat "$work/err"; }
 
+# ---- an input broken beyond resynchronisation stops the run in every --bad-records mode ----
+# (skipping it would meet the same error again forever: once, this filled a disk with dead letters)
+printf 'a,s\n1,x\n3,"unterminated,3\n' >"$work/open-quote.csv"
+printf '[{"a":1},{"a":2' >"$work/cut.json"
+for mode in skip dead-letter; do
+    expect 2 "open-quote\.csv line 3 \(byte offset 8\): a quoted field is not closed" \
+        "$mode: a CSV quote left open stops the run" -- write --url "$lake" \
+        --table "oq_${mode%-*}" --input-format csv --bad-records "$mode" "$work/open-quote.csv"
+    expect 2 "cut\.json line 1 \(byte offset 9\): expected the rest of the array element" \
+        "$mode: a JSON array cut short stops the run" -- write --url "$lake" \
+        --table "cut_${mode%-*}" --input-format json --bad-records "$mode" "$work/cut.json"
+    [ "$(nfiles "$lake/cut_${mode%-*}")" -eq 0 ] && ok "$mode: nothing of it committed" \
+        || bad "$mode: files committed from a broken input"
+done
+[ -z "$(find "$lake/_openetl" -path '*deadletter*' -name '*.ndjson' -newer "$work/cut.json" 2>/dev/null)" ] \
+    && ok "no dead letter written for a broken input" || bad "dead letters written for a broken input"
+
 # ---- a changed input is refused ----
 printf '{"a":9}\n{"a":2}\n' >"$work/good.ndjson"
 expect 2 "good\.ndjson was rewritten" "a rewritten input is refused" -- \

@@ -636,6 +636,11 @@ int s3l_reader_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
     return scan_object(r, rec, err);
 }
 
+bool s3l_reader_broken(const struct s3l_reader *r)
+{
+    return r->sticky == S3L_EINVALID_INPUT || r->sticky == S3L_ETOO_LARGE;
+}
+
 uint64_t s3l_reader_offset(const struct s3l_reader *r)
 {
     return r->offset;

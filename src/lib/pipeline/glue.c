@@ -27,6 +27,7 @@
 struct held {
     struct s3l_record rec; /* values, raw and strings point into the sample's arena */
     int code;              /* 0, or the reader's error for a bad record */
+    bool broken;           /* that error is the input's broken structure (s3l_reader_broken) */
     uint64_t line_after;   /* the number of the line at rec.end_offset */
     char *message;         /* its message (arena) */
 };
@@ -420,6 +421,7 @@ static int sample(struct glue_source *s, struct s3l_error *err)
             h->line_after = s3l_reader_line(s->reader);
             if (rc == 0 && r != 1) {
                 h->code = r;
+                h->broken = s3l_reader_broken(s->reader);
                 h->message = s3l_arena_strndup(&s->arena, e.message, strlen(e.message));
             } else if (rc == 0) {
                 rc = s3l_infer_add(inf, &h->rec);
@@ -427,8 +429,8 @@ static int sample(struct glue_source *s, struct s3l_error *err)
             if (rc)
                 rc = s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
             s->n_held++;
-            if (r != 1 && s->n_held > cap)
-                break;
+            if (r != 1 && (s->n_held > cap || h->broken))
+                break; /* a broken input repeats its error: nothing more to sample */
             continue;
         }
         *err = e;
@@ -588,7 +590,8 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
             *offset_after = h->rec.end_offset + s->add;
             *line_after = h->line_after;
             *raw = s3l_slice_make(h->rec.raw, h->rec.raw_len);
-            return s3l_error_set(err, h->code, "%s", h->message ? h->message : "bad record");
+            s3l_error_set(err, h->code, "%s", h->message ? h->message : "bad record");
+            return h->broken ? S3L__SOURCE_BROKEN : h->code;
         }
         return deliver(s, lane, &h->rec, h->line_after, offset_after, line_after, raw, err);
     }
@@ -619,7 +622,7 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
         *offset_after = rec.end_offset + s->add;
         *line_after = s3l_reader_line(s->reader);
         *raw = s3l_slice_make(rec.raw, rec.raw_len);
-        return rc;
+        return s3l_reader_broken(s->reader) ? S3L__SOURCE_BROKEN : rc;
     }
     if (note_header(s))
         return s3l_error_set(err, S3L_ENOMEM, "out of memory");

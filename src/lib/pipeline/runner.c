@@ -169,6 +169,10 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             l->st->rows++;
             l->epoch_rows++;
             l->lane = l->lane + 1 < lanes ? l->lane + 1 : 0;
+        } else if (rc == S3L__SOURCE_BROKEN) {
+            rc = err->code ? err->code : S3L_EINVALID_INPUT;
+            *side = S3L_SIDE_INPUT;
+            break;
         } else if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE) {
             rc = bad_record(l, raw, err);
             if (rc) {

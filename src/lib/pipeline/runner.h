@@ -16,6 +16,13 @@
  * again" (the record brings columns the schema lacks; the destination is reopened with them).
  */
 #define S3L__SOURCE_BARRIER 2
+/*
+ * A source's answer meaning "the input's structure is broken beyond resynchronisation" (a JSON
+ * array cut short, a CSV quote left open): err holds the error (S3L_EINVALID_INPUT, naming the
+ * input and where), which stops the run in every --bad-records mode, since no record after it can
+ * be delimited and skipping it would repeat it forever.
+ */
+#define S3L__SOURCE_BROKEN 3
 
 /* One input, opened at an offset, yielding rows into a row sink. */
 struct s3l__source;
