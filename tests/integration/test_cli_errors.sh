@@ -210,6 +210,33 @@ done
 [ -z "$(find "$lake/_openetl" -path '*deadletter*' -name '*.ndjson' -newer "$work/cut.json" 2>/dev/null)" ] \
     && ok "no dead letter written for a broken input" || bad "dead letters written for a broken input"
 
+# ---- an input another pipeline already landed is refused, not landed twice ----
+# The default pipeline id comes from the inputs' paths: adding an input to the command, or
+# renaming one, makes another pipeline, which must not read the landed bytes again.
+total_rows() { "$S3LAND" ls --url "$lake" --table "$1" 2>/dev/null | sed -n 's/^total: .*, \([0-9]*\) rows.*/\1/p'; }
+printf '{"a":1}\n{"a":2}\n' >"$work/day1.ndjson"
+printf '{"a":3}\n' >"$work/day2.ndjson"
+"$S3LAND" write --url "$lake" --table days --schema "$schema" --quiet "$work/day1.ndjson"
+expect 2 "day1\.ndjson was already landed into table days, up to byte 16, by pipeline [0-9a-f-]{36}" \
+    "an input added to the command: the landed one is refused" -- \
+    write --url "$lake" --table days --schema "$schema" "$work/day1.ndjson" "$work/day2.ndjson"
+mv "$work/day1.ndjson" "$work/day1-renamed.ndjson"
+expect 2 "day1-renamed\.ndjson was already landed .* \(as [^)]*/day1\.ndjson\)" \
+    "a renamed input is refused" -- write --url "$lake" --table days --schema "$schema" \
+    "$work/day1-renamed.ndjson"
+first=$(sed -n 's/.*by pipeline \([0-9a-f-]\{36\}\).*/\1/p' "$work/err" | head -1)
+printf '{"a":4}\n' >>"$work/day1-renamed.ndjson"
+expect 0 "" "the first pipeline goes on with the renamed file" -- write --url "$lake" \
+    --table days --schema "$schema" --pipeline-id "$first" "$work/day1-renamed.ndjson"
+[ "$(total_rows days)" = 3 ] && ok "only the appended row landed (3 rows, by hand)" \
+    || bad "days holds $(total_rows days) rows, expected 3"
+expect 0 "" "a file of its own lands" -- write --url "$lake" --table days --schema "$schema" \
+    --quiet "$work/day2.ndjson"
+[ "$(total_rows days)" = 4 ] && ok "4 rows after day2" || bad "days holds $(total_rows days) rows"
+ln "$work/day2.ndjson" "$work/day2-link.ndjson"
+expect 1 "day2-link\.ndjson is given twice \(a hard link to" "a hard link to another input" -- \
+    write --url "$lake" --table days2 --schema "$schema" "$work/day2.ndjson" "$work/day2-link.ndjson"
+
 # ---- a changed input is refused ----
 printf '{"a":9}\n{"a":2}\n' >"$work/good.ndjson"
 expect 2 "good\.ndjson was rewritten" "a rewritten input is refused" -- \

@@ -730,6 +730,12 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
     rc = s3l_store_open(url, &so, &g.store, err);
     if (rc)
         goto out;
+    /* An id given by the caller is their decision; a derived one follows the inputs' paths. */
+    if (!opts->pipeline_id &&
+        (rc = s3l__check_landed_elsewhere(g.store, g.tpath, id, pos, fds, n, err)) != 0) {
+        *side = S3L_SIDE_INPUT;
+        goto out;
+    }
     struct s3l__runner_env env = {&glue_dest_ops, &g, g_source_open, &g, s3l__now_ns, 0};
     rc = s3l__runner_loop(opts, &env, pos, fds, n, stats, side, err);
     stats->values_ignored = g.ignored;

@@ -63,6 +63,11 @@ static int open_inputs(const struct s3l_pipeline_options *o, struct s3l_input_po
             if (strcmp(pos[k].path, pos[i].path) == 0)
                 rc = s3l_error_set(err, S3L_EINVALID_CONFIG, "input %s is given twice (as %s)",
                                    o->inputs[i], pos[i].path);
+            else if (pos[k].replayable && pos[i].replayable && pos[k].dev == pos[i].dev &&
+                     pos[k].ino == pos[i].ino)
+                rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                                   "input %s is given twice (a hard link to %s)", o->inputs[i],
+                                   pos[k].path);
         if (rc) {
             for (size_t k = 0; k <= i; k++) {
                 if (fds[k] > 0)

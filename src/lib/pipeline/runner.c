@@ -246,6 +246,24 @@ static int check_mid_line(struct loop *l, const struct s3l_input_position *p, in
  * every input is a file already read to its end. Empty inputs read for the first time are
  * refused.
  */
+/*
+ * The recorded position of the same file under another name (renamed since it was recorded): the
+ * same device and inode, and the bytes before the recorded offset unchanged; else NULL (a new
+ * file on a reused inode fails the hash).
+ */
+static const struct s3l_input_position *renamed(const struct s3l_input_position *rec,
+                                                size_t n_rec, const struct s3l_input_position *p,
+                                                int fd)
+{
+    for (size_t k = 0; p->replayable && k < n_rec; k++) {
+        struct s3l_error tmp = {0};
+        if (rec[k].replayable && rec[k].dev == p->dev && rec[k].ino == p->ino &&
+            s3l_input_position_verify(&rec[k], p, fd, &tmp) == 0)
+            return &rec[k];
+    }
+    return NULL;
+}
+
 static int resume_positions(struct loop *l, const char *json, bool *all_done, struct s3l_error *err)
 {
     struct s3l_input_position *rec = NULL;
@@ -257,6 +275,8 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
     for (size_t i = 0; rc == 0 && i < l->n; i++) {
         struct s3l_input_position *p = &l->pos[i];
         const struct s3l_input_position *r = s3l_positions_find(rec, n_rec, p->path);
+        if (!r)
+            r = renamed(rec, n_rec, p, l->fds[i]);
         struct stat st;
         bool have_size = p->replayable && fstat(l->fds[i], &st) == 0;
         if (r && (rc = s3l_input_position_verify(r, p, l->fds[i], err)) != 0)

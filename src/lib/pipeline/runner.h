@@ -116,6 +116,16 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
                   struct s3l_pipeline_stats *stats, enum s3l_pipeline_side *side,
                   struct s3l_error *err);
 
+/*
+ * Refuses (S3L_EINVALID_INPUT, naming the input, the other pipeline and how to go on) an input
+ * that another pipeline already committed to table (the table path T) and that is unchanged
+ * since (device, inode and the hash of the bytes before the recorded offset), unless pipeline id
+ * resumes it itself: see landed.c. Reads markers and checkpoints only. Store errors, S3L_ENOMEM.
+ */
+int s3l__check_landed_elsewhere(struct s3l_store *store, const char *table, const char *id,
+                                const struct s3l_input_position *pos, const int *fds, size_t n,
+                                struct s3l_error *err);
+
 /* ---- Parallel lanes (lanes.c) ---- */
 
 struct s3l_record;
