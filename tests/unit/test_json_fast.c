@@ -291,6 +291,45 @@ static void test_names_needing_escapes(void **state)
     s3l_schema_free(sc);
 }
 
+/* A number rounds to the nearest value of a float column's type (IEEE 754, ties to even):
+ * FLT_MAX's usual printed form 3.4028235e38 is in range (2^128 - 2^103 = 3.4028235677973366e38 is
+ * the first magnitude that rounds to infinity), 3.4028236e38 is not; binary16 takes up to 65520
+ * exclusive (65504 + half its last unit, 32). Both paths agree. */
+static void test_float_ranges(void **state)
+{
+    (void)state;
+    static const char s[] = "[{\"name\": \"f\", \"type\": \"float\"},"
+                            " {\"name\": \"h\", \"type\": \"halffloat\"}]";
+    struct s3l_schema *sc = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_schema_from_json(s, strlen(s), &sc, &err), 0);
+    struct s3l_converter *c = NULL;
+    assert_int_equal(s3l_converter_new(sc, NULL, &c, &err), 0);
+    const struct {
+        const char *line;
+        int rc;
+    } cases[] = {
+        {"{\"f\":3.4028235e38}", 0},  {"{\"f\":-3.4028235e38}", 0},
+        {"{\"f\":3.4028236e38}", S3L_EINVALID_INPUT}, {"{\"h\":65519}", 0},
+        {"{\"h\":65520}", S3L_EINVALID_INPUT}, {"{\"h\":-65504}", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct s3l_record rec = line_record(cases[i].line);
+        struct log_sink a = {{0}};
+        struct s3l_row_sink sa = {&log_ops, &a};
+        memset(&err, 0, sizeof(err));
+        int fast = s3l_convert_fast(c, &rec, &sa, &err);
+        assert_int_equal(fast, cases[i].rc ? S3L_CONVERT_FALLBACK : 0);
+        memset(&err, 0, sizeof(err));
+        if (s3l_convert_line(c, &rec, &sa, &err) != cases[i].rc)
+            fail_msg("%s: %s", cases[i].line, err.message);
+        if (cases[i].rc)
+            assert_non_null(strstr(err.message, "out of range"));
+    }
+    s3l_converter_free(c);
+    s3l_schema_free(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,6 +337,7 @@ int main(void)
         cmocka_unit_test(test_other_lines_fall_back),
         cmocka_unit_test(test_date_cache_follows_the_day),
         cmocka_unit_test(test_names_needing_escapes),
+        cmocka_unit_test(test_float_ranges),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

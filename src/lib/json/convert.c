@@ -6,7 +6,6 @@
  * bool, decimal, date, time, timestamp, UUID or interval goes into that column. Everything else is
  * an error naming the source, line, column path and what was expected.
  */
-#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -368,10 +367,8 @@ static int put_number(struct s3l_converter *c, const struct s3l_field *f,
     int rc = s3l__parse_double(v->str, v->len, &d, &why);
     if (rc == S3L_ENOMEM)
         return rc;
-    double max = t->id == S3L_TYPE_FLOAT16   ? 65504.0 /* IEEE 754 binary16's largest */
-                 : t->id == S3L_TYPE_FLOAT32 ? FLT_MAX
-                                             : DBL_MAX;
-    if (rc == 0 && (d > max || d < -max)) {
+    double lim = s3l__float_limit(t->id);
+    if (rc == 0 && (d >= lim || d <= -lim)) {
         rc = S3L_EINVALID_INPUT;
         why = "out of range";
     }

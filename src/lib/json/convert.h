@@ -21,7 +21,7 @@ struct s3l__fast_col {
     uint8_t tok_len;   /* plain names under 16 bytes: name + '"' in tok, 0xff per byte in mask */
     uint64_t tok[2], tok_mask[2];
     int64_t lo, hi;    /* S3L__F_INT: the type's range; S3L__F_UINT: hi is the maximum */
-    double max;        /* S3L__F_FLOAT: the largest finite value of the type */
+    double max;        /* S3L__F_FLOAT: s3l__float_limit of the type (exclusive) */
     struct s3l__date_cache dates; /* S3L__F_TIME: the last date part parsed */
 };
 
@@ -71,6 +71,20 @@ struct s3l_converter {
     struct s3l__jscan line_scan; /* s3l_convert_line's scanner, when the fast path cannot */
     struct s3l_record line_rec;  /* the record it scanned */
 };
+
+/*
+ * The magnitude from which a float column's type has no finite value: a number rounds to the
+ * nearest value of the type (IEEE 754 section 4.3.1, ties to even), so binary16 takes up to
+ * 65504 + 16 (exclusive) and binary32 up to FLT_MAX + half its last unit, 2^128 - 2^103
+ * (exclusive: FLT_MAX's significand is odd, so the tie goes to infinity). "3.4028235e38", the
+ * usual printed form of FLT_MAX, is in range. binary64: every finite double.
+ */
+static inline double s3l__float_limit(enum s3l_type_id id)
+{
+    return id == S3L_TYPE_FLOAT16   ? 65520.0
+           : id == S3L_TYPE_FLOAT32 ? 0x1.ffffffp127
+                                    : __builtin_inf();
+}
 
 /* The column named name[0..len), or -1. */
 int s3l__convert_lookup(const struct s3l_converter *c, const char *name, size_t len);

@@ -14,7 +14,6 @@
  *
  * The grammar checked is RFC 8259's (sections 2, 4, 6, 7), on the parts the fast path accepts.
  */
-#include <float.h>
 #include <string.h>
 
 #include "json/convert.h"
@@ -57,9 +56,11 @@ int s3l__fast_init(struct s3l_converter *c)
         case S3L_TYPE_UINT8: fc->kind = S3L__F_UINT, fc->hi = UINT8_MAX; break;
         case S3L_TYPE_UINT16: fc->kind = S3L__F_UINT, fc->hi = UINT16_MAX; break;
         case S3L_TYPE_UINT32: fc->kind = S3L__F_UINT, fc->hi = UINT32_MAX; break;
-        case S3L_TYPE_FLOAT16: fc->kind = S3L__F_FLOAT, fc->max = 65504.0; break;
-        case S3L_TYPE_FLOAT32: fc->kind = S3L__F_FLOAT, fc->max = FLT_MAX; break;
-        case S3L_TYPE_FLOAT64: fc->kind = S3L__F_FLOAT, fc->max = DBL_MAX; break;
+        case S3L_TYPE_FLOAT16:
+        case S3L_TYPE_FLOAT32:
+        case S3L_TYPE_FLOAT64:
+            fc->kind = S3L__F_FLOAT, fc->max = s3l__float_limit(f->type.id);
+            break;
         case S3L_TYPE_UTF8: fc->kind = S3L__F_UTF8; break;
         case S3L_TYPE_BOOL: fc->kind = S3L__F_BOOL; break;
         case S3L_TYPE_DATE32: fc->kind = S3L__F_TIME, fc->time_kind = S3L__DATE; break;
@@ -216,8 +217,8 @@ static bool take_number(const struct s3l__fast_col *fc, const char *s, size_t le
         return true;
     }
     case S3L__F_FLOAT:
-        if (s3l__parse_double(s, len, &v->u.d, &why) != 0 || v->u.d > fc->max ||
-            v->u.d < -fc->max)
+        if (s3l__parse_double(s, len, &v->u.d, &why) != 0 || v->u.d >= fc->max ||
+            v->u.d <= -fc->max)
             return false;
         v->kind = V_DOUBLE;
         return true;
