@@ -15,9 +15,12 @@ const schema = schemaFile(work, 's.json', [{ name: 'x', type: 'int64' }]);
 // namespace. A table name of 255 bytes makes the schema record's file name "T.json" 260 bytes,
 // over NAME_MAX: the local store keeps such a component under a shortened on-disk name (see
 // docs/internals/store.md), and the table still lands and reads back under its own name.
+// The namespace is another 255-byte name: a namespace named like a table is refused (below),
+// since the table's directory would then hold the namespace's tables.
 const long255 = 'é'.repeat(127) + 'x';
+const longNs = 'é'.repeat(127) + 'y';
 const good = [['with spaces', null], ['ünïcødé 表', null], ['k=v', 'dt=2024-01-01'], [long255, null],
-    ['t', long255], [long255, long255], ['t', 'ns with space']];
+    ['t', longNs], [long255, longNs], ['t', 'ns with space']];
 for (const [table, ns] of good) {
     const args = ['write', '--url', lake, '--table', table, '--schema', schema, '--quiet', input];
     if (ns) args.push('--namespace', ns);
@@ -25,6 +28,11 @@ for (const [table, ns] of good) {
     const dir = ns ? path.join(lake, ns, table) : path.join(lake, table);
     const n = fs.existsSync(dir) ? await scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(dir, '*.parquet'))})`) : -1;
     check(n === 2, `table ${JSON.stringify(table).slice(0, 40)}${ns ? ` in ${ns}` : ''}: 2 rows under its own name`);
+}
+{
+    const r = run(['write', '--url', lake, '--table', 't', '--namespace', long255, '--schema', schema, input]);
+    check(r.code === 1 && /would lie inside the directory of table/.test(r.stderr),
+        `a namespace named like table ${long255.slice(0, 8)}... is refused (got ${r.code})`);
 }
 for (const bad of ['..', '.', '/abs', 'a/b', 'x'.repeat(256), '_openetl', '']) {
     const r = run(['write', '--url', path.join(work, 'lake-bad'), '--table', bad, '--schema', schema, input]);

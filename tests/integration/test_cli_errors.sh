@@ -237,6 +237,19 @@ ln "$work/day2.ndjson" "$work/day2-link.ndjson"
 expect 1 "day2-link\.ndjson is given twice \(a hard link to" "a hard link to another input" -- \
     write --url "$lake" --table days2 --schema "$schema" "$work/day2.ndjson" "$work/day2-link.ndjson"
 
+# ---- a table never lies inside another table's directory ----
+expect 0 "" "table nest" -- write --url "$lake" --table nest --schema "$schema" --quiet "$work/good.ndjson"
+expect 1 "table nest/inner would lie inside the directory of table nest" \
+    "a namespace named like a table is refused" -- write --url "$lake" --namespace nest \
+    --table inner --schema "$schema" "$work/good.ndjson"
+expect 0 "" "table ns1/inner" -- write --url "$lake" --namespace ns1 --table inner \
+    --schema "$schema" --quiet "$work/good.ndjson"
+expect 1 "table ns1: ns1 is already a namespace of other tables" \
+    "a table named like a namespace is refused" -- write --url "$lake" --table ns1 \
+    --schema "$schema" "$work/good.ndjson"
+[ ! -d "$lake/nest/inner" ] && [ "$(nfiles "$lake/ns1")" -eq 0 ] \
+    && ok "nothing written inside the other table" || bad "a table was written inside another"
+
 # ---- a changed input is refused ----
 printf '{"a":9}\n{"a":2}\n' >"$work/good.ndjson"
 expect 2 "good\.ndjson was rewritten" "a rewritten input is refused" -- \

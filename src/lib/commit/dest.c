@@ -499,6 +499,51 @@ static int record_schema(struct s3l_dest *d, const char *table, const struct s3l
     return rc;
 }
 
+static int found_one(void *ctx, const struct s3l_object_info *info)
+{
+    (void)ctx;
+    (void)info;
+    return 1; /* stops the listing: one is enough */
+}
+
+/*
+ * A table must not lie inside another one's directory, nor hold one in its own: namespace "a"
+ * next to table "a" would put URL/a/b/ inside URL/a/, and readers of a table's directory
+ * (read_parquet over URL/a and all below it, a LOCATION in Athena) would mix both tables' rows.
+ * Schema records tell which tables exist: _openetl/schemas/a.json for a, .../a/b.json for a/b.
+ */
+static int check_nesting(struct s3l_dest *d, const char *table, struct s3l_error *err)
+{
+    const char *slash = strchr(table, '/');
+    int rc = 0;
+    if (slash) {
+        char *outer = fmt_alloc("_openetl/schemas/%.*s.json", (int)(slash - table), table);
+        struct s3l_object_info info;
+        struct s3l_error e2 = {0};
+        rc = outer ? s3l_store_stat(d->store, outer, &info, &e2) : S3L_ENOMEM;
+        s3l_free(outer);
+        if (rc == 0)
+            return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                                 "table %s would lie inside the directory of table %.*s: readers "
+                                 "of that table's directory would mix both tables' rows; choose "
+                                 "another namespace", table, (int)(slash - table), table);
+        if (rc != S3L_ENOT_FOUND) {
+            if (err && err->code == 0)
+                *err = e2;
+            return rc;
+        }
+    }
+    char *inner = fmt_alloc("_openetl/schemas/%s/", table);
+    rc = inner ? s3l_store_list(d->store, inner, found_one, NULL, err) : S3L_ENOMEM;
+    s3l_free(inner);
+    if (rc == 1)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "table %s: %s is already a namespace of other tables, whose files lie "
+                             "in its directory; readers of it would mix their rows; choose another "
+                             "table name", table, table);
+    return rc;
+}
+
 static void stream_free(struct s3l_dest_stream *st)
 {
     if (!st)
@@ -526,7 +571,9 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
             s3l_free(t);
             return rc;
         }
-    rc = record_schema(d, t, schema, err);
+    rc = check_nesting(d, t, err);
+    if (rc == 0)
+        rc = record_schema(d, t, schema, err);
     struct s3l_dest_stream *st = rc ? NULL : s3l_calloc(1, sizeof(*st));
     struct s3l_dest_stream **arr = NULL;
     if (rc == 0 && st) {
