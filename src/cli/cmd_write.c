@@ -329,6 +329,13 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
     /* Options may also follow the inputs: getopt_long permutes unless POSIXLY_CORRECT. */
     if (!a->o.table)
         return cli_usage(c, "write", "--table is required");
+    /* The codec's own range (zstd 1..22, gzip/zlib 1..9), known once both options are read. */
+    int lv = a->o.codec_level;
+    if (lv && a->o.codec == S3L_CODEC_GZIP && lv > 9)
+        return cli_usage(c, "write", "--compression-level %d: gzip takes 1..9", lv);
+    if (lv && (a->o.codec == S3L_CODEC_SNAPPY || a->o.codec == S3L_CODEC_NONE))
+        return cli_usage(c, "write", "--compression-level %d: %s has no levels", lv,
+                         a->o.codec == S3L_CODEC_SNAPPY ? "snappy" : "none");
     static const char *stdin_only[] = {"-"};
     if (optind < argc) {
         a->o.inputs = (const char *const *)(argv + optind);

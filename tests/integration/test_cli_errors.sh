@@ -45,6 +45,10 @@ done
 expect 0 "Exit codes" "--help lists the exit codes" -- --help
 expect 0 "^s3land [0-9]+\.[0-9]+\.[0-9]+" "--version" -- --version
 expect 1 "unknown command" "unknown command" -- frobnicate
+expect 1 "compression-level 15: gzip takes 1\.\.9" "a gzip level out of gzip's range" -- \
+    write --url "$work/lake-lv" --table t --compression gzip --compression-level 15 "$work/good.ndjson"
+expect 1 "compression-level 3: snappy has no levels" "a level for snappy" -- \
+    write --url "$work/lake-lv" --table t --compression-level 3 --compression snappy "$work/good.ndjson"
 expect 1 "--table is required" "write without --table" -- write --url "$lake" "$work/good.ndjson"
 expect 1 "--file-size 12XB" "bad size" -- write --table t --file-size 12XB "$work/good.ndjson"
 expect 1 "--input-format xml" "bad input format" -- write --table t --input-format xml "$work/good.ndjson"
