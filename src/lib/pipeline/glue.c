@@ -453,7 +453,9 @@ static int convert(struct glue_source *s, unsigned lane, const struct s3l_record
     *line_out = line_after;
     *raw = s3l_slice_make(rec->raw, rec->raw_len);
     int rc = s->g->lanes ? s3l__lanes_put(s->g->lanes, rec, err)
-                         : s3l_convert(s->g->conv, rec, &s->g->sinks[lane], err);
+                         : s3l__lane_failure(&s->g->sinks[lane],
+                                             s3l_convert(s->g->conv, rec, &s->g->sinks[lane], err),
+                                             err);
     return rc == 0 ? 1 : rc;
 }
 
@@ -550,6 +552,7 @@ static int fast(struct glue_source *s, unsigned lane, const struct s3l_record *r
     int rc = s3l_convert_fast(g->conv, rec, &g->sinks[lane], err);
     if (rc == S3L_CONVERT_FALLBACK)
         return rc;
+    rc = s3l__lane_failure(&g->sinks[lane], rc, err);
     *offset_after = rec->end_offset + s->add;
     *line_out = line_after;
     *raw = s3l_slice_make(rec->raw, rec->raw_len);

@@ -150,12 +150,21 @@ static int bad_record(struct s3l__lanes *l, const struct s3l_record *rec, struct
     return 0;
 }
 
+int s3l__lane_failure(const struct s3l_row_sink *lane, int rc, struct s3l_error *err)
+{
+    if (rc >= 0 || !err || err->code != 0)
+        return rc;
+    int end = lane->ops->row_end(lane->ctx, err);
+    return end ? end : rc;
+}
+
 /* Converts rec into w's lane; a record that does not fit is handled as --bad-records says. A
  * fatal failure is recorded for every lane and returned. e is clear on entry. */
 static int convert_one(struct worker *w, const struct s3l_record *rec, struct s3l_error *e)
 {
     struct s3l__lanes *l = w->l;
     int rc = s3l_convert_line(w->conv, rec, &l->cfg.sinks[w->lane], e);
+    rc = s3l__lane_failure(&l->cfg.sinks[w->lane], rc, e);
     if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE)
         rc = bad_record(l, rec, e);
     if (rc) {

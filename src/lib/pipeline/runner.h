@@ -126,6 +126,14 @@ int s3l__check_landed_elsewhere(struct s3l_store *store, const char *table, cons
                                 const struct s3l_input_position *pos, const int *fds, size_t n,
                                 struct s3l_error *err);
 
+/*
+ * A conversion into a destination lane failed with rc and no message (the lane failed in
+ * row_begin, opening its file, which has no error argument): the lane keeps that failure sticky
+ * and its row_end reports it with its message (include/s3l/destination.h), so err gets it there.
+ * Returns rc, or the lane's code.
+ */
+int s3l__lane_failure(const struct s3l_row_sink *lane, int rc, struct s3l_error *err);
+
 /* ---- Parallel lanes (lanes.c) ---- */
 
 struct s3l_record;
