@@ -45,6 +45,9 @@ done
 expect 0 "Exit codes" "--help lists the exit codes" -- --help
 expect 0 "^s3land [0-9]+\.[0-9]+\.[0-9]+" "--version" -- --version
 expect 1 "unknown command" "unknown command" -- frobnicate
+printf '[]' >"$work/no-columns.json"
+expect 1 "no-columns\.json: declares no column" "a declared schema without columns" -- \
+    write --url "$work/lake-lv" --table t --schema "$work/no-columns.json" "$work/good.ndjson"
 expect 1 "compression-level 15: gzip takes 1\.\.9" "a gzip level out of gzip's range" -- \
     write --url "$work/lake-lv" --table t --compression gzip --compression-level 15 "$work/good.ndjson"
 expect 1 "compression-level 3: snappy has no levels" "a level for snappy" -- \
