@@ -552,7 +552,8 @@ static int fast(struct glue_source *s, unsigned lane, const struct s3l_record *r
     int rc = s3l_convert_fast(g->conv, rec, &g->sinks[lane], err);
     if (rc == S3L_CONVERT_FALLBACK)
         return rc;
-    rc = s3l__lane_failure(&g->sinks[lane], rc, err);
+    if (rc < 0)
+        rc = s3l__lane_failure(&g->sinks[lane], rc, err);
     *offset_after = rec->end_offset + s->add;
     *line_out = line_after;
     *raw = s3l_slice_make(rec->raw, rec->raw_len);

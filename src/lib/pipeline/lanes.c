@@ -164,7 +164,8 @@ static int convert_one(struct worker *w, const struct s3l_record *rec, struct s3
 {
     struct s3l__lanes *l = w->l;
     int rc = s3l_convert_line(w->conv, rec, &l->cfg.sinks[w->lane], e);
-    rc = s3l__lane_failure(&l->cfg.sinks[w->lane], rc, e);
+    if (rc < 0)
+        rc = s3l__lane_failure(&l->cfg.sinks[w->lane], rc, e);
     if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE)
         rc = bad_record(l, rec, e);
     if (rc) {
