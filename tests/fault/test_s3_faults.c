@@ -374,7 +374,10 @@ static void unknown_complete_is_settled_and_nothing_partial_is_visible(void **st
         s3l_error_clear(&e);
         rc = s3l_s3_upload_write(u, d, 5u << 20, &e);
     }
-    assert_int_equal(rc, S3L_EPERMISSION_DENIED);
+    /* The refusal comes back from the write that meets it or, when every write was buffered
+     * before the refused part's answer came (a slow run: ASan, a loaded machine), from publish;
+     * publish fails either way. */
+    assert_true(rc == 0 || rc == S3L_EPERMISSION_DENIED);
     s3l_error_clear(&e);
     assert_int_equal(s3l_s3_upload_publish(u, NULL, &e), S3L_EPERMISSION_DENIED);
     s3l_error_clear(&e);
