@@ -453,9 +453,9 @@ static int convert(struct glue_source *s, unsigned lane, const struct s3l_record
     *line_out = line_after;
     *raw = s3l_slice_make(rec->raw, rec->raw_len);
     int rc = s->g->lanes ? s3l__lanes_put(s->g->lanes, rec, err)
-                         : s3l__lane_failure(&s->g->sinks[lane],
-                                             s3l_convert(s->g->conv, rec, &s->g->sinks[lane], err),
-                                             err);
+                         : s3l_convert(s->g->conv, rec, &s->g->sinks[lane], err);
+    if (rc < 0 && !s->g->lanes)
+        rc = s3l__lane_failure(&s->g->sinks[lane], rc, err);
     return rc == 0 ? 1 : rc;
 }
 

@@ -56,6 +56,7 @@ struct s3l__lanes {
     struct worker *w;
     unsigned next;   /* the worker whose batch the reader fills (1..n-1) */
     unsigned inline_left; /* records still to convert into lane 0 before trying a hand-over */
+    struct s3l_error inline_err; /* lane 0's, cleared only after an error (it is ~1 KiB) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool stop;
@@ -331,10 +332,11 @@ int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3
     if (l->inline_left) {
         /* Every batch is taken: the reading thread encodes this record into lane 0 itself. */
         l->inline_left--;
-        struct s3l_error e = {0};
-        int rc = convert_one(&l->w[0], rec, &e);
+        if (l->inline_err.code)
+            s3l_error_clear(&l->inline_err);
+        int rc = convert_one(&l->w[0], rec, &l->inline_err);
         if (rc)
-            *err = e;
+            *err = l->inline_err;
         return rc;
     }
     struct batch *b = &w->b[w->filling];
