@@ -32,11 +32,7 @@ static int setup(void **state)
     (void)state;
     if (s3l_test_rgw_start("crash", NULL) != 0)
         return -1;
-    snprintf(bucket, sizeof(bucket), "%s", getenv("RGW_BUCKET"));
-    /* The client takes the endpoint from the environment, as the AWS tools do. */
-    setenv("AWS_ENDPOINT_URL", getenv("RGW_ENDPOINT"), 1);
-    unsetenv("AWS_ENDPOINT_URL_S3");
-    return 0;
+    return s3l_test_rgw_use(bucket, sizeof(bucket));
 }
 
 static int teardown(void **state)

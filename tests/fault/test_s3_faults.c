@@ -138,15 +138,6 @@ static struct s3l_s3_client *client(int max_in_flight)
     return c;
 }
 
-#define OK(call)                                                                                   \
-    do {                                                                                           \
-        struct s3l_error e_ = {0};                                                                 \
-        struct s3l_error *err = &e_;                                                               \
-        int rc_ = (call);                                                                          \
-        if (rc_ != 0)                                                                              \
-            fail_msg("%s failed: %s (%s)", #call, e_.message, s3l_error_name(rc_));                \
-    } while (0)
-
 static uint8_t *pattern(size_t n)
 {
     uint8_t *p = malloc(n);

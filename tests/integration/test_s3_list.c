@@ -26,25 +26,13 @@
 static char bucket[64];
 static char base[64]; /* a prefix of this run's own, so reruns on one store do not meet */
 
-#define OK(call)                                                                                   \
-    do {                                                                                           \
-        struct s3l_error e_ = {0};                                                                 \
-        struct s3l_error *err = &e_;                                                               \
-        int rc_ = (call);                                                                          \
-        if (rc_ != 0)                                                                              \
-            fail_msg("%s failed: %s (%s)", #call, e_.message, s3l_error_name(rc_));                \
-    } while (0)
-
 static int setup(void **state)
 {
     (void)state;
     if (s3l_test_rgw_start("list", NULL) != 0)
         return -1;
-    snprintf(bucket, sizeof(bucket), "%s", getenv("RGW_BUCKET"));
     snprintf(base, sizeof(base), "list-%d-%ld", (int)getpid(), (long)time(NULL));
-    setenv("AWS_ENDPOINT_URL", getenv("RGW_ENDPOINT"), 1);
-    unsetenv("AWS_ENDPOINT_URL_S3");
-    return 0;
+    return s3l_test_rgw_use(bucket, sizeof(bucket));
 }
 
 static int teardown(void **state)

@@ -35,12 +35,9 @@ static int setup(void **state)
     (void)state;
     if (s3l_test_rgw_start("it", "RGW_TLS_PORT=auto") != 0)
         return -1;
-    snprintf(bucket, sizeof(bucket), "%s", getenv("RGW_BUCKET"));
     snprintf(endpoint, sizeof(endpoint), "%s", getenv("RGW_ENDPOINT"));
     /* the client must take endpoint and region from the environment as the AWS tools do */
-    setenv("AWS_ENDPOINT_URL", endpoint, 1);
-    unsetenv("AWS_ENDPOINT_URL_S3");
-    return 0;
+    return s3l_test_rgw_use(bucket, sizeof(bucket));
 }
 
 static int teardown(void **state)
@@ -83,15 +80,6 @@ static uint8_t *pattern(size_t n, unsigned seed)
     }
     return p;
 }
-
-#define OK(call)                                                                                   \
-    do {                                                                                           \
-        struct s3l_error e_ = {0};                                                                 \
-        struct s3l_error *err = &e_;                                                               \
-        int rc_ = (call);                                                                          \
-        if (rc_ != 0)                                                                              \
-            fail_msg("%s failed: %s (%s)", #call, e_.message, s3l_error_name(rc_));                \
-    } while (0)
 
 static void roundtrip(struct s3l_s3_client *c, const char *key, size_t n)
 {

@@ -67,3 +67,13 @@ int s3l_test_rgw_stop(void)
     snprintf(cmd, sizeof(cmd), "%s/tests/stores/stop-rgw.sh %s", source_dir(), rgw_dir);
     return system(cmd) == 0 ? 0 : -1;
 }
+
+int s3l_test_rgw_use(char *bucket, size_t cap)
+{
+    const char *b = getenv("RGW_BUCKET"), *ep = getenv("RGW_ENDPOINT");
+    if (!b || !ep || snprintf(bucket, cap, "%s", b) >= (int)cap)
+        return -1;
+    setenv("AWS_ENDPOINT_URL", ep, 1);
+    unsetenv("AWS_ENDPOINT_URL_S3");
+    return 0;
+}

@@ -15,59 +15,7 @@
 #include <cmocka.h>
 
 #include "json/json.h"
-
-/* ---- a row sink that logs its calls -------------------------------------------------------- */
-
-struct log_sink {
-    char log[2048];
-};
-
-static void add(void *c, const char *fmt, ...)
-{
-    struct log_sink *s = c;
-    size_t n = strlen(s->log);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->log + n, sizeof(s->log) - n, fmt, ap);
-    va_end(ap);
-}
-
-static int l_begin(void *c) { add(c, "begin"); return 0; }
-static int l_null(void *c) { add(c, " null"); return 0; }
-static int l_bool(void *c, bool v) { add(c, " bool:%d", v); return 0; }
-static int l_int(void *c, int64_t v) { add(c, " int:%lld", (long long)v); return 0; }
-static int l_uint(void *c, uint64_t v) { add(c, " uint:%llu", (unsigned long long)v); return 0; }
-static int l_double(void *c, double v) { add(c, " dbl:%.17g", v); return 0; }
-static int l_bytes(void *c, const void *d, size_t n)
-{
-    add(c, " bytes:");
-    for (size_t i = 0; i < n; i++)
-        add(c, "%02x", ((const unsigned char *)d)[i]);
-    return 0;
-}
-static int l_dec(void *c, int64_t hi, uint64_t lo)
-{
-    add(c, " dec:%lld,%llu", (long long)hi, (unsigned long long)lo);
-    return 0;
-}
-static int l_ivl(void *c, int32_t m, int32_t d, int64_t ns)
-{
-    add(c, " ivl:%d,%d,%lld", m, d, (long long)ns);
-    return 0;
-}
-static int l_bl(void *c) { add(c, " ["); return 0; }
-static int l_el(void *c) { add(c, " ]"); return 0; }
-static int l_bs(void *c) { add(c, " {"); return 0; }
-static int l_es(void *c) { add(c, " }"); return 0; }
-static int l_bm(void *c) { add(c, " <"); return 0; }
-static int l_em(void *c) { add(c, " >"); return 0; }
-static int l_end(void *c, struct s3l_error *err) { (void)err; add(c, " end"); return 0; }
-static void l_abort(void *c) { add(c, " abort"); }
-
-static const struct s3l_row_sink_ops log_ops = {
-    l_begin, l_null, l_bool, l_int, l_uint, l_double, l_bytes, l_dec, l_ivl,
-    l_bl,    l_el,   l_bs,   l_es,  l_bm,   l_em,     l_end,   l_abort,
-};
+#include "log_sink.h"
 
 /* ---- fixture ------------------------------------------------------------------------------- */
 
@@ -143,7 +91,7 @@ static void check(const char *line, bool fast, const char *want)
     assert_int_equal(s3l_converter_new(schema, NULL, &c, &err), 0);
     for (int round = 0; round < 2; round++) {
         struct s3l_record rec = line_record(line);
-        struct log_sink a = {{0}}, b = {{0}}, g = {{0}};
+        struct log_sink a = {0}, b = {0}, g = {0};
         struct s3l_row_sink sa = {&log_ops, &a}, sb = {&log_ops, &b};
         int rc = s3l_convert_fast(c, &rec, &sa, &err);
         if (fast) {
@@ -255,7 +203,7 @@ static void test_date_cache_follows_the_day(void **state)
     const long long want[] = {978307260, 978393660, 978479999, 951782400}; /* by hand */
     for (size_t i = 0; i < 4; i++) {
         struct s3l_record rec = line_record(lines[i]);
-        struct log_sink a = {{0}};
+        struct log_sink a = {0};
         struct s3l_row_sink sa = {&log_ops, &a};
         assert_int_equal(s3l_convert_fast(c, &rec, &sa, &err), 0);
         char exp[64];
@@ -281,7 +229,7 @@ static void test_names_needing_escapes(void **state)
     for (int round = 0; round < 2; round++) {
         for (size_t i = 0; i < 3; i++) {
             struct s3l_record rec = line_record(lines[i]);
-            struct log_sink a = {{0}};
+            struct log_sink a = {0};
             struct s3l_row_sink sa = {&log_ops, &a};
             assert_int_equal(s3l_convert_fast(c, &rec, &sa, &err), S3L_CONVERT_FALLBACK);
             assert_int_equal(s3l_convert_line(c, &rec, &sa, &err), 0);
@@ -315,7 +263,7 @@ static void test_float_ranges(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct s3l_record rec = line_record(cases[i].line);
-        struct log_sink a = {{0}};
+        struct log_sink a = {0};
         struct s3l_row_sink sa = {&log_ops, &a};
         memset(&err, 0, sizeof(err));
         int fast = s3l_convert_fast(c, &rec, &sa, &err);

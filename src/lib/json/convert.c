@@ -680,17 +680,8 @@ int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
         c->hint_cap = values[0].len;
     }
     for (uint32_t m = 0; m < values[0].len; m++) {
-        /* Most records list the same keys in the same order: try last record's column first. */
         const struct s3l_value *key = &values[j];
-        uint32_t h = c->hint[m];
-        int idx;
-        if (h && c->name_len[h - 1] == key->len &&
-            memcmp(c->schema->fields[h - 1].name, key->str, key->len) == 0) {
-            idx = (int)h - 1;
-        } else {
-            idx = s3l__convert_lookup(c, key->str, key->len);
-            c->hint[m] = (uint32_t)(idx + 1);
-        }
+        int idx = s3l__convert_column(c, m, key->str, key->len);
         if (idx >= 0) {
             /* A duplicate key: the last one wins (as in jansson); the earlier value is not
              * written, so it is counted. */

@@ -5,6 +5,8 @@
 #ifndef S3L_JSON_CONVERT_H
 #define S3L_JSON_CONVERT_H
 
+#include <string.h>
+
 #include "json/json.h"
 #include "schema/schema_int.h"
 
@@ -88,6 +90,23 @@ static inline double s3l__float_limit(enum s3l_type_id id)
 
 /* The column named name[0..len), or -1. */
 int s3l__convert_lookup(const struct s3l_converter *c, const char *name, size_t len);
+
+/*
+ * The column of the m-th key of a record, or -1: most records list the same keys in the same
+ * order, so the column the m-th key named in the last record is tried first, then the hash;
+ * the answer becomes the hint for position m (hints exist for m < hint_cap).
+ */
+static inline int s3l__convert_column(struct s3l_converter *c, uint32_t m, const char *key,
+                                      size_t len)
+{
+    uint32_t h = m < c->hint_cap ? c->hint[m] : 0;
+    if (h && c->name_len[h - 1] == len && memcmp(c->schema->fields[h - 1].name, key, len) == 0)
+        return (int)h - 1;
+    int idx = s3l__convert_lookup(c, key, len);
+    if (m < c->hint_cap)
+        c->hint[m] = (uint32_t)(idx + 1);
+    return idx;
+}
 
 /* Fills c->fast from c->schema (fast.c). S3L_ENOMEM. */
 int s3l__fast_init(struct s3l_converter *c);

@@ -84,17 +84,6 @@ static inline const char *skip_ws(const char *p, const char *e)
     return p;
 }
 
-#define ONES  0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-
-/* Nonzero when some byte of w is '"', '\\', below 0x20 or at least 0x80; the lowest flagged byte
- * is exact (borrows only propagate upwards), as in scan.c. */
-static inline uint64_t special_bytes(uint64_t w)
-{
-    uint64_t q = w ^ (ONES * '"');
-    uint64_t b = w ^ (ONES * '\\');
-    return (((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w) | w) & HIGHS;
-}
 
 /* A string's body from p (just after its opening quote): its end (the closing quote), or NULL
  * when it holds an escape or a control character. *high: it holds bytes >= 0x80. Eight bytes
@@ -106,7 +95,7 @@ static inline const char *string_end(const char *p, const char *e, bool *high)
         if (e - p >= 8) {
             uint64_t w;
             memcpy(&w, p, 8);
-            uint64_t m = special_bytes(w);
+            uint64_t m = s3l__json_special_bytes(w);
             if (!m) {
                 p += 8;
                 continue;
@@ -181,20 +170,6 @@ static inline bool name_eq(const char *a, const char *b, size_t n)
         if (*a++ != *b++)
             return false;
     return true;
-}
-
-/* The column of the m-th key: last record's column at that position first, then the hash. */
-static inline int column_of(struct s3l_converter *c, uint32_t m, const char *key, size_t len)
-{
-    if (m < c->hint_cap) {
-        uint32_t h = c->hint[m];
-        if (h && c->name_len[h - 1] == len && memcmp(c->schema->fields[h - 1].name, key, len) == 0)
-            return (int)h - 1;
-    }
-    int idx = s3l__convert_lookup(c, key, len);
-    if (idx >= 0 && m < c->hint_cap)
-        c->hint[m] = (uint32_t)(idx + 1);
-    return idx;
 }
 
 /* A number's text into column fc as s3l_convert's put_number would: false when it cannot. */
@@ -383,7 +358,7 @@ static bool read_line(struct s3l_converter *c, const char *p, const char *e, siz
                 bool high;
                 if (!(q = string_end(key, e, &high)))
                     return false;
-                col = column_of(c, m, key, (size_t)(q - key));
+                col = s3l__convert_column(c, m, key, (size_t)(q - key));
                 if (col < 0)
                     return false; /* unknown (or an empty or non-UTF-8 name): counted there */
             }

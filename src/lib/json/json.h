@@ -31,6 +31,20 @@ struct s3l__jscan {
     const char *err_what;
 };
 
+/*
+ * Nonzero when some byte of the 8 bytes w (loaded little-endian) is '"', '\\', below 0x20 or at
+ * least 0x80: the bytes a JSON string scanner must look at. The lowest flagged byte is exact
+ * (borrows only propagate upwards), so __builtin_ctzll(m) >> 3 is its index. Used by the scanner
+ * (scan.c) and the NDJSON fast path (fast.c).
+ */
+static inline uint64_t s3l__json_special_bytes(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t q = w ^ (ones * '"');
+    uint64_t b = w ^ (ones * '\\');
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+}
+
 void s3l__jscan_init(struct s3l__jscan *s, size_t max_values);
 void s3l__jscan_cleanup(struct s3l__jscan *s);
 

@@ -136,17 +136,6 @@ bool s3l__utf8_valid(const uint8_t *p, size_t n, size_t *bad)
 #define ALWAYS_INLINE static inline
 #endif
 
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-
-/* Nonzero when some byte of w is '"', '\\', below 0x20 or at least 0x80 (the lowest flagged byte
- * is exact: borrows only propagate upwards). */
-static inline uint64_t special_bytes(uint64_t w)
-{
-    uint64_t q = w ^ (ONES * '"');
-    uint64_t b = w ^ (ONES * '\\');
-    return (((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w) | w) & HIGHS;
-}
 
 static int hex4(const uint8_t *p, unsigned *out)
 {
@@ -251,7 +240,7 @@ ALWAYS_INLINE int scan_string(struct ctx *c)
         while (end - p >= 8) {
             uint64_t w;
             memcpy(&w, p, 8);
-            uint64_t m = special_bytes(w);
+            uint64_t m = s3l__json_special_bytes(w);
             if (m) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
                 p += __builtin_ctzll(m) >> 3;
