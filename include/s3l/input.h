@@ -153,12 +153,56 @@ bool s3l_reader_broken(const struct s3l_reader *r);
 int s3l_reader_next_raw(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
 
 /*
- * Scans the record just returned by s3l_reader_next_raw (still valid: before the next call) into
+ * Scans the record just returned by s3l_reader_next_raw, or a line of a span from
+ * s3l_reader_next_lines (still valid: before the next call), into
  * a tape owned by r, as s3l_reader_next would have. 1 (also when rec was scanned already), or the
  * errors of s3l_reader_next for a malformed record (S3L_EINVALID_INPUT naming input, line, column
  * and byte offset), S3L_ENOMEM.
  */
 int s3l_reader_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
+
+/*
+ * A span of whole NDJSON lines in memory (s3l_reader_next_lines), consumed line by line with
+ * s3l_lines_next. Every line in [p, end) ends with a line feed, except the input's last line when
+ * it has none. A span may be copied (bytes and all) to be consumed on another thread: only p and
+ * end point into the bytes.
+ */
+struct s3l_lines {
+    const char *p;      /* the first byte not consumed yet */
+    const char *end;    /* just after the span's last line */
+    uint64_t offset;    /* input byte offset of p */
+    uint64_t line;      /* 1-based number of the line at p */
+    uint64_t rows;      /* non-blank lines in [p, end) when the reader gave the span */
+    const char *source; /* the input's name, for messages (not owned) */
+};
+
+/* s3l_reader_next_lines' answer: the next line cannot come in a span; read it with
+ * s3l_reader_next_raw (which reports it when it is too long). */
+#define S3L_READER_ONE 2
+
+/*
+ * NDJSON: the whole lines that follow in the reader's buffer, as a span holding at least one
+ * and at most max_rows non-blank lines (rows) and, past the first line, at most about max_bytes
+ * bytes; it ends just after its last non-blank line. Blank lines before or between rows are in
+ * the span and skipped by s3l_lines_next. The span is consumed: s3l_reader_offset and
+ * s3l_reader_line are now just after it. Its bytes are valid until the next call on r (the same
+ * rule as a record's). Reads a block when the buffer holds no whole line. Returns 1 with a span,
+ * 0 at the end of the input (trailing blank lines consumed), S3L_READER_ONE when the next line
+ * cannot be given this way (over max_record_bytes, or the rest of such a line still being
+ * skipped, or a failure already returned: then s3l_reader_next_raw gives it, with its error),
+ * S3L_EIO (read failed, sticky), S3L_ENOMEM; S3L_EINVALID_ARGUMENT for another format or
+ * max_rows 0.
+ */
+int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_bytes,
+                          struct s3l_lines *out, struct s3l_error *err);
+
+/*
+ * The next non-blank line of s as an unscanned record (as s3l_reader_next_raw gives it: raw
+ * without the line end and a trailing CR, values NULL, line, offset, end_offset, source), and
+ * consumes it and the blank lines before it. 1 with a record, 0 when s holds no more rows (its
+ * remaining blank lines consumed). rec->raw points into the span's bytes.
+ */
+int s3l_lines_next(struct s3l_lines *s, struct s3l_record *rec);
 
 /* Byte offset just after the last record returned or skipped (the resume point). After the end
  * of the input (s3l_reader_next returned 0) it also covers what follows the last record: blank
@@ -318,6 +362,18 @@ int s3l_convert_fast(struct s3l_converter *c, const struct s3l_record *rec,
  */
 int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
                      const struct s3l_row_sink *sink, struct s3l_error *err);
+
+/*
+ * Converts the lines of s through the fast path (s3l_convert_fast) into sink, one row each, until
+ * max_rows rows are written, s holds no more rows, or the next line is one the fast path does not
+ * take: that line is left unconsumed in s, for the caller to convert another way (s3l_convert_line,
+ * or scan it and s3l_convert). *rows: rows written, each from one line consumed. The rows may be
+ * handed to the sink in batches; all are in it when this returns. Returns 0, or the sink's error
+ * (as s3l_convert returns it; the rows of a failed call are not all written).
+ */
+int s3l_convert_fast_lines(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
+                           const struct s3l_row_sink *sink, uint64_t *rows,
+                           struct s3l_error *err);
 
 /* After S3L_CONVERT_NEW_COLUMNS: the number of new keys, and the tape index of the i-th key
  * (its value is the entry after it; it may be nested) in the record given to s3l_convert. When

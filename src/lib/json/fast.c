@@ -470,3 +470,28 @@ int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
         return rc;
     return s3l_convert(c, &c->line_rec, sink, err);
 }
+
+int s3l_convert_fast_lines(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
+                           const struct s3l_row_sink *sink, uint64_t *rows,
+                           struct s3l_error *err)
+{
+    uint64_t n = 0;
+    int rc = 0;
+    struct s3l_record rec;
+    while (n < max_rows) {
+        struct s3l_lines before = *s;
+        if (!s3l_lines_next(s, &rec))
+            break;
+        rc = s3l_convert_fast(c, &rec, sink, err);
+        if (rc == S3L_CONVERT_FALLBACK) {
+            *s = before; /* the caller converts this line */
+            rc = 0;
+            break;
+        }
+        if (rc)
+            break;
+        n++;
+    }
+    *rows = n;
+    return rc;
+}

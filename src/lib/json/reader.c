@@ -633,6 +633,8 @@ int s3l_reader_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
 {
     if (rec->values)
         return 1;
+    if (r->opt.format == S3L_INPUT_NDJSON) /* a line, maybe from a span: it starts its line */
+        return s3l__record_scan(&r->scan, rec, rec->offset, err);
     return scan_object(r, rec, err);
 }
 

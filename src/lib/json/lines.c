@@ -1,0 +1,153 @@
+/*
+ * NDJSON spans: many whole lines handed over at once (s3l_reader_next_lines), then consumed line
+ * by line (s3l_lines_next), possibly on another thread after a copy. The runner's per-record work
+ * (a call through the source, the reader and the runner's loop for every line) was a tenth of a
+ * whole `s3land write`, and copying lines one by one into the lanes' batches cost the reading
+ * thread more than the lanes saved; a span costs one call and, for a lane, one memcpy.
+ *
+ * A span holds only lines the per-record reader (reader.c, ndjson_next) would return the same way:
+ * each at most max_record_bytes long, ended by a line feed or by the end of the input. Anything
+ * else (a line over the limit, the rest of one being skipped, a sticky failure) is left to
+ * s3l_reader_next_raw, which reports it exactly as before.
+ */
+#include <string.h>
+
+#include "json/json.h"
+
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            return false;
+    return true;
+}
+
+/* Whether the line [q, le) (line end excluded) is a row: not blank. Most start with '{'. */
+static inline bool is_row(const char *q, const char *le)
+{
+    return q < le && (*q == '{' || !blank(q, (size_t)(le - q)));
+}
+
+/* What find_span found from the reader's head. */
+struct found {
+    size_t end;           /* just after the last row's line (meaningful when rows > 0) */
+    uint64_t rows;        /* rows in [head, end) */
+    uint64_t lines;       /* line feeds in [head, end) */
+    size_t blank_end;     /* no row: just after the whole blank lines at head (0: none) */
+    uint64_t blank_lines; /* line feeds in [head, blank_end) */
+    bool too_long;        /* stopped at a line over max_record_bytes */
+};
+
+/* Looks for whole lines in the reader's buffer from head: up to max_rows rows, and past the
+ * first row up to about max_bytes. A line not ended in the buffer ends the search (unless the
+ * input ended: then it is the last line). */
+static void find_span(const struct s3l_reader *r, uint64_t max_rows, size_t max_bytes,
+                      struct found *f)
+{
+    const char *b = (const char *)r->buf.ptr;
+    const char *q = b + r->head, *e = b + r->buf.len;
+    size_t limit = r->opt.max_record_bytes;
+    uint64_t lines = 0;
+    memset(f, 0, sizeof(*f));
+    while (q < e && f->rows < max_rows) {
+        if (f->rows && (size_t)(q - (b + r->head)) >= max_bytes)
+            break;
+        const char *nl = memchr(q, '\n', (size_t)(e - q));
+        if (!nl && !r->eof)
+            break; /* the line goes on past the buffer */
+        const char *le = nl ? nl : e, *next = nl ? nl + 1 : e;
+        size_t len = (size_t)(le - q);
+        if (len && le[-1] == '\r')
+            len--;
+        if (len > limit) {
+            f->too_long = true;
+            break;
+        }
+        if (nl)
+            lines++;
+        if (is_row(q, q + len)) {
+            f->rows++;
+            f->end = (size_t)(next - b);
+            f->lines = lines;
+        } else if (!f->rows) {
+            f->blank_end = (size_t)(next - b);
+            f->blank_lines = lines;
+        }
+        q = next;
+    }
+}
+
+int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_bytes,
+                          struct s3l_lines *out, struct s3l_error *err)
+{
+    if (r->opt.format != S3L_INPUT_NDJSON || max_rows == 0)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
+                             "%s: spans of lines need NDJSON and at least one row", r->name);
+    if (r->sticky || r->skipping)
+        return S3L_READER_ONE;
+    int rc = r->started ? 0 : s3l__reader_skip_bom(r, err);
+    if (rc < 0)
+        return rc;
+    for (;;) {
+        struct found f;
+        find_span(r, max_rows, max_bytes, &f);
+        if (!f.rows && f.blank_end) { /* blank lines before anything else: consumed */
+            r->head = r->scan_pos = f.blank_end;
+            r->offset = r->base + f.blank_end;
+            r->line += f.blank_lines;
+            continue;
+        }
+        if (f.rows) {
+            const char *b = (const char *)r->buf.ptr;
+            out->p = b + r->head;
+            out->end = b + f.end;
+            out->offset = r->base + r->head;
+            out->line = r->line;
+            out->rows = f.rows;
+            out->source = r->name;
+            r->head = r->scan_pos = f.end;
+            r->offset = r->base + f.end;
+            r->line += f.lines;
+            return 1;
+        }
+        if (f.too_long)
+            return S3L_READER_ONE;
+        /* No whole line in the buffer. */
+        if (r->eof)
+            return r->head == r->buf.len ? 0 : S3L_READER_ONE;
+        if (r->buf.len - r->head > r->opt.max_record_bytes)
+            return S3L_READER_ONE; /* ndjson_next reports it without reading on */
+        rc = s3l__reader_fill(r, err);
+        if (rc < 0)
+            return rc;
+    }
+}
+
+int s3l_lines_next(struct s3l_lines *s, struct s3l_record *rec)
+{
+    while (s->p < s->end) {
+        const char *q = s->p;
+        const char *nl = memchr(q, '\n', (size_t)(s->end - q));
+        const char *le = nl ? nl : s->end, *next = nl ? nl + 1 : s->end;
+        size_t len = (size_t)(le - q);
+        if (len && le[-1] == '\r')
+            len--;
+        uint64_t off = s->offset, line = s->line;
+        s->p = next;
+        s->offset += (uint64_t)(next - q);
+        if (nl)
+            s->line++;
+        if (!is_row(q, q + len))
+            continue;
+        rec->values = NULL;
+        rec->n_values = 0;
+        rec->line = line;
+        rec->offset = off;
+        rec->end_offset = s->offset;
+        rec->raw = q;
+        rec->raw_len = len;
+        rec->source = s->source;
+        return 1;
+    }
+    return 0;
+}
