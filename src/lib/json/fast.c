@@ -414,6 +414,9 @@ static bool read_line(struct s3l_converter *c, const char *p, const char *e, siz
     return true;
 }
 
+static int put_fvals(struct s3l_converter *c, const struct s3l_record *rec,
+                     const struct s3l_row_sink *sink, struct s3l_error *err);
+
 int s3l_convert_fast(struct s3l_converter *c, const struct s3l_record *rec,
                      const struct s3l_row_sink *sink, struct s3l_error *err)
 {
@@ -432,6 +435,14 @@ int s3l_convert_fast(struct s3l_converter *c, const struct s3l_record *rec,
         c->fval[i].kind = 0xff; /* "not given yet", past the bit set */
     if (!read_line(c, rec->raw, rec->raw + rec->raw_len, &seen))
         return S3L_CONVERT_FALLBACK;
+    return put_fvals(c, rec, sink, err);
+}
+
+/* The row read into c->fval, as one row of sink calls. */
+static int put_fvals(struct s3l_converter *c, const struct s3l_record *rec,
+                     const struct s3l_row_sink *sink, struct s3l_error *err)
+{
+    size_t nf = c->schema->n_fields;
     const struct s3l_row_sink_ops *o = sink->ops;
     void *k = sink->ctx;
     int rc = o->row_begin(k);
@@ -471,9 +482,253 @@ int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
     return s3l_convert(c, &c->line_rec, sink, err);
 }
 
-int s3l_convert_fast_lines(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
-                           const struct s3l_row_sink *sink, uint64_t *rows,
-                           struct s3l_error *err)
+
+/* ---- column batches (s3l_convert_fast_lines) ------------------------------------------------ */
+
+/*
+ * Rows the fast path reads go into per-column arrays (struct s3l__batch) and reach a sink with
+ * put_columns (the Parquet writer, the destination's lanes) S3L__BATCH_ROWS at a time, instead
+ * of row_begin, a put per value and row_end per row. Each column's values are stored exactly as
+ * the row path's put would store them (the writer's rows.c): integers at the column's width,
+ * DATE32 and TIME32 as int32, TIMESTAMP and TIME64 as int64 in the column's unit (what
+ * take_string computed), float32 as (float)d, bool as 0/1, strings as bytes and offsets, nulls
+ * as a validity bit. The Parquet writer cuts pages and row groups on the same rows either way,
+ * so the files are byte-identical (tests/unit/test_json_batch.c). A value the batch would refuse
+ * where the row path might not (a time of day or a timestamp[s] out of range, a string over
+ * 1 GiB) sends its row down the row path after the batch so far.
+ */
+
+enum batch_kind { B_INT, B_FLOAT32, B_FLOAT64, B_BOOL, B_STRING };
+
+/* A batch holds at most this many rows, and is handed on once its strings reach
+ * S3L__BATCH_TEXT bytes: small enough that a file closed at fileSize after a batch is at most
+ * that much over (well within a page), large enough to spread the sink's per-call costs. */
+#define S3L__BATCH_ROWS 1024
+#define S3L__BATCH_TEXT ((size_t)256 << 10)
+#define S3L__BATCH_MAX_VALUE ((int64_t)INT32_MAX / 2) /* the writer's largest string */
+
+void s3l__fast_batch_free(struct s3l_converter *c)
+{
+    struct s3l__batch *b = c->batch;
+    if (!b)
+        return;
+    for (size_t i = 0; b->cols && i < c->schema->n_fields; i++) {
+        s3l_free(b->cols[i].values);
+        s3l_free(b->cols[i].offsets);
+        s3l_free(b->cols[i].validity);
+        s3l_buf_free(&b->cols[i].text);
+    }
+    s3l_free(b->cols);
+    s3l_free(b->out);
+    s3l_free(b);
+    c->batch = NULL;
+}
+
+/* How column f's fast values go into a batch column; false for a type the batch does not map
+ * (everything the fast path does not fill, and float16). */
+static bool batch_map(const struct s3l_field *f, struct s3l__batch_col *bc)
+{
+    static const int64_t per_day[4] = {86400LL, 86400000LL, 86400000000LL, 86400000000000LL};
+    bc->kind = B_INT, bc->vkind = V_INT, bc->lo = INT64_MIN, bc->hi = INT64_MAX;
+    switch (f->type.id) {
+    case S3L_TYPE_INT8: bc->width = 1; return true;
+    case S3L_TYPE_INT16: bc->width = 2; return true;
+    case S3L_TYPE_INT32:
+    case S3L_TYPE_DATE32: bc->width = 4; return true;
+    case S3L_TYPE_INT64: bc->width = 8; return true;
+    case S3L_TYPE_UINT8: bc->vkind = V_UINT, bc->width = 1; return true;
+    case S3L_TYPE_UINT16: bc->vkind = V_UINT, bc->width = 2; return true;
+    case S3L_TYPE_UINT32: bc->vkind = V_UINT, bc->width = 4; return true;
+    case S3L_TYPE_TIME32:
+    case S3L_TYPE_TIME64: /* the writer refuses a time of day outside [0, one day) */
+        bc->width = f->type.id == S3L_TYPE_TIME32 ? 4 : 8;
+        bc->lo = 0, bc->hi = per_day[f->type.unit] - 1;
+        return true;
+    case S3L_TYPE_TIMESTAMP: /* seconds are stored as milliseconds: they must fit that */
+        bc->width = 8;
+        if (f->type.unit == S3L_UNIT_SECOND)
+            bc->lo = INT64_MIN / 1000, bc->hi = INT64_MAX / 1000;
+        return true;
+    case S3L_TYPE_FLOAT32: bc->kind = B_FLOAT32, bc->vkind = V_DOUBLE, bc->width = 4; return true;
+    case S3L_TYPE_FLOAT64: bc->kind = B_FLOAT64, bc->vkind = V_DOUBLE, bc->width = 8; return true;
+    case S3L_TYPE_BOOL: bc->kind = B_BOOL, bc->vkind = V_BOOL, bc->width = 1; return true;
+    case S3L_TYPE_UTF8: bc->kind = B_STRING, bc->vkind = V_BYTES, bc->width = 0; return true;
+    default: return false;
+    }
+}
+
+/* Makes c->batch for c's schema: 0, 1 when a column is not mapped, S3L_ENOMEM. */
+static int batch_init(struct s3l_converter *c)
+{
+    size_t nf = c->schema->n_fields;
+    struct s3l__batch *b = s3l_calloc(1, sizeof(*b));
+    if (!b)
+        return S3L_ENOMEM;
+    c->batch = b;
+    b->cols = s3l_calloc(nf + 1, sizeof(*b->cols));
+    b->out = s3l_calloc(nf + 1, sizeof(*b->out));
+    if (!b->cols || !b->out)
+        return S3L_ENOMEM;
+    for (size_t i = 0; i < nf; i++)
+        s3l_buf_init(&b->cols[i].text, SIZE_MAX / 4);
+    for (size_t i = 0; i < nf; i++) {
+        struct s3l__batch_col *bc = &b->cols[i];
+        if (!batch_map(&c->schema->fields[i], bc))
+            return 1;
+        bc->validity = s3l_calloc(S3L__BATCH_ROWS / 8, 1);
+        if (bc->kind == B_STRING)
+            bc->offsets = s3l_calloc(S3L__BATCH_ROWS + 1, sizeof(int32_t));
+        else
+            bc->values = s3l_calloc(S3L__BATCH_ROWS, bc->width);
+        if (!bc->validity || (!bc->offsets && !bc->values))
+            return S3L_ENOMEM;
+    }
+    return 0;
+}
+
+/* Whether rows go to sink in batches: it takes them and every column of c's schema maps. */
+static bool batch_usable(struct s3l_converter *c, const struct s3l_row_sink *sink)
+{
+    if (!sink->ops->put_columns || c->schema->n_fields == 0)
+        return false;
+    if (c->batch_state == 0) {
+        int rc = batch_init(c);
+        c->batch_state = rc == 0 ? 1 : 2;
+        if (rc) /* unmapped (or short of memory): rows go one by one, as before */
+            s3l__fast_batch_free(c);
+    }
+    return c->batch_state == 1;
+}
+
+/* Stores an integer at its column's width (two's complement truncation is the C conversion to
+ * the unsigned type of that width: -5 as int8 is 0xfb). */
+static inline void store_int(uint8_t *values, size_t width, size_t r, int64_t x)
+{
+    switch (width) {
+    case 1: values[r] = (uint8_t)x; break;
+    case 2: {
+        uint16_t v = (uint16_t)x;
+        memcpy(values + 2 * r, &v, 2);
+        break;
+    }
+    case 4: {
+        uint32_t v = (uint32_t)x;
+        memcpy(values + 4 * r, &v, 4);
+        break;
+    }
+    default: memcpy(values + 8 * r, &x, 8); break;
+    }
+}
+
+/*
+ * Appends the row in c->fval to the batch: 0, 1 when the row must take the row path instead
+ * (nothing appended), S3L_ENOMEM.
+ */
+static int batch_add(struct s3l_converter *c)
+{
+    struct s3l__batch *b = c->batch;
+    size_t nf = c->schema->n_fields, r = b->rows;
+    /* First the values the batch cannot take as the row path would. */
+    for (size_t i = 0; i < nf; i++) {
+        const struct s3l__fast_val *v = &c->fval[i];
+        const struct s3l__batch_col *bc = &b->cols[i];
+        if (v->kind == V_NULL)
+            continue;
+        if (v->kind != bc->vkind)
+            return 1;
+        if (bc->kind == B_INT && (v->u.i < bc->lo || v->u.i > bc->hi))
+            return 1;
+        if (bc->kind == B_STRING && (int64_t)(b->text_bytes + v->len) > S3L__BATCH_MAX_VALUE)
+            return 1;
+    }
+    for (size_t i = 0; i < nf; i++) {
+        const struct s3l__fast_val *v = &c->fval[i];
+        struct s3l__batch_col *bc = &b->cols[i];
+        uint8_t bit = (uint8_t)(1u << (r & 7));
+        if ((r & 7) == 0)
+            bc->validity[r >> 3] = 0;
+        if (v->kind == V_NULL) {
+            bc->nulls = true;
+            if (bc->kind == B_STRING)
+                bc->offsets[r + 1] = bc->offsets[r];
+            else
+                memset(bc->values + r * bc->width, 0, bc->width);
+            continue;
+        }
+        bc->validity[r >> 3] |= bit;
+        switch (bc->kind) {
+        case B_INT: store_int(bc->values, bc->width, r, v->u.i); break;
+        case B_FLOAT32: {
+            float f = (float)v->u.d; /* as the writer's put_double: in range (take_number) */
+            memcpy(bc->values + 4 * r, &f, 4);
+            break;
+        }
+        case B_FLOAT64: memcpy(bc->values + 8 * r, &v->u.d, 8); break;
+        case B_BOOL: bc->values[r] = v->u.b ? 1 : 0; break;
+        default: {
+            int rc = s3l_buf_append(&bc->text, v->str, v->len);
+            if (rc)
+                return rc;
+            bc->offsets[r + 1] = (int32_t)bc->text.len;
+            b->text_bytes += v->len;
+            break;
+        }
+        }
+    }
+    b->rows++;
+    return 0;
+}
+
+/* Empties the batch. */
+static void batch_reset(struct s3l_converter *c)
+{
+    struct s3l__batch *b = c->batch;
+    for (size_t i = 0; i < c->schema->n_fields; i++) {
+        struct s3l__batch_col *bc = &b->cols[i];
+        bc->nulls = false;
+        if (bc->kind == B_STRING) {
+            /* a huge value's buffer is given back: memory follows the batch size */
+            if (bc->text.cap > 2 * S3L__BATCH_TEXT) {
+                s3l_buf_free(&bc->text);
+                s3l_buf_init(&bc->text, SIZE_MAX / 4);
+            }
+            s3l_buf_reset(&bc->text);
+        }
+    }
+    b->rows = 0;
+    b->text_bytes = 0;
+}
+
+/* Hands the batch to sink's put_columns and empties it: 0 or the sink's error, prefixed with
+ * the input's lines when the sink refused a value. */
+static int batch_flush(struct s3l_converter *c, const struct s3l_row_sink *sink,
+                       const char *source, struct s3l_error *err)
+{
+    struct s3l__batch *b = c->batch;
+    size_t nf = c->schema->n_fields, n = b->rows;
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < nf; i++) {
+        struct s3l__batch_col *bc = &b->cols[i];
+        b->out[i].values = bc->kind != B_STRING ? bc->values
+                           : bc->text.ptr      ? (const void *)bc->text.ptr
+                                               : (const void *)"";
+        b->out[i].offsets = bc->kind == B_STRING ? bc->offsets : NULL;
+        b->out[i].validity = bc->nulls ? bc->validity : NULL;
+    }
+    int rc = sink->ops->put_columns(sink->ctx, n, b->out, err);
+    if (rc == S3L_EINVALID_INPUT)
+        s3l_error_prefix(err, "%s lines %llu..%llu: ", source ? source : "input",
+                         (unsigned long long)b->first_line,
+                         (unsigned long long)b->last_line);
+    batch_reset(c);
+    return rc;
+}
+
+/* The lines of s one row at a time (a sink without put_columns, or a schema the batch does not
+ * map). */
+static int lines_by_row(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
+                        const struct s3l_row_sink *sink, uint64_t *rows, struct s3l_error *err)
 {
     uint64_t n = 0;
     int rc = 0;
@@ -493,5 +748,78 @@ int s3l_convert_fast_lines(struct s3l_converter *c, struct s3l_lines *s, uint64_
         n++;
     }
     *rows = n;
+    return rc;
+}
+
+/*
+ * Reads the next line of s into c->fval (as s3l_convert_fast does before its sink calls): 1 with
+ * a row in c->fval and *rec, 0 at the end of s or max_rows, S3L_CONVERT_FALLBACK with the line
+ * left in s.
+ */
+static int next_row(struct s3l_converter *c, struct s3l_lines *s, struct s3l_record *rec)
+{
+    struct s3l_lines before = *s;
+    if (!s3l_lines_next(s, rec))
+        return 0;
+    size_t nf = c->schema->n_fields, seen = 0;
+    for (size_t i = 64; i < nf; i++)
+        c->fval[i].kind = 0xff; /* "not given yet", past the bit set */
+    if (!read_line(c, rec->raw, rec->raw + rec->raw_len, &seen)) {
+        *s = before;
+        return S3L_CONVERT_FALLBACK;
+    }
+    return 1;
+}
+
+int s3l_convert_fast_lines(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
+                           const struct s3l_row_sink *sink, uint64_t *rows,
+                           struct s3l_error *err)
+{
+    size_t nf = c->schema->n_fields;
+    if (!batch_usable(c, sink))
+        return lines_by_row(c, s, max_rows, sink, rows, err);
+    if (c->hint_cap < nf + 1) { /* as s3l_convert_fast */
+        uint32_t *h = s3l_realloc(c->hint, (nf + 1) * sizeof(*h));
+        if (!h)
+            return lines_by_row(c, s, max_rows, sink, rows, err);
+        memset(h + c->hint_cap, 0, (nf + 1 - c->hint_cap) * sizeof(*h));
+        c->hint = h;
+        c->hint_cap = nf + 1;
+    }
+    struct s3l__batch *b = c->batch;
+    uint64_t n = 0, written = 0; /* rows read; rows in the sink */
+    int rc = 0;
+    struct s3l_record rec;
+    while (n < max_rows && next_row(c, s, &rec) == 1) {
+        if (b->rows == 0)
+            b->first_line = rec.line;
+        int add = batch_add(c);
+        if (add < 0) {
+            rc = s3l_error_set(err, add, "%s line %llu: buffering a row: %s",
+                               rec.source ? rec.source : "input", (unsigned long long)rec.line,
+                               s3l_strerror(add));
+            break;
+        }
+        if (add == 1) { /* the row path for this row, after the rows before it */
+            if ((rc = batch_flush(c, sink, rec.source, err)) != 0)
+                break;
+            written = n;
+            if ((rc = put_fvals(c, &rec, sink, err)) != 0)
+                break;
+            written = ++n;
+            continue;
+        }
+        b->last_line = rec.line;
+        n++;
+        if (b->rows == S3L__BATCH_ROWS || b->text_bytes >= S3L__BATCH_TEXT) {
+            if ((rc = batch_flush(c, sink, rec.source, err)) != 0)
+                break;
+            written = n;
+        }
+    }
+    if (rc == 0 && (rc = batch_flush(c, sink, s->source, err)) == 0)
+        written = n;
+    batch_reset(c); /* a failed batch is dropped */
+    *rows = written;
     return rc;
 }
