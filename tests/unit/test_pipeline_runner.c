@@ -141,11 +141,15 @@ struct line_source {
     char line[64];
 };
 
-static int ls_next(struct s3l__source *s, unsigned lane, uint64_t *offset_after,
-                   uint64_t *line_after, struct s3l_slice *raw, struct s3l_error *err)
+/* Rows a call may put at most (besides max_rows); 1 but in the tests of batching sources. */
+static uint64_t batch_rows = 1;
+/* max_rows the runner gave in each call, in order. */
+static uint64_t max_rows_seen[64];
+static size_t n_calls;
+
+/* Reads the line at ls->off into ls->line; its length (0 at the end). */
+static size_t ls_line(struct line_source *ls)
 {
-    struct s3l_row_sink sink = md_sink(&D, lane);
-    struct line_source *ls = (struct line_source *)s;
     size_t n = 0;
     char c;
     while (n < sizeof(ls->line) - 1 && pread(ls->fd, &c, 1, (off_t)(ls->off + n)) == 1) {
@@ -153,30 +157,55 @@ static int ls_next(struct s3l__source *s, unsigned lane, uint64_t *offset_after,
         if (c == '\n')
             break;
     }
-    if (n == 0)
-        return 0;
     ls->line[n] = 0;
-    uint64_t line_start = ls->off;
-    ls->off += n;
-    *offset_after = ls->off;
-    *line_after += ls->line[n - 1] == '\n';
-    if (ls->line[0] == 'g' && !ls->grew) {
-        /* "g<n>": a record that needs a barrier first (like one bringing new columns). */
-        ls->grew = true;
-        ls->off = line_start;
-        return S3L__SOURCE_BARRIER;
+    return n;
+}
+
+static int ls_next(struct s3l__source *s, unsigned lane, uint64_t max_rows,
+                   uint64_t *offset_after, uint64_t *line_after, struct s3l_slice *raw,
+                   struct s3l_error *err)
+{
+    struct s3l_row_sink sink = md_sink(&D, lane);
+    struct line_source *ls = (struct line_source *)s;
+    if (n_calls < 64)
+        max_rows_seen[n_calls] = max_rows;
+    n_calls++;
+    assert_true(max_rows >= 1);
+    int rows = 0;
+    while ((uint64_t)rows < max_rows && (uint64_t)rows < batch_rows) {
+        size_t n = ls_line(ls);
+        if (n == 0)
+            return rows;
+        uint64_t line_start = ls->off;
+        bool special = ls->line[0] == 'g' || ls->line[0] == 'x';
+        if (special && rows > 0)
+            return rows; /* the rows so far first; this line at the next call */
+        ls->off += n;
+        *offset_after = ls->off;
+        *line_after += ls->line[n - 1] == '\n';
+        if (ls->line[0] == 'g' && !ls->grew) {
+            /* "g<n>": a record that needs a barrier first (like one bringing new columns). */
+            ls->grew = true;
+            ls->off = line_start;
+            return S3L__SOURCE_BARRIER;
+        }
+        ls->grew = false;
+        if (ls->line[0] == 'g')
+            memmove(ls->line, ls->line + 1, n);
+        if (ls->line[0] == 'x') {
+            *raw = s3l_slice_make(ls->line, n - 1);
+            return s3l_error_set(err, S3L_EINVALID_INPUT, "bad record at offset %llu",
+                                 (unsigned long long)line_start);
+        }
+        sink.ops->row_begin(sink.ctx);
+        sink.ops->put_int(sink.ctx, strtoll(ls->line, NULL, 10));
+        if (sink.ops->row_end(sink.ctx, err) != 0)
+            return -1;
+        rows++;
+        if (special)
+            break;
     }
-    ls->grew = false;
-    if (ls->line[0] == 'g')
-        memmove(ls->line, ls->line + 1, n);
-    if (ls->line[0] == 'x') {
-        *raw = s3l_slice_make(ls->line, n - 1);
-        return s3l_error_set(err, S3L_EINVALID_INPUT, "bad record at offset %llu",
-                             (unsigned long long)line_start);
-    }
-    sink.ops->row_begin(sink.ctx);
-    sink.ops->put_int(sink.ctx, strtoll(ls->line, NULL, 10));
-    return sink.ops->row_end(sink.ctx, err) == 0 ? 1 : -1;
+    return rows;
 }
 
 static uint64_t ls_bytes(struct s3l__source *s)
@@ -221,6 +250,8 @@ static int setup(void **state)
     snprintf(file, sizeof(file), "%s/in.txt", dir);
     s3l_free(D.checkpoint);
     memset(&D, 0, sizeof(D));
+    batch_rows = 1;
+    n_calls = 0;
     return 0;
 }
 
@@ -449,6 +480,43 @@ static void lanes_take_rows_in_turn(void **state)
     assert_int_equal(D.lanes_of[3], 1);
 }
 
+/*
+ * A source that puts several rows per call (as the NDJSON spans do) never crosses an epoch: the
+ * runner asks for at most the rows left in it. 10 rows, epochs of 4, up to 3 rows per call:
+ * calls put 3,1 | 3,1 | 2 (hand count), so the epochs hold 4, 4 and 2 rows; a bad record in the
+ * middle of a batch comes alone and is skipped, counted once.
+ */
+static void batches_stop_at_the_epoch(void **state)
+{
+    put_file("w", "1\n2\n3\n4\n5\nx\n6\n7\n8\n9\n10\n");
+    struct s3l_pipeline_options o;
+    s3l_pipeline_options_init(&o);
+    o.epoch_rows = 4;
+    o.commit_interval_ns = 0;
+    o.bad_records = S3L_BAD_RECORDS_SKIP;
+    batch_rows = 3;
+    struct events ev;
+    struct s3l_pipeline_stats st;
+    enum s3l_pipeline_side side;
+    struct s3l_error err = {0};
+    assert_int_equal(run(&o, &ev, &st, &side, &err), 0);
+    assert_int_equal(st.rows, 10);
+    assert_int_equal(st.rows_bad, 1);
+    assert_int_equal(D.n_epochs, 3);
+    assert_int_equal(D.epoch_rows[0], 4);
+    assert_int_equal(D.epoch_rows[1], 4);
+    assert_int_equal(D.epoch_rows[2], 2);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(D.committed[i], i + 1);
+    /* calls: [1 2 3] max 4, [4] max 1, [5] max 4 (stops before x), x max 3, [6 7] max 3 ... */
+    assert_int_equal(max_rows_seen[0], 4);
+    assert_int_equal(max_rows_seen[1], 1);
+    assert_int_equal(max_rows_seen[2], 4);
+    assert_int_equal(max_rows_seen[3], 3);
+    assert_int_equal(max_rows_seen[4], 3);
+    assert_int_equal(committed_offset(), 23); /* 9 * 2 + "10\n" + "x\n" */
+}
+
 static void empty_input_is_refused(void **state)
 {
     put_file("w", "");
@@ -494,6 +562,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(lanes_take_rows_in_turn, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_input_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(batches_stop_at_the_epoch, setup, teardown),
         cmocka_unit_test_setup_teardown(barrier_commits_the_epoch_before_the_record, setup,
                                         teardown),
     };

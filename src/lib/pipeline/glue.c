@@ -70,7 +70,14 @@ struct glue_source {
     struct s3l_arena pend_arena;
     struct held pending;
     bool has_pending;
+    /* NDJSON lines not converted yet, of the span last read (valid until the next read). */
+    struct s3l_lines span;
 };
+
+/* The bytes of a span past its first line: a lane's share of work at a time (~2,800 flights
+ * lines), small enough that the lanes finish together, large enough that handing one over costs
+ * nothing next to converting it. */
+#define SPAN_BYTES (256u << 10)
 
 /*
  * Whether copies of records keep their raw bytes: dead letters are those bytes, and the converter
@@ -560,8 +567,72 @@ static int fast(struct glue_source *s, unsigned lane, const struct s3l_record *r
     return rc == 0 ? 1 : rc;
 }
 
-static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_after,
-                    uint64_t *line_after, struct s3l_slice *raw, struct s3l_error *err)
+/* Whether NDJSON lines come in spans: the stream is open, and no lane needs them scanned here
+ * (schema growth with lanes looks at every record's keys on this thread). */
+static bool by_spans(const struct glue_source *s)
+{
+    const struct glue *g = s->g;
+    return g->fmt == S3L_INPUT_NDJSON && g->stream && !(g->lanes && g->grow);
+}
+
+/*
+ * Puts rows from the current span (not empty): all of it into the lanes, or up to max_rows
+ * through the converter's fast path into lane's sink. A line the fast path does not take is
+ * scanned here and goes the generic way alone (deliver: it may bring new columns), or is
+ * returned as a bad record.
+ */
+static int span_rows(struct glue_source *s, unsigned lane, uint64_t max_rows,
+                     uint64_t *offset_after, uint64_t *line_after, struct s3l_slice *raw,
+                     struct s3l_error *err)
+{
+    struct glue *g = s->g;
+    if (g->lanes) {
+        uint64_t rows = s->span.rows;
+        int rc = s3l__lanes_put_lines(g->lanes, &s->span, err);
+        s->span.p = s->span.end;
+        *offset_after = s3l_reader_offset(s->reader) + s->add;
+        *line_after = s3l_reader_line(s->reader);
+        return rc ? rc : (int)rows;
+    }
+    uint64_t rows = 0;
+    int rc = s3l_convert_fast_lines(g->conv, &s->span, max_rows, &g->sinks[lane], &rows, err);
+    if (rc < 0)
+        rc = s3l__lane_failure(&g->sinks[lane], rc, err);
+    *offset_after = s->span.offset + s->add;
+    *line_after = s->span.line;
+    if (rc || rows)
+        return rc ? rc : (int)rows;
+    struct s3l_record rec;
+    if (!s3l_lines_next(&s->span, &rec))
+        return s3l_error_set(err, S3L_EINTERNAL, "%s: a span without rows", s->pos->path);
+    rc = s3l_reader_scan(s->reader, &rec, err);
+    if (rc != 1) {
+        *offset_after = rec.end_offset + s->add;
+        *line_after = s->span.line;
+        *raw = s3l_slice_make(rec.raw, rec.raw_len);
+        return rc;
+    }
+    return deliver(s, lane, &rec, s->span.line, offset_after, line_after, raw, err);
+}
+
+/* The end of the input: what follows the last record is consumed too. */
+static int at_end(struct glue_source *s, uint64_t *offset_after, uint64_t *line_after)
+{
+    s->done = true;
+    *offset_after = s3l_reader_offset(s->reader) + s->add;
+    *line_after = s3l_reader_line(s->reader);
+    /* After a JSON array's last element come "]" and white space, which no append can
+     * extend: the input is consumed to its end, so a rerun finds it up to date. */
+    struct stat st;
+    if (s->g->fmt == S3L_INPUT_JSON && s->pos->replayable && fstat(s->fd, &st) == 0 &&
+        (uint64_t)st.st_size > *offset_after)
+        *offset_after = (uint64_t)st.st_size;
+    return 0;
+}
+
+static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
+                    uint64_t *offset_after, uint64_t *line_after, struct s3l_slice *raw,
+                    struct s3l_error *err)
 {
     struct glue_source *s = (struct glue_source *)base;
     struct glue *g = s->g;
@@ -599,6 +670,18 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
         }
         return deliver(s, lane, &h->rec, h->line_after, offset_after, line_after, raw, err);
     }
+    if (s->span.p != s->span.end)
+        return span_rows(s, lane, max_rows, offset_after, line_after, raw, err);
+    if (by_spans(s)) {
+        int rc = s3l_reader_next_lines(s->reader, max_rows, SPAN_BYTES, &s->span, err);
+        if (rc == 1)
+            return span_rows(s, lane, max_rows, offset_after, line_after, raw, err);
+        if (rc == 0)
+            return at_end(s, offset_after, line_after);
+        if (rc < 0)
+            return rc;
+        /* S3L_READER_ONE: this line comes alone (it is reported as too long) */
+    }
     struct s3l_record rec;
     /* With the stream open, NDJSON lines come unscanned: most go through the converter's fast
      * path, or to the lanes, which scan them on their own threads (lanes.c). */
@@ -610,18 +693,8 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t *offset_af
             return rc;
         rc = s3l_reader_scan(s->reader, &rec, err);
     }
-    if (rc == 0) {
-        s->done = true;
-        *offset_after = s3l_reader_offset(s->reader) + s->add;
-        *line_after = s3l_reader_line(s->reader);
-        /* After a JSON array's last element come "]" and white space, which no append can
-         * extend: the input is consumed to its end, so a rerun finds it up to date. */
-        struct stat st;
-        if (g->fmt == S3L_INPUT_JSON && s->pos->replayable && fstat(s->fd, &st) == 0 &&
-            (uint64_t)st.st_size > *offset_after)
-            *offset_after = (uint64_t)st.st_size;
-        return 0;
-    }
+    if (rc == 0)
+        return at_end(s, offset_after, line_after);
     if (rc != 1) {
         *offset_after = rec.end_offset + s->add;
         *line_after = s3l_reader_line(s->reader);

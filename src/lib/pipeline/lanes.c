@@ -2,7 +2,10 @@
  * Parallel lanes: with --lanes N > 1, records are converted and encoded in N lanes of the
  * destination (each lane is its own Parquet writer: the destination allows its lane sinks to be
  * fed from different threads at once): lanes 1..N-1 by worker threads, lane 0 by the reading
- * thread itself, so that N lanes use N threads. The reading thread copies records into batches;
+ * thread itself, so that N lanes use N threads. NDJSON lines with a declared schema come as spans
+ * of whole lines (s3l__lanes_put_lines): a span is one batch, its bytes copied in one memcpy, its
+ * lines split and converted by the worker, so that the reading thread's work per line is only
+ * finding its end. Other records come one by one (s3l__lanes_put). The reading thread copies records into batches;
  * each worker owns two batches, one it converts while the reader fills the other. When the batch
  * to fill is full and its worker still busy with the previous one, the reader does not wait: it
  * converts the next INLINE_RUN records into lane 0 itself and then looks again, so the reading
@@ -37,6 +40,8 @@ struct batch {
     struct s3l_record *recs;
     size_t n;
     size_t bytes;
+    bool has_span;        /* the batch is one span of lines (then n is 0) */
+    struct s3l_lines span; /* its bytes and source name in the arena */
 };
 
 struct worker {
@@ -75,6 +80,7 @@ static void batch_reset(struct batch *b)
         s3l_arena_reset(&b->arena);
     b->n = 0;
     b->bytes = 0;
+    b->has_span = false;
 }
 
 /*
@@ -129,6 +135,27 @@ static int batch_add(struct batch *b, const struct s3l_record *rec, bool keep_ra
     return 0;
 }
 
+/* Copies span s (its bytes and the input's name) into the empty batch b. */
+static int batch_add_lines(struct batch *b, const struct s3l_lines *s)
+{
+    size_t len = (size_t)(s->end - s->p), src_len = s->source ? strlen(s->source) + 1 : 0;
+    char *mem = s3l_arena_alloc(&b->arena, len + src_len + 1);
+    if (!mem)
+        return S3L_ENOMEM;
+    memcpy(mem, s->p, len);
+    mem[len] = 0;
+    b->span = *s;
+    b->span.p = mem;
+    b->span.end = mem + len;
+    if (s->source) {
+        memcpy(mem + len + 1, s->source, src_len);
+        b->span.source = mem + len + 1;
+    }
+    b->has_span = true;
+    b->bytes += len;
+    return 0;
+}
+
 /* A record that does not fit, met by a worker: fail, skip or dead-letter it. */
 static int bad_record(struct s3l__lanes *l, const struct s3l_record *rec, struct s3l_error *e)
 {
@@ -159,6 +186,18 @@ int s3l__lane_failure(const struct s3l_row_sink *lane, int rc, struct s3l_error 
     return end ? end : rc;
 }
 
+/* Records a fatal failure for every lane (the first one wins) and returns rc. */
+static int fail(struct s3l__lanes *l, int rc, const struct s3l_error *e)
+{
+    pthread_mutex_lock(&l->mu);
+    if (!l->failed) {
+        l->failed = rc;
+        l->err = *e;
+    }
+    pthread_mutex_unlock(&l->mu);
+    return rc;
+}
+
 /* Converts rec into w's lane; a record that does not fit is handled as --bad-records says. A
  * fatal failure is recorded for every lane and returned. e is clear on entry. */
 static int convert_one(struct worker *w, const struct s3l_record *rec, struct s3l_error *e)
@@ -169,20 +208,42 @@ static int convert_one(struct worker *w, const struct s3l_record *rec, struct s3
         rc = s3l__lane_failure(&l->cfg.sinks[w->lane], rc, e);
     if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE)
         rc = bad_record(l, rec, e);
-    if (rc) {
-        pthread_mutex_lock(&l->mu);
-        if (!l->failed) {
-            l->failed = rc;
-            l->err = *e;
-        }
-        pthread_mutex_unlock(&l->mu);
+    return rc ? fail(l, rc, e) : 0;
+}
+
+/*
+ * Converts the lines of span s into w's lane: runs of lines through the fast path, and each line
+ * it does not take through convert_one (scanned, converted or handled as a bad record). A fatal
+ * failure is recorded for every lane and returned. e is clear on entry.
+ */
+static int convert_lines(struct worker *w, struct s3l_lines *s, struct s3l_error *e)
+{
+    struct s3l__lanes *l = w->l;
+    const struct s3l_row_sink *sink = &l->cfg.sinks[w->lane];
+    for (;;) {
+        uint64_t rows = 0;
+        int rc = s3l_convert_fast_lines(w->conv, s, UINT64_MAX, sink, &rows, e);
+        if (rc)
+            return fail(l, s3l__lane_failure(sink, rc, e), e);
+        struct s3l_record rec;
+        if (!s3l_lines_next(s, &rec))
+            return 0;
+        if (e->code)
+            s3l_error_clear(e);
+        if ((rc = convert_one(w, &rec, e)) != 0)
+            return rc;
+        if (e->code)
+            s3l_error_clear(e);
     }
-    return rc;
 }
 
 static void convert_batch(struct worker *w, struct batch *b)
 {
     struct s3l_error e = {0};
+    if (b->has_span) {
+        convert_lines(w, &b->span, &e);
+        return;
+    }
     for (size_t i = 0; i < b->n; i++) {
         if (e.code)
             s3l_error_clear(&e); /* clearing ~1 KiB per record cost 5% of a run */
@@ -304,7 +365,7 @@ static int failure(struct s3l__lanes *l, struct s3l_error *err)
 
 static bool batch_full(const struct batch *b)
 {
-    return b->n == BATCH_RECORDS || b->bytes >= BATCH_BYTES;
+    return b->has_span || b->n == BATCH_RECORDS || b->bytes >= BATCH_BYTES;
 }
 
 /* Hands the reader's full batch to its worker if that one is free, and moves on to the next
@@ -347,11 +408,40 @@ int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3
     return 0;
 }
 
+int s3l__lanes_put_lines(struct s3l__lanes *l, struct s3l_lines *s, struct s3l_error *err)
+{
+    struct worker *w = &l->w[l->next];
+    struct batch *b = &w->b[w->filling];
+    if (b->n > 0 || b->has_span) {
+        /* The batch to fill is taken: hand it over if its worker is free, and try the next. */
+        bool passed = pass_on(l);
+        int rc = failure(l, err);
+        if (rc)
+            return rc;
+        w = &l->w[l->next];
+        b = &w->b[w->filling];
+        if (!passed || b->n > 0 || b->has_span) {
+            /* Every batch is taken: the reading thread converts the span into lane 0 itself. */
+            if (l->inline_err.code)
+                s3l_error_clear(&l->inline_err);
+            rc = convert_lines(&l->w[0], s, &l->inline_err);
+            if (rc)
+                *err = l->inline_err;
+            return rc;
+        }
+    }
+    if (batch_add_lines(b, s) != 0)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory queueing lines");
+    s->p = s->end;
+    pass_on(l); /* at once if the worker is free; else at the next call */
+    return failure(l, err);
+}
+
 int s3l__lanes_barrier(struct s3l__lanes *l, uint64_t *bad, struct s3l_error *err)
 {
     for (unsigned i = 0; i < l->n; i++) {
         struct worker *w = &l->w[i];
-        if (w->b[w->filling].n > 0)
+        if (w->b[w->filling].n > 0 || w->b[w->filling].has_span)
             hand_over(l, w);
     }
     pthread_mutex_lock(&l->mu);

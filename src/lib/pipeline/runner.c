@@ -142,11 +142,17 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
     }
     unsigned lanes = l->o->lanes ? l->o->lanes : 1;
     uint64_t base = l->st->bytes_in;
-    /* tick: records since the clock was last read, counted without a division per record */
-    for (unsigned tick = 0;; tick = tick + 1 < l->clock_every ? tick + 1 : 0) {
+    /* records since the clock was last read (it is read after the first call, then every
+     * clock_every records) */
+    uint64_t since_clock = l->clock_every;
+    for (;;) {
         uint64_t off = l->cur[i], line = l->line[i];
         struct s3l_slice raw = {0};
-        rc = src->ops->next(src, l->lane, &off, &line, &raw, err);
+        /* A source may put many rows per call, but never past the end of the epoch. */
+        uint64_t max_rows = UINT64_MAX;
+        if (l->o->epoch_rows)
+            max_rows = l->epoch_rows < l->o->epoch_rows ? l->o->epoch_rows - l->epoch_rows : 1;
+        rc = src->ops->next(src, l->lane, max_rows, &off, &line, &raw, err);
         if (rc == 0) {
             /* The end: the source may have consumed bytes after its last record (blank lines, a
              * JSON array's closing bracket), which belong to no epoch but must be recorded. */
@@ -165,15 +171,17 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             }
             continue;
         }
-        if (rc == 1) {
-            l->st->rows++;
-            l->epoch_rows++;
+        if (rc > 0) {
+            l->st->rows += (uint64_t)rc;
+            l->epoch_rows += (uint64_t)rc;
+            since_clock += (uint64_t)rc;
             l->lane = l->lane + 1 < lanes ? l->lane + 1 : 0;
         } else if (rc == S3L__SOURCE_BROKEN) {
             rc = err->code ? err->code : S3L_EINVALID_INPUT;
             *side = S3L_SIDE_INPUT;
             break;
         } else if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE) {
+            since_clock++;
             rc = bad_record(l, raw, err);
             if (rc) {
                 /* fail: the record's error; dead-letter: the destination refused the record. */
@@ -191,11 +199,12 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             l->line[i] = line;
             l->dirty = true;
         }
-        /* A stream (stdin, a pipe) may deliver records slowly: its clock is read at every record
+        /* A stream (stdin, a pipe) may deliver records slowly: its clock is read at every call
          * so that --commit-interval holds; files are read every clock_every records. */
-        if (l->pos[i].replayable && tick != 0 &&
+        if (l->pos[i].replayable && since_clock < l->clock_every &&
             !(l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows))
             continue;
+        since_clock = 0;
         int64_t now = l->now = l->env->now_ns();
         l->st->bytes_in = base + src->ops->bytes(src);
         if (now - l->t_progress >= PROGRESS_EVERY_NS) {

@@ -15,29 +15,30 @@
  * A source's answer meaning "no row yet: commit the epoch before this record, then call me
  * again" (the record brings columns the schema lacks; the destination is reopened with them).
  */
-#define S3L__SOURCE_BARRIER 2
+#define S3L__SOURCE_BARRIER (-1000)
 /*
  * A source's answer meaning "the input's structure is broken beyond resynchronisation" (a JSON
  * array cut short, a CSV quote left open): err holds the error (S3L_EINVALID_INPUT, naming the
  * input and where), which stops the run in every --bad-records mode, since no record after it can
  * be delimited and skipping it would repeat it forever.
  */
-#define S3L__SOURCE_BROKEN 3
+#define S3L__SOURCE_BROKEN (-1001)
 
 /* One input, opened at an offset, yielding rows into a row sink. */
 struct s3l__source;
 struct s3l__source_ops {
     /*
-     * Reads the next record and puts it into the destination's row sink of lane `lane` as one
-     * row (the source reaches the destination through the env it was opened with, because the
-     * destination may only learn its schema from the first records). Returns 1 when a row was put,
-     * 0 at the end of the input, or a negative code. *offset_after is the input's byte offset
-     * just after the record, *line_after the number of the line at that offset (also after a bad
-     * record, which is consumed: the caller decides whether to fail, skip or dead-letter it; *raw
-     * then holds its bytes, valid until the next call). S3L_EINVALID_INPUT and S3L_ETOO_LARGE are
-     * bad records; other codes are fatal.
+     * Reads the next records, at most max_rows (>= 1), and puts each into the destination's row
+     * sink of lane `lane` as one row (the source reaches the destination through the env it was
+     * opened with, because the destination may only learn its schema from the first records).
+     * Returns the number of rows put (>= 1), 0 at the end of the input, or a negative code.
+     * *offset_after is the input's byte offset just after the last record consumed, *line_after
+     * the number of the line at that offset (also after a bad record, which is consumed alone:
+     * the caller decides whether to fail, skip or dead-letter it; *raw then holds its bytes,
+     * valid until the next call). S3L_EINVALID_INPUT and S3L_ETOO_LARGE are bad records;
+     * S3L__SOURCE_BARRIER and S3L__SOURCE_BROKEN are as above; other codes are fatal.
      */
-    int (*next)(struct s3l__source *src, unsigned lane, uint64_t *offset_after,
+    int (*next)(struct s3l__source *src, unsigned lane, uint64_t max_rows, uint64_t *offset_after,
                 uint64_t *line_after, struct s3l_slice *raw, struct s3l_error *err);
     /* Bytes consumed so far (for progress). */
     uint64_t (*bytes)(struct s3l__source *src);
@@ -137,6 +138,7 @@ int s3l__lane_failure(const struct s3l_row_sink *lane, int rc, struct s3l_error 
 /* ---- Parallel lanes (lanes.c) ---- */
 
 struct s3l_record;
+struct s3l_lines;
 struct s3l__lanes;
 
 struct s3l__lanes_config {
@@ -162,6 +164,10 @@ int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
  * see lanes.c. Never waits. Returns a worker's fatal failure, if one happened, so the reader stops
  * early, or lane 0's. */
 int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3l_error *err);
+/* As s3l__lanes_put for a span of NDJSON lines (s3l_reader_next_lines), consumed whole: a copy
+ * of its bytes goes to the next worker lane, or its lines are converted into lane 0 on the calling
+ * thread. Bad lines are failed, skipped or dead-lettered by the lane that meets them. */
+int s3l__lanes_put_lines(struct s3l__lanes *l, struct s3l_lines *s, struct s3l_error *err);
 /* Waits until every queued record is converted. *bad: records skipped or dead-lettered since the
  * last barrier. Returns the first fatal failure of a worker (then nothing may be committed). */
 int s3l__lanes_barrier(struct s3l__lanes *l, uint64_t *bad, struct s3l_error *err);
