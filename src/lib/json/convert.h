@@ -48,7 +48,7 @@ struct s3l__batch_col {
     uint8_t kind;        /* fast.c enum batch_kind: how a value of the column is stored */
     uint8_t vkind;       /* the fast value kind (fast.c V_*) the column's values come as */
     uint8_t width;       /* bytes per value; 0 for strings (offsets and bytes) */
-    bool nulls;          /* a row of the batch is null: the bitmap is passed */
+    bool nulls;          /* a row of the batch is null: the bitmap is kept and passed */
     int64_t lo, hi;      /* a value outside takes the row path (times of day, timestamp[s]) */
     uint8_t *values;     /* S3L__BATCH_ROWS x width bytes */
     int32_t *offsets;    /* strings: S3L__BATCH_ROWS + 1 */

@@ -620,57 +620,105 @@ static inline void store_int(uint8_t *values, size_t width, size_t r, int64_t x)
     }
 }
 
+/* Copies n bytes; short strings (most values) without a call to memcpy: two overlapping moves
+ * that stay within [0, n) of both buffers (as the writer's rows.c copy_bytes). */
+static inline void copy_short(uint8_t *d, const char *s, size_t n)
+{
+    if (n >= 4 && n <= 16) {
+        if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + n - 8, 8);
+            memcpy(d, &a, 8);
+            memcpy(d + n - 8, &b, 8);
+        } else {
+            uint32_t a, b;
+            memcpy(&a, s, 4);
+            memcpy(&b, s + n - 4, 4);
+            memcpy(d, &a, 4);
+            memcpy(d + n - 4, &b, 4);
+        }
+    } else if (n > 0 && n < 4) {
+        d[0] = (uint8_t)s[0];
+        d[n / 2] = (uint8_t)s[n / 2];
+        d[n - 1] = (uint8_t)s[n - 1];
+    } else if (n) {
+        memcpy(d, s, n);
+    }
+}
+
+/* Takes back what batch_add appended to the string columns before column `upto` of row r. */
+static void batch_undo(struct s3l__batch *b, size_t upto, size_t r, size_t text_bytes)
+{
+    for (size_t i = 0; i < upto; i++)
+        if (b->cols[i].kind == B_STRING)
+            b->cols[i].text.len = (size_t)b->cols[i].offsets[r];
+    b->text_bytes = text_bytes;
+}
+
 /*
  * Appends the row in c->fval to the batch: 0, 1 when the row must take the row path instead
- * (nothing appended), S3L_ENOMEM.
+ * (nothing appended: a value the batch would refuse where the row path might not), S3L_ENOMEM.
  */
 static int batch_add(struct s3l_converter *c)
 {
     struct s3l__batch *b = c->batch;
-    size_t nf = c->schema->n_fields, r = b->rows;
-    /* First the values the batch cannot take as the row path would. */
-    for (size_t i = 0; i < nf; i++) {
-        const struct s3l__fast_val *v = &c->fval[i];
-        const struct s3l__batch_col *bc = &b->cols[i];
-        if (v->kind == V_NULL)
-            continue;
-        if (v->kind != bc->vkind)
-            return 1;
-        if (bc->kind == B_INT && (v->u.i < bc->lo || v->u.i > bc->hi))
-            return 1;
-        if (bc->kind == B_STRING && (int64_t)(b->text_bytes + v->len) > S3L__BATCH_MAX_VALUE)
-            return 1;
-    }
+    size_t nf = c->schema->n_fields, r = b->rows, text_bytes = b->text_bytes;
+    size_t byte = r >> 3;
+    uint8_t bit = (uint8_t)(1u << (r & 7));
     for (size_t i = 0; i < nf; i++) {
         const struct s3l__fast_val *v = &c->fval[i];
         struct s3l__batch_col *bc = &b->cols[i];
-        uint8_t bit = (uint8_t)(1u << (r & 7));
-        if ((r & 7) == 0)
-            bc->validity[r >> 3] = 0;
-        if (v->kind == V_NULL) {
-            bc->nulls = true;
-            if (bc->kind == B_STRING)
+        /* Everything read before the first store: a store through uint8_t may alias it all. */
+        uint8_t kind = bc->kind, vkind = v->kind, width = bc->width;
+        uint8_t *values = bc->values, *validity = bc->validity;
+        if (vkind == V_NULL) {
+            /* The bitmap is kept only from a column's first null in the batch on (all rows
+             * before it present); then every row writes its bit. */
+            if (!bc->nulls) {
+                memset(validity, 0xff, byte + 1);
+                bc->nulls = true;
+            }
+            validity[byte] = (uint8_t)(validity[byte] & ~bit);
+            if (kind == B_STRING)
                 bc->offsets[r + 1] = bc->offsets[r];
             else
-                memset(bc->values + r * bc->width, 0, bc->width);
+                memset(values + r * width, 0, width);
             continue;
         }
-        bc->validity[r >> 3] |= bit;
-        switch (bc->kind) {
-        case B_INT: store_int(bc->values, bc->width, r, v->u.i); break;
+        if (vkind != bc->vkind) /* not by construction (s3l__fast_init): defensive */
+            return batch_undo(b, i, r, text_bytes), 1;
+        if (bc->nulls)
+            validity[byte] |= bit;
+        switch (kind) {
+        case B_INT:
+            if (v->u.i < bc->lo || v->u.i > bc->hi)
+                return batch_undo(b, i, r, text_bytes), 1;
+            store_int(values, width, r, v->u.i);
+            break;
         case B_FLOAT32: {
             float f = (float)v->u.d; /* as the writer's put_double: in range (take_number) */
-            memcpy(bc->values + 4 * r, &f, 4);
+            memcpy(values + 4 * r, &f, 4);
             break;
         }
-        case B_FLOAT64: memcpy(bc->values + 8 * r, &v->u.d, 8); break;
-        case B_BOOL: bc->values[r] = v->u.b ? 1 : 0; break;
+        case B_FLOAT64: memcpy(values + 8 * r, &v->u.d, 8); break;
+        case B_BOOL: values[r] = v->u.b ? 1 : 0; break;
         default: {
-            int rc = s3l_buf_append(&bc->text, v->str, v->len);
-            if (rc)
-                return rc;
-            bc->offsets[r + 1] = (int32_t)bc->text.len;
-            b->text_bytes += v->len;
+            const char *str = v->str;
+            size_t len = v->len;
+            if ((int64_t)(b->text_bytes + len) > S3L__BATCH_MAX_VALUE)
+                return batch_undo(b, i, r, text_bytes), 1;
+            struct s3l_buf *t = &bc->text;
+            if (t->len + len >= t->cap) {
+                int rc = s3l_buf_reserve(t, len);
+                if (rc)
+                    return batch_undo(b, i, r, text_bytes), rc;
+            }
+            size_t at = t->len;
+            copy_short(t->ptr + at, str, len);
+            t->len = at + len;
+            bc->offsets[r + 1] = (int32_t)(at + len);
+            b->text_bytes += len;
             break;
         }
         }
