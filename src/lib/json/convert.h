@@ -46,22 +46,24 @@ struct s3l__fast_val {
  */
 struct s3l__batch_col {
     uint8_t kind;        /* fast.c enum batch_kind: how a value of the column is stored */
-    uint8_t vkind;       /* the fast value kind (fast.c V_*) the column's values come as */
     uint8_t width;       /* bytes per value; 0 for strings (offsets and bytes) */
-    bool nulls;          /* a row of the batch is null: the bitmap is kept and passed */
+    bool nulls;          /* a row of the batch is null: the bitmap is passed */
     int64_t lo, hi;      /* a value outside takes the row path (times of day, timestamp[s]) */
     uint8_t *values;     /* S3L__BATCH_ROWS x width bytes */
     int32_t *offsets;    /* strings: S3L__BATCH_ROWS + 1 */
-    struct s3l_buf text; /* strings: the bytes of the batch's values */
+    struct s3l_buf text; /* strings: the bytes of the batch's values (never NULL after a flush) */
     uint8_t *validity;   /* S3L__BATCH_ROWS / 8 bytes */
 };
 
 struct s3l__batch {
     struct s3l__batch_col *cols;
     struct s3l_column_batch *out;
-    size_t rows;         /* rows in the batch */
-    size_t text_bytes;   /* string bytes in the batch, over all columns */
-    uint64_t first_line; /* line numbers of its first and last rows, for messages */
+    struct s3l__fast_val *stage; /* S3L__BATCH_ROWS rows of n_fields values, row-major */
+    size_t *checked;             /* the columns batch_take looks at (strings, bounded ints) */
+    size_t n_checked;
+    size_t rows;                 /* rows in the batch */
+    size_t text_bytes;           /* string bytes in the batch, over all columns */
+    uint64_t first_line;         /* line numbers of its first and last rows, for messages */
     uint64_t last_line;
 };
 

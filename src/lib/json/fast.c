@@ -486,16 +486,23 @@ int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
 /* ---- column batches (s3l_convert_fast_lines) ------------------------------------------------ */
 
 /*
- * Rows the fast path reads go into per-column arrays (struct s3l__batch) and reach a sink with
- * put_columns (the Parquet writer, the destination's lanes) S3L__BATCH_ROWS at a time, instead
- * of row_begin, a put per value and row_end per row. Each column's values are stored exactly as
- * the row path's put would store them (the writer's rows.c): integers at the column's width,
- * DATE32 and TIME32 as int32, TIMESTAMP and TIME64 as int64 in the column's unit (what
- * take_string computed), float32 as (float)d, bool as 0/1, strings as bytes and offsets, nulls
- * as a validity bit. The Parquet writer cuts pages and row groups on the same rows either way,
- * so the files are byte-identical (tests/unit/test_json_batch.c). A value the batch would refuse
- * where the row path might not (a time of day or a timestamp[s] out of range, a string over
- * 1 GiB) sends its row down the row path after the batch so far.
+ * Rows the fast path reads reach a sink with put_columns (the Parquet writer, the destination's
+ * lanes) up to S3L__BATCH_ROWS at a time, instead of row_begin, a put per value and row_end per
+ * row. read_line writes each row's values straight into a row-major stage (c->fval points at the
+ * row's slot while it reads), and a flush turns the stage into the columns of struct
+ * s3l_column_batch one column at a time, with one tight loop per column type. Each column's
+ * values are stored exactly as the row path's put would store them (the writer's rows.c):
+ * integers at the column's width, DATE32 and TIME32 as int32, TIMESTAMP and TIME64 as int64 in
+ * the column's unit (what take_string computed), float32 as (float)d, bool as 0/1, strings as
+ * bytes and offsets, nulls as a validity bit. The Parquet writer cuts pages and row groups on the
+ * same rows either way, so the files are byte-identical (tests/unit/test_json_batch.c,
+ * tests/fuzz/fuzz_json_batch.c). A value the batch would refuse where the row path might not (a
+ * time of day or a timestamp[s] out of range, strings over 1 GiB) sends its row down the row
+ * path after the rows before it.
+ *
+ * A column's values come as one fast value kind only (s3l__fast_init and take_value: an integer
+ * column gets V_INT, unsigned V_UINT, float V_DOUBLE, string V_BYTES, bool V_BOOL, date and time
+ * V_INT) or V_NULL, so the flush reads each column by its kind alone.
  */
 
 enum batch_kind { B_INT, B_FLOAT32, B_FLOAT64, B_BOOL, B_STRING };
@@ -505,7 +512,7 @@ enum batch_kind { B_INT, B_FLOAT32, B_FLOAT64, B_BOOL, B_STRING };
  * that much over (well within a page), large enough to spread the sink's per-call costs. */
 #define S3L__BATCH_ROWS 1024
 #define S3L__BATCH_TEXT ((size_t)256 << 10)
-#define S3L__BATCH_MAX_VALUE ((int64_t)INT32_MAX / 2) /* the writer's largest string */
+#define S3L__BATCH_MAX_VALUE ((size_t)INT32_MAX / 2) /* the writer's largest string */
 
 void s3l__fast_batch_free(struct s3l_converter *c)
 {
@@ -520,6 +527,8 @@ void s3l__fast_batch_free(struct s3l_converter *c)
     }
     s3l_free(b->cols);
     s3l_free(b->out);
+    s3l_free(b->stage);
+    s3l_free(b->checked);
     s3l_free(b);
     c->batch = NULL;
 }
@@ -529,16 +538,16 @@ void s3l__fast_batch_free(struct s3l_converter *c)
 static bool batch_map(const struct s3l_field *f, struct s3l__batch_col *bc)
 {
     static const int64_t per_day[4] = {86400LL, 86400000LL, 86400000000LL, 86400000000000LL};
-    bc->kind = B_INT, bc->vkind = V_INT, bc->lo = INT64_MIN, bc->hi = INT64_MAX;
+    bc->kind = B_INT, bc->lo = INT64_MIN, bc->hi = INT64_MAX;
     switch (f->type.id) {
     case S3L_TYPE_INT8: bc->width = 1; return true;
     case S3L_TYPE_INT16: bc->width = 2; return true;
     case S3L_TYPE_INT32:
     case S3L_TYPE_DATE32: bc->width = 4; return true;
     case S3L_TYPE_INT64: bc->width = 8; return true;
-    case S3L_TYPE_UINT8: bc->vkind = V_UINT, bc->width = 1; return true;
-    case S3L_TYPE_UINT16: bc->vkind = V_UINT, bc->width = 2; return true;
-    case S3L_TYPE_UINT32: bc->vkind = V_UINT, bc->width = 4; return true;
+    case S3L_TYPE_UINT8: bc->width = 1; return true;
+    case S3L_TYPE_UINT16: bc->width = 2; return true;
+    case S3L_TYPE_UINT32: bc->width = 4; return true;
     case S3L_TYPE_TIME32:
     case S3L_TYPE_TIME64: /* the writer refuses a time of day outside [0, one day) */
         bc->width = f->type.id == S3L_TYPE_TIME32 ? 4 : 8;
@@ -549,10 +558,10 @@ static bool batch_map(const struct s3l_field *f, struct s3l__batch_col *bc)
         if (f->type.unit == S3L_UNIT_SECOND)
             bc->lo = INT64_MIN / 1000, bc->hi = INT64_MAX / 1000;
         return true;
-    case S3L_TYPE_FLOAT32: bc->kind = B_FLOAT32, bc->vkind = V_DOUBLE, bc->width = 4; return true;
-    case S3L_TYPE_FLOAT64: bc->kind = B_FLOAT64, bc->vkind = V_DOUBLE, bc->width = 8; return true;
-    case S3L_TYPE_BOOL: bc->kind = B_BOOL, bc->vkind = V_BOOL, bc->width = 1; return true;
-    case S3L_TYPE_UTF8: bc->kind = B_STRING, bc->vkind = V_BYTES, bc->width = 0; return true;
+    case S3L_TYPE_FLOAT32: bc->kind = B_FLOAT32, bc->width = 4; return true;
+    case S3L_TYPE_FLOAT64: bc->kind = B_FLOAT64, bc->width = 8; return true;
+    case S3L_TYPE_BOOL: bc->kind = B_BOOL, bc->width = 1; return true;
+    case S3L_TYPE_UTF8: bc->kind = B_STRING, bc->width = 0; return true;
     default: return false;
     }
 }
@@ -565,9 +574,12 @@ static int batch_init(struct s3l_converter *c)
     if (!b)
         return S3L_ENOMEM;
     c->batch = b;
-    b->cols = s3l_calloc(nf + 1, sizeof(*b->cols));
-    b->out = s3l_calloc(nf + 1, sizeof(*b->out));
-    if (!b->cols || !b->out)
+    b->cols = s3l_calloc(nf, sizeof(*b->cols));
+    b->out = s3l_calloc(nf, sizeof(*b->out));
+    b->checked = s3l_calloc(nf, sizeof(*b->checked));
+    /* zeroed: a null leaves its slot as it was, which the flush reads (and ignores) */
+    b->stage = s3l_calloc((size_t)S3L__BATCH_ROWS * nf, sizeof(*b->stage));
+    if (!b->cols || !b->out || !b->checked || !b->stage)
         return S3L_ENOMEM;
     for (size_t i = 0; i < nf; i++)
         s3l_buf_init(&b->cols[i].text, SIZE_MAX / 4);
@@ -575,6 +587,8 @@ static int batch_init(struct s3l_converter *c)
         struct s3l__batch_col *bc = &b->cols[i];
         if (!batch_map(&c->schema->fields[i], bc))
             return 1;
+        if (bc->kind == B_STRING || bc->lo != INT64_MIN || bc->hi != INT64_MAX)
+            b->checked[b->n_checked++] = i;
         bc->validity = s3l_calloc(S3L__BATCH_ROWS / 8, 1);
         if (bc->kind == B_STRING)
             bc->offsets = s3l_calloc(S3L__BATCH_ROWS + 1, sizeof(int32_t));
@@ -600,24 +614,31 @@ static bool batch_usable(struct s3l_converter *c, const struct s3l_row_sink *sin
     return c->batch_state == 1;
 }
 
-/* Stores an integer at its column's width (two's complement truncation is the C conversion to
- * the unsigned type of that width: -5 as int8 is 0xfb). */
-static inline void store_int(uint8_t *values, size_t width, size_t r, int64_t x)
+/*
+ * Takes the row read into the stage's next slot (c->fval) into the batch: 0, or 1 when it must
+ * take the row path instead (a value out of the range the writer takes in a batch, or strings
+ * past the writer's limit). Only the columns that need a look (b->checked) are looked at.
+ */
+static int batch_take(struct s3l_converter *c)
 {
-    switch (width) {
-    case 1: values[r] = (uint8_t)x; break;
-    case 2: {
-        uint16_t v = (uint16_t)x;
-        memcpy(values + 2 * r, &v, 2);
-        break;
+    struct s3l__batch *b = c->batch;
+    const struct s3l__fast_val *v = c->fval;
+    size_t text = 0;
+    for (size_t j = 0; j < b->n_checked; j++) {
+        size_t i = b->checked[j];
+        const struct s3l__batch_col *bc = &b->cols[i];
+        if (v[i].kind == V_NULL)
+            continue;
+        if (bc->kind == B_STRING)
+            text += v[i].len;
+        else if (v[i].u.i < bc->lo || v[i].u.i > bc->hi)
+            return 1;
     }
-    case 4: {
-        uint32_t v = (uint32_t)x;
-        memcpy(values + 4 * r, &v, 4);
-        break;
-    }
-    default: memcpy(values + 8 * r, &x, 8); break;
-    }
+    if (b->text_bytes + text > S3L__BATCH_MAX_VALUE)
+        return 1;
+    b->text_bytes += text;
+    b->rows++;
+    return 0;
 }
 
 /* Copies n bytes; short strings (most values) without a call to memcpy: two overlapping moves
@@ -647,100 +668,101 @@ static inline void copy_short(uint8_t *d, const char *s, size_t n)
     }
 }
 
-/* Takes back what batch_add appended to the string columns before column `upto` of row r. */
-static void batch_undo(struct s3l__batch *b, size_t upto, size_t r, size_t text_bytes)
-{
-    for (size_t i = 0; i < upto; i++)
-        if (b->cols[i].kind == B_STRING)
-            b->cols[i].text.len = (size_t)b->cols[i].offsets[r];
-    b->text_bytes = text_bytes;
-}
+/* One loop per integer width: the value's low bytes (the C conversion to the unsigned type of
+ * that width is two's complement truncation: -5 as int8 is 0xfb). */
+#define INT_COLUMN(T)                                                                              \
+    do {                                                                                           \
+        T *out = (T *)(void *)bc->values;                                                          \
+        for (size_t r = 0; r < n; r++) {                                                           \
+            bool ok = v[r * nf].kind != V_NULL;                                                    \
+            out[r] = (T)(uint64_t)(ok ? v[r * nf].u.i : 0);                                        \
+            present += ok;                                                                         \
+        }                                                                                          \
+    } while (0)
 
-/*
- * Appends the row in c->fval to the batch: 0, 1 when the row must take the row path instead
- * (nothing appended: a value the batch would refuse where the row path might not), S3L_ENOMEM.
- */
-static int batch_add(struct s3l_converter *c)
+/* The stage's column i (rows [0, n), stride nf) into batch column bc. S3L_ENOMEM. */
+static int batch_column(const struct s3l__fast_val *v, size_t nf, size_t n,
+                        struct s3l__batch_col *bc)
 {
-    struct s3l__batch *b = c->batch;
-    size_t nf = c->schema->n_fields, r = b->rows, text_bytes = b->text_bytes;
-    size_t byte = r >> 3;
-    uint8_t bit = (uint8_t)(1u << (r & 7));
-    for (size_t i = 0; i < nf; i++) {
-        const struct s3l__fast_val *v = &c->fval[i];
-        struct s3l__batch_col *bc = &b->cols[i];
-        /* Everything read before the first store: a store through uint8_t may alias it all. */
-        uint8_t kind = bc->kind, vkind = v->kind, width = bc->width;
-        uint8_t *values = bc->values, *validity = bc->validity;
-        if (vkind == V_NULL) {
-            /* The bitmap is kept only from a column's first null in the batch on (all rows
-             * before it present); then every row writes its bit. */
-            if (!bc->nulls) {
-                memset(validity, 0xff, byte + 1);
-                bc->nulls = true;
-            }
-            validity[byte] = (uint8_t)(validity[byte] & ~bit);
-            if (kind == B_STRING)
-                bc->offsets[r + 1] = bc->offsets[r];
-            else
-                memset(values + r * width, 0, width);
-            continue;
+    size_t present = 0;
+    switch (bc->kind) {
+    case B_INT:
+        switch (bc->width) {
+        case 1: INT_COLUMN(uint8_t); break;
+        case 2: INT_COLUMN(uint16_t); break;
+        case 4: INT_COLUMN(uint32_t); break;
+        default: INT_COLUMN(uint64_t); break;
         }
-        if (vkind != bc->vkind) /* not by construction (s3l__fast_init): defensive */
-            return batch_undo(b, i, r, text_bytes), 1;
-        if (bc->nulls)
-            validity[byte] |= bit;
-        switch (kind) {
-        case B_INT:
-            if (v->u.i < bc->lo || v->u.i > bc->hi)
-                return batch_undo(b, i, r, text_bytes), 1;
-            store_int(values, width, r, v->u.i);
-            break;
-        case B_FLOAT32: {
-            float f = (float)v->u.d; /* as the writer's put_double: in range (take_number) */
-            memcpy(values + 4 * r, &f, 4);
-            break;
+        break;
+    case B_FLOAT32: { /* (float)d as the writer's put_double: in range (take_number) */
+        float *out = (float *)(void *)bc->values;
+        for (size_t r = 0; r < n; r++) {
+            bool ok = v[r * nf].kind != V_NULL;
+            out[r] = ok ? (float)v[r * nf].u.d : 0.0f;
+            present += ok;
         }
-        case B_FLOAT64: memcpy(values + 8 * r, &v->u.d, 8); break;
-        case B_BOOL: values[r] = v->u.b ? 1 : 0; break;
-        default: {
-            const char *str = v->str;
-            size_t len = v->len;
-            if ((int64_t)(b->text_bytes + len) > S3L__BATCH_MAX_VALUE)
-                return batch_undo(b, i, r, text_bytes), 1;
-            struct s3l_buf *t = &bc->text;
-            if (t->len + len >= t->cap) {
-                int rc = s3l_buf_reserve(t, len);
-                if (rc)
-                    return batch_undo(b, i, r, text_bytes), rc;
-            }
-            size_t at = t->len;
-            copy_short(t->ptr + at, str, len);
-            t->len = at + len;
-            bc->offsets[r + 1] = (int32_t)(at + len);
-            b->text_bytes += len;
-            break;
-        }
-        }
+        break;
     }
-    b->rows++;
+    case B_FLOAT64: {
+        double *out = (double *)(void *)bc->values;
+        for (size_t r = 0; r < n; r++) {
+            bool ok = v[r * nf].kind != V_NULL;
+            out[r] = ok ? v[r * nf].u.d : 0.0;
+            present += ok;
+        }
+        break;
+    }
+    case B_BOOL:
+        for (size_t r = 0; r < n; r++) {
+            bool ok = v[r * nf].kind == V_BOOL;
+            bc->values[r] = ok && v[r * nf].u.b;
+            present += ok;
+        }
+        break;
+    default: {
+        size_t total = 0;
+        for (size_t r = 0; r < n; r++)
+            total += v[r * nf].kind == V_NULL ? 0 : v[r * nf].len;
+        struct s3l_buf *t = &bc->text;
+        s3l_buf_reset(t);
+        int rc = s3l_buf_reserve(t, total + 16);
+        if (rc)
+            return rc;
+        uint8_t *dst = t->ptr;
+        int32_t *off = bc->offsets, at = 0;
+        for (size_t r = 0; r < n; r++) {
+            if (v[r * nf].kind != V_NULL) {
+                copy_short(dst + at, v[r * nf].str, v[r * nf].len);
+                at += (int32_t)v[r * nf].len; /* at most S3L__BATCH_MAX_VALUE (batch_take) */
+                present++;
+            }
+            off[r + 1] = at;
+        }
+        t->len = (size_t)at;
+        break;
+    }
+    }
+    /* The validity bitmap, made and passed only when a row is null. */
+    bc->nulls = present < n;
+    for (size_t r8 = 0; bc->nulls && r8 < n; r8 += 8) {
+        uint8_t bits = 0;
+        for (size_t r = r8; r < n && r < r8 + 8; r++)
+            bits |= (uint8_t)((v[r * nf].kind != V_NULL) << (r - r8));
+        bc->validity[r8 >> 3] = bits;
+    }
     return 0;
 }
 
-/* Empties the batch. */
+/* Empties the batch; a string buffer a huge value grew is given back (memory follows the batch
+ * size). */
 static void batch_reset(struct s3l_converter *c)
 {
     struct s3l__batch *b = c->batch;
     for (size_t i = 0; i < c->schema->n_fields; i++) {
         struct s3l__batch_col *bc = &b->cols[i];
-        bc->nulls = false;
-        if (bc->kind == B_STRING) {
-            /* a huge value's buffer is given back: memory follows the batch size */
-            if (bc->text.cap > 2 * S3L__BATCH_TEXT) {
-                s3l_buf_free(&bc->text);
-                s3l_buf_init(&bc->text, SIZE_MAX / 4);
-            }
-            s3l_buf_reset(&bc->text);
+        if (bc->kind == B_STRING && bc->text.cap > 2 * S3L__BATCH_TEXT) {
+            s3l_buf_free(&bc->text);
+            s3l_buf_init(&bc->text, SIZE_MAX / 4);
         }
     }
     b->rows = 0;
@@ -748,7 +770,7 @@ static void batch_reset(struct s3l_converter *c)
 }
 
 /* Hands the batch to sink's put_columns and empties it: 0 or the sink's error, prefixed with
- * the input's lines when the sink refused a value. */
+ * the input's lines when the sink refused a value; S3L_ENOMEM. */
 static int batch_flush(struct s3l_converter *c, const struct s3l_row_sink *sink,
                        const char *source, struct s3l_error *err)
 {
@@ -756,15 +778,20 @@ static int batch_flush(struct s3l_converter *c, const struct s3l_row_sink *sink,
     size_t nf = c->schema->n_fields, n = b->rows;
     if (n == 0)
         return 0;
-    for (size_t i = 0; i < nf; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < nf && rc == 0; i++) {
         struct s3l__batch_col *bc = &b->cols[i];
-        b->out[i].values = bc->kind != B_STRING ? bc->values
-                           : bc->text.ptr      ? (const void *)bc->text.ptr
-                                               : (const void *)"";
+        rc = batch_column(b->stage + i, nf, n, bc);
+        b->out[i].values = bc->kind == B_STRING ? (const void *)bc->text.ptr : bc->values;
         b->out[i].offsets = bc->kind == B_STRING ? bc->offsets : NULL;
         b->out[i].validity = bc->nulls ? bc->validity : NULL;
     }
-    int rc = sink->ops->put_columns(sink->ctx, n, b->out, err);
+    if (rc)
+        rc = s3l_error_set(err, rc, "%s lines %llu..%llu: buffering a batch: %s",
+                           source ? source : "input", (unsigned long long)b->first_line,
+                           (unsigned long long)b->last_line, s3l_strerror(rc));
+    else
+        rc = sink->ops->put_columns(sink->ctx, n, b->out, err);
     if (rc == S3L_EINVALID_INPUT)
         s3l_error_prefix(err, "%s lines %llu..%llu: ", source ? source : "input",
                          (unsigned long long)b->first_line,
@@ -801,8 +828,7 @@ static int lines_by_row(struct s3l_converter *c, struct s3l_lines *s, uint64_t m
 
 /*
  * Reads the next line of s into c->fval (as s3l_convert_fast does before its sink calls): 1 with
- * a row in c->fval and *rec, 0 at the end of s or max_rows, S3L_CONVERT_FALLBACK with the line
- * left in s.
+ * a row in c->fval and *rec, 0 at the end of s, S3L_CONVERT_FALLBACK with the line left in s.
  */
 static int next_row(struct s3l_converter *c, struct s3l_lines *s, struct s3l_record *rec)
 {
@@ -819,36 +845,22 @@ static int next_row(struct s3l_converter *c, struct s3l_lines *s, struct s3l_rec
     return 1;
 }
 
-int s3l_convert_fast_lines(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
-                           const struct s3l_row_sink *sink, uint64_t *rows,
-                           struct s3l_error *err)
+/* s3l_convert_fast_lines with batches: c->fval is the stage's next slot while a line is read. */
+static int lines_by_batch(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
+                          const struct s3l_row_sink *sink, uint64_t *rows, struct s3l_error *err)
 {
-    size_t nf = c->schema->n_fields;
-    if (!batch_usable(c, sink))
-        return lines_by_row(c, s, max_rows, sink, rows, err);
-    if (c->hint_cap < nf + 1) { /* as s3l_convert_fast */
-        uint32_t *h = s3l_realloc(c->hint, (nf + 1) * sizeof(*h));
-        if (!h)
-            return lines_by_row(c, s, max_rows, sink, rows, err);
-        memset(h + c->hint_cap, 0, (nf + 1 - c->hint_cap) * sizeof(*h));
-        c->hint = h;
-        c->hint_cap = nf + 1;
-    }
     struct s3l__batch *b = c->batch;
+    size_t nf = c->schema->n_fields;
     uint64_t n = 0, written = 0; /* rows read; rows in the sink */
     int rc = 0;
     struct s3l_record rec;
-    while (n < max_rows && next_row(c, s, &rec) == 1) {
+    while (n < max_rows) {
+        c->fval = b->stage + b->rows * nf;
+        if (next_row(c, s, &rec) != 1)
+            break;
         if (b->rows == 0)
             b->first_line = rec.line;
-        int add = batch_add(c);
-        if (add < 0) {
-            rc = s3l_error_set(err, add, "%s line %llu: buffering a row: %s",
-                               rec.source ? rec.source : "input", (unsigned long long)rec.line,
-                               s3l_strerror(add));
-            break;
-        }
-        if (add == 1) { /* the row path for this row, after the rows before it */
+        if (batch_take(c) != 0) { /* the row path for this row, after the rows before it */
             if ((rc = batch_flush(c, sink, rec.source, err)) != 0)
                 break;
             written = n;
@@ -869,5 +881,26 @@ int s3l_convert_fast_lines(struct s3l_converter *c, struct s3l_lines *s, uint64_
         written = n;
     batch_reset(c); /* a failed batch is dropped */
     *rows = written;
+    return rc;
+}
+
+int s3l_convert_fast_lines(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
+                           const struct s3l_row_sink *sink, uint64_t *rows,
+                           struct s3l_error *err)
+{
+    size_t nf = c->schema->n_fields;
+    if (!batch_usable(c, sink))
+        return lines_by_row(c, s, max_rows, sink, rows, err);
+    if (c->hint_cap < nf + 1) { /* as s3l_convert_fast */
+        uint32_t *h = s3l_realloc(c->hint, (nf + 1) * sizeof(*h));
+        if (!h)
+            return lines_by_row(c, s, max_rows, sink, rows, err);
+        memset(h + c->hint_cap, 0, (nf + 1 - c->hint_cap) * sizeof(*h));
+        c->hint = h;
+        c->hint_cap = nf + 1;
+    }
+    struct s3l__fast_val *fval = c->fval;
+    int rc = lines_by_batch(c, s, max_rows, sink, rows, err);
+    c->fval = fval;
     return rc;
 }

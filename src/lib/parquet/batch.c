@@ -136,11 +136,14 @@ static int validate(struct s3l_pq_writer *w, size_t n_rows, const struct s3l_pq_
                                  var ? " or offsets" : "");
         bool check = needs_value_check(id);
         if (var && n_rows) {
-            /* Offsets in order and all-ASCII text: nothing more to look at per value. */
+            /* Offsets in order and all-ASCII text: nothing more to look at per value. One
+             * unsigned compare per value (a negative step wraps high), no early exit: the loop
+             * vectorises. */
             bool ordered = b->offsets[0] >= 0;
-            for (size_t r = 0; ordered && r < n_rows; r++)
-                ordered = b->offsets[r + 1] >= b->offsets[r] &&
-                          b->offsets[r + 1] - b->offsets[r] <= INT32_MAX / 2;
+            uint64_t bad = 0;
+            for (size_t r = 0; r < n_rows; r++)
+                bad |= (uint64_t)((int64_t)b->offsets[r + 1] - b->offsets[r]) > INT32_MAX / 2;
+            ordered = ordered && !bad;
             if (ordered &&
                 (id == S3L_TYPE_BINARY || all_ascii((const uint8_t *)b->values + b->offsets[0],
                                                     (size_t)(b->offsets[n_rows] - b->offsets[0]))))
