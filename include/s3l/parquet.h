@@ -163,6 +163,19 @@ void s3l_pq_row_abort(struct s3l_pq_writer *w);
 int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
                          const struct s3l_pq_column_batch *cols, struct s3l_error *err);
 
+/*
+ * s3l_pq_write_columns for rows [first, n_rows) of the batch (rows are numbered from the batch's
+ * start, in messages too), stopping after the first row at which s3l_pq_writer_size_estimate
+ * reaches size_limit bytes, just as a caller looking at the estimate after each s3l_pq_row_end
+ * would stop there (UINT64_MAX: no limit). *done: the rows written from first, also when an
+ * error stops the batch midway (sink or codec failure; a rejected batch writes none). The rows
+ * after them go on with first + *done, possibly into another writer (a file closed at a size).
+ * Errors: those of s3l_pq_write_columns, for rows [first, n_rows).
+ */
+int s3l_pq_write_columns_until(struct s3l_pq_writer *w, size_t n_rows,
+                               const struct s3l_pq_column_batch *cols, size_t first,
+                               uint64_t size_limit, size_t *done, struct s3l_error *err);
+
 /* The writer as a row sink (include/s3l/row.h); valid as long as w is. */
 struct s3l_row_sink s3l_pq_writer_row_sink(struct s3l_pq_writer *w);
 

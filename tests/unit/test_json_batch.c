@@ -20,8 +20,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <unistd.h>
+
+#include "s3l/destination.h"
 #include "s3l/input.h"
 #include "s3l/parquet.h"
+#include "s3l/store.h"
 #include "util/util.h"
 
 static const char SCHEMA[] =
@@ -312,6 +316,171 @@ static void test_unmapped_type_goes_by_rows(void **state)
     s3l_buf_free(&text);
 }
 
+/* A wide schema (70 columns: past the fast path's 64-column bit set, and fewer rows a batch)
+ * with missing keys and nulls: the same bytes both ways. */
+static void test_wide_schema(void **state)
+{
+    (void)state;
+    struct s3l_buf schema, text;
+    s3l_buf_init(&schema, SIZE_MAX / 2);
+    s3l_buf_init(&text, SIZE_MAX / 2);
+    s3l_buf_append_str(&schema, "[");
+    for (int i = 0; i < 70; i++)
+        s3l_buf_printf(&schema, "%s{\"name\": \"c%d\", \"type\": \"%s\"}", i ? ", " : "", i,
+                       i % 3 == 0 ? "string" : i % 3 == 1 ? "int64" : "double");
+    s3l_buf_append_str(&schema, "]");
+    for (int k = 0; k < 2500; k++) {
+        bool first = true;
+        s3l_buf_append_byte(&text, '{');
+        for (int i = 0; i < 70; i++) {
+            uint32_t x = next_rand() % 20;
+            if (x == 0)
+                continue; /* missing */
+            s3l_buf_printf(&text, "%s\"c%d\":", first ? "" : ",", i);
+            first = false;
+            if (x == 1)
+                s3l_buf_append_str(&text, "null");
+            else if (i % 3 == 0)
+                s3l_buf_printf(&text, "\"v%u\"", next_rand() % 50);
+            else
+                s3l_buf_printf(&text, "%d", (int)(next_rand() % 1000) - 500);
+        }
+        s3l_buf_append_str(&text, "}\n");
+    }
+    struct s3l_pq_options o;
+    s3l_pq_options_init(&o);
+    o.page_size = 4096;
+    o.row_group_rows = 700;
+    struct s3l_buf a, b;
+    assert_int_equal(convert(&text, (const char *)schema.ptr, &o, true, &a), 2500);
+    assert_int_equal(n_row_begins, 0);
+    assert_true(n_batches >= 2500 / 624);
+    assert_int_equal(convert(&text, (const char *)schema.ptr, &o, false, &b), 2500);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.ptr, b.ptr, a.len);
+    s3l_buf_free(&a);
+    s3l_buf_free(&b);
+    s3l_buf_free(&text);
+    s3l_buf_free(&schema);
+}
+
+/* ---- through the destination's lanes -------------------------------------------------------- */
+
+struct files {
+    struct s3l_store *store;
+    size_t n;
+    struct s3l_buf bytes[128];
+};
+
+static int take_files(void *ctx, const struct s3l_dest_marker *m)
+{
+    struct files *f = ctx;
+    for (size_t i = 0; i < m->n_files && f->n < 128; i++) {
+        uint8_t *p = NULL;
+        size_t n = 0;
+        struct s3l_error err = {0};
+        assert_int_equal(
+            s3l_store_get(f->store, m->files[i].key, 0, UINT64_MAX, 1 << 26, &p, &n, NULL, &err),
+            0);
+        s3l_buf_init(&f->bytes[f->n], SIZE_MAX / 2);
+        assert_int_equal(s3l_buf_append(&f->bytes[f->n], p, n), 0);
+        f->n++;
+        s3l_free(p);
+    }
+    return 0;
+}
+
+/*
+ * The lines through a destination (Parquet codec, one lane, 40 KiB files) in a new directory,
+ * with the lane sink as it is (batches) or without put_columns (rows); the committed files'
+ * bytes in key order into *out.
+ */
+static void dest_files(const struct s3l_buf *text, bool batches, struct files *out)
+{
+    char dir[64], url[96];
+    snprintf(dir, sizeof(dir), "%s/s3l-batch-XXXXXX",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    snprintf(url, sizeof(url), "file://%s", dir);
+    struct s3l_error err = {0};
+    struct s3l_store *store = NULL;
+    assert_int_equal(s3l_store_open(url, NULL, &store, &err), 0);
+    struct s3l_dest_options o = {0};
+    o.version = S3L_DEST_OPTIONS_VERSION;
+    o.pipeline_id = "batches";
+    o.lanes = 1;
+    o.file_size = 40 << 10;
+    struct s3l_pq_options pq;
+    s3l_pq_options_init(&pq);
+    pq.row_group_rows = 300;
+    pq.page_size = 2048;
+    o.parquet = &pq;
+    o.memory = 1 << 20;
+    struct s3l_dest *d = NULL;
+    assert_int_equal(s3l_dest_open(store, &o, &d, &err), 0);
+    struct s3l_schema *schema = NULL;
+    assert_int_equal(s3l_schema_from_json(SCHEMA, strlen(SCHEMA), &schema, &err), 0);
+    struct s3l_dest_stream *st;
+    assert_int_equal(s3l_dest_stream(d, NULL, "t", schema, &st, &err), 0);
+    struct s3l_row_sink sink;
+    assert_int_equal(s3l_dest_lane_sink(st, 0, &sink), 0);
+    assert_non_null(sink.ops->put_columns); /* the Parquet codec takes batches */
+    struct s3l_row_sink_ops ops = *sink.ops;
+    if (!batches)
+        ops.put_columns = NULL;
+    sink.ops = &ops;
+    struct s3l_converter *c = NULL;
+    assert_int_equal(s3l_converter_new(schema, NULL, &c, &err), 0);
+    struct s3l_lines span = {(const char *)text->ptr, (const char *)text->ptr + text->len, 0, 1,
+                             0, "in"};
+    for (;;) {
+        uint64_t n = 0;
+        assert_int_equal(s3l_convert_fast_lines(c, &span, UINT64_MAX, &sink, &n, &err), 0);
+        struct s3l_record rec;
+        if (!s3l_lines_next(&span, &rec))
+            break;
+        assert_int_equal(s3l_convert_line(c, &rec, &sink, &err), 0);
+    }
+    struct s3l_dest_commit_info ci;
+    assert_int_equal(s3l_dest_commit(d, "{}", &ci, &err), 0);
+    assert_int_equal(ci.rows, NROWS);
+    s3l_dest_free(d);
+    out->store = store;
+    out->n = 0;
+    assert_int_equal(s3l_dest_list_markers(store, "t", take_files, out, &err), 0);
+    s3l_store_free(store);
+    s3l_converter_free(c);
+    s3l_schema_free(schema);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Files closed at fileSize by the lane: on the same rows with batches as with rows (the writer
+ * stops a batch on the row that reaches the size), so the same files, byte for byte. */
+static void test_lane_files_match_rows(void **state)
+{
+    (void)state;
+    struct s3l_buf text;
+    s3l_buf_init(&text, SIZE_MAX / 2);
+    size_t fallbacks = 0;
+    rng = 88172645463325252ull;
+    make_lines(&text, &fallbacks);
+    static struct files a, b;
+    dest_files(&text, true, &a);
+    dest_files(&text, false, &b);
+    print_message("%zu files\n", a.n);
+    assert_true(a.n >= 5 && a.n < 128);
+    assert_int_equal(a.n, b.n);
+    for (size_t i = 0; i < a.n; i++) {
+        assert_int_equal(a.bytes[i].len, b.bytes[i].len);
+        assert_memory_equal(a.bytes[i].ptr, b.bytes[i].ptr, a.bytes[i].len);
+        s3l_buf_free(&a.bytes[i]);
+        s3l_buf_free(&b.bytes[i]);
+    }
+    s3l_buf_free(&text);
+}
+
 /* A line the fast path leaves stops the call there: the rows before it are all in the sink
  * (one batch), the line is left in the span. */
 static void test_stops_at_a_fallback_line(void **state)
@@ -374,6 +543,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batches_match_rows),
         cmocka_unit_test(test_unmapped_type_goes_by_rows),
+        cmocka_unit_test(test_wide_schema),
+        cmocka_unit_test(test_lane_files_match_rows),
         cmocka_unit_test(test_stops_at_a_fallback_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

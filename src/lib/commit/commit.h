@@ -45,8 +45,11 @@ struct s3l__dest_codec {
                         size_t len, const struct s3l_schema *schema, bool allow, char **out,
                         struct s3l_error *err);
     void (*destroy)(void *ctx);
-    /* The row sinks of row_sink() take column batches (put_columns): lanes forward them. */
-    bool column_batches;
+    /* Optional (NULL: the lanes take rows one by one): rows [first, n_rows) of a column batch
+     * (include/s3l/row.h) into w, stopping after the row at which size_estimate reaches
+     * size_limit; *done: rows written. As s3l_pq_write_columns_until (include/s3l/parquet.h). */
+    int (*put_columns)(void *w, size_t n_rows, const struct s3l_column_batch *cols, size_t first,
+                       uint64_t size_limit, size_t *done, struct s3l_error *err);
 };
 
 /*

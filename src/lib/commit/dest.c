@@ -383,31 +383,38 @@ static void fwd_row_abort(void *ctx)
 }
 
 /*
- * A batch of whole rows (codecs with column_batches): as fwd_row_begin + fwd_row_end around
- * them. The file is opened if none is, and closed once its size estimate reaches fileSize after
- * the batch: a file may thus close up to a batch's rows later than with rows one by one (the
- * converter's batches are small: tens of KiB). A refused batch (S3L_EINVALID_INPUT) wrote
- * nothing and the file goes on; any other failure is sticky, as in fwd_row_end.
+ * A batch of whole rows (codecs with put_columns): as fwd_row_begin + fwd_row_end around each
+ * row. The file is opened if none is, and closed on the row at which its size estimate reaches
+ * fileSize, exactly as with rows one by one (the codec stops there); the rest of the batch goes
+ * on into the next file. A refused batch (S3L_EINVALID_INPUT) wrote nothing and the file goes
+ * on; any other failure is sticky, as in fwd_row_end.
  */
 static int fwd_put_columns(void *ctx, size_t n, const struct s3l_column_batch *cols,
                            struct s3l_error *err)
 {
     struct lane *l = ctx;
-    if (l->sticky)
-        return sticky_out(l, err);
-    if (!l->w && lane_open_file(l) != 0)
-        return sticky_out(l, err);
-    int rc = l->inner.ops->put_columns(l->inner.ctx, n, cols, err);
-    if (rc == S3L_EINVALID_INPUT)
-        return rc;
-    if (rc == 0 && l->st->d->codec.size_estimate(l->w) >= l->st->d->file_size)
-        rc = lane_close_file(l, &l->err);
-    else if (rc && l->err.code == 0 && err)
-        l->err = *err;
-    if (rc) {
-        l->sticky = rc;
-        lane_drop(l);
-        return sticky_out(l, err);
+    const struct s3l_dest *d = l->st->d;
+    for (size_t first = 0; first < n;) {
+        if (l->sticky)
+            return sticky_out(l, err);
+        if (!l->w && lane_open_file(l) != 0)
+            return sticky_out(l, err);
+        size_t done = 0;
+        int rc = d->codec.put_columns(l->w, n, cols, first, d->file_size, &done, err);
+        if (rc == S3L_EINVALID_INPUT && done == 0)
+            return rc;
+        first += done;
+        if (rc == 0 && d->codec.size_estimate(l->w) >= d->file_size)
+            rc = lane_close_file(l, &l->err);
+        else if (rc == 0 && done == 0 && first < n)
+            rc = s3l_error_set(&l->err, S3L_EINTERNAL, "a column batch made no progress");
+        else if (rc && l->err.code == 0 && err)
+            l->err = *err;
+        if (rc) {
+            l->sticky = rc;
+            lane_drop(l);
+            return sticky_out(l, err);
+        }
     }
     return 0;
 }
@@ -431,7 +438,7 @@ int s3l_dest_lane_sink(struct s3l_dest_stream *st, unsigned lane, struct s3l_row
 {
     if (lane >= st->d->lanes)
         return S3L_EINVALID_ARGUMENT;
-    out->ops = st->d->codec.column_batches ? &lane_batch_ops : &lane_ops;
+    out->ops = st->d->codec.put_columns ? &lane_batch_ops : &lane_ops;
     out->ctx = &st->lanes[lane];
     return 0;
 }

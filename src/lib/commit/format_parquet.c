@@ -42,6 +42,12 @@ static uint64_t pq_size(void *w)
     return s3l_pq_writer_size_estimate(w);
 }
 
+static int pq_put_columns(void *w, size_t n_rows, const struct s3l_column_batch *cols,
+                          size_t first, uint64_t size_limit, size_t *done, struct s3l_error *err)
+{
+    return s3l_pq_write_columns_until(w, n_rows, cols, first, size_limit, done, err);
+}
+
 static int pq_close(void *w, struct s3l_error *err)
 {
     return s3l_pq_writer_close(w, err);
@@ -116,7 +122,7 @@ int s3l__codec_parquet(const struct s3l_pq_options *opts, size_t memory,
     out->free = pq_free;
     out->schema_merge = pq_merge;
     out->destroy = pq_destroy;
-    out->column_batches = true; /* s3l_pq_writer_row_sink has put_columns */
+    out->put_columns = pq_put_columns;
     return 0;
 }
 

@@ -40,7 +40,7 @@ struct s3l__fast_val {
 };
 
 /*
- * s3l_convert_fast_lines' column batch (fast.c): the values of up to S3L__BATCH_ROWS rows read
+ * s3l_convert_fast_lines' column batch (fast.c): the values of up to cap rows read
  * by the fast path, per column in the layout of struct s3l_column_batch (include/s3l/row.h),
  * handed to the sink's put_columns at once.
  */
@@ -49,16 +49,17 @@ struct s3l__batch_col {
     uint8_t width;       /* bytes per value; 0 for strings (offsets and bytes) */
     bool nulls;          /* a row of the batch is null: the bitmap is passed */
     int64_t lo, hi;      /* a value outside takes the row path (times of day, timestamp[s]) */
-    uint8_t *values;     /* S3L__BATCH_ROWS x width bytes */
-    int32_t *offsets;    /* strings: S3L__BATCH_ROWS + 1 */
+    uint8_t *values;     /* cap x width bytes */
+    int32_t *offsets;    /* strings: cap + 1 */
     struct s3l_buf text; /* strings: the bytes of the batch's values (never NULL after a flush) */
-    uint8_t *validity;   /* S3L__BATCH_ROWS / 8 bytes */
+    uint8_t *validity;   /* cap / 8 bytes */
 };
 
 struct s3l__batch {
     struct s3l__batch_col *cols;
     struct s3l_column_batch *out;
-    struct s3l__fast_val *stage; /* S3L__BATCH_ROWS rows of n_fields values, row-major */
+    struct s3l__fast_val *stage; /* cap rows of n_fields values, row-major */
+    size_t cap;                  /* rows a batch holds (a multiple of 8, 8 .. 1,024) */
     size_t *checked;             /* the columns batch_take looks at (strings, bounded ints) */
     size_t n_checked;
     size_t rows;                 /* rows in the batch */

@@ -487,7 +487,7 @@ int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
 
 /*
  * Rows the fast path reads reach a sink with put_columns (the Parquet writer, the destination's
- * lanes) up to S3L__BATCH_ROWS at a time, instead of row_begin, a put per value and row_end per
+ * lanes) up to S3L__BATCH_ROWS at a time (fewer for wide schemas), instead of row_begin, a put per value and row_end per
  * row. read_line writes each row's values straight into a row-major stage (c->fval points at the
  * row's slot while it reads), and a flush turns the stage into the columns of struct
  * s3l_column_batch one column at a time, with one tight loop per column type. Each column's
@@ -512,6 +512,10 @@ enum batch_kind { B_INT, B_FLOAT32, B_FLOAT64, B_BOOL, B_STRING };
  * that much over (well within a page), large enough to spread the sink's per-call costs. */
 #define S3L__BATCH_ROWS 1024
 #define S3L__BATCH_TEXT ((size_t)256 << 10)
+/* The stage takes at most this much (24 bytes a value): wide schemas get fewer rows a batch
+ * (1,024 rows up to 42 columns, 8 rows from 5,461 columns), so memory follows the schema, not
+ * S3L__BATCH_ROWS times its width. */
+#define S3L__BATCH_STAGE ((size_t)1 << 20)
 #define S3L__BATCH_MAX_VALUE ((size_t)INT32_MAX / 2) /* the writer's largest string */
 
 void s3l__fast_batch_free(struct s3l_converter *c)
@@ -574,11 +578,13 @@ static int batch_init(struct s3l_converter *c)
     if (!b)
         return S3L_ENOMEM;
     c->batch = b;
+    size_t cap = S3L__BATCH_STAGE / (nf * sizeof(*b->stage)) & ~(size_t)7;
+    b->cap = cap < 8 ? 8 : cap > S3L__BATCH_ROWS ? S3L__BATCH_ROWS : cap;
     b->cols = s3l_calloc(nf, sizeof(*b->cols));
     b->out = s3l_calloc(nf, sizeof(*b->out));
     b->checked = s3l_calloc(nf, sizeof(*b->checked));
     /* zeroed: a null leaves its slot as it was, which the flush reads (and ignores) */
-    b->stage = s3l_calloc((size_t)S3L__BATCH_ROWS * nf, sizeof(*b->stage));
+    b->stage = s3l_calloc(b->cap * nf, sizeof(*b->stage));
     if (!b->cols || !b->out || !b->checked || !b->stage)
         return S3L_ENOMEM;
     for (size_t i = 0; i < nf; i++)
@@ -589,11 +595,11 @@ static int batch_init(struct s3l_converter *c)
             return 1;
         if (bc->kind == B_STRING || bc->lo != INT64_MIN || bc->hi != INT64_MAX)
             b->checked[b->n_checked++] = i;
-        bc->validity = s3l_calloc(S3L__BATCH_ROWS / 8, 1);
+        bc->validity = s3l_calloc(b->cap / 8, 1);
         if (bc->kind == B_STRING)
-            bc->offsets = s3l_calloc(S3L__BATCH_ROWS + 1, sizeof(int32_t));
+            bc->offsets = s3l_calloc(b->cap + 1, sizeof(int32_t));
         else
-            bc->values = s3l_calloc(S3L__BATCH_ROWS, bc->width);
+            bc->values = s3l_calloc(b->cap, bc->width);
         if (!bc->validity || (!bc->offsets && !bc->values))
             return S3L_ENOMEM;
     }
@@ -871,7 +877,7 @@ static int lines_by_batch(struct s3l_converter *c, struct s3l_lines *s, uint64_t
         }
         b->last_line = rec.line;
         n++;
-        if (b->rows == S3L__BATCH_ROWS || b->text_bytes >= S3L__BATCH_TEXT) {
+        if (b->rows == b->cap || b->text_bytes >= S3L__BATCH_TEXT) {
             if ((rc = batch_flush(c, sink, rec.source, err)) != 0)
                 break;
             written = n;

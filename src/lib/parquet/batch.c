@@ -123,37 +123,39 @@ static bool all_ascii(const uint8_t *p, size_t n)
     return !(acc & 0x8080808080808080ull);
 }
 
-static int validate(struct s3l_pq_writer *w, size_t n_rows, const struct s3l_pq_column_batch *cols,
-                    struct s3l_error *err)
+/* Checks rows [first, n_rows) of the batch. */
+static int validate(struct s3l_pq_writer *w, size_t first, size_t n_rows,
+                    const struct s3l_pq_column_batch *cols, struct s3l_error *err)
 {
     for (size_t i = 0; i < w->root.n_children; i++) {
         const struct pq_node *n = &w->root.children[i];
         const struct s3l_pq_column_batch *b = &cols[i];
         enum s3l_type_id id = n->type.id;
         bool var = id == S3L_TYPE_UTF8 || id == S3L_TYPE_JSON || id == S3L_TYPE_BINARY;
-        if (n_rows && (!b->values || (var && !b->offsets)))
+        if (first < n_rows && (!b->values || (var && !b->offsets)))
             return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "column %s: no values%s", n->path,
                                  var ? " or offsets" : "");
         bool check = needs_value_check(id);
-        if (var && n_rows) {
+        if (var && first < n_rows) {
             /* Offsets in order and all-ASCII text: nothing more to look at per value. One
              * unsigned compare per value (a negative step wraps high), no early exit: the loop
              * vectorises. */
-            bool ordered = b->offsets[0] >= 0;
+            bool ordered = b->offsets[first] >= 0;
             uint64_t bad = 0;
-            for (size_t r = 0; r < n_rows; r++)
+            for (size_t r = first; r < n_rows; r++)
                 bad |= (uint64_t)((int64_t)b->offsets[r + 1] - b->offsets[r]) > INT32_MAX / 2;
             ordered = ordered && !bad;
             if (ordered &&
-                (id == S3L_TYPE_BINARY || all_ascii((const uint8_t *)b->values + b->offsets[0],
-                                                    (size_t)(b->offsets[n_rows] - b->offsets[0]))))
+                (id == S3L_TYPE_BINARY ||
+                 all_ascii((const uint8_t *)b->values + b->offsets[first],
+                           (size_t)(b->offsets[n_rows] - b->offsets[first]))))
                 check = false;
         }
         if (id == S3L_TYPE_TIMESTAMP && n->type.unit != S3L_UNIT_SECOND)
             check = false;
         if (!check && (n->nullable || !b->validity))
             continue;
-        for (size_t r = 0; r < n_rows; r++) {
+        for (size_t r = first; r < n_rows; r++) {
             if (!present(b, r)) {
                 if (!n->nullable)
                     return s3l_error_set(err, S3L_EINVALID_INPUT,
@@ -389,13 +391,14 @@ static uint64_t rows_growth(const struct pq_col *c, const struct s3l_pq_column_b
 /*
  * The rows of the batch from r0 (at most n) that go in before the row API would look at the
  * columns after a row (writer.c quiet_commit fails: the row group reaches row_group_rows rows,
- * a 16th row with a budget, or the bytes added since the last look reach w->slack): up to and
- * including that row. *grew: the bytes they add to the page buffers. Ending each piece there and
- * then committing as row_end does puts every page, row group and budget charge on the same row
- * as the row API would: the files are byte-identical.
+ * a 16th row with a budget, or the bytes added since the last look reach w->slack), or before
+ * the size estimate reaches size_limit: up to and including that row. *grew: the bytes they add
+ * to the page buffers. Ending each piece there and then committing as row_end does puts every
+ * page, row group and budget charge on the same row as the row API would (the files are
+ * byte-identical), and lets a caller close a file on the row where it would with rows.
  */
 static size_t piece(const struct s3l_pq_writer *w, const struct s3l_pq_column_batch *cols,
-                    size_t r0, size_t n, uint64_t *grew)
+                    size_t r0, size_t n, uint64_t size_limit, uint64_t *grew)
 {
     size_t k = n;
     uint64_t room = w->rg_rows_max - w->rg_rows; /* >= 1: a full row group was flushed */
@@ -403,19 +406,22 @@ static size_t piece(const struct s3l_pq_writer *w, const struct s3l_pq_column_ba
         k = (size_t)room;
     if (w->budget)
         k = S3L_MIN(k, (size_t)(16 - (w->rg_rows & 15)));
+    /* s3l_pq_writer_size_estimate is base + added: it reaches the limit when added does this */
+    uint64_t base = (w->written ? w->written : 4) + w->rg_bytes;
+    uint64_t slack = S3L_MIN(w->slack, size_limit > base ? size_limit - base : 0);
     uint64_t g = 0;
     for (size_t i = 0; i < w->n_cols; i++)
         g += rows_growth(&w->cols[i], &cols[i], r0, k);
-    if (w->added + g < w->slack) {
+    if (w->added + g < slack) {
         *grew = g;
         return k;
     }
-    /* Some row of the piece fills a page (or the row group, or the budget mark): find it. */
+    /* Some row of the piece fills a page (or the row group, the budget mark, the file): which. */
     g = 0;
     for (size_t r = r0; r < r0 + k; r++) {
         for (size_t i = 0; i < w->n_cols; i++)
             g += row_growth(&w->cols[i], &cols[i], r);
-        if (w->added + g >= w->slack) {
+        if (w->added + g >= slack) {
             *grew = g;
             return r - r0 + 1;
         }
@@ -424,9 +430,11 @@ static size_t piece(const struct s3l_pq_writer *w, const struct s3l_pq_column_ba
     return k;
 }
 
-int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
-                         const struct s3l_pq_column_batch *cols, struct s3l_error *err)
+int s3l_pq_write_columns_until(struct s3l_pq_writer *w, size_t n_rows,
+                               const struct s3l_pq_column_batch *cols, size_t first,
+                               uint64_t size_limit, size_t *done_out, struct s3l_error *err)
 {
+    *done_out = 0;
     if (w->closed || w->in_row)
         return s3l_error_set(err, S3L_ESTATE, "parquet writer: a column batch %s",
                              w->closed ? "after close" : "inside a row");
@@ -438,12 +446,12 @@ int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
                                  "column %s: the column-batch API takes "
                                  "primitive columns only",
                                  w->root.children[i].path);
-    int rc = validate(w, n_rows, cols, err);
+    int rc = validate(w, first, n_rows, cols, err);
     if (rc)
         return rc;
-    for (size_t done = 0; done < n_rows;) {
+    for (size_t done = first; done < n_rows;) {
         uint64_t grew = 0;
-        size_t k = piece(w, cols, done, S3L_MIN((size_t)SLICE, n_rows - done), &grew);
+        size_t k = piece(w, cols, done, S3L_MIN((size_t)SLICE, n_rows - done), size_limit, &grew);
         for (size_t i = 0; i < w->n_cols; i++) {
             rc = append(&w->cols[i], &w->root.children[i], &cols[i], done, k);
             if (rc)
@@ -454,10 +462,20 @@ int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
         w->rows_seen += k;
         w->added += grew;
         done += k;
+        *done_out = done - first;
         /* As s3l_pq_row_end after the piece's last row: a quiet commit unless a look is due. */
         rc = s3l__pq_rows_committed(w, false, err);
         if (rc)
             return rc;
+        if (s3l_pq_writer_size_estimate(w) >= size_limit)
+            break; /* as a caller closing the file after this row would */
     }
     return 0;
+}
+
+int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
+                         const struct s3l_pq_column_batch *cols, struct s3l_error *err)
+{
+    size_t done;
+    return s3l_pq_write_columns_until(w, n_rows, cols, 0, UINT64_MAX, &done, err);
 }
