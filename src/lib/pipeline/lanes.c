@@ -141,18 +141,25 @@ static int batch_add(struct batch *b, const struct s3l_record *rec, bool keep_ra
     return 0;
 }
 
-/* Copies span s (its bytes and the input's name) into the empty batch b. */
+/* Copies span s (its bytes, line lengths and the input's name) into the empty batch b. */
 static int batch_add_lines(struct batch *b, const struct s3l_lines *s)
 {
     size_t len = (size_t)(s->end - s->p), src_len = s->source ? strlen(s->source) + 1 : 0;
+    size_t n = 0;
+    for (size_t off = 0; s->lens && off < len; off += s->lens[n++])
+        ;
+    uint32_t *lens = n ? s3l_arena_alloc(&b->arena, n * sizeof(uint32_t)) : NULL;
     char *mem = s3l_arena_alloc(&b->arena, len + src_len + 1);
-    if (!mem)
+    if (!mem || (n && !lens))
         return S3L_ENOMEM;
     memcpy(mem, s->p, len);
     mem[len] = 0;
+    if (n)
+        memcpy(lens, s->lens, n * sizeof(uint32_t));
     b->span = *s;
     b->span.p = mem;
     b->span.end = mem + len;
+    b->span.lens = lens;
     if (s->source) {
         memcpy(mem + len + 1, s->source, src_len);
         b->span.source = mem + len + 1;
