@@ -154,12 +154,12 @@ void s3l_pq_row_abort(struct s3l_pq_writer *w);
  * UTF-8, a decimal with too many digits or a time of day out of range rejects the whole batch
  * with S3L_EINVALID_INPUT naming the column and the row (0-based within the batch), and the
  * writer stays usable. Sink and codec errors are sticky. Not within a row (S3L_ESTATE).
+ * Pages, row groups and budget flushes fall on the rows where the row API would put them: the
+ * file is byte-identical to the same rows given through the row API.
  */
-struct s3l_pq_column_batch {
-    const void *values;
-    const int32_t *offsets;
-    const uint8_t *validity;
-};
+/* The batch column is the row sink's (include/s3l/row.h), so that a row sink's put_columns
+ * reaches this function without copying; the old name stays usable. */
+#define s3l_pq_column_batch s3l_column_batch
 int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
                          const struct s3l_pq_column_batch *cols, struct s3l_error *err);
 

@@ -87,7 +87,7 @@ static int n_end(void *c, struct s3l_error *e) { (void)c; (void)e; return 0; }
 static void n_abort(void *c) { (void)c; }
 static const struct s3l_row_sink_ops nop_ops = {
     n_row, n_row, n_bool, n_int, n_uint, n_double, n_bytes, n_dec, n_ivl,
-    n_row, n_row, n_row,  n_row, n_row,  n_row,    n_end,   n_abort,
+    n_row, n_row, n_row,  n_row, n_row,  n_row,    n_end,   n_abort, NULL,
 };
 
 /* A schema inferred from a record must accept that record (inference never guesses a type the

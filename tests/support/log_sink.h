@@ -93,7 +93,7 @@ static void log_abort(void *c) { log_add(c, " abort"); }
 
 static const struct s3l_row_sink_ops log_ops = {
     log_begin, log_null, log_bool, log_int, log_uint, log_double, log_bytes, log_dec, log_ivl,
-    log_bl,    log_el,   log_bs,   log_es,  log_bm,   log_em,     log_end,   log_abort,
+    log_bl,    log_el,   log_bs,   log_es,  log_bm,   log_em,     log_end,   log_abort, NULL,
 };
 
 #endif

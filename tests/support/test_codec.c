@@ -135,7 +135,7 @@ static void t_row_abort(void *ctx)
 static const struct s3l_row_sink_ops t_ops = {
     t_row_begin,    t_null,        t_bool,         t_int,         t_uint,         t_double,
     t_bytes,        t_decimal,     t_interval,     t_open_nested, t_close_nested, t_open_nested,
-    t_close_nested, t_open_nested, t_close_nested, t_row_end,     t_row_abort,
+    t_close_nested, t_open_nested, t_close_nested, t_row_end,     t_row_abort, NULL,
 };
 
 static int c_open(void *ctx, const struct s3l_schema *schema, struct s3l_pq_sink sink, void **out,

@@ -46,7 +46,7 @@ static void c_abort(void *c) { (void)c; }
 
 static const struct s3l_row_sink_ops counting_ops = {
     c_begin, c_null, c_bool, c_int, c_uint, c_double, c_bytes, c_dec, c_ivl,
-    c_nest,  c_nest, c_nest, c_nest, c_nest, c_nest, c_end,   c_abort,
+    c_nest,  c_nest, c_nest, c_nest, c_nest, c_nest, c_end,   c_abort, NULL,
 };
 
 struct args {

@@ -85,7 +85,7 @@ static void r_abort(void *c) { logf_(c, " abort"); }
 
 static const struct s3l_row_sink_ops rec_ops = {
     r_begin, r_null, r_bool, r_int, r_uint, r_double, r_bytes, r_dec, r_ivl,
-    r_bl,    r_el,   r_bs,   r_es,  r_bm,   r_em,     r_end,   r_abort,
+    r_bl,    r_el,   r_bs,   r_es,  r_bm,   r_em,     r_end,   r_abort, NULL,
 };
 
 /* ---- helpers ------------------------------------------------------------------------------- */

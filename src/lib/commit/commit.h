@@ -45,6 +45,8 @@ struct s3l__dest_codec {
                         size_t len, const struct s3l_schema *schema, bool allow, char **out,
                         struct s3l_error *err);
     void (*destroy)(void *ctx);
+    /* The row sinks of row_sink() take column batches (put_columns): lanes forward them. */
+    bool column_batches;
 };
 
 /*

@@ -382,18 +382,56 @@ static void fwd_row_abort(void *ctx)
         l->inner.ops->row_abort(l->inner.ctx);
 }
 
+/*
+ * A batch of whole rows (codecs with column_batches): as fwd_row_begin + fwd_row_end around
+ * them. The file is opened if none is, and closed once its size estimate reaches fileSize after
+ * the batch: a file may thus close up to a batch's rows later than with rows one by one (the
+ * converter's batches are small: tens of KiB). A refused batch (S3L_EINVALID_INPUT) wrote
+ * nothing and the file goes on; any other failure is sticky, as in fwd_row_end.
+ */
+static int fwd_put_columns(void *ctx, size_t n, const struct s3l_column_batch *cols,
+                           struct s3l_error *err)
+{
+    struct lane *l = ctx;
+    if (l->sticky)
+        return sticky_out(l, err);
+    if (!l->w && lane_open_file(l) != 0)
+        return sticky_out(l, err);
+    int rc = l->inner.ops->put_columns(l->inner.ctx, n, cols, err);
+    if (rc == S3L_EINVALID_INPUT)
+        return rc;
+    if (rc == 0 && l->st->d->codec.size_estimate(l->w) >= l->st->d->file_size)
+        rc = lane_close_file(l, &l->err);
+    else if (rc && l->err.code == 0 && err)
+        l->err = *err;
+    if (rc) {
+        l->sticky = rc;
+        lane_drop(l);
+        return sticky_out(l, err);
+    }
+    return 0;
+}
+
 static const struct s3l_row_sink_ops lane_ops = {
     fwd_row_begin,  fwd_put_null,     fwd_put_bool,    fwd_put_int,      fwd_put_uint,
     fwd_put_double, fwd_put_bytes,    fwd_put_decimal, fwd_put_interval, fwd_begin_list,
     fwd_end_list,   fwd_begin_struct, fwd_end_struct,  fwd_begin_map,    fwd_end_map,
-    fwd_row_end,    fwd_row_abort,
+    fwd_row_end,    fwd_row_abort,    NULL,
+};
+
+/* The same with column batches, for codecs whose row sinks take them. */
+static const struct s3l_row_sink_ops lane_batch_ops = {
+    fwd_row_begin,  fwd_put_null,     fwd_put_bool,    fwd_put_int,      fwd_put_uint,
+    fwd_put_double, fwd_put_bytes,    fwd_put_decimal, fwd_put_interval, fwd_begin_list,
+    fwd_end_list,   fwd_begin_struct, fwd_end_struct,  fwd_begin_map,    fwd_end_map,
+    fwd_row_end,    fwd_row_abort,    fwd_put_columns,
 };
 
 int s3l_dest_lane_sink(struct s3l_dest_stream *st, unsigned lane, struct s3l_row_sink *out)
 {
     if (lane >= st->d->lanes)
         return S3L_EINVALID_ARGUMENT;
-    out->ops = &lane_ops;
+    out->ops = st->d->codec.column_batches ? &lane_batch_ops : &lane_ops;
     out->ctx = &st->lanes[lane];
     return 0;
 }

@@ -116,6 +116,7 @@ int s3l__codec_parquet(const struct s3l_pq_options *opts, size_t memory,
     out->free = pq_free;
     out->schema_merge = pq_merge;
     out->destroy = pq_destroy;
+    out->column_batches = true; /* s3l_pq_writer_row_sink has put_columns */
     return 0;
 }
 

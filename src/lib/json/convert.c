@@ -96,6 +96,7 @@ void s3l_converter_free(struct s3l_converter *c)
 {
     if (!c)
         return;
+    s3l__fast_batch_free(c); /* before the schema: it sizes the batch */
     s3l_schema_free(c->schema);
     s3l_free(c->slots);
     s3l_free(c->col_value);

@@ -39,6 +39,34 @@ struct s3l__fast_val {
     } u;
 };
 
+/*
+ * s3l_convert_fast_lines' column batch (fast.c): the values of up to S3L__BATCH_ROWS rows read
+ * by the fast path, per column in the layout of struct s3l_column_batch (include/s3l/row.h),
+ * handed to the sink's put_columns at once.
+ */
+struct s3l__batch_col {
+    uint8_t kind;        /* fast.c enum batch_kind: how a value of the column is stored */
+    uint8_t width;       /* bytes per value; 0 for strings (offsets and bytes) */
+    bool nulls;          /* a row of the batch is null: the bitmap is passed */
+    int64_t lo, hi;      /* a value outside takes the row path (times of day, timestamp[s]) */
+    uint8_t *values;     /* S3L__BATCH_ROWS x width bytes */
+    int32_t *offsets;    /* strings: S3L__BATCH_ROWS + 1 */
+    struct s3l_buf text; /* strings: the bytes of the batch's values (never NULL after a flush) */
+    uint8_t *validity;   /* S3L__BATCH_ROWS / 8 bytes */
+};
+
+struct s3l__batch {
+    struct s3l__batch_col *cols;
+    struct s3l_column_batch *out;
+    struct s3l__fast_val *stage; /* S3L__BATCH_ROWS rows of n_fields values, row-major */
+    size_t *checked;             /* the columns batch_take looks at (strings, bounded ints) */
+    size_t n_checked;
+    size_t rows;                 /* rows in the batch */
+    size_t text_bytes;           /* string bytes in the batch, over all columns */
+    uint64_t first_line;         /* line numbers of its first and last rows, for messages */
+    uint64_t last_line;
+};
+
 struct s3l_converter {
     struct s3l_schema *schema;
     struct s3l_converter_options opt;
@@ -72,6 +100,10 @@ struct s3l_converter {
     struct s3l__fast_val *fval;
     struct s3l__jscan line_scan; /* s3l_convert_line's scanner, when the fast path cannot */
     struct s3l_record line_rec;  /* the record it scanned */
+    /* s3l_convert_fast_lines' column batch (fast.c), made on first use; batch_state 0: not
+     * looked at yet, 1: usable, 2: the schema has a column the batch does not map. */
+    struct s3l__batch *batch;
+    uint8_t batch_state;
 };
 
 /*
@@ -110,5 +142,8 @@ static inline int s3l__convert_column(struct s3l_converter *c, uint32_t m, const
 
 /* Fills c->fast from c->schema (fast.c). S3L_ENOMEM. */
 int s3l__fast_init(struct s3l_converter *c);
+
+/* Frees c->batch (fast.c); called by s3l_converter_free. */
+void s3l__fast_batch_free(struct s3l_converter *c);
 
 #endif

@@ -2,8 +2,10 @@
  * The column-batch API (include/s3l/parquet.h, s3l_pq_write_columns): rows of flat schemas given
  * as one array per column (Arrow's memory layout: values, int32 offsets for variable-length
  * values, an LSB-first validity bitmap). The whole batch is validated first, so a rejected batch
- * leaves no trace; then it is appended in slices of at most SLICE rows, each slice column by
- * column, with the same page and row-group boundaries logic as the row API after every slice.
+ * leaves no trace; then it is appended in pieces of at most SLICE rows, each piece column by
+ * column, cut where the row API would look at the columns after a row (a page or the row group
+ * full, a budget charge), so that pages, row groups and statistics come out byte-identical to
+ * the same rows given through the row API (tests/unit/test_pq_writer.c, test_json_batch.c).
  */
 #include <stdio.h>
 
@@ -134,11 +136,14 @@ static int validate(struct s3l_pq_writer *w, size_t n_rows, const struct s3l_pq_
                                  var ? " or offsets" : "");
         bool check = needs_value_check(id);
         if (var && n_rows) {
-            /* Offsets in order and all-ASCII text: nothing more to look at per value. */
+            /* Offsets in order and all-ASCII text: nothing more to look at per value. One
+             * unsigned compare per value (a negative step wraps high), no early exit: the loop
+             * vectorises. */
             bool ordered = b->offsets[0] >= 0;
-            for (size_t r = 0; ordered && r < n_rows; r++)
-                ordered = b->offsets[r + 1] >= b->offsets[r] &&
-                          b->offsets[r + 1] - b->offsets[r] <= INT32_MAX / 2;
+            uint64_t bad = 0;
+            for (size_t r = 0; r < n_rows; r++)
+                bad |= (uint64_t)((int64_t)b->offsets[r + 1] - b->offsets[r]) > INT32_MAX / 2;
+            ordered = ordered && !bad;
             if (ordered &&
                 (id == S3L_TYPE_BINARY || all_ascii((const uint8_t *)b->values + b->offsets[0],
                                                     (size_t)(b->offsets[n_rows] - b->offsets[0]))))
@@ -353,6 +358,72 @@ static int append(struct pq_col *c, const struct pq_node *n, const struct s3l_pq
     return 0;
 }
 
+/* The bytes row r of column c adds to its page buffers, as the row API counts them in
+ * w->added: the definition level byte, and a present value's PLAIN bytes. */
+static inline uint64_t row_growth(const struct pq_col *c, const struct s3l_pq_column_batch *b,
+                                  size_t r)
+{
+    uint64_t g = c->max_def ? 1 : 0;
+    if (!present(b, r))
+        return g;
+    if (c->phys == PQ_BYTE_ARRAY)
+        return g + 4 + (uint64_t)(b->offsets[r + 1] - b->offsets[r]);
+    return g + c->value_width;
+}
+
+/* The bytes rows [r0, r0 + k) of column c add to its page buffers. */
+static uint64_t rows_growth(const struct pq_col *c, const struct s3l_pq_column_batch *b,
+                            size_t r0, size_t k)
+{
+    if (!b->validity)
+        return (c->max_def ? k : 0) +
+               (c->phys == PQ_BYTE_ARRAY
+                    ? 4 * (uint64_t)k + (uint64_t)(b->offsets[r0 + k] - b->offsets[r0])
+                    : (uint64_t)k * c->value_width);
+    uint64_t g = 0;
+    for (size_t r = r0; r < r0 + k; r++)
+        g += row_growth(c, b, r);
+    return g;
+}
+
+/*
+ * The rows of the batch from r0 (at most n) that go in before the row API would look at the
+ * columns after a row (writer.c quiet_commit fails: the row group reaches row_group_rows rows,
+ * a 16th row with a budget, or the bytes added since the last look reach w->slack): up to and
+ * including that row. *grew: the bytes they add to the page buffers. Ending each piece there and
+ * then committing as row_end does puts every page, row group and budget charge on the same row
+ * as the row API would: the files are byte-identical.
+ */
+static size_t piece(const struct s3l_pq_writer *w, const struct s3l_pq_column_batch *cols,
+                    size_t r0, size_t n, uint64_t *grew)
+{
+    size_t k = n;
+    uint64_t room = w->rg_rows_max - w->rg_rows; /* >= 1: a full row group was flushed */
+    if (room < k)
+        k = (size_t)room;
+    if (w->budget)
+        k = S3L_MIN(k, (size_t)(16 - (w->rg_rows & 15)));
+    uint64_t g = 0;
+    for (size_t i = 0; i < w->n_cols; i++)
+        g += rows_growth(&w->cols[i], &cols[i], r0, k);
+    if (w->added + g < w->slack) {
+        *grew = g;
+        return k;
+    }
+    /* Some row of the piece fills a page (or the row group, or the budget mark): find it. */
+    g = 0;
+    for (size_t r = r0; r < r0 + k; r++) {
+        for (size_t i = 0; i < w->n_cols; i++)
+            g += row_growth(&w->cols[i], &cols[i], r);
+        if (w->added + g >= w->slack) {
+            *grew = g;
+            return r - r0 + 1;
+        }
+    }
+    *grew = g; /* not reached: the sum over the piece reached the slack */
+    return k;
+}
+
 int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
                          const struct s3l_pq_column_batch *cols, struct s3l_error *err)
 {
@@ -371,9 +442,8 @@ int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
     if (rc)
         return rc;
     for (size_t done = 0; done < n_rows;) {
-        size_t k = S3L_MIN((size_t)SLICE, n_rows - done);
-        if (w->opts.row_group_rows)
-            k = (size_t)S3L_MIN((uint64_t)k, w->opts.row_group_rows - w->rg_rows);
+        uint64_t grew = 0;
+        size_t k = piece(w, cols, done, S3L_MIN((size_t)SLICE, n_rows - done), &grew);
         for (size_t i = 0; i < w->n_cols; i++) {
             rc = append(&w->cols[i], &w->root.children[i], &cols[i], done, k);
             if (rc)
@@ -382,8 +452,10 @@ int s3l_pq_write_columns(struct s3l_pq_writer *w, size_t n_rows,
         w->rows += k;
         w->rg_rows += k;
         w->rows_seen += k;
+        w->added += grew;
         done += k;
-        rc = s3l__pq_rows_committed(w, true, err);
+        /* As s3l_pq_row_end after the piece's last row: a quiet commit unless a look is due. */
+        rc = s3l__pq_rows_committed(w, false, err);
         if (rc)
             return rc;
     }

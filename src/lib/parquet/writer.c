@@ -528,10 +528,16 @@ static void rs_row_abort(void *c)
     s3l_pq_row_abort(c);
 }
 
+static int rs_put_columns(void *c, size_t n, const struct s3l_column_batch *cols,
+                          struct s3l_error *err)
+{
+    return s3l_pq_write_columns(c, n, cols, err);
+}
+
 static const struct s3l_row_sink_ops row_sink_ops = {
     rs_row_begin,  rs_put_null,    rs_put_bool,     rs_put_int,    rs_put_uint,  rs_put_double,
     rs_put_bytes,  rs_put_decimal, rs_put_interval, rs_begin_list, rs_end_list,  rs_begin_struct,
-    rs_end_struct, rs_begin_map,   rs_end_map,      rs_row_end,    rs_row_abort,
+    rs_end_struct, rs_begin_map,   rs_end_map,      rs_row_end,    rs_row_abort, rs_put_columns,
 };
 
 struct s3l_row_sink s3l_pq_writer_row_sink(struct s3l_pq_writer *w)
