@@ -164,8 +164,8 @@ int s3l_reader_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
 /*
  * A span of whole NDJSON lines in memory (s3l_reader_next_lines), consumed line by line with
  * s3l_lines_next. Every line in [p, end) ends with a line feed, except the input's last line when
- * it has none. A span may be copied (bytes and all) to be consumed on another thread: only p and
- * end point into the bytes.
+ * it has none. A span may be copied (its bytes, and lens for as many lines as it has) to be
+ * consumed on another thread.
  */
 struct s3l_lines {
     const char *p;      /* the first byte not consumed yet */
@@ -174,6 +174,9 @@ struct s3l_lines {
     uint64_t line;      /* 1-based number of the line at p */
     uint64_t rows;      /* non-blank lines in [p, end) when the reader gave the span */
     const char *source; /* the input's name, for messages (not owned) */
+    /* The length of each line in [p, end), its line end included, as the reader found them
+     * (so that the lines are not searched twice), or NULL: then s3l_lines_next finds them. */
+    const uint32_t *lens;
 };
 
 /* s3l_reader_next_lines' answer: the next line cannot come in a span; read it with

@@ -54,7 +54,7 @@ static void convert(const struct s3l_schema *schema, const char *text, size_t le
     if (!batches)
         ops.put_columns = NULL;
     sink.ops = &ops;
-    struct s3l_lines span = {text, text + len, 0, 1, 0, "fuzz"};
+    struct s3l_lines span = {text, text + len, 0, 1, 0, "fuzz", NULL};
     for (;;) {
         uint64_t n = 0;
         if (s3l_convert_fast_lines(c, &span, max_rows, &sink, &n, &err) != 0) {
@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     check(fixed, data, size);
     /* the schema inferred from the first line that is an object */
-    struct s3l_lines span = {(const char *)data, (const char *)data + size, 0, 1, 0, "fuzz"};
+    struct s3l_lines span = {(const char *)data, (const char *)data + size, 0, 1, 0, "fuzz", NULL};
     struct s3l__jscan scan;
     s3l__jscan_init(&scan, 0);
     struct s3l_record rec;

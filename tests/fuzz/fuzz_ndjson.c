@@ -7,7 +7,8 @@
  * raw NUL byte, which we always refuse. Then the same bytes go through the NDJSON and JSON-array
  * readers with tiny blocks and record limits, checking offsets and line numbers. An object must
  * also convert without error under the schema inferred from it (and bring no new key to it, at
- * any depth), and that schema must read back from its JSON form unchanged.
+ * any depth), and that schema must read back from its JSON form unchanged. NDJSON read by spans
+ * of lines must give what it gives record by record.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -209,8 +210,105 @@ static void read_through(const uint8_t *data, size_t size, enum s3l_input_format
     fclose(f);
 }
 
+/* One record or error as text: line, offsets and raw bytes, or the error message. */
+static void describe(struct s3l_buf *out, int rc, const struct s3l_record *rec,
+                     const struct s3l_error *err)
+{
+    char head[160];
+    if (rc < 0) {
+        if (s3l_buf_append(out, err->message, strlen(err->message)) != 0 ||
+            s3l_buf_append(out, "\n", 1) != 0)
+            abort();
+        return;
+    }
+    int n = snprintf(head, sizeof(head), "L%llu O%llu-%llu ", (unsigned long long)rec->line,
+                     (unsigned long long)rec->offset, (unsigned long long)rec->end_offset);
+    if (s3l_buf_append(out, head, (size_t)n) != 0 ||
+        s3l_buf_append(out, rec->raw, rec->raw_len) != 0 || s3l_buf_append(out, "\n", 1) != 0)
+        abort();
+}
+
+static struct s3l_reader *open_tmp(const uint8_t *data, size_t size, size_t block, size_t max,
+                                   FILE **f)
+{
+    *f = tmpfile();
+    if (!*f || (size && fwrite(data, 1, size, *f) != size))
+        abort();
+    fflush(*f);
+    rewind(*f);
+    struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION,
+                                     .format = S3L_INPUT_NDJSON, .name = "fuzz",
+                                     .block_bytes = block, .max_record_bytes = max};
+    struct s3l_reader *r;
+    struct s3l_error err = {0};
+    if (s3l_reader_open(fileno(*f), &opt, &r, &err) != 0)
+        abort();
+    return r;
+}
+
+/*
+ * NDJSON read by spans (s3l_reader_next_lines, and s3l_reader_next_raw where it answers
+ * S3L_READER_ONE) gives the same lines, line numbers, offsets and errors as record by record, and
+ * ends at the same offset and line.
+ */
+static void spans_match_records(const uint8_t *data, size_t size, size_t block, size_t max,
+                                uint64_t max_rows, size_t max_bytes)
+{
+    struct s3l_buf a, b;
+    s3l_buf_init(&a, 1u << 24);
+    s3l_buf_init(&b, 1u << 24);
+    FILE *fa, *fb;
+    struct s3l_reader *ra = open_tmp(data, size, block, max, &fa);
+    struct s3l_reader *rb = open_tmp(data, size, block, max, &fb);
+    struct s3l_error err = {0};
+    struct s3l_record rec;
+    for (int n = 0; n < 10000; n++) {
+        s3l_error_clear(&err);
+        int rc = s3l_reader_next_raw(ra, &rec, &err);
+        if (rc == 0 || (rc < 0 && ra->sticky))
+            break;
+        describe(&a, rc, &rec, &err);
+    }
+    for (int n = 0; n < 10000; n++) {
+        struct s3l_lines sp;
+        s3l_error_clear(&err);
+        int rc = s3l_reader_next_lines(rb, max_rows, max_bytes, &sp, &err);
+        if (rc == 0)
+            break;
+        if (rc == 1) {
+            uint64_t rows = 0;
+            while (s3l_lines_next(&sp, &rec) == 1) {
+                describe(&b, 1, &rec, &err);
+                rows++;
+            }
+            if (rows != sp.rows || rows == 0 || rows > max_rows ||
+                sp.offset != s3l_reader_offset(rb) || sp.line != s3l_reader_line(rb))
+                abort();
+            continue;
+        }
+        if (rc != S3L_READER_ONE)
+            abort();
+        rc = s3l_reader_next_raw(rb, &rec, &err);
+        if (rc == 0 || (rc < 0 && rb->sticky))
+            break;
+        describe(&b, rc, &rec, &err);
+    }
+    if (a.len != b.len || (a.len && memcmp(a.ptr, b.ptr, a.len) != 0) ||
+        s3l_reader_offset(ra) != s3l_reader_offset(rb) ||
+        s3l_reader_line(ra) != s3l_reader_line(rb))
+        abort();
+    s3l_reader_free(ra);
+    s3l_reader_free(rb);
+    fclose(fa);
+    fclose(fb);
+    s3l_buf_free(&a);
+    s3l_buf_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    spans_match_records(data, size, 3, 64, 2, 10);
+    spans_match_records(data, size, 1 << 16, 1 << 20, UINT64_MAX, 1 << 18);
     compare_with_jansson(data, size);
     read_through(data, size, S3L_INPUT_NDJSON, 3, 64);
     read_through(data, size, S3L_INPUT_NDJSON, 1 << 16, 1 << 20);

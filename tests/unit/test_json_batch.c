@@ -507,7 +507,7 @@ static void test_stops_at_a_fallback_line(void **state)
     ops.put_columns = count_put_columns;
     sink.ops = &ops;
     n_row_begins = n_batches = n_batch_rows = 0;
-    struct s3l_lines span = {text, text + strlen(text), 0, 1, 4, "in"};
+    struct s3l_lines span = {text, text + strlen(text), 0, 1, 4, "in", NULL};
     uint64_t n = 0;
     assert_int_equal(s3l_convert_fast_lines(c, &span, 100, &sink, &n, &err), 0);
     assert_int_equal(n, 2);
@@ -525,7 +525,7 @@ static void test_stops_at_a_fallback_line(void **state)
     assert_int_equal(s3l_convert_fast_lines(c, &span, 100, &sink, &n, &err), 0);
     assert_int_equal(n, 0); /* the span is used up */
     /* max_rows stops a call too, with its rows in the sink */
-    span = (struct s3l_lines){text, text + strlen(text), 0, 1, 4, "in"};
+    span = (struct s3l_lines){text, text + strlen(text), 0, 1, 4, "in", NULL};
     assert_int_equal(s3l_convert_fast_lines(c, &span, 1, &sink, &n, &err), 0);
     assert_int_equal(n, 1);
     assert_int_equal(n_batches, 3);

@@ -98,6 +98,7 @@ struct s3l_reader {
     bool defer;              /* NDJSON: return the line unscanned (s3l_reader_next_raw) */
     uint64_t skip_line;      /* that line's number */
     struct s3l__jscan scan;
+    uint32_t *span_lens;     /* NDJSON spans: each line's length with its line end (lines.c) */
     /* JSON array */
     int jstate;
     int jdepth;

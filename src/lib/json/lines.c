@@ -14,6 +14,9 @@
 
 #include "json/json.h"
 
+/* Lines of a span at most (blank ones included): bounds the lengths array (32 KiB). */
+#define SPAN_LINES 8192
+
 static bool blank(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -48,8 +51,10 @@ static void find_span(const struct s3l_reader *r, uint64_t max_rows, size_t max_
     const char *q = b + r->head, *e = b + r->buf.len;
     size_t limit = r->opt.max_record_bytes;
     uint64_t lines = 0;
+    uint32_t *lens = r->span_lens;
+    size_t n = 0; /* lines looked at */
     memset(f, 0, sizeof(*f));
-    while (q < e && f->rows < max_rows) {
+    while (q < e && f->rows < max_rows && n < SPAN_LINES) {
         if (f->rows && (size_t)(q - (b + r->head)) >= max_bytes)
             break;
         const char *nl = memchr(q, '\n', (size_t)(e - q));
@@ -65,6 +70,7 @@ static void find_span(const struct s3l_reader *r, uint64_t max_rows, size_t max_
         }
         if (nl)
             lines++;
+        lens[n++] = (uint32_t)(next - q);
         if (is_row(q, q + len)) {
             f->rows++;
             f->end = (size_t)(next - b);
@@ -88,6 +94,8 @@ int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_by
     int rc = r->started ? 0 : s3l__reader_skip_bom(r, err);
     if (rc < 0)
         return rc;
+    if (!r->span_lens && !(r->span_lens = s3l_malloc(SPAN_LINES * sizeof(uint32_t))))
+        return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory for a span of lines", r->name);
     for (;;) {
         struct found f;
         find_span(r, max_rows, max_bytes, &f);
@@ -105,6 +113,7 @@ int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_by
             out->line = r->line;
             out->rows = f.rows;
             out->source = r->name;
+            out->lens = r->span_lens; /* the blank lines at head were consumed above */
             r->head = r->scan_pos = f.end;
             r->offset = r->base + f.end;
             r->line += f.lines;
@@ -126,9 +135,15 @@ int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_by
 int s3l_lines_next(struct s3l_lines *s, struct s3l_record *rec)
 {
     while (s->p < s->end) {
-        const char *q = s->p;
-        const char *nl = memchr(q, '\n', (size_t)(s->end - q));
-        const char *le = nl ? nl : s->end, *next = nl ? nl + 1 : s->end;
+        const char *q = s->p, *nl, *next;
+        if (s->lens) {
+            next = q + *s->lens++;
+            nl = next[-1] == '\n' ? next - 1 : NULL;
+        } else {
+            nl = memchr(q, '\n', (size_t)(s->end - q));
+            next = nl ? nl + 1 : s->end;
+        }
+        const char *le = nl ? nl : s->end;
         size_t len = (size_t)(le - q);
         if (len && le[-1] == '\r')
             len--;

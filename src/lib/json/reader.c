@@ -665,6 +665,7 @@ void s3l_reader_free(struct s3l_reader *r)
         return;
     s3l__csv_cleanup(r);
     s3l__jscan_cleanup(&r->scan);
+    s3l_free(r->span_lens);
     s3l_buf_free(&r->buf);
     s3l_free(r->name);
     s3l_free(r);

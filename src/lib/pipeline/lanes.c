@@ -5,12 +5,15 @@
  * thread itself, so that N lanes use N threads. NDJSON lines with a declared schema come as spans
  * of whole lines (s3l__lanes_put_lines): a span is one batch, its bytes copied in one memcpy, its
  * lines split and converted by the worker, so that the reading thread's work per line is only
- * finding its end. Other records come one by one (s3l__lanes_put). The reading thread copies records into batches;
- * each worker owns two batches, one it converts while the reader fills the other. When the batch
- * to fill is full and its worker still busy with the previous one, the reader does not wait: it
- * converts the next INLINE_RUN records into lane 0 itself and then looks again, so the reading
- * thread's spare time goes to encoding, and no core idles while records wait. (NDJSON lines come
- * unscanned with a declared schema: the workers scan them, see s3l_convert_line.) A batch is
+ * finding its end. Other records come one by one (s3l__lanes_put), copied into batches.
+ *
+ * Each worker owns a ring of NBATCH batches: the one it converts, those handed over and waiting,
+ * and the one the reader fills. A worker goes on to the next waiting batch as soon as it is done,
+ * without waiting for the reader. When every batch of the next worker is taken, the reader does
+ * not wait: it converts the span, or the next INLINE_RUN records, into lane 0 itself and then
+ * looks again, so the reading thread's spare time goes to encoding and no core idles while
+ * records wait. (NDJSON lines come unscanned with a declared schema: the workers scan them, see
+ * s3l_convert_line.) A batch of records is
  * handed over at BATCH_RECORDS records or BATCH_BYTES bytes, so one wide record may make a batch
  * of its own; the bytes of the batches handed over and not yet converted are bounded by
  * queue_bytes (a quarter of --memory, at least 4 MiB): a batch that would pass it is not handed
@@ -34,6 +37,7 @@
 #define BATCH_RECORDS 2048
 #define BATCH_BYTES   (1u << 20)
 #define INLINE_RUN    64 /* records the reader converts into lane 0 before looking again */
+#define NBATCH        3  /* batches per worker: one converted, one waiting, one filled */
 
 struct batch {
     struct s3l_arena arena;
@@ -50,9 +54,11 @@ struct worker {
     pthread_t thread;
     bool started;
     struct s3l_converter *conv;
-    struct batch b[2];
-    int filling; /* index of the batch the reader fills */
-    bool busy;   /* b[1 - filling] is being converted */
+    struct batch b[NBATCH];
+    unsigned head;  /* the batch the worker converts (or will convert next); under mu */
+    unsigned count; /* batches handed over and not done, the one converted included; under mu */
+    unsigned tail;  /* the batch the reader fills: (head + count) % NBATCH; the reader's */
+    bool tail_free; /* the reader may fill b[tail]: count < NBATCH when it last looked */
 };
 
 struct s3l__lanes {
@@ -135,18 +141,25 @@ static int batch_add(struct batch *b, const struct s3l_record *rec, bool keep_ra
     return 0;
 }
 
-/* Copies span s (its bytes and the input's name) into the empty batch b. */
+/* Copies span s (its bytes, line lengths and the input's name) into the empty batch b. */
 static int batch_add_lines(struct batch *b, const struct s3l_lines *s)
 {
     size_t len = (size_t)(s->end - s->p), src_len = s->source ? strlen(s->source) + 1 : 0;
+    size_t n = 0;
+    for (size_t off = 0; s->lens && off < len; off += s->lens[n++])
+        ;
+    uint32_t *lens = n ? s3l_arena_alloc(&b->arena, n * sizeof(uint32_t)) : NULL;
     char *mem = s3l_arena_alloc(&b->arena, len + src_len + 1);
-    if (!mem)
+    if (!mem || (n && !lens))
         return S3L_ENOMEM;
     memcpy(mem, s->p, len);
     mem[len] = 0;
+    if (n)
+        memcpy(lens, s->lens, n * sizeof(uint32_t));
     b->span = *s;
     b->span.p = mem;
     b->span.end = mem + len;
+    b->span.lens = lens;
     if (s->source) {
         memcpy(mem + len + 1, s->source, src_len);
         b->span.source = mem + len + 1;
@@ -258,11 +271,11 @@ static void *worker_main(void *arg)
     struct s3l__lanes *l = w->l;
     pthread_mutex_lock(&l->mu);
     for (;;) {
-        while (!w->busy && !l->stop)
+        while (w->count == 0 && !l->stop)
             pthread_cond_wait(&l->cv, &l->mu);
-        if (!w->busy)
+        if (w->count == 0)
             break;
-        struct batch *b = &w->b[1 - w->filling];
+        struct batch *b = &w->b[w->head];
         bool skip = l->failed != 0;
         pthread_mutex_unlock(&l->mu);
         if (!skip)
@@ -271,7 +284,8 @@ static void *worker_main(void *arg)
         batch_reset(b);
         pthread_mutex_lock(&l->mu);
         l->queued -= bytes;
-        w->busy = false;
+        w->head = (w->head + 1) % NBATCH;
+        w->count--;
         pthread_cond_broadcast(&l->cv);
     }
     pthread_mutex_unlock(&l->mu);
@@ -297,7 +311,8 @@ int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
         struct worker *w = &l->w[i];
         w->l = l;
         w->lane = i;
-        for (int k = 0; k < 2; k++) {
+        w->tail_free = true;
+        for (int k = 0; k < NBATCH; k++) {
             s3l_arena_init(&w->b[k].arena, 256u << 10);
             w->b[k].recs = s3l_calloc(BATCH_RECORDS, sizeof(struct s3l_record));
             if (!w->b[k].recs)
@@ -320,37 +335,51 @@ int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
     return 0;
 }
 
+/* Hands b[tail] over to w under mu (the queue bound allowing it). */
+static void push(struct s3l__lanes *l, struct worker *w, size_t bytes)
+{
+    l->queued += bytes;
+    w->count++;
+    w->tail = (w->tail + 1) % NBATCH;
+    w->tail_free = w->count < NBATCH;
+    pthread_cond_broadcast(&l->cv);
+}
+
 /*
- * Hands worker w the batch the reader filled, after its previous one is done and once the queued
- * bytes leave room for it (or nothing else is queued).
+ * Hands worker w the batch the reader filled, once the queued bytes leave room for it (or nothing
+ * else is queued).
  */
 static void hand_over(struct s3l__lanes *l, struct worker *w)
 {
-    size_t bytes = w->b[w->filling].bytes;
+    size_t bytes = w->b[w->tail].bytes;
     pthread_mutex_lock(&l->mu);
-    while (w->busy || (l->queued > 0 && l->queued + bytes > l->queue_bytes))
+    while (l->queued > 0 && l->queued + bytes > l->queue_bytes)
         pthread_cond_wait(&l->cv, &l->mu);
-    l->queued += bytes;
-    w->filling = 1 - w->filling;
-    w->busy = true;
-    pthread_cond_broadcast(&l->cv);
+    push(l, w, bytes);
     pthread_mutex_unlock(&l->mu);
 }
 
-/* hand_over without waiting: false when w is still busy or the queue is full. */
+/* hand_over without waiting: false when the queue is full. */
 static bool try_hand_over(struct s3l__lanes *l, struct worker *w)
 {
-    size_t bytes = w->b[w->filling].bytes;
+    size_t bytes = w->b[w->tail].bytes;
     pthread_mutex_lock(&l->mu);
-    bool ok = !w->busy && !(l->queued > 0 && l->queued + bytes > l->queue_bytes);
-    if (ok) {
-        l->queued += bytes;
-        w->filling = 1 - w->filling;
-        w->busy = true;
-        pthread_cond_broadcast(&l->cv);
-    }
+    bool ok = !(l->queued > 0 && l->queued + bytes > l->queue_bytes);
+    if (ok)
+        push(l, w, bytes);
     pthread_mutex_unlock(&l->mu);
     return ok;
+}
+
+/* The batch the reader may fill for w, or NULL while all of w's batches are taken. */
+static struct batch *fill_slot(struct s3l__lanes *l, struct worker *w)
+{
+    if (!w->tail_free) {
+        pthread_mutex_lock(&l->mu);
+        w->tail_free = w->count < NBATCH;
+        pthread_mutex_unlock(&l->mu);
+    }
+    return w->tail_free ? &w->b[w->tail] : NULL;
 }
 
 static int failure(struct s3l__lanes *l, struct s3l_error *err)
@@ -368,8 +397,8 @@ static bool batch_full(const struct batch *b)
     return b->has_span || b->n == BATCH_RECORDS || b->bytes >= BATCH_BYTES;
 }
 
-/* Hands the reader's full batch to its worker if that one is free, and moves on to the next
- * worker. Returns whether it did. */
+/* Hands the reader's filled batch to its worker (unless the queue is full) and moves on to the
+ * next worker. Returns whether it did. */
 static bool pass_on(struct s3l__lanes *l)
 {
     if (!try_hand_over(l, &l->w[l->next]))
@@ -378,17 +407,44 @@ static bool pass_on(struct s3l__lanes *l)
     return true;
 }
 
+static bool batch_empty(const struct batch *b)
+{
+    return b->n == 0 && !b->has_span;
+}
+
+/*
+ * The batch to fill for the next worker, handing over a filled one first; NULL when every batch
+ * of that worker is taken (or the queue is full). full(b) says whether b can take no more.
+ */
+static struct batch *next_slot(struct s3l__lanes *l, bool (*full)(const struct batch *))
+{
+    struct batch *b = fill_slot(l, &l->w[l->next]);
+    if (b && full(b)) {
+        b = pass_on(l) ? fill_slot(l, &l->w[l->next]) : NULL;
+        if (b && full(b))
+            b = NULL;
+    }
+    return b;
+}
+
+static bool span_full(const struct batch *b)
+{
+    return !batch_empty(b);
+}
+
 int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3l_error *err)
 {
-    struct worker *w = &l->w[l->next];
-    if (batch_full(&w->b[w->filling]) && l->inline_left == 0) {
-        bool passed = pass_on(l);
-        int rc = failure(l, err); /* a worker's failure stops the reader early */
-        if (rc)
-            return rc;
-        w = &l->w[l->next];
-        if (!passed || batch_full(&w->b[w->filling]))
-            l->inline_left = INLINE_RUN;
+    struct batch *b = NULL;
+    if (l->inline_left == 0) {
+        b = fill_slot(l, &l->w[l->next]);
+        if (!b || batch_full(b)) {
+            b = next_slot(l, batch_full);
+            int rc = failure(l, err); /* a worker's failure stops the reader early */
+            if (rc)
+                return rc;
+            if (!b)
+                l->inline_left = INLINE_RUN;
+        }
     }
     if (l->inline_left) {
         /* Every batch is taken: the reading thread encodes this record into lane 0 itself. */
@@ -400,7 +456,6 @@ int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3
             *err = l->inline_err;
         return rc;
     }
-    struct batch *b = &w->b[w->filling];
     if (batch_add(b, rec, l->cfg.keep_raw) != 0)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory queueing a record");
     if (batch_full(b) && pass_on(l))
@@ -410,43 +465,36 @@ int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3
 
 int s3l__lanes_put_lines(struct s3l__lanes *l, struct s3l_lines *s, struct s3l_error *err)
 {
-    struct worker *w = &l->w[l->next];
-    struct batch *b = &w->b[w->filling];
-    if (b->n > 0 || b->has_span) {
-        /* The batch to fill is taken: hand it over if its worker is free, and try the next. */
-        bool passed = pass_on(l);
-        int rc = failure(l, err);
+    struct batch *b = next_slot(l, span_full);
+    int rc = failure(l, err); /* a worker's failure stops the reader early */
+    if (rc)
+        return rc;
+    if (!b) {
+        /* Every batch is taken: the reading thread converts the span into lane 0 itself. */
+        if (l->inline_err.code)
+            s3l_error_clear(&l->inline_err);
+        rc = convert_lines(&l->w[0], s, &l->inline_err);
         if (rc)
-            return rc;
-        w = &l->w[l->next];
-        b = &w->b[w->filling];
-        if (!passed || b->n > 0 || b->has_span) {
-            /* Every batch is taken: the reading thread converts the span into lane 0 itself. */
-            if (l->inline_err.code)
-                s3l_error_clear(&l->inline_err);
-            rc = convert_lines(&l->w[0], s, &l->inline_err);
-            if (rc)
-                *err = l->inline_err;
-            return rc;
-        }
+            *err = l->inline_err;
+        return rc;
     }
     if (batch_add_lines(b, s) != 0)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory queueing lines");
     s->p = s->end;
-    pass_on(l); /* at once if the worker is free; else at the next call */
-    return failure(l, err);
+    pass_on(l); /* else it is handed over by the next call, or the barrier */
+    return 0;
 }
 
 int s3l__lanes_barrier(struct s3l__lanes *l, uint64_t *bad, struct s3l_error *err)
 {
-    for (unsigned i = 0; i < l->n; i++) {
+    for (unsigned i = 1; i < l->n; i++) {
         struct worker *w = &l->w[i];
-        if (w->b[w->filling].n > 0 || w->b[w->filling].has_span)
+        if (w->tail_free && !batch_empty(&w->b[w->tail]))
             hand_over(l, w);
     }
     pthread_mutex_lock(&l->mu);
-    for (unsigned i = 0; i < l->n; i++)
-        while (l->w[i].busy)
+    for (unsigned i = 1; i < l->n; i++)
+        while (l->w[i].count > 0)
             pthread_cond_wait(&l->cv, &l->mu);
     *bad = l->bad;
     l->bad = 0;
@@ -479,7 +527,7 @@ void s3l__lanes_free(struct s3l__lanes *l)
         if (w->started)
             pthread_join(w->thread, NULL);
         s3l_converter_free(w->conv);
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < NBATCH; k++) {
             s3l_arena_free(&w->b[k].arena);
             s3l_free(w->b[k].recs);
         }
