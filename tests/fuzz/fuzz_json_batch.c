@@ -23,7 +23,8 @@ static const char FIXED[] =
     "[{\"name\": \"id\", \"type\": \"int64\", \"nullable\": false},"
     " {\"name\": \"name\", \"type\": \"string\"}, {\"name\": \"x\", \"type\": \"double\"},"
     " {\"name\": \"f\", \"type\": \"float\"}, {\"name\": \"ok\", \"type\": \"bool\"},"
-    " {\"name\": \"d\", \"type\": \"date32[day]\"}, {\"name\": \"ts\", \"type\": \"timestamp[ms]\"},"
+    " {\"name\": \"d\", \"type\": \"date32[day]\"},"
+    " {\"name\": \"ts\", \"type\": \"timestamp[ms]\"},"
     " {\"name\": \"tz\", \"type\": \"timestamp[ns, tz=UTC]\"},"
     " {\"name\": \"sec\", \"type\": \"timestamp[s]\"},"
     " {\"name\": \"s\", \"type\": \"int8\"}, {\"name\": \"i\", \"type\": \"int32\"},"
@@ -119,7 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     check(fixed, data, size);
     /* the schema inferred from the first line that is an object */
-    struct s3l_lines span = {(const char *)data, (const char *)data + size, 0, 1, 0, "fuzz", NULL};
+    struct s3l_lines span = {(const char *)data, (const char *)data + size, 0, 1, 0, "fuzz",
+                             NULL};
     struct s3l__jscan scan;
     s3l__jscan_init(&scan, 0);
     struct s3l_record rec;

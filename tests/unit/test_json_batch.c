@@ -432,7 +432,7 @@ static void dest_files(const struct s3l_buf *text, bool batches, struct files *o
     struct s3l_converter *c = NULL;
     assert_int_equal(s3l_converter_new(schema, NULL, &c, &err), 0);
     struct s3l_lines span = {(const char *)text->ptr, (const char *)text->ptr + text->len, 0, 1,
-                             0, "in"};
+                             0, "in", NULL};
     for (;;) {
         uint64_t n = 0;
         assert_int_equal(s3l_convert_fast_lines(c, &span, UINT64_MAX, &sink, &n, &err), 0);

@@ -487,18 +487,18 @@ int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
 
 /*
  * Rows the fast path reads reach a sink with put_columns (the Parquet writer, the destination's
- * lanes) up to S3L__BATCH_ROWS at a time (fewer for wide schemas), instead of row_begin, a put per value and row_end per
- * row. read_line writes each row's values straight into a row-major stage (c->fval points at the
- * row's slot while it reads), and a flush turns the stage into the columns of struct
- * s3l_column_batch one column at a time, with one tight loop per column type. Each column's
- * values are stored exactly as the row path's put would store them (the writer's rows.c):
- * integers at the column's width, DATE32 and TIME32 as int32, TIMESTAMP and TIME64 as int64 in
- * the column's unit (what take_string computed), float32 as (float)d, bool as 0/1, strings as
- * bytes and offsets, nulls as a validity bit. The Parquet writer cuts pages and row groups on the
- * same rows either way, so the files are byte-identical (tests/unit/test_json_batch.c,
- * tests/fuzz/fuzz_json_batch.c). A value the batch would refuse where the row path might not (a
- * time of day or a timestamp[s] out of range, strings over 1 GiB) sends its row down the row
- * path after the rows before it.
+ * lanes) up to S3L__BATCH_ROWS at a time (fewer for wide schemas), instead of row_begin, a put per
+ * value and row_end per row. read_line writes each row's values straight into a row-major stage
+ * (c->fval points at the row's slot while it reads), and a flush turns the stage into the columns
+ * of struct s3l_column_batch one column at a time, with one tight loop per column type. Each
+ * column's values are stored exactly as the row path's put would store them (the writer's rows.c):
+ * integers at the column's width, DATE32 and TIME32 as int32, TIMESTAMP and TIME64 as int64 in the
+ * column's unit (what take_string computed), float32 as (float)d, bool as 0/1, strings as bytes
+ * and offsets, nulls as a validity bit. The Parquet writer cuts pages, row groups and (with the
+ * lanes) files on the same rows either way, so the files are byte-identical
+ * (tests/unit/test_json_batch.c, tests/fuzz/fuzz_json_batch.c). A value the batch would refuse
+ * where the row path might not (a time of day or a timestamp[s] out of range, strings over 1 GiB)
+ * sends its row down the row path after the rows before it.
  *
  * A column's values come as one fast value kind only (s3l__fast_init and take_value: an integer
  * column gets V_INT, unsigned V_UINT, float V_DOUBLE, string V_BYTES, bool V_BOOL, date and time
