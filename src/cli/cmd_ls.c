@@ -183,9 +183,9 @@ static int on_marker(void *ctx, const struct s3l_dest_marker *m)
                                 "deadletter_files", (json_int_t)m->n_deadletter));
         return 0;
     }
-    printf("  epoch %llu  pipeline %s  generation %llu  %zu file%s  %llu rows",
+    printf("  epoch %llu  pipeline %s  generation %llu  %zu file%s  %llu row%s",
            (unsigned long long)m->epoch, m->pipeline, (unsigned long long)m->generation, m->n_files,
-           m->n_files == 1 ? "" : "s", (unsigned long long)m->rows);
+           m->n_files == 1 ? "" : "s", (unsigned long long)m->rows, m->rows == 1 ? "" : "s");
     if (m->n_deadletter)
         printf("  %zu dead-letter file%s", m->n_deadletter, m->n_deadletter == 1 ? "" : "s");
     printf("\n");
@@ -236,8 +236,8 @@ static void show_file(struct table_ls *t, const struct listed_file *f)
         return;
     }
     char sz[32];
-    printf("  %s  %s  %lld rows%s\n", f->key, cli_fmt_bytes(f->size, sz, sizeof(sz)),
-           (long long)rows, f->committed ? "" : "  (not committed yet)");
+    printf("  %s  %s  %lld row%s%s\n", f->key, cli_fmt_bytes(f->size, sz, sizeof(sz)),
+           (long long)rows, rows == 1 ? "" : "s", f->committed ? "" : "  (not committed yet)");
 }
 
 static int list_and_show_files(struct table_ls *t, bool committed_only, struct s3l_error *err)
@@ -295,8 +295,9 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
                                 "uncommitted_files", (json_int_t)t.uncommitted));
     } else if (detail) {
         if (!c->quiet)
-            printf("total: %llu file%s, %llu rows (from footers), %s; %llu epoch%s\n",
+            printf("total: %llu file%s, %llu row%s (from footers), %s; %llu epoch%s\n",
                    (unsigned long long)t.files, t.files == 1 ? "" : "s", (unsigned long long)t.rows,
+                   t.rows == 1 ? "" : "s",
                    cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
                    t.markers == 1 ? "" : "s");
     } else {
@@ -305,6 +306,33 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
                cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers);
     }
     return CLI_EX_OK;
+}
+
+/* Whether table tpath has anything at the store: its schema record, a marker or a file (a table
+ * whose schema record was removed to accept a type change still lists). */
+static int table_exists(struct s3l_store *s, const char *tpath, bool *exists,
+                        struct s3l_error *err)
+{
+    char *json = NULL;
+    size_t len = 0;
+    int rc = s3l_dest_read_schema(s, tpath, &json, &len, err);
+    s3l_free(json);
+    *exists = rc == 0;
+    if (rc != S3L_ENOT_FOUND)
+        return rc;
+    s3l_error_clear(err);
+    struct table_ls t;
+    memset(&t, 0, sizeof(t));
+    t.s = s;
+    t.table = tpath;
+    rc = s3l_dest_list_markers(s, tpath, on_marker, &t, err);
+    if (rc == 0)
+        rc = s3l_dest_list_files(s, tpath, false, on_file, &t, err);
+    *exists = t.markers > 0 || t.n_listed > 0;
+    for (size_t i = 0; i < t.n_listed; i++)
+        s3l_free(t.listed[i].key);
+    s3l_free(t.listed);
+    return rc;
 }
 
 int cli_cmd_ls(struct cli *c, int argc, char **argv)
@@ -325,9 +353,22 @@ int cli_cmd_ls(struct cli *c, int argc, char **argv)
     if (ex == 0 && a.table) {
         char *tpath = NULL;
         struct s3l_error err = {0};
+        bool exists = false;
         int rc = s3l_dest_table_path(a.ns, a.table, &tpath, &err);
-        ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_CONFIG)
-                : ls_table(c, s, url, tpath, a.committed, true);
+        if (rc)
+            ex = cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
+        else if ((rc = table_exists(s, tpath, &exists, &err)) != 0)
+            ex = cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
+        else if (!exists)
+            ex = cli_fail(c, S3L_ENOT_FOUND,
+                          (s3l_error_set(&err, S3L_ENOT_FOUND,
+                                         "table %s not found at %s: no schema record, marker or "
+                                         "file (s3land ls --url %s lists the tables)",
+                                         tpath, url, url),
+                           &err),
+                          S3L_SIDE_DESTINATION);
+        else
+            ex = ls_table(c, s, url, tpath, a.committed, true);
         s3l_free(tpath);
     } else if (ex == 0) {
         struct cli_strings at = {0};

@@ -360,6 +360,7 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
 struct reporter {
     struct cli *c;
     bool progress_drawn;
+    bool up_to_date; /* the run found every input read and nothing pending */
 };
 
 static double rate(uint64_t n, int64_t ns)
@@ -432,6 +433,7 @@ static void on_report(void *ctx, const struct s3l_pipeline_report *p)
         return;
     case S3L_EVENT_UP_TO_DATE:
         /* The summary says "nothing new" on a terminal; scripts get the event. */
+        r->up_to_date = true;
         if (c->json)
             cli_emit_json(json_pack("{s:s}", "event", "up_to_date"));
         return;
@@ -447,8 +449,14 @@ static void on_report(void *ctx, const struct s3l_pipeline_report *p)
     }
 }
 
+/* "1 file", "2 files". */
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
 static void summary(struct cli *c, const struct write_args *a, const struct s3l_pipeline_stats *s,
-                    int rc)
+                    bool up_to_date, int rc)
 {
     if (c->json) {
         cli_emit_json(
@@ -464,27 +472,31 @@ static void summary(struct cli *c, const struct write_args *a, const struct s3l_
     if (c->quiet || rc != 0)
         return;
     char in[32], out[32];
-    if (s->epochs == 0 && s->rows == 0) {
+    if (up_to_date) {
         fprintf(stderr, "nothing new: table %s at %s already holds every input record\n",
                 a->o.table, a->url);
         return;
     }
     fprintf(stderr,
-            "wrote %llu rows to table %s at %s: %llu files, %s (from %s of input), %llu epochs, "
+            "wrote %llu %s to table %s at %s: %llu %s, %s (from %s of input), %llu %s, "
             "%.2f s, %.0f rows/s",
-            (unsigned long long)s->rows, a->o.table, a->url, (unsigned long long)s->files,
+            (unsigned long long)s->rows, plural(s->rows, "row", "rows"), a->o.table, a->url,
+            (unsigned long long)s->files, plural(s->files, "file", "files"),
             cli_fmt_bytes(s->bytes_out, out, sizeof(out)),
             cli_fmt_bytes(s->bytes_in, in, sizeof(in)), (unsigned long long)s->epochs,
-            (double)s->elapsed_ns / 1e9, rate(s->rows, s->elapsed_ns));
+            plural(s->epochs, "epoch", "epochs"), (double)s->elapsed_ns / 1e9,
+            rate(s->rows, s->elapsed_ns));
     if (s->rows_bad)
-        fprintf(stderr, ", %llu bad records", (unsigned long long)s->rows_bad);
+        fprintf(stderr, ", %llu bad %s", (unsigned long long)s->rows_bad,
+                plural(s->rows_bad, "record", "records"));
     fputc('\n', stderr);
     if (s->values_ignored)
         fprintf(stderr,
-                "note: %llu values of keys that the table's schema lacks were not "
+                "note: %llu %s of keys that the table's schema lacks %s not "
                 "written (declare those columns with --schema, or give them a value within the "
                 "first --infer-rows records)\n",
-                (unsigned long long)s->values_ignored);
+                (unsigned long long)s->values_ignored, plural(s->values_ignored, "value", "values"),
+                s->values_ignored == 1 ? "was" : "were");
 }
 
 /* ---- The command ----------------------------------------------------------------------------- */
@@ -564,7 +576,7 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
         }
         a.o.schema = schema;
     }
-    struct reporter r = {c, false};
+    struct reporter r = {c, false, false};
     a.o.report = on_report;
     a.o.report_ctx = &r;
     struct s3l_pipeline_stats stats;
@@ -573,7 +585,7 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     rc = s3l_pipeline_run(&a.o, &stats, &side, &err);
     clear_progress(&r);
     ex = rc ? cli_fail(c, rc, &err, side) : CLI_EX_OK;
-    summary(c, &a, &stats, rc);
+    summary(c, &a, &stats, r.up_to_date, rc);
     s3l_schema_free(schema);
     s3l_free(a.url);
     return ex;

@@ -102,6 +102,15 @@ expect 0 "" "bad records skipped" -- write --url "$lake" --table skipped --schem
     --bad-records skip --quiet "$work/malformed.ndjson"
 expect 0 "" "bad records dead-lettered" -- write --url "$lake" --table dl --schema "$schema" \
     --bad-records dead-letter --quiet "$work/malformed.ndjson"
+expect 3 "table nope not found at" "ls of a table that does not exist" -- ls --url "$lake" --table nope
+# Every record bad: the summary counts them, and does not claim that nothing was new.
+printf '{"a":"x"}\n{"a":"y"}\n' >"$work/all-bad.ndjson"
+expect 0 "wrote 0 rows .*, 2 bad records" "every record skipped: counted, not 'nothing new'" -- \
+    write --url "$lake" --table allbad --schema "$schema" --bad-records skip "$work/all-bad.ndjson"
+printf '{"a":1}\n' >"$work/one.ndjson"
+expect 0 "wrote 1 row to table one at .*: 1 file, .* 1 epoch, " "one row, one file, one epoch: singular" -- \
+    write --url "$lake" --table one --schema "$schema" "$work/one.ndjson"
+expect 0 "1 file, 1 row \\(from footers\\)" "ls: one file, one row" -- ls --url "$lake" --table one
 if find "$lake/_openetl/deadletter/dl" -name '*.ndjson' -exec cat {} + 2>/dev/null | grep -q 'a\\":4,,'; then
     ok "the dead letter holds the raw record"
 else
