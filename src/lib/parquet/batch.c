@@ -252,8 +252,9 @@ static int append(struct pq_col *c, const struct pq_node *n, const struct s3l_pq
     bool var = c->phys == PQ_BYTE_ARRAY;
     size_t need =
         var ? (size_t)(b->offsets[r0 + k] - b->offsets[r0]) + 4 * k + 8 : k * c->value_width;
-    int rc = s3l_buf_reserve(&c->values, need);
-    if (!rc && c->max_def)
+    /* s3l_buf_reserve only when short of room: a piece is often 16 rows, the call adds up */
+    int rc = c->values.len + need + 1 > c->values.cap ? s3l_buf_reserve(&c->values, need) : 0;
+    if (!rc && c->max_def && c->defs.len + k + 1 > c->defs.cap)
         rc = s3l_buf_reserve(&c->defs, k);
     if (rc)
         return rc;
