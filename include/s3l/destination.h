@@ -112,6 +112,15 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
 int s3l_dest_lane_sink(struct s3l_dest_stream *st, unsigned lane, struct s3l_row_sink *out);
 
 /*
+ * Closes and stages the open file of lane `lane`, if any, as s3l_dest_commit would (step 2,
+ * "prepare"), so that lanes fed from different threads close their files in parallel before the
+ * commit; call it from the thread that feeds the lane, after its last row of the epoch. 0, the
+ * lane's earlier sticky failure, or the failure staging the file (store, codec: then sticky, and
+ * s3l_dest_commit fails with it); S3L_EINVALID_ARGUMENT for a lane out of range.
+ */
+int s3l_dest_lane_close(struct s3l_dest_stream *st, unsigned lane, struct s3l_error *err);
+
+/*
  * Dead-letters a rejected record: appends {"reason": ..., "record": ...} as one NDJSON line to
  * the stream's dead-letter file of the epoch in progress ("record_hex" instead of "record" when
  * the bytes are not valid UTF-8). It is staged and committed with the epoch, listed in the

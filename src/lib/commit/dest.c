@@ -434,6 +434,25 @@ static const struct s3l_row_sink_ops lane_batch_ops = {
     fwd_row_end,    fwd_row_abort,    fwd_put_columns,
 };
 
+int s3l_dest_lane_close(struct s3l_dest_stream *st, unsigned lane, struct s3l_error *err)
+{
+    if (lane >= st->d->lanes)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "lane %u of %u", lane, st->d->lanes);
+    struct lane *l = &st->lanes[lane];
+    if (l->sticky)
+        return sticky_out(l, err);
+    if (!l->w)
+        return 0;
+    int rc = lane_close_file(l, &l->err);
+    if (rc) {
+        s3l_error_prefix(&l->err, "staging a file of %s", st->table);
+        l->sticky = rc;
+        lane_drop(l);
+        return sticky_out(l, err);
+    }
+    return 0;
+}
+
 int s3l_dest_lane_sink(struct s3l_dest_stream *st, unsigned lane, struct s3l_row_sink *out)
 {
     if (lane >= st->d->lanes)

@@ -198,6 +198,12 @@ static int lanes_reject(void *ctx, const void *raw, size_t len, const char *reas
     return s3l_dest_reject(g->stream, raw, len, reason, err);
 }
 
+static int lanes_close(void *ctx, unsigned lane, struct s3l_error *err)
+{
+    struct glue *g = ctx;
+    return s3l_dest_lane_close(g->stream, lane, err);
+}
+
 static void lanes_report(void *ctx, const char *reason)
 {
     struct glue *g = ctx;
@@ -226,8 +232,8 @@ static int open_stream(struct glue *g, struct s3l_error *err)
         rc = s3l_dest_lane_sink(g->stream, i, &g->sinks[i]);
     if (rc == 0 && lanes > 1) {
         struct s3l__lanes_config lc = {
-            lanes,        g->schema,    g->sinks, g->o->bad_records, need_raw(g), g->o->memory,
-            lanes_reject, lanes_report, g};
+            lanes,        g->schema,    g->sinks,    g->o->bad_records, need_raw(g), g->o->memory,
+            lanes_reject, lanes_report, lanes_close, g};
         rc = s3l__lanes_new(&lc, &g->lanes, err);
     }
     return rc;

@@ -24,7 +24,9 @@
  *
  * Epoch boundaries: s3l__lanes_barrier hands every partial batch over and waits until all workers
  * are idle; only then may the runner commit, so the committed input offsets cover exactly the
- * rows the lanes have put. A record that does not fit the schema is failed, skipped or
+ * rows the lanes have put. Each lane closes its file at the barrier on its own thread (cfg->close:
+ * the last row group's encoding and compression, the footer, staging), in parallel, instead of
+ * one after another in the commit. A record that does not fit the schema is failed, skipped or
  * dead-lettered by the worker that meets it, as --bad-records says; a failure stops every lane
  * and is returned by the next put or barrier.
  */
@@ -59,6 +61,7 @@ struct worker {
     unsigned count; /* batches handed over and not done, the one converted included; under mu */
     unsigned tail;  /* the batch the reader fills: (head + count) % NBATCH; the reader's */
     bool tail_free; /* the reader may fill b[tail]: count < NBATCH when it last looked */
+    bool closing;   /* close the lane's file once the batches are done (a barrier); under mu */
 };
 
 struct s3l__lanes {
@@ -265,14 +268,34 @@ static void convert_batch(struct worker *w, struct batch *b)
     }
 }
 
+/* Closes w's lane's file (cfg->close) unless skip; a failure is recorded for every lane. */
+static int close_lane(struct worker *w, bool skip)
+{
+    struct s3l__lanes *l = w->l;
+    if (skip || !l->cfg.close)
+        return 0;
+    struct s3l_error e = {0};
+    int rc = l->cfg.close(l->cfg.ctx, w->lane, &e);
+    return rc ? fail(l, rc, &e) : 0;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     struct s3l__lanes *l = w->l;
     pthread_mutex_lock(&l->mu);
     for (;;) {
-        while (w->count == 0 && !l->stop)
+        while (w->count == 0 && !w->closing && !l->stop)
             pthread_cond_wait(&l->cv, &l->mu);
+        if (w->count == 0 && w->closing) {
+            bool skip = l->failed != 0; /* the epoch does not commit: the file may stay */
+            pthread_mutex_unlock(&l->mu);
+            close_lane(w, skip);
+            pthread_mutex_lock(&l->mu);
+            w->closing = false;
+            pthread_cond_broadcast(&l->cv);
+            continue;
+        }
         if (w->count == 0)
             break;
         struct batch *b = &w->b[w->head];
@@ -494,7 +517,14 @@ int s3l__lanes_barrier(struct s3l__lanes *l, uint64_t *bad, struct s3l_error *er
     }
     pthread_mutex_lock(&l->mu);
     for (unsigned i = 1; i < l->n; i++)
-        while (l->w[i].count > 0)
+        l->w[i].closing = l->cfg.close != NULL;
+    pthread_cond_broadcast(&l->cv);
+    bool skip = l->failed != 0;
+    pthread_mutex_unlock(&l->mu);
+    close_lane(&l->w[0], skip); /* lane 0 is this thread's, closed while the workers close theirs */
+    pthread_mutex_lock(&l->mu);
+    for (unsigned i = 1; i < l->n; i++)
+        while (l->w[i].count > 0 || l->w[i].closing)
             pthread_cond_wait(&l->cv, &l->mu);
     *bad = l->bad;
     l->bad = 0;

@@ -153,6 +153,9 @@ struct s3l__lanes_config {
                   struct s3l_error *err);
     /* A record was skipped or dead-lettered; called under the lanes' lock. May be NULL. */
     void (*report)(void *ctx, const char *reason);
+    /* Closes (stages) lane's open file, from the thread that feeds the lane, at a barrier, so
+     * that the lanes close theirs in parallel before the commit. May be NULL. */
+    int (*close)(void *ctx, unsigned lane, struct s3l_error *err);
     void *ctx;
 };
 
@@ -168,8 +171,9 @@ int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3
  * of its bytes goes to the next worker lane, or its lines are converted into lane 0 on the calling
  * thread. Bad lines are failed, skipped or dead-lettered by the lane that meets them. */
 int s3l__lanes_put_lines(struct s3l__lanes *l, struct s3l_lines *s, struct s3l_error *err);
-/* Waits until every queued record is converted. *bad: records skipped or dead-lettered since the
- * last barrier. Returns the first fatal failure of a worker (then nothing may be committed). */
+/* Waits until every queued record is converted and every lane closed its file (cfg->close, each
+ * on its own thread). *bad: records skipped or dead-lettered since the last barrier. Returns the
+ * first fatal failure of a lane (then nothing may be committed). */
 int s3l__lanes_barrier(struct s3l__lanes *l, uint64_t *bad, struct s3l_error *err);
 /* Values of keys the schema lacks, ignored by the workers' converters so far. */
 uint64_t s3l__lanes_ignored(struct s3l__lanes *l);
