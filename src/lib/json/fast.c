@@ -816,7 +816,7 @@ static int lines_by_row(struct s3l_converter *c, struct s3l_lines *s, uint64_t m
     struct s3l_record rec;
     while (n < max_rows) {
         struct s3l_lines before = *s;
-        if (!s3l_lines_next(s, &rec))
+        if (!s3l__lines_next(s, &rec))
             break;
         rc = s3l_convert_fast(c, &rec, sink, err);
         if (rc == S3L_CONVERT_FALLBACK) {
@@ -839,7 +839,7 @@ static int lines_by_row(struct s3l_converter *c, struct s3l_lines *s, uint64_t m
 static int next_row(struct s3l_converter *c, struct s3l_lines *s, struct s3l_record *rec)
 {
     struct s3l_lines before = *s;
-    if (!s3l_lines_next(s, rec))
+    if (!s3l__lines_next(s, rec))
         return 0;
     size_t nf = c->schema->n_fields, seen = 0;
     for (size_t i = 64; i < nf; i++)

@@ -127,6 +127,54 @@ struct s3l_reader {
 int s3l__record_scan(struct s3l__jscan *s, struct s3l_record *rec, uint64_t line_start,
                      struct s3l_error *err);
 
+/* Whether the line [q, le) (line end excluded) is a row: not blank (spaces, tabs, CRs). Most
+ * start with '{'. */
+static inline bool s3l__is_row(const char *q, const char *le)
+{
+    if (q < le && *q == '{')
+        return true;
+    for (; q < le; q++)
+        if (*q != ' ' && *q != '\t' && *q != '\r')
+            return true;
+    return false;
+}
+
+/* s3l_lines_next, inlined into the converter's loop (lines.c, fast.c). */
+static inline int s3l__lines_next(struct s3l_lines *s, struct s3l_record *rec)
+{
+    while (s->p < s->end) {
+        const char *q = s->p, *nl, *next;
+        if (s->lens) {
+            next = q + *s->lens++;
+            nl = next[-1] == '\n' ? next - 1 : NULL;
+        } else {
+            nl = memchr(q, '\n', (size_t)(s->end - q));
+            next = nl ? nl + 1 : s->end;
+        }
+        const char *le = nl ? nl : s->end;
+        size_t len = (size_t)(le - q);
+        if (len && le[-1] == '\r')
+            len--;
+        uint64_t off = s->offset, line = s->line;
+        s->p = next;
+        s->offset += (uint64_t)(next - q);
+        if (nl)
+            s->line++;
+        if (!s3l__is_row(q, q + len))
+            continue;
+        rec->values = NULL;
+        rec->n_values = 0;
+        rec->line = line;
+        rec->offset = off;
+        rec->end_offset = s->offset;
+        rec->raw = q;
+        rec->raw_len = len;
+        rec->source = s->source;
+        return 1;
+    }
+    return 0;
+}
+
 /* Reads one more block. 1 when bytes came, 0 at end of input, S3L_EIO (sticky) or S3L_ENOMEM. */
 int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err);
 /* Skips a UTF-8 byte order mark at input offset 0. */

@@ -17,20 +17,6 @@
 /* Lines of a span at most (blank ones included): bounds the lengths array (32 KiB). */
 #define SPAN_LINES 8192
 
-static bool blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-            return false;
-    return true;
-}
-
-/* Whether the line [q, le) (line end excluded) is a row: not blank. Most start with '{'. */
-static inline bool is_row(const char *q, const char *le)
-{
-    return q < le && (*q == '{' || !blank(q, (size_t)(le - q)));
-}
-
 /* What find_span found from the reader's head. */
 struct found {
     size_t end;           /* just after the last row's line (meaningful when rows > 0) */
@@ -71,7 +57,7 @@ static void find_span(const struct s3l_reader *r, uint64_t max_rows, size_t max_
         if (nl)
             lines++;
         lens[n++] = (uint32_t)(next - q);
-        if (is_row(q, q + len)) {
+        if (s3l__is_row(q, q + len)) {
             f->rows++;
             f->end = (size_t)(next - b);
             f->lines = lines;
@@ -134,35 +120,5 @@ int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_by
 
 int s3l_lines_next(struct s3l_lines *s, struct s3l_record *rec)
 {
-    while (s->p < s->end) {
-        const char *q = s->p, *nl, *next;
-        if (s->lens) {
-            next = q + *s->lens++;
-            nl = next[-1] == '\n' ? next - 1 : NULL;
-        } else {
-            nl = memchr(q, '\n', (size_t)(s->end - q));
-            next = nl ? nl + 1 : s->end;
-        }
-        const char *le = nl ? nl : s->end;
-        size_t len = (size_t)(le - q);
-        if (len && le[-1] == '\r')
-            len--;
-        uint64_t off = s->offset, line = s->line;
-        s->p = next;
-        s->offset += (uint64_t)(next - q);
-        if (nl)
-            s->line++;
-        if (!is_row(q, q + len))
-            continue;
-        rec->values = NULL;
-        rec->n_values = 0;
-        rec->line = line;
-        rec->offset = off;
-        rec->end_offset = s->offset;
-        rec->raw = q;
-        rec->raw_len = len;
-        rec->source = s->source;
-        return 1;
-    }
-    return 0;
+    return s3l__lines_next(s, rec);
 }
