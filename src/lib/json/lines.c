@@ -11,6 +11,9 @@
  * s3l_reader_next_raw, which reports it exactly as before.
  */
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "json/json.h"
 
@@ -27,6 +30,63 @@ struct found {
     bool too_long;        /* stopped at a line over max_record_bytes */
 };
 
+/*
+ * The line feeds of [base, end), 64 bytes at a time: a bit per byte (SSE2 compares where the
+ * compiler has them; else eight bytes at a time), so that a span's lines are found without a
+ * call to memchr per line (which cost ~2.5% of a run on 92-byte lines).
+ */
+struct nl_iter {
+    const char *base; /* the 64 bytes mask covers */
+    const char *end;
+    uint64_t mask;    /* line feeds of [base, base + 64) not returned yet */
+};
+
+static inline uint64_t nl_mask64(const char *p)
+{
+#if defined(__SSE2__)
+    const __m128i nl = _mm_set1_epi8('\n');
+    uint64_t m0 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const void *)p), nl));
+    uint64_t m1 = (uint32_t)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const void *)(p + 16)), nl));
+    uint64_t m2 = (uint32_t)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const void *)(p + 32)), nl));
+    uint64_t m3 = (uint32_t)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const void *)(p + 48)), nl));
+    return m0 | m1 << 16 | m2 << 32 | m3 << 48;
+#else
+    uint64_t m = 0;
+    for (int i = 0; i < 64; i++)
+        m |= (uint64_t)(p[i] == '\n') << i;
+    return m;
+#endif
+}
+
+/* Loads the mask of the 64 bytes at it->base (fewer at the end: the rest reads as no line feed). */
+static inline void nl_load(struct nl_iter *it)
+{
+    if (it->end - it->base >= 64) {
+        it->mask = nl_mask64(it->base);
+        return;
+    }
+    char tail[64] = {0};
+    memcpy(tail, it->base, (size_t)(it->end - it->base));
+    it->mask = nl_mask64(tail);
+}
+
+/* The next line feed, or NULL when [base, end) holds no more. */
+static inline const char *nl_next(struct nl_iter *it)
+{
+    while (it->mask == 0) {
+        it->base += 64;
+        if (it->base >= it->end)
+            return NULL;
+        nl_load(it);
+    }
+    const char *nl = it->base + __builtin_ctzll(it->mask);
+    it->mask &= it->mask - 1;
+    return nl;
+}
+
 /* Looks for whole lines in the reader's buffer from head: up to max_rows rows, and past the
  * first row up to about max_bytes. A line not ended in the buffer ends the search (unless the
  * input ended: then it is the last line). */
@@ -40,10 +100,13 @@ static void find_span(const struct s3l_reader *r, uint64_t max_rows, size_t max_
     uint32_t *lens = r->span_lens;
     size_t n = 0; /* lines looked at */
     memset(f, 0, sizeof(*f));
+    struct nl_iter it = {q, e, 0};
+    if (q < e)
+        nl_load(&it);
     while (q < e && f->rows < max_rows && n < SPAN_LINES) {
         if (f->rows && (size_t)(q - (b + r->head)) >= max_bytes)
             break;
-        const char *nl = memchr(q, '\n', (size_t)(e - q));
+        const char *nl = nl_next(&it);
         if (!nl && !r->eof)
             break; /* the line goes on past the buffer */
         const char *le = nl ? nl : e, *next = nl ? nl + 1 : e;
