@@ -252,6 +252,13 @@ struct s3l_pipeline_options {
     bool nested_as_json;           /* inference: objects and arrays become json text columns */
     s3l_pipeline_report_cb report; /* may be NULL */
     void *report_ctx;
+    /* stdin (any input that cannot be replayed): the offset, in the original stream, of its first
+     * byte. -1 (the default): it starts where the pipeline's last commit left it. >= 0: bytes
+     * before the committed offset are read and dropped, so a caller may resend from the last
+     * offset it saw printed (or any earlier one) and nothing lands twice, even when a commit
+     * became durable just before a crash and was never printed; an offset past the committed
+     * one is refused (S3L_EINVALID_INPUT: the bytes between would be lost). */
+    int64_t stdin_offset;
 };
 
 /* Fills o with the defaults above. */

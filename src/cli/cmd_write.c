@@ -64,6 +64,9 @@ static const char write_help[] =
     "                         time)\n"
     "  --pipeline-id UUID     the pipeline's id (default: derived from the URL, the table and\n"
     "                         the inputs' real paths, so a rerun is the same pipeline)\n"
+    "  --stdin-offset N       stdin starts at byte N of the original stream: bytes the pipeline\n"
+    "                         already committed are dropped (default: stdin starts where the\n"
+    "                         last commit left it); an N past the committed offset is refused\n"
     "Output:\n"
     "  -q, --quiet            errors only (stdin's committed offsets are still printed)\n"
     "  --json                 one JSON object per line on stdout: progress and commit events,\n"
@@ -72,7 +75,10 @@ static const char write_help[] =
     "\n"
     "Sizes take B, K/KiB, M/MiB, G/GiB (1024-based) or KB, MB, GB (1000-based).\n"
     "stdin cannot be replayed: rows read after the last commit are lost on a crash. At every\n"
-    "commit s3land prints 'committed: - offset N'; resume with: tail -c +$((N+1)) FILE | ...\n"
+    "commit s3land prints 'committed: - offset N'; resume with\n"
+    "  tail -c +$((N+1)) FILE | s3land write ... --stdin-offset N -\n"
+    "(a commit that became durable just before a crash may not have been printed: with\n"
+    "--stdin-offset the bytes it holds are dropped, not landed twice).\n"
     "\n";
 
 enum {
@@ -102,6 +108,7 @@ enum {
     OPT_ENDPOINT,
     OPT_REGION,
     OPT_PATH_STYLE,
+    OPT_STDIN_OFFSET,
 };
 
 static const struct option write_options[] = {
@@ -126,6 +133,7 @@ static const struct option write_options[] = {
     {"disposition", required_argument, NULL, OPT_DISPOSITION},
     {"max-record-size", required_argument, NULL, OPT_MAX_RECORD},
     {"infer-rows", required_argument, NULL, OPT_INFER_ROWS},
+    {"stdin-offset", required_argument, NULL, OPT_STDIN_OFFSET},
     {"nested-as-json", no_argument, NULL, OPT_NESTED_JSON},
     {"endpoint", required_argument, NULL, OPT_ENDPOINT},
     {"region", required_argument, NULL, OPT_REGION},
@@ -295,6 +303,12 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         if (!cli_parse_u64(v, &n) || n < 1 || n > 10000000)
             return cli_usage(c, "write", "--infer-rows %s: expected 1..10000000", v);
         o->infer_rows = (size_t)n;
+        return 0;
+    case OPT_STDIN_OFFSET:
+        if (!cli_parse_u64(v, &n) || n > (uint64_t)INT64_MAX)
+            return cli_usage(c, "write", "--stdin-offset %s: expected a byte offset (0 or more)",
+                             v);
+        o->stdin_offset = (int64_t)n;
         return 0;
     default:
         return cli_usage(c, "write", "unexpected option");

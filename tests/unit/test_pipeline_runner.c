@@ -222,8 +222,9 @@ static void ls_free(struct s3l__source *s)
 static const struct s3l__source_ops line_source_ops = {ls_next, ls_bytes, ls_free};
 
 static int ls_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd, uint64_t offset,
-                   struct s3l__source **out, struct s3l_error *err)
+                   uint64_t skip, struct s3l__source **out, struct s3l_error *err)
 {
+    (void)skip; /* files only here */
     struct line_source *ls = calloc(1, sizeof(*ls));
     assert_non_null(ls);
     ls->base.ops = &line_source_ops;

@@ -733,7 +733,8 @@ static void src_free(struct s3l__source *base)
 static const struct s3l__source_ops glue_source_ops = {src_next, src_bytes, src_free};
 
 static int g_source_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
-                         uint64_t offset, struct s3l__source **out, struct s3l_error *err)
+                         uint64_t offset, uint64_t skip, struct s3l__source **out,
+                         struct s3l_error *err)
 {
     struct glue *g = ctx;
     struct glue_source *s = s3l_calloc(1, sizeof(*s));
@@ -743,8 +744,11 @@ static int g_source_open(void *ctx, size_t i, struct s3l_input_position *pos, in
     s->g = g;
     s->pos = pos;
     s->fd = fd;
-    s->start = pos->replayable ? offset : 0;
-    s->add = pos->replayable ? 0 : offset;
+    /* A stream's reader counts from 0, or from skip when it drops the bytes resent before the
+     * committed offset (they are read and dropped as a seek). */
+    skip = pos->replayable ? 0 : skip;
+    s->start = pos->replayable ? offset : skip;
+    s->add = pos->replayable ? 0 : offset - skip;
     s3l_arena_init(&s->arena, 1u << 20);
     s3l_arena_init(&s->pend_arena, 64u << 10);
     struct stat st;
@@ -759,7 +763,7 @@ static int g_source_open(void *ctx, size_t i, struct s3l_input_position *pos, in
     ro.format = g->fmt;
     ro.name = pos->replayable ? pos->path : "stdin";
     ro.max_record_bytes = g->o->max_record_size;
-    ro.start_offset = pos->replayable ? offset : 0;
+    ro.start_offset = pos->replayable ? offset : skip;
     ro.start_line = pos->line; /* line numbers go on where the last commit left them */
     ro.csv_header = pos->csv_header;
     ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;

@@ -36,6 +36,7 @@ void s3l_pipeline_options_init(struct s3l_pipeline_options *o)
     o->timestamp_unit = S3L_UNIT_MICRO;
     o->max_record_size = 16u << 20;
     o->infer_rows = 1000;
+    o->stdin_offset = -1;
 }
 
 int64_t s3l__now_ns(void)
@@ -54,6 +55,7 @@ struct loop {
     uint64_t *cur;    /* per input: offset reached, not yet committed */
     uint64_t *line;   /* per input: number of the line at cur */
     uint64_t *bytes0; /* per input: bytes of the source already counted */
+    uint64_t *skip;   /* per input: bytes of a stream to drop first (resent, already committed) */
     struct s3l_pipeline_stats *st;
     int64_t now, t_start, t_epoch, t_progress; /* now: the last clock reading */
     unsigned clock_every;
@@ -134,8 +136,8 @@ static int bad_record(struct loop *l, struct s3l_slice raw, struct s3l_error *er
 static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err)
 {
     struct s3l__source *src = NULL;
-    int rc =
-        l->env->source_open(l->env->source_ctx, i, &l->pos[i], l->fds[i], l->cur[i], &src, err);
+    int rc = l->env->source_open(l->env->source_ctx, i, &l->pos[i], l->fds[i], l->cur[i],
+                                 l->skip[i], &src, err);
     if (rc) {
         *side = S3L_SIDE_INPUT;
         return rc;
@@ -273,6 +275,26 @@ static const struct s3l_input_position *renamed(const struct s3l_input_position 
     return NULL;
 }
 
+/*
+ * A stream resent from --stdin-offset N (opts->stdin_offset) while the pipeline committed up to
+ * R: the R - N bytes already landed are dropped; N past R would lose the bytes between.
+ */
+static int stream_start(struct loop *l, size_t i, uint64_t committed, struct s3l_error *err)
+{
+    int64_t n = l->o->stdin_offset;
+    if (n < 0)
+        return 0;
+    if ((uint64_t)n > committed)
+        return s3l_error_set(err, S3L_EINVALID_INPUT,
+                             "input %s starts at byte offset %lld (--stdin-offset) but the "
+                             "pipeline committed it only up to offset %llu: the bytes between "
+                             "would be lost; resend from offset %llu or earlier",
+                             l->pos[i].path, (long long)n, (unsigned long long)committed,
+                             (unsigned long long)committed);
+    l->skip[i] = committed - (uint64_t)n;
+    return 0;
+}
+
 static int resume_positions(struct loop *l, const char *json, bool *all_done, struct s3l_error *err)
 {
     struct s3l_input_position *rec = NULL;
@@ -305,6 +327,8 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
             p->offset = l->cur[i] = r->offset;
             p->line = l->line[i] = r->line;
         }
+        if (rc == 0 && !p->replayable)
+            rc = stream_start(l, i, r ? r->offset : 0, err);
         if (!have_size || (uint64_t)st.st_size != p->offset)
             *all_done = false;
         if (have_size && st.st_size == 0 && !r)
@@ -332,9 +356,11 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
     l.clock_every = env->clock_every_rows ? env->clock_every_rows : CLOCK_EVERY_ROWS;
     l.cur = s3l_calloc(n ? n : 1, sizeof(*l.cur));
     l.line = s3l_calloc(n ? n : 1, sizeof(*l.line));
-    if (!l.cur || !l.line) {
+    l.skip = s3l_calloc(n ? n : 1, sizeof(*l.skip));
+    if (!l.cur || !l.line || !l.skip) {
         s3l_free(l.cur);
         s3l_free(l.line);
+        s3l_free(l.skip);
         return s3l_error_set(err, S3L_ENOMEM, "out of memory starting the pipeline");
     }
 
@@ -379,5 +405,6 @@ out:
     stats->elapsed_ns = env->now_ns() - l.t_start;
     s3l_free(l.cur);
     s3l_free(l.line);
+    s3l_free(l.skip);
     return rc;
 }

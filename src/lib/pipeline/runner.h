@@ -89,10 +89,11 @@ struct s3l__runner_env {
     /*
      * Opens a source for input i (pos describes it; fd is open; offset is where to start and
      * pos->line the number of the line there; for CSV, pos->csv_header is the header recorded
-     * earlier, or NULL, and the source sets it).
+     * earlier, or NULL, and the source sets it). A stream (not replayable) drops its first skip
+     * bytes: they were resent from an earlier offset, and offset is that of the byte after them.
      */
     int (*source_open)(void *ctx, size_t i, struct s3l_input_position *pos, int fd, uint64_t offset,
-                       struct s3l__source **out, struct s3l_error *err);
+                       uint64_t skip, struct s3l__source **out, struct s3l_error *err);
     void *source_ctx;
     int64_t (*now_ns)(void);   /* a monotonic clock; tests replace it */
     unsigned clock_every_rows; /* read the clock every this many rows; 0: 64 */
