@@ -6,7 +6,7 @@
 # Input: the flights NDJSON (3,000,000 rows, ~277 MB) made from vega-datasets' flights-3m.parquet.
 # Usage: bench/ndjson_to_parquet.sh [BUILD_DIR]   (a RelWithDebInfo or Release build; BENCH_DIR
 # holds the data, default /tmp/s3l-bench; REPEAT pairs of runs per thread count, default 3, of
-# which the medians are shown)
+# which the medians are shown; PAUSE seconds of rest before each run, default 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -50,11 +50,13 @@ for t in 1 2; do
     sw=() sc=() dw=() dc=()
     for _ in $(seq "$REPEAT"); do
         rm -rf "$out/lake-$t" "$out/duck-$t.parquet"
+        sleep "${PAUSE:-1}" # the previous run's exit (node frees ~300 MB) must not overlap this one
         timed "$out/s3land-$t.log" "$S3LAND" write --url "$out/lake-$t" --table flights \
             --schema "$out/schema.json" --lanes "$t" --compression zstd \
             --compression-level "$LEVEL" --row-group-rows "$RG" --quiet "$nd"
         sw+=("$secs") sc+=("$cpu")
         s_rss=$rss_mib
+        sleep "${PAUSE:-1}"
         timed "$out/duckdb-$t.log" node bench/ndjson_to_parquet.mjs copy "$nd" \
             "$out/duck-$t.parquet" "$t" "$LEVEL" "$RG"
         dw+=("$(sed -n 's/.*"copy_seconds":\([0-9.]*\).*/\1/p' "$out/duckdb-$t.log.out")")

@@ -196,12 +196,19 @@ static void test_date_cache_follows_the_day(void **state)
     struct s3l_error err = {0};
     struct s3l_converter *c = NULL;
     assert_int_equal(s3l_converter_new(schema, NULL, &c, &err), 0);
+    /* Whole timestamps repeat too (the fast path keeps the last one read): a repeat, a change
+     * of second, minute or year only, and a return to an earlier one must all be seen. */
     const char *lines[] = {
         "{\"id\":1,\"ts\":\"2001-01-01 00:01:00\"}", "{\"id\":1,\"ts\":\"2001-01-02 00:01:00\"}",
         "{\"id\":1,\"ts\":\"2001-01-02 23:59:59\"}", "{\"id\":1,\"ts\":\"2000-02-29 00:00:00\"}",
+        "{\"id\":1,\"ts\":\"2000-02-29 00:00:00\"}", "{\"id\":1,\"ts\":\"2000-02-29 00:00:01\"}",
+        "{\"id\":1,\"ts\":\"2000-02-29 00:01:01\"}", "{\"id\":1,\"ts\":\"2001-02-28 00:01:01\"}",
+        "{\"id\":1,\"ts\":\"2001-01-01 00:01:00\"}",
     };
-    const long long want[] = {978307260, 978393660, 978479999, 951782400}; /* by hand */
-    for (size_t i = 0; i < 4; i++) {
+    /* by hand: days since 1970 * 86400 + seconds of the day */
+    const long long want[] = {978307260, 978393660, 978479999, 951782400, 951782400,
+                              951782401, 951782461, 983318461, 978307260};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         struct s3l_record rec = line_record(lines[i]);
         struct log_sink a = {0};
         struct s3l_row_sink sa = {&log_ops, &a};

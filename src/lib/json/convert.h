@@ -25,6 +25,9 @@ struct s3l__fast_col {
     int64_t lo, hi;    /* S3L__F_INT: the type's range; S3L__F_UINT: hi is the maximum */
     double max;        /* S3L__F_FLOAT: s3l__float_limit of the type (exclusive) */
     struct s3l__date_cache dates; /* S3L__F_TIME: the last date part parsed */
+    bool ts_valid;     /* ts_text/ts_value hold the last "YYYY-MM-DD HH:MM:SS" read quickly */
+    char ts_text[19];  /* (a feed's consecutive rows mostly share the second: 93% of flights) */
+    int64_t ts_value;
 };
 
 /* A value of one column of the row the fast path is reading. */

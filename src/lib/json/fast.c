@@ -231,6 +231,17 @@ static bool quick_timestamp(const struct s3l__fast_col *fc, const char *s, int64
     return !__builtin_mul_overflow(secs, per_second[fc->unit], out);
 }
 
+/* Whether the 19 bytes at a and b are equal: three overlapping loads, no call. */
+static inline bool same19(const char *a, const char *b)
+{
+    uint64_t a0, a1, b0, b1;
+    uint32_t a2, b2;
+    memcpy(&a0, a, 8), memcpy(&b0, b, 8);
+    memcpy(&a1, a + 8, 8), memcpy(&b1, b + 8, 8);
+    memcpy(&a2, a + 15, 4), memcpy(&b2, b + 15, 4);
+    return ((a0 ^ b0) | (a1 ^ b1) | (uint64_t)(a2 ^ b2)) == 0;
+}
+
 /* A string (no escapes, valid UTF-8) into column fc, as put_text / put_time would. */
 static bool take_string(struct s3l_converter *c, size_t col, const char *s, size_t len,
                         struct s3l__fast_val *v)
@@ -244,9 +255,19 @@ static bool take_string(struct s3l_converter *c, size_t col, const char *s, size
     }
     if (fc->kind != S3L__F_TIME)
         return false;
-    if (len == 19 && fc->time_kind == S3L__TIMESTAMP && quick_timestamp(fc, s, &v->u.i)) {
-        v->kind = V_INT;
-        return true;
+    if (len == 19 && fc->time_kind == S3L__TIMESTAMP) {
+        if (fc->ts_valid && same19(s, fc->ts_text)) {
+            v->u.i = fc->ts_value;
+            v->kind = V_INT;
+            return true;
+        }
+        if (quick_timestamp(fc, s, &v->u.i)) {
+            memcpy(fc->ts_text, s, 19);
+            fc->ts_value = v->u.i;
+            fc->ts_valid = true;
+            v->kind = V_INT;
+            return true;
+        }
     }
     bool off;
     const char *why;
