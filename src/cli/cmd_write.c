@@ -506,11 +506,11 @@ static void summary(struct cli *c, const struct write_args *a, const struct s3l_
     fputc('\n', stderr);
     if (s->values_ignored)
         fprintf(stderr,
-                "note: %llu %s of keys that the table's schema lacks %s not "
-                "written (declare those columns with --schema, or give them a value within the "
-                "first --infer-rows records)\n",
-                (unsigned long long)s->values_ignored, plural(s->values_ignored, "value", "values"),
-                s->values_ignored == 1 ? "was" : "were");
+                "note: %llu %s not written: of keys that the table's schema lacks (declare "
+                "those columns with --schema, or give them a value within the first --infer-rows "
+                "records), or of a key repeated in a record (its last value is written)\n",
+                (unsigned long long)s->values_ignored,
+                s->values_ignored == 1 ? "value was" : "values were");
 }
 
 /* ---- The command ----------------------------------------------------------------------------- */

@@ -187,8 +187,8 @@ static void merge_appends_keeps_and_detects_drift(void **state)
     assert_int_equal(s3l_schema_merge(m, drift, &opt, &m2, &changed, &err), S3L_ESCHEMA_DRIFT);
     assert_string_equal(err.message,
                         "table ns/t: column \"a\" changed type from int64 to string; remove "
-                        "file:///lake/_openetl/schemas/ns/t.json to accept it (or allow type "
-                        "changes)");
+                        "file:///lake/_openetl/schemas/ns/t.json to accept it, or allow type "
+                        "changes (s3land write --type-changes allow)");
     opt.allow_type_changes = true;
     assert_int_equal(s3l_schema_merge(m, drift, &opt, &m2, &changed, NULL), 0);
     assert_true(changed);
@@ -254,8 +254,8 @@ static void merge_nested_and_keys(void **state)
     assert_int_equal(s3l_schema_merge(rec, ty, &opt, &m, &changed, &err), S3L_ESCHEMA_DRIFT);
     assert_string_equal(err.message, "table t: column \"s\" changed type from struct<a: int64> to "
                                      "struct<a: string, b: bool>; remove "
-                                     "file:///l/_openetl/schemas/t.json to accept it (or allow "
-                                     "type changes)");
+                                     "file:///l/_openetl/schemas/t.json to accept it, or allow "
+                                     "type changes (s3land write --type-changes allow)");
     opt.allow_type_changes = true;
     assert_int_equal(s3l_schema_merge(rec, ty, &opt, &m, &changed, NULL), 0);
     assert_true(changed);

@@ -209,8 +209,8 @@ static int ndjson_too_long(struct s3l_reader *r, struct s3l_record *rec, struct 
     r->offset = rec->end_offset;
     return s3l_error_set(err, S3L_EINVALID_INPUT,
                          "%s line %llu (byte offset %llu): the record is longer than the maximum "
-                         "record size (%zu bytes): no line end by byte offset %llu; the rest of "
-                         "the line is skipped", r->name, (ull)line, (ull)off,
+                         "record size (%zu bytes): no line end by byte offset %llu (reading on "
+                         "skips the rest of the line)", r->name, (ull)line, (ull)off,
                          r->opt.max_record_bytes, (ull)rec->end_offset);
 }
 

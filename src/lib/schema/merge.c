@@ -162,7 +162,8 @@ static int drift(const struct s3l_schema_merge_options *opt, const struct s3l_fi
     const char *path = opt && opt->record_path ? opt->record_path : "the schema record";
     return s3l_error_set(err, S3L_ESCHEMA_DRIFT,
                          "table %s: column \"%s\" changed type from %s to %s; remove %s to accept "
-                         "it (or allow type changes)", table, old->name, a, b, path);
+                         "it, or allow type changes (s3land write --type-changes allow)", table,
+                         old->name, a, b, path);
 }
 
 /*
