@@ -301,9 +301,11 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
                    cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
                    t.markers == 1 ? "" : "s");
     } else {
-        printf("  %-30s %6llu files %12llu rows %12s %6llu epochs\n", tpath,
-               (unsigned long long)t.files, (unsigned long long)t.rows,
-               cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers);
+        printf("  %-30s %6llu %-5s %12llu %-4s %12s %6llu %s\n", tpath,
+               (unsigned long long)t.files, t.files == 1 ? "file" : "files",
+               (unsigned long long)t.rows, t.rows == 1 ? "row" : "rows",
+               cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
+               t.markers == 1 ? "epoch" : "epochs");
     }
     return CLI_EX_OK;
 }
