@@ -761,7 +761,7 @@ static int g_source_open(void *ctx, size_t i, struct s3l_input_position *pos, in
     struct s3l_reader_options ro = {0};
     ro.version = S3L_READER_OPTIONS_VERSION;
     ro.format = g->fmt;
-    ro.name = pos->replayable ? pos->path : "stdin";
+    ro.name = strcmp(pos->path, "-") == 0 ? "stdin" : pos->path; /* a FIFO or device by name */
     ro.max_record_bytes = g->o->max_record_size;
     ro.start_offset = pos->replayable ? offset : skip;
     ro.start_line = pos->line; /* line numbers go on where the last commit left them */
