@@ -100,6 +100,10 @@ struct s3l_reader_options {
     /* CSV resuming at start_offset > 0: the header line as s3l_reader_csv_header gave it. */
     const char *csv_header;
     size_t csv_header_len;
+    /* s3l_reader_next_lines: wait at most this long (ms) for more bytes of a stream (a pipe, a
+     * socket) before answering S3L_READER_IDLE, so that the caller can commit what it has
+     * while the stream is quiet; 0: wait as long as it takes. */
+    int idle_ms;
 };
 
 struct s3l_reader;
@@ -182,6 +186,8 @@ struct s3l_lines {
 /* s3l_reader_next_lines' answer: the next line cannot come in a span; read it with
  * s3l_reader_next_raw (which reports it when it is too long). */
 #define S3L_READER_ONE 2
+/* s3l_reader_next_lines' answer: no whole line came within idle_ms (nothing consumed). */
+#define S3L_READER_IDLE 3
 
 /*
  * NDJSON: the whole lines that follow in the reader's buffer, as a span holding at least one
@@ -193,6 +199,7 @@ struct s3l_lines {
  * 0 at the end of the input (trailing blank lines consumed), S3L_READER_ONE when the next line
  * cannot be given this way (over max_record_bytes, or the rest of such a line still being
  * skipped, or a failure already returned: then s3l_reader_next_raw gives it, with its error),
+ * S3L_READER_IDLE when opened with idle_ms and no more bytes came within it (call again),
  * S3L_EIO (read failed, sticky), S3L_ENOMEM; S3L_EINVALID_ARGUMENT for another format or
  * max_rows 0.
  */

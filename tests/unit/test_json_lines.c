@@ -208,6 +208,39 @@ static void long_lines_go_one_by_one(void **state)
     assert_int_equal(end, 29);
 }
 
+/* A quiet stream: with idle_ms the reader answers S3L_READER_IDLE instead of waiting for more
+ * bytes, having consumed nothing of a line not yet whole; the line comes once it is. */
+static void quiet_stream_hands_control_back(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(write(p[1], "{\"a\":1}\n{\"b\"", 12), 12);
+    struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION,
+                                     .format = S3L_INPUT_NDJSON, .name = "pipe", .idle_ms = 20};
+    struct s3l_reader *r;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_reader_open(p[0], &opt, &r, &err), 0);
+    struct s3l_lines s;
+    assert_int_equal(s3l_reader_next_lines(r, 10, 1024, &s, &err), 1);
+    assert_int_equal(s.rows, 1);
+    assert_int_equal(s3l_reader_offset(r), 8);
+    assert_int_equal(s3l_reader_next_lines(r, 10, 1024, &s, &err), S3L_READER_IDLE);
+    assert_int_equal(s3l_reader_offset(r), 8); /* the half line is not consumed */
+    assert_int_equal(write(p[1], ":2}\n", 4), 4);
+    close(p[1]);
+    assert_int_equal(s3l_reader_next_lines(r, 10, 1024, &s, &err), 1);
+    struct s3l_record rec;
+    assert_int_equal(s3l_lines_next(&s, &rec), 1);
+    assert_int_equal(rec.raw_len, 7);
+    assert_memory_equal(rec.raw, "{\"b\":2}", 7);
+    assert_int_equal(rec.line, 2);
+    assert_int_equal(s3l_reader_next_lines(r, 10, 1024, &s, &err), 0);
+    assert_int_equal(s3l_reader_offset(r), 16);
+    s3l_reader_free(r);
+    close(p[0]);
+}
+
 static void bad_arguments(void **state)
 {
     (void)state;
@@ -235,6 +268,7 @@ int main(void)
         cmocka_unit_test(rows_lines_offsets),
         cmocka_unit_test(resume_bom_blank),
         cmocka_unit_test(long_lines_go_one_by_one),
+        cmocka_unit_test(quiet_stream_hands_control_back),
         cmocka_unit_test(bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

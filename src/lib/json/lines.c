@@ -10,6 +10,8 @@
  * else (a line over the limit, the rest of one being skipped, a sticky failure) is left to
  * s3l_reader_next_raw, which reports it exactly as before.
  */
+#include <errno.h>
+#include <poll.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -175,6 +177,16 @@ int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_by
             return r->head == r->buf.len ? 0 : S3L_READER_ONE;
         if (r->buf.len - r->head > r->opt.max_record_bytes)
             return S3L_READER_ONE; /* ndjson_next reports it without reading on */
+        if (r->opt.idle_ms > 0 && !r->eof) {
+            /* A quiet stream: hand control back within idle_ms (a file is always readable). */
+            struct pollfd pfd = {r->fd, POLLIN, 0};
+            int n;
+            do {
+                n = poll(&pfd, 1, r->opt.idle_ms);
+            } while (n < 0 && errno == EINTR);
+            if (n == 0)
+                return S3L_READER_IDLE;
+        }
         rc = s3l__reader_fill(r, err);
         if (rc < 0)
             return rc;

@@ -684,6 +684,11 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
             return span_rows(s, lane, max_rows, offset_after, line_after, raw, err);
         if (rc == 0)
             return at_end(s, offset_after, line_after);
+        if (rc == S3L_READER_IDLE) {
+            *offset_after = s3l_reader_offset(s->reader) + s->add;
+            *line_after = s3l_reader_line(s->reader);
+            return S3L__SOURCE_IDLE;
+        }
         if (rc < 0)
             return rc;
         /* S3L_READER_ONE: this line comes alone (it is reported as too long) */
@@ -767,6 +772,11 @@ static int g_source_open(void *ctx, size_t i, struct s3l_input_position *pos, in
     ro.start_line = pos->line; /* line numbers go on where the last commit left them */
     ro.csv_header = pos->csv_header;
     ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
+    /* A stream that goes quiet hands control back, so that --commit-interval holds while it
+     * is: within a quarter of the interval (10 ms .. 1 s). */
+    int64_t ci = g->o->commit_interval_ns;
+    if (!pos->replayable && ci > 0)
+        ro.idle_ms = (int)S3L_MAX(10, S3L_MIN(1000, ci / 4000000));
     int rc = s3l_reader_open(fd, &ro, &s->reader, err);
     if (rc) {
         src_free(&s->base);

@@ -165,6 +165,21 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             }
             break;
         }
+        if (rc == S3L__SOURCE_IDLE) {
+            /* A quiet stream: what was read is committed when the interval is due. */
+            if (off != l->cur[i]) {
+                l->cur[i] = off;
+                l->line[i] = line;
+                l->dirty = true;
+            }
+            int64_t now = l->now = l->env->now_ns();
+            since_clock = 0;
+            if (epoch_due(l, now) && (rc = commit(l, err)) != 0) {
+                *side = S3L_SIDE_DESTINATION;
+                break;
+            }
+            continue;
+        }
         if (rc == S3L__SOURCE_BARRIER) {
             /* The epoch so far is committed under the old schema; the record comes next. */
             if ((l->epoch_rows > 0 || l->dirty) && (rc = commit(l, err)) != 0) {

@@ -23,6 +23,12 @@
  * be delimited and skipping it would repeat it forever.
  */
 #define S3L__SOURCE_BROKEN (-1001)
+/*
+ * A source's answer meaning "no record yet: the stream is quiet" (NDJSON from a pipe, after
+ * waiting a while): the runner reads its clock, commits when --commit-interval is due, and calls
+ * again; *offset_after and *line_after are where the input is.
+ */
+#define S3L__SOURCE_IDLE (-1002)
 
 /* One input, opened at an offset, yielding rows into a row sink. */
 struct s3l__source;

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# --commit-interval holds while stdin is quiet (issue 3: epochs every --epoch-rows rows or
+# --commit-interval): rows read from a pipe are committed within the interval even when no more
+# bytes come, as `tail -f log | s3land write -` needs; before, they waited for the next line, and
+# a kill lost them. Two lines go into a FIFO, nothing more for a while; within 2 s the table has a
+# committed epoch of exactly those 2 rows and the offset after them (34 bytes, counted by hand) is
+# printed; a kill -9 then loses nothing committed. With 1 lane and with 2.
+set -uo pipefail
+S3LAND=${S3LAND:?S3LAND must name the s3land binary}
+work=$(mktemp -d /tmp/s3l-stdin-idle-XXXXXX)
+pid=
+cleanup() {
+    [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fails=0
+ok() { echo "ok - $*"; }
+bad() { echo "not ok - $*"; fails=$((fails + 1)); }
+
+echo '[{"name": "id", "type": "int64"}, {"name": "s", "type": "string"}]' >"$work/schema.json"
+for lanes in 1 2; do
+    lake=$work/lake$lanes
+    fifo=$work/in$lanes
+    mkfifo "$fifo"
+    "$S3LAND" write --url "$lake" --table t --schema "$work/schema.json" --lanes "$lanes" \
+        --commit-interval 300ms - <"$fifo" 2>"$work/err$lanes" &
+    pid=$!
+    exec 3>"$fifo"
+    printf '{"id":1,"s":"a"}\n{"id":2,"s":"b"}\n' >&3 # 17 + 17 = 34 bytes
+    committed=no
+    for _ in $(seq 40); do # up to 2 s
+        sleep 0.05
+        if grep -q "committed: - offset 34 " "$work/err$lanes"; then committed=yes; break; fi
+    done
+    [ "$committed" = yes ] && ok "lanes $lanes: committed while stdin is quiet (offset 34 printed)" ||
+        { bad "lanes $lanes: no commit while stdin is quiet"; cat "$work/err$lanes"; }
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    pid=
+    exec 3>&-
+    rows=$("$S3LAND" ls --url "$lake" --table t --committed --json | grep uncommitted_files |
+        grep -o '"rows": *[0-9]*' | grep -o '[0-9]*$')
+    [ "$rows" = 2 ] && ok "lanes $lanes: after kill -9 the 2 quiet rows are committed" ||
+        bad "lanes $lanes: $rows rows committed after kill -9 (want 2)"
+done
+[ "$fails" -eq 0 ]
