@@ -17,6 +17,7 @@
 #ifndef S3L_PIPELINE_H
 #define S3L_PIPELINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -203,6 +204,8 @@ struct s3l_pipeline_stats {
     uint64_t epochs;         /* epochs committed by this run */
     uint64_t last_epoch;     /* number of the last committed epoch (0: none yet) */
     int64_t elapsed_ns;      /* since s3l_pipeline_run started */
+    bool stopped;            /* stopped early at the caller's request (options' stop): what was
+                                read before it is committed */
 };
 
 struct s3l_pipeline_report {
@@ -259,6 +262,10 @@ struct s3l_pipeline_options {
      * became durable just before a crash and was never printed; an offset past the committed
      * one is refused (S3L_EINVALID_INPUT: the bytes between would be lost). */
     int64_t stdin_offset;
+    /* When *stop becomes nonzero (from a signal handler, another thread), the run stops reading
+     * soon (within a record, a span of lines, or a second of a quiet stream), commits what it
+     * read as at the end of its inputs, and returns 0 with stats->stopped set. May be NULL. */
+    const volatile sig_atomic_t *stop;
 };
 
 /* Fills o with the defaults above. */

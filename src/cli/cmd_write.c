@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,8 @@ static const char write_help[] =
     "  -h, --help             this help\n"
     "\n"
     "Sizes take B, K/KiB, M/MiB, G/GiB (1024-based) or KB, MB, GB (1000-based).\n"
+    "SIGINT or SIGTERM stops the run: what was read is committed, then it exits 130 or 143\n"
+    "(a second signal ends it at once).\n"
     "stdin cannot be replayed: rows read after the last commit are lost on a crash. At every\n"
     "commit s3land prints 'committed: - offset N'; resume with\n"
     "  tail -c +$((N+1)) FILE | s3land write ... --stdin-offset N -\n"
@@ -513,6 +516,29 @@ static void summary(struct cli *c, const struct write_args *a, const struct s3l_
                 s->values_ignored == 1 ? "value was" : "values were");
 }
 
+/* ---- Stopping on SIGINT and SIGTERM ----------------------------------------------------------- */
+
+/* The signal that asked the run to stop (0: none): the run commits what it read and returns. A
+ * second one ends the process at once (the default action is back). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+    signal(sig, SIG_DFL);
+}
+
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a blocking read returns and the stop is seen */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 /* ---- The command ----------------------------------------------------------------------------- */
 
 static int load_schema(struct cli *c, const char *path, struct s3l_schema **out)
@@ -596,10 +622,19 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     struct s3l_pipeline_stats stats;
     memset(&stats, 0, sizeof(stats));
     enum s3l_pipeline_side side = S3L_SIDE_NONE;
+    a.o.stop = &stop_signal;
+    catch_stop_signals();
     rc = s3l_pipeline_run(&a.o, &stats, &side, &err);
     clear_progress(&r);
     ex = rc ? cli_fail(c, rc, &err, side) : CLI_EX_OK;
     summary(c, &a, &stats, r.up_to_date, rc);
+    if (rc == 0 && stats.stopped) {
+        int sig = stop_signal;
+        if (!c->json)
+            fprintf(stderr, "stopped by %s: what was read is committed (epoch %llu)\n",
+                    sig == SIGINT ? "SIGINT" : "SIGTERM", (unsigned long long)stats.last_epoch);
+        ex = 128 + sig;
+    }
     s3l_schema_free(schema);
     s3l_free(a.url);
     return ex;

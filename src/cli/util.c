@@ -27,7 +27,8 @@ const char cli_exit_codes_help[] =
     "  4  schema drift: a column's type differs from the table's schema record\n"
     "  5  fenced: a newer run of the same pipeline took over (generation fencing)\n"
     "  6  refused: not supported (replace/merge disposition, a backend not built in)\n"
-    "  7  internal error or out of memory\n";
+    "  7  internal error or out of memory\n"
+    "  130, 143  write stopped by SIGINT or SIGTERM, after committing what it read\n";
 
 bool cli_parse_u64(const char *s, uint64_t *out)
 {

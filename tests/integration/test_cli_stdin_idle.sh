@@ -4,7 +4,8 @@
 # bytes come, as `tail -f log | s3land write -` needs; before, they waited for the next line, and
 # a kill lost them. Two lines go into a FIFO, nothing more for a while; within 2 s the table has a
 # committed epoch of exactly those 2 rows and the offset after them (34 bytes, counted by hand) is
-# printed; a kill -9 then loses nothing committed. With 1 lane and with 2.
+# printed; a kill -9 then loses nothing committed. With 1 lane and with 2. And SIGTERM/SIGINT stop
+# a run gracefully: what was read is committed before the exit.
 set -uo pipefail
 S3LAND=${S3LAND:?S3LAND must name the s3land binary}
 work=$(mktemp -d /tmp/s3l-stdin-idle-XXXXXX)
@@ -43,5 +44,36 @@ for lanes in 1 2; do
         grep -o '"rows": *[0-9]*' | grep -o '[0-9]*$')
     [ "$rows" = 2 ] && ok "lanes $lanes: after kill -9 the 2 quiet rows are committed" ||
         bad "lanes $lanes: $rows rows committed after kill -9 (want 2)"
+done
+# SIGTERM and SIGINT stop the run: what was read is committed (no commit by time or rows here),
+# and the exit code is 128 + the signal (143, 130).
+for sig in TERM INT; do
+    lake=$work/lake-$sig
+    fifo=$work/in-$sig
+    mkfifo "$fifo"
+    lanes=1
+    [ "$sig" = INT ] && lanes=2
+    "$S3LAND" write --url "$lake" --table t --schema "$work/schema.json" --lanes "$lanes" \
+        --commit-interval 0 --epoch-rows 0 - <"$fifo" 2>"$work/err-$sig" &
+    pid=$!
+    exec 3>"$fifo"
+    printf '{"id":1,"s":"a"}\n{"id":2,"s":"b"}\n' >&3
+    sleep 0.5
+    kill -"$sig" "$pid"
+    wait "$pid"
+    st=$?
+    pid=
+    exec 3>&-
+    want=143
+    [ "$sig" = INT ] && want=130
+    rows=$("$S3LAND" ls --url "$lake" --table t --committed --json | grep uncommitted_files |
+        grep -o '"rows": *[0-9]*' | grep -o '[0-9]*$')
+    if [ "$st" = "$want" ] && [ "$rows" = 2 ] && grep -q "stopped by SIG$sig" "$work/err-$sig" &&
+        grep -q "committed: - offset 34 " "$work/err-$sig"; then
+        ok "SIG$sig (lanes $lanes): exit $want, the 2 rows read are committed and offset 34 printed"
+    else
+        bad "SIG$sig: exit $st (want $want), $rows rows committed (want 2)"
+        cat "$work/err-$sig"
+    fi
 done
 [ "$fails" -eq 0 ]

@@ -773,10 +773,10 @@ static int g_source_open(void *ctx, size_t i, struct s3l_input_position *pos, in
     ro.csv_header = pos->csv_header;
     ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
     /* A stream that goes quiet hands control back, so that --commit-interval holds while it
-     * is: within a quarter of the interval (10 ms .. 1 s). */
+     * is (within a quarter of the interval, 10 ms .. 1 s) and a stop request is seen. */
     int64_t ci = g->o->commit_interval_ns;
-    if (!pos->replayable && ci > 0)
-        ro.idle_ms = (int)S3L_MAX(10, S3L_MIN(1000, ci / 4000000));
+    if (!pos->replayable)
+        ro.idle_ms = ci > 0 ? (int)S3L_MAX(10, S3L_MIN(1000, ci / 4000000)) : 1000;
     int rc = s3l_reader_open(fd, &ro, &s->reader, err);
     if (rc) {
         src_free(&s->base);

@@ -148,6 +148,11 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
      * clock_every records) */
     uint64_t since_clock = l->clock_every;
     for (;;) {
+        if (l->o->stop && *l->o->stop) {
+            l->st->stopped = true; /* what was read is committed by the caller, as at the end */
+            rc = 0;
+            break;
+        }
         uint64_t off = l->cur[i], line = l->line[i];
         struct s3l_slice raw = {0};
         /* A source may put many rows per call, but never past the end of the epoch. */
@@ -401,7 +406,7 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         stats->last_epoch = recovered;
         report(&l, S3L_EVENT_RECOVERED, NULL);
     }
-    for (size_t i = 0; rc == 0 && i < n; i++)
+    for (size_t i = 0; rc == 0 && i < n && !stats->stopped; i++)
         rc = drain(&l, i, side, err);
     if (rc == 0 && (l.epoch_rows > 0 || l.dirty)) {
         *side = S3L_SIDE_DESTINATION;
@@ -409,7 +414,7 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         rc = commit(&l, err);
     }
     if (rc == 0 && stats->rows == 0 && stats->rows_bad == 0 && stats->bytes_in == 0 && n == 1 &&
-        !pos[0].replayable && pos[0].offset == 0) {
+        !pos[0].replayable && pos[0].offset == 0 && !stats->stopped) {
         *side = S3L_SIDE_INPUT;
         rc = s3l_error_set(err, S3L_EINVALID_INPUT, "input %s is empty: nothing to write",
                            pos[0].path);
