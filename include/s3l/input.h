@@ -100,6 +100,10 @@ struct s3l_reader_options {
     /* CSV resuming at start_offset > 0: the header line as s3l_reader_csv_header gave it. */
     const char *csv_header;
     size_t csv_header_len;
+    /* The input continues a stream read before, at the boundary after a record (a stream
+     * resent from its committed offset): read as at a start_offset > 0, but without seeking
+     * (JSON expects ',' ']' or '{', CSV takes csv_header and reads no header line). */
+    bool resume;
     /* s3l_reader_next_lines: wait at most this long (ms) for more bytes of a stream (a pipe, a
      * socket) before answering S3L_READER_IDLE, so that the caller can commit what it has
      * while the stream is quiet; 0: wait as long as it takes. */

@@ -7,7 +7,8 @@
 # Here the crash-test CLI ($S3LAND_CRASH) is killed by SIGKILL at named points after the
 # checkpoint, the caller resends from the last offset printed (parsed from stderr), and DuckDB
 # requires the table to equal the input exactly (exact.mjs). Also: an offset past the committed
-# one is refused, and a rerun resending everything from 0 adds nothing.
+# one is refused, a rerun resending everything from 0 adds nothing, and a JSON array and a CSV
+# stream resume too.
 set -euo pipefail
 : "${S3LAND:?}" "${S3LAND_CRASH:?}" "${S3L_SOURCE_DIR:?}"
 work=$(mktemp -d /tmp/s3l-stdin-resume.XXXXXX)
@@ -77,5 +78,26 @@ cat in.ndjson | "$S3LAND" write --url "file://$lake" "${args[@]}" --stdin-offset
 after=$(cd "$lake" && find . -name '*.parquet' | sort | xargs sha256sum)
 [ "$before" = "$after" ] || { echo "resending from 0 changed the table" >&2; exit 1; }
 echo "resending the whole stream from offset 0 adds nothing"
+
+# A JSON array and a CSV stream resumed the same way: the resent bytes start after a record, in
+# the middle of the array (JSON: ',' comes first) or without the header line (CSV: the header is
+# the one recorded with the pipeline). The first run ends early (cut mid-array: exit 2 after two
+# epochs; CSV: the first 1,000 rows).
+awk 'BEGIN { printf "["; for (i = 0; i < 5000; i++) printf "%s{\"id\": %d, \"s\": \"row %d\"}", (i ? ",\n" : ""), i, i; print "]" }' >in.json
+set +e
+head -c 60000 in.json | "$S3LAND" write --url "file://$work/json" "${args[@]}" --input-format json - 2>json.err
+st=$?
+set -e
+n=$(printed json.err)
+{ [ "$st" = 2 ] && [ "$n" -gt 0 ]; } || { echo "json: first run exit $st, offset $n" >&2; cat json.err >&2; exit 1; }
+tail -c +$((n + 1)) in.json | "$S3LAND" write --url "file://$work/json" "${args[@]}" --input-format json \
+    --stdin-offset "$n" - 2>json.err2 || { cat json.err2 >&2; exit 1; }
+awk 'BEGIN { print "id,s"; for (i = 0; i < 5000; i++) printf "%d,row %d\n", i, i }' >in.csv
+head -n 1001 in.csv | "$S3LAND" write --url "file://$work/csv" "${args[@]}" --input-format csv - 2>csv.err
+n=$(printed csv.err)
+tail -c +$((n + 1)) in.csv | "$S3LAND" write --url "file://$work/csv" "${args[@]}" --input-format csv \
+    --stdin-offset "$n" - 2>csv.err2 || { cat csv.err2 >&2; exit 1; }
+echo "a JSON array resumed mid-array, a CSV stream resumed without its header line"
+checks+=("$work/json:in.ndjson" "$work/csv:in.ndjson")
 
 node "$S3L_SOURCE_DIR/tests/crash/exact.mjs" "$schema" "${checks[@]}"

@@ -142,7 +142,7 @@ static int set_header(struct s3l_reader *r, const char *text, size_t len, uint64
 int s3l__csv_open(struct s3l_reader *r, struct s3l_error *err)
 {
     r->cfield_start = true;
-    if (r->opt.start_offset == 0)
+    if (r->opt.start_offset == 0 && !r->opt.resume)
         return 0;
     if (!r->opt.csv_header)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT,

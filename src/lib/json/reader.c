@@ -591,6 +591,9 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
         r->offset = opt->start_offset;
         r->started = true;
         r->jstate = J_RESUME;
+    } else if (opt->resume) {
+        r->started = true; /* no byte order mark in the middle of a stream */
+        r->jstate = J_RESUME;
     }
     if (rc == 0 && opt->format == S3L_INPUT_CSV)
         rc = s3l__csv_open(r, err);

@@ -769,6 +769,7 @@ static int g_source_open(void *ctx, size_t i, struct s3l_input_position *pos, in
     ro.name = strcmp(pos->path, "-") == 0 ? "stdin" : pos->path; /* a FIFO or device by name */
     ro.max_record_bytes = g->o->max_record_size;
     ro.start_offset = pos->replayable ? offset : skip;
+    ro.resume = !pos->replayable && offset > 0; /* a stream resent from after a record */
     ro.start_line = pos->line; /* line numbers go on where the last commit left them */
     ro.csv_header = pos->csv_header;
     ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;

@@ -346,6 +346,8 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
              * offsets into the original stream when the caller resumes it from there. */
             p->offset = l->cur[i] = r->offset;
             p->line = l->line[i] = r->line;
+            if (r->csv_header && !(p->csv_header = s3l_strdup(r->csv_header)))
+                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
         }
         if (rc == 0 && !p->replayable)
             rc = stream_start(l, i, r ? r->offset : 0, err);
