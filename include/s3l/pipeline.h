@@ -191,6 +191,10 @@ enum s3l_pipeline_event {
     S3L_EVENT_RECOVERED,    /* a pending epoch of an earlier run was committed at start */
     S3L_EVENT_UP_TO_DATE,   /* at start: every input is already committed to its end */
     S3L_EVENT_BAD_RECORD,   /* a record was skipped or dead-lettered (message in `message`) */
+    /* An NDJSON file's last line has no line end and is not a valid record: most likely a line
+     * still being appended. It is left unread (not failed, skipped or committed), so the run
+     * after the append reads it whole; `message` names the file, line and offset. */
+    S3L_EVENT_PARTIAL_LINE,
 };
 
 /* Counters since the start of the run; times in ns. */

@@ -454,6 +454,15 @@ static void on_report(void *ctx, const struct s3l_pipeline_report *p)
         if (c->json)
             cli_emit_json(json_pack("{s:s}", "event", "up_to_date"));
         return;
+    case S3L_EVENT_PARTIAL_LINE:
+        if (c->json)
+            cli_emit_json(json_pack("{s:s, s:s}", "event", "partial_line", "message",
+                                    p->message ? p->message : ""));
+        else if (!c->quiet) {
+            clear_progress(r);
+            fprintf(stderr, "note: %s\n", p->message ? p->message : "");
+        }
+        return;
     case S3L_EVENT_BAD_RECORD:
         if (c->json)
             cli_emit_json(json_pack("{s:s, s:s}", "event", "bad_record", "message",

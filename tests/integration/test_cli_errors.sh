@@ -103,6 +103,20 @@ expect 0 "" "bad records skipped" -- write --url "$lake" --table skipped --schem
 expect 0 "" "bad records dead-lettered" -- write --url "$lake" --table dl --schema "$schema" \
     --bad-records dead-letter --quiet "$work/malformed.ndjson"
 expect 3 "table nope not found at" "ls of a table that does not exist" -- ls --url "$lake" --table nope
+# A writer caught mid-line: the last line, unterminated and not yet valid JSON, is left unread
+# (a note, exit 0), in fail and skip mode alike; once the append completes, the next run lands it
+# and the lines after it, each once.
+for mode in fail skip; do
+    printf '{"a":1}\n{"a":' >"$work/partial-$mode.ndjson"
+    expect 0 "note: .*partial-$mode\.ndjson line 2 \(byte offset 8\): the last line has no line end" \
+        "a half-written last line is left unread ($mode)" -- write --url "$lake" --table "partial_$mode" \
+        --schema "$schema" --bad-records "$mode" "$work/partial-$mode.ndjson"
+    printf '2}\n{"a":3}\n' >>"$work/partial-$mode.ndjson"
+    expect 0 "wrote 2 rows" "the completed line lands on the next run ($mode)" -- write --url "$lake" \
+        --table "partial_$mode" --schema "$schema" --bad-records "$mode" "$work/partial-$mode.ndjson"
+    expect 0 "total: 2 files, 3 rows" "the table holds the 3 rows once ($mode)" -- ls --url "$lake" \
+        --table "partial_$mode"
+done
 # Every record bad: the summary counts them, and does not claim that nothing was new.
 printf '{"a":"x"}\n{"a":"y"}\n' >"$work/all-bad.ndjson"
 expect 0 "wrote 0 rows .*, 2 bad records" "every record skipped: counted, not 'nothing new'" -- \

@@ -14,6 +14,7 @@
  * then the epoch before that record is committed and the stream reopened with the grown schema
  * (never a guessed type). With a declared schema, keys it lacks are ignored and counted.
  */
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -582,6 +583,36 @@ static bool by_spans(const struct glue_source *s)
 }
 
 /*
+ * A bad NDJSON record that is a file's last line without a line end: most likely a line still
+ * being appended (a writer caught mid-line). Failing, skipping or committing it would make the
+ * rest of that line, once appended, a bad record or an extension of a committed line (refused
+ * forever): it is left unread instead, reported, and the input ends before it. true when so.
+ */
+static bool partial_last_line(struct glue_source *s, const struct s3l_record *rec,
+                              const struct s3l_error *why, uint64_t *offset_after,
+                              uint64_t *line_after)
+{
+    struct glue *g = s->g;
+    if (g->fmt != S3L_INPUT_NDJSON || !s->pos->replayable || !rec->raw ||
+        rec->end_offset != rec->offset + rec->raw_len)
+        return false; /* a line end was read: the line is whole */
+    s->done = true;
+    *offset_after = rec->offset + s->add;
+    *line_after = rec->line;
+    if (g->o->report) {
+        char msg[S3L_ERROR_MESSAGE_MAX + 512];
+        snprintf(msg, sizeof(msg),
+                 "%s line %llu (byte offset %llu): the last line has no line end and is not a "
+                 "valid record yet (%.300s): left unread, as a line still being appended; the "
+                 "next run reads it once it is whole", rec->source, (unsigned long long)rec->line,
+                 (unsigned long long)rec->offset, why->message);
+        struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg};
+        g->o->report(g->o->report_ctx, &r);
+    }
+    return true;
+}
+
+/*
  * Puts rows from the current span (not empty): all of it into the lanes, or up to max_rows
  * through the converter's fast path into lane's sink. A line the fast path does not take is
  * scanned here and goes the generic way alone (deliver: it may bring new columns), or is
@@ -613,6 +644,10 @@ static int span_rows(struct glue_source *s, unsigned lane, uint64_t max_rows,
         return s3l_error_set(err, S3L_EINTERNAL, "%s: a span without rows", s->pos->path);
     rc = s3l_reader_scan(s->reader, &rec, err);
     if (rc != 1) {
+        if (rc == S3L_EINVALID_INPUT && partial_last_line(s, &rec, err, offset_after, line_after)) {
+            s3l_error_clear(err);
+            return 0;
+        }
         *offset_after = rec.end_offset + s->add;
         *line_after = s->span.line;
         *raw = s3l_slice_make(rec.raw, rec.raw_len);
@@ -707,6 +742,11 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
     if (rc == 0)
         return at_end(s, offset_after, line_after);
     if (rc != 1) {
+        if (rc == S3L_EINVALID_INPUT && !s3l_reader_broken(s->reader) &&
+            partial_last_line(s, &rec, err, offset_after, line_after)) {
+            s3l_error_clear(err);
+            return 0;
+        }
         *offset_after = rec.end_offset + s->add;
         *line_after = s3l_reader_line(s->reader);
         *raw = s3l_slice_make(rec.raw, rec.raw_len);
