@@ -40,5 +40,5 @@ echo "== s3land schema --table flights"
 "$S3LAND" schema --url "file://$PWD/lake" --table flights
 
 echo
-echo "Read it with DuckDB:  SELECT count(*), avg(delay) FROM read_parquet('lake/flights/*.parquet');"
+echo "Read it with DuckDB:  SELECT count(*), avg(delay) FROM read_parquet('lake/flights/*.parquet', union_by_name = true);"
 echo "Run this script again: the write finds nothing new and adds nothing."
