@@ -16,16 +16,11 @@
 #include <cmocka.h>
 
 #include "json/json.h"
+#include "input_fd.h"
 
 static int file_with(const char *text)
 {
-    char path[] = "/tmp/s3l_test_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    unlink(path);
-    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
-    return fd;
+    return test_file_with(text, strlen(text));
 }
 
 static char out[8192];

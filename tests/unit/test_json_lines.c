@@ -16,26 +16,7 @@
 #include <cmocka.h>
 
 #include "json/json.h"
-
-static int file_with(const char *text, size_t len)
-{
-    char path[] = "/tmp/s3l_test_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    unlink(path);
-    assert_int_equal(write(fd, text, len), (ssize_t)len);
-    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
-    return fd;
-}
-
-static int pipe_with(const char *text)
-{
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    assert_int_equal(write(p[1], text, strlen(text)), (ssize_t)strlen(text));
-    close(p[1]);
-    return p[0];
-}
+#include "input_fd.h"
 
 struct spans {
     size_t block, max_record, max_bytes;
@@ -117,7 +98,7 @@ static void rows_lines_offsets(void **state)
     /* A big block: the rows ended by a line feed in one span; the last line only once the
      * input's end is known (a read returned 0), in a span of its own. */
     struct spans sp = {.max_rows = 100, .max_bytes = 1 << 20};
-    read_spans(file_with(ND, sizeof(ND) - 1), &sp, out, sizeof(out), &end);
+    read_spans(test_file_with(ND, sizeof(ND) - 1), &sp, out, sizeof(out), &end);
     char want[1024];
     snprintf(want, sizeof(want), "S2\nL1 O0-8 {\"a\":1}\nL3 O9-22   {\"b\":\"x\"}\n"
                                  "S1\nL4 O22-42 {\"c\":[1,{\"d\":null}]}\n");
@@ -127,7 +108,7 @@ static void rows_lines_offsets(void **state)
     size_t blocks[] = {1, 2, 3, 7};
     for (size_t i = 0; i < 4; i++) {
         sp.block = blocks[i];
-        read_spans(file_with(ND, sizeof(ND) - 1), &sp, out, sizeof(out), &end);
+        read_spans(test_file_with(ND, sizeof(ND) - 1), &sp, out, sizeof(out), &end);
         char got[1024] = "";
         for (const char *p = out; *p;) { /* drop the span headers */
             const char *nl = strchr(p, '\n');
@@ -139,18 +120,18 @@ static void rows_lines_offsets(void **state)
         assert_int_equal(end, 42);
     }
     sp.block = 4;
-    read_spans(pipe_with(ND), &sp, out, sizeof(out), &end);
+    read_spans(test_pipe_with(ND), &sp, out, sizeof(out), &end);
     assert_non_null(strstr(out, "L4 O22-42"));
     /* One row per span; then a span of at most 10 bytes past its first row. */
     sp.block = 0;
     sp.max_rows = 1;
-    read_spans(file_with(ND, sizeof(ND) - 1), &sp, out, sizeof(out), &end);
+    read_spans(test_file_with(ND, sizeof(ND) - 1), &sp, out, sizeof(out), &end);
     snprintf(want, sizeof(want), "S1\nL1 O0-8 {\"a\":1}\nS1\nL3 O9-22   {\"b\":\"x\"}\n"
                                  "S1\nL4 O22-42 {\"c\":[1,{\"d\":null}]}\n");
     assert_string_equal(out, want);
     sp.max_rows = 100;
     sp.max_bytes = 10; /* line 1 is 8 bytes, the blank line 9: line 3 still starts before 10 */
-    read_spans(file_with(ND, sizeof(ND) - 1), &sp, out, sizeof(out), &end);
+    read_spans(test_file_with(ND, sizeof(ND) - 1), &sp, out, sizeof(out), &end);
     snprintf(want, sizeof(want), "S2\nL1 O0-8 {\"a\":1}\nL3 O9-22   {\"b\":\"x\"}\n"
                                  "S1\nL4 O22-42 {\"c\":[1,{\"d\":null}]}\n");
     assert_string_equal(out, want);
@@ -163,22 +144,22 @@ static void resume_bom_blank(void **state)
     uint64_t end;
     struct spans sp = {.block = 5, .max_rows = 100, .max_bytes = 1 << 20, .start = 8,
                        .start_line = 2};
-    read_spans(file_with(ND, sizeof(ND) - 1), &sp, out, sizeof(out), &end);
+    read_spans(test_file_with(ND, sizeof(ND) - 1), &sp, out, sizeof(out), &end);
     assert_string_equal(out, "S1\nL3 O9-22   {\"b\":\"x\"}\nS1\nL4 O22-42 {\"c\":[1,{\"d\":null}]}\n");
     /* A byte order mark at offset 0 is skipped. */
     struct spans bom = {.block = 2, .max_rows = 100, .max_bytes = 1 << 20};
-    read_spans(file_with("\xEF\xBB\xBF{\"a\":1}\n", 11), &bom, out, sizeof(out), &end);
+    read_spans(test_file_with("\xEF\xBB\xBF{\"a\":1}\n", 11), &bom, out, sizeof(out), &end);
     assert_string_equal(out, "S1\nL1 O3-11 {\"a\":1}\n");
     /* Only blank lines (and an empty input): no span, everything consumed. */
-    read_spans(file_with("\n \r\n\t", 5), &bom, out, sizeof(out), &end);
+    read_spans(test_file_with("\n \r\n\t", 5), &bom, out, sizeof(out), &end);
     assert_string_equal(out, "");
     assert_int_equal(end, 5);
-    read_spans(file_with("", 0), &bom, out, sizeof(out), &end);
+    read_spans(test_file_with("", 0), &bom, out, sizeof(out), &end);
     assert_string_equal(out, "");
     assert_int_equal(end, 0);
     /* Trailing blank lines are not in the span, but consumed at the end. */
     bom.block = 0;
-    read_spans(file_with("{}\n\n \r\n", 7), &bom, out, sizeof(out), &end);
+    read_spans(test_file_with("{}\n\n \r\n", 7), &bom, out, sizeof(out), &end);
     assert_string_equal(out, "S1\nL1 O0-3 {}\n");
     assert_int_equal(end, 7);
 }
@@ -194,7 +175,7 @@ static void long_lines_go_one_by_one(void **state)
                              "{\"b\":123456}\n"       /* line 2, bytes 8-21, 12 bytes */
                              "{\"c\":2}\n";           /* line 3, bytes 21-29 */
     struct spans sp = {.block = 0, .max_record = 10, .max_rows = 100, .max_bytes = 1 << 20};
-    read_spans(file_with(in, sizeof(in) - 1), &sp, out, sizeof(out), &end);
+    read_spans(test_file_with(in, sizeof(in) - 1), &sp, out, sizeof(out), &end);
     assert_string_equal(out, "S1\nL1 O0-8 {\"a\":1}\n"
                              "E in.ndjson line 2 (byte offset 8): the record is longer than the "
                              "maximum record size (10 bytes)\n"
@@ -202,7 +183,7 @@ static void long_lines_go_one_by_one(void **state)
     assert_int_equal(end, 29);
     /* Small blocks: line 2 is found over the limit before its end; the rest is skipped. */
     sp.block = 4;
-    read_spans(file_with(in, sizeof(in) - 1), &sp, out, sizeof(out), &end);
+    read_spans(test_file_with(in, sizeof(in) - 1), &sp, out, sizeof(out), &end);
     assert_non_null(strstr(out, "S1\nL1 O0-8 {\"a\":1}\nE in.ndjson line 2 (byte offset 8): "));
     assert_non_null(strstr(out, "L3 O21-29 {\"c\":2}\n"));
     assert_int_equal(end, 29);
@@ -248,14 +229,14 @@ static void bad_arguments(void **state)
                                      .format = S3L_INPUT_CSV, .name = "in.csv"};
     struct s3l_reader *r;
     struct s3l_error err = {0};
-    int fd = file_with("a\n1\n", 4);
+    int fd = test_file_with("a\n1\n", 4);
     assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
     struct s3l_lines s;
     assert_int_equal(s3l_reader_next_lines(r, 10, 100, &s, &err), S3L_EINVALID_ARGUMENT);
     s3l_reader_free(r);
     close(fd);
     opt.format = S3L_INPUT_NDJSON;
-    fd = file_with("{}\n", 3);
+    fd = test_file_with("{}\n", 3);
     assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
     assert_int_equal(s3l_reader_next_lines(r, 0, 100, &s, &err), S3L_EINVALID_ARGUMENT);
     s3l_reader_free(r);

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "json/json.h"
+#include "input_fd.h"
 
 /* ---- a counting, failing allocator (a size header before each block) ----------------------- */
 
@@ -72,17 +73,6 @@ static const struct s3l_allocator counting = {c_malloc, c_realloc, c_free, NULL}
 
 /* ---- inputs -------------------------------------------------------------------------------- */
 
-static int file_with(const char *text, size_t len)
-{
-    char path[] = "/tmp/s3l_test_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    unlink(path);
-    assert_int_equal(write(fd, text, len), (ssize_t)len);
-    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
-    return fd;
-}
-
 /* n records of the format, about 80 bytes each. */
 static char *make_input(enum s3l_input_format fmt, int n, size_t *len)
 {
@@ -131,7 +121,7 @@ static const struct s3l_row_sink_ops nop_ops = {
 /* Reads, infers from 100 records and converts everything; returns 0 or the first error. */
 static int read_infer_convert(const char *text, size_t len, enum s3l_input_format fmt)
 {
-    int fd = file_with(text, len);
+    int fd = test_file_with(text, len);
     struct s3l_reader_options ro = {.version = S3L_READER_OPTIONS_VERSION, .format = fmt,
                                     .name = "m", .block_bytes = 4096, .max_record_bytes = 1024};
     struct s3l_reader *r = NULL;

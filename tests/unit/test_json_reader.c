@@ -17,28 +17,7 @@
 #include <cmocka.h>
 
 #include "json/json.h"
-
-/* A file holding text, opened for reading (unlinked at once). */
-static int file_with(const char *text, size_t len)
-{
-    char path[] = "/tmp/s3l_test_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    unlink(path);
-    assert_int_equal(write(fd, text, len), (ssize_t)len);
-    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
-    return fd;
-}
-
-/* A pipe holding text (small enough for the pipe buffer). */
-static int pipe_with(const char *text)
-{
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    assert_int_equal(write(p[1], text, strlen(text)), (ssize_t)strlen(text));
-    close(p[1]);
-    return p[0];
-}
+#include "input_fd.h"
 
 struct run {
     char out[8192]; /* one line per call: "L<line> O<offset>-<end> <json>" or "E <message>" */
@@ -99,24 +78,24 @@ static void ndjson_records_lines_offsets(void **state)
     struct run run;
     size_t blocks[] = {1, 2, 3, 7, 1 << 20};
     for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
-        read_all(file_with(ND, sizeof(ND) - 1), S3L_INPUT_NDJSON, blocks[i], 0, 0, 0, &run);
+        read_all(test_file_with(ND, sizeof(ND) - 1), S3L_INPUT_NDJSON, blocks[i], 0, 0, 0, &run);
         assert_string_equal(run.out, want);
         assert_int_equal(run.final_offset, 42);
     }
-    read_all(pipe_with(ND), S3L_INPUT_NDJSON, 4, 0, 0, 0, &run);
+    read_all(test_pipe_with(ND), S3L_INPUT_NDJSON, 4, 0, 0, 0, &run);
     assert_string_equal(run.out, want);
     /* Resume after the first record: the reader is told the line number there. */
-    read_all(file_with(ND, sizeof(ND) - 1), S3L_INPUT_NDJSON, 5, 0, 8, 2, &run);
+    read_all(test_file_with(ND, sizeof(ND) - 1), S3L_INPUT_NDJSON, 5, 0, 8, 2, &run);
     assert_string_equal(run.out, "L3 O9-22 {\"b\":\"x\"}\nL4 O22-42 {\"c\":[1,{\"d\":null}]}\n");
-    read_all(pipe_with(ND), S3L_INPUT_NDJSON, 5, 0, 22, 4, &run);
+    read_all(test_pipe_with(ND), S3L_INPUT_NDJSON, 5, 0, 22, 4, &run);
     assert_string_equal(run.out, "L4 O22-42 {\"c\":[1,{\"d\":null}]}\n");
     /* A byte order mark at the start is skipped. */
-    read_all(file_with("\xEF\xBB\xBF{\"a\":1}\n", 11), S3L_INPUT_NDJSON, 2, 0, 0, 0, &run);
+    read_all(test_file_with("\xEF\xBB\xBF{\"a\":1}\n", 11), S3L_INPUT_NDJSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out, "L1 O3-11 {\"a\":1}\n");
-    read_all(file_with("", 0), S3L_INPUT_NDJSON, 0, 0, 0, 0, &run);
+    read_all(test_file_with("", 0), S3L_INPUT_NDJSON, 0, 0, 0, 0, &run);
     assert_string_equal(run.out, "");
     /* Trailing blank lines are consumed: the resume offset is the end. */
-    read_all(file_with("{}\n\n \r\n", 7), S3L_INPUT_NDJSON, 2, 0, 0, 0, &run);
+    read_all(test_file_with("{}\n\n \r\n", 7), S3L_INPUT_NDJSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out, "L1 O0-3 {}\n");
     assert_int_equal(run.final_offset, 7);
 }
@@ -131,7 +110,7 @@ static void ndjson_errors_and_recovery(void **state)
                               "{\"long\":\"0123456789012345678901234567890123456789\"}\n"
                               "{\"ok\":true}\n";
     struct run run;
-    read_all(file_with(bad, sizeof(bad) - 1), S3L_INPUT_NDJSON, 3, 40, 0, 0, &run);
+    read_all(test_file_with(bad, sizeof(bad) - 1), S3L_INPUT_NDJSON, 3, 40, 0, 0, &run);
     assert_string_equal(
         run.out,
         "L1 O0-8 {\"a\":1}\n"
@@ -145,7 +124,7 @@ static void ndjson_errors_and_recovery(void **state)
         "L6 O85-97 {\"ok\":true}\n");
     assert_int_equal(run.final_offset, 97);
     /* Past the limit with a large block: the whole line was read, still refused. */
-    read_all(file_with(bad, sizeof(bad) - 1), S3L_INPUT_NDJSON, 1 << 20, 40, 0, 0, &run);
+    read_all(test_file_with(bad, sizeof(bad) - 1), S3L_INPUT_NDJSON, 1 << 20, 40, 0, 0, &run);
     assert_non_null(strstr(run.out, "E in.json line 5 (byte offset 33): the record is longer"));
     assert_non_null(strstr(run.out, "L6 O85-97 {\"ok\":true}\n"));
 }
@@ -164,21 +143,21 @@ static void json_array_stream(void **state)
     struct run run;
     size_t blocks[] = {1, 3, 1 << 20};
     for (size_t i = 0; i < 3; i++) {
-        read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, blocks[i], 0, 0, 0, &run);
+        read_all(test_file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, blocks[i], 0, 0, 0, &run);
         assert_string_equal(run.out, want);
         assert_int_equal(run.final_offset, 60); /* "]\n" consumed at the end */
     }
-    read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 23, 2, &run);
+    read_all(test_file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 23, 2, &run);
     assert_string_equal(run.out, "L3 O27-47 {\"a\":[2,{\"b\":3}]}\nL4 O49-57 {\"a\":4}\n");
-    read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 57, 5, &run);
+    read_all(test_file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 57, 5, &run);
     assert_string_equal(run.out, "");
     assert_int_equal(run.final_offset, 60);
-    read_all(file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 60, 6, &run);
+    read_all(test_file_with(arr, sizeof(arr) - 1), S3L_INPUT_JSON, 4, 0, 60, 6, &run);
     assert_string_equal(run.out, "");
     assert_int_equal(run.final_offset, 60);
-    read_all(pipe_with("[]"), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
+    read_all(test_pipe_with("[]"), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
     assert_string_equal(run.out, "");
-    read_all(pipe_with(" "), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
+    read_all(test_pipe_with(" "), S3L_INPUT_JSON, 1, 0, 0, 0, &run);
     assert_string_equal(run.out, "");
 }
 
@@ -191,14 +170,14 @@ static void json_top_level_objects(void **state)
                        "L3 O21-31 {\"c\":\"}\"}\n"
                        "L3 O31-38 {\"d\":1}\n";
     struct run run;
-    read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    read_all(test_file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out, want);
     assert_int_equal(run.final_offset, 39);
-    read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 20, 2, &run);
+    read_all(test_file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 20, 2, &run);
     assert_string_equal(run.out, "L3 O21-31 {\"c\":\"}\"}\nL3 O31-38 {\"d\":1}\n");
-    read_all(file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 38, 3, &run);
+    read_all(test_file_with(objs, sizeof(objs) - 1), S3L_INPUT_JSON, 2, 0, 38, 3, &run);
     assert_string_equal(run.out, "");
-    read_all(pipe_with("{\"a\":1} [1]"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    read_all(test_pipe_with("{\"a\":1} [1]"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
     assert_string_equal(run.out, "L1 O0-7 {\"a\":1}\nE in.json line 1 (byte offset 8): expected "
                                  "'{' (the next top-level object)\n");
 }
@@ -207,19 +186,19 @@ static void json_array_errors(void **state)
 {
     (void)state;
     struct run run;
-    read_all(pipe_with("x"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    read_all(test_pipe_with("x"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
     assert_string_equal(run.out, "E in.json line 1 (byte offset 0): expected '[' (a JSON array of "
                                  "objects) or '{' (objects)\n");
-    read_all(pipe_with("[{\"a\":1} {\"a\":2}]"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    read_all(test_pipe_with("[{\"a\":1} {\"a\":2}]"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
     assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\n"
                                  "E in.json line 1 (byte offset 9): expected ',' or ']' after an "
                                  "array element\n");
-    read_all(pipe_with("[{\"a\":1},\n{\"a\":"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    read_all(test_pipe_with("[{\"a\":1},\n{\"a\":"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
     assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\n"
                                  "E in.json line 2 (byte offset 10): expected the rest of the "
                                  "array element (the input ended)\n");
     /* A bad element whose extent is known is skipped; so is a scalar. */
-    read_all(pipe_with("[{\"a\":tru}, 5, {\"b\":2}] x"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    read_all(test_pipe_with("[{\"a\":tru}, 5, {\"b\":2}] x"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out,
                         /* columns count from the start of the line: 't' is its 7th byte */
                         "E in.json line 1, column 7 (byte offset 6): expected a value (object, "
@@ -229,16 +208,16 @@ static void json_array_errors(void **state)
                         "L1 O15-22 {\"b\":2}\n"
                         "E in.json line 1 (byte offset 24): expected the end of the input after "
                         "the array's ']'\n");
-    read_all(pipe_with("[{\"a\":1}"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    read_all(test_pipe_with("[{\"a\":1}"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
     assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\n"
                                  "E in.json line 1 (byte offset 8): expected ',' or ']' (the "
                                  "input ended inside the array)\n");
-    read_all(pipe_with("[{\"a\":\"0123456789012345678901234567890123456789\"}]"), S3L_INPUT_JSON,
+    read_all(test_pipe_with("[{\"a\":\"0123456789012345678901234567890123456789\"}]"), S3L_INPUT_JSON,
              4, 20, 0, 0, &run);
     assert_string_equal(run.out, "E in.json line 1 (byte offset 1): the array element is longer "
                                  "than the maximum record size (20 bytes)\n");
     /* The same when the whole element fits in one block. */
-    read_all(pipe_with("[{\"a\":1},{\"a\":\"0123456789012345678901234567890123456789\"}]"),
+    read_all(test_pipe_with("[{\"a\":1},{\"a\":\"0123456789012345678901234567890123456789\"}]"),
              S3L_INPUT_JSON, 1 << 16, 20, 0, 0, &run);
     assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\nE in.json line 1 (byte offset 9): the array "
                                  "element is longer than the maximum record size (20 bytes)\n");
@@ -280,7 +259,7 @@ static void endless_line_is_reported_at_once(void **state)
     close(fd);
     /* A top-level object (not an array) over the limit is named as such. */
     struct run run;
-    read_all(pipe_with("{\"a\":\"0123456789012345678901234567890123456789\"}"), S3L_INPUT_JSON,
+    read_all(test_pipe_with("{\"a\":\"0123456789012345678901234567890123456789\"}"), S3L_INPUT_JSON,
              4, 20, 0, 0, &run);
     assert_string_equal(run.out, "E in.json line 1 (byte offset 0): the top-level object is "
                                  "longer than the maximum record size (20 bytes)\n");
@@ -294,12 +273,12 @@ static void pretty_printed_positions(void **state)
     (void)state;
     struct run run;
     /* The user's report: '@' is byte 13, the 12th byte of line 2. */
-    read_all(pipe_with("[\n  {\"a\": 3, @}\n]"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    read_all(test_pipe_with("[\n  {\"a\": 3, @}\n]"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out, "E in.json line 2, column 12 (byte offset 13): expected a member "
                                  "name in double quotes\n");
     /* Line 1 "[{"a":1}," (0-9), line 2 " {"b":" (10-16), line 3 "   [1," (17-23), line 4
      * "  2,]}, 5]": ']' at 28 is its 5th byte, '5' at 32 its 9th. */
-    read_all(pipe_with("[{\"a\":1},\n {\"b\":\n   [1,\n  2,]}, 5]"), S3L_INPUT_JSON, 2, 0, 0, 0,
+    read_all(test_pipe_with("[{\"a\":1},\n {\"b\":\n   [1,\n  2,]}, 5]"), S3L_INPUT_JSON, 2, 0, 0, 0,
              &run);
     assert_string_equal(run.out, "L1 O1-8 {\"a\":1}\n"
                                  "E in.json line 4, column 5 (byte offset 28): expected a value "
@@ -307,7 +286,7 @@ static void pretty_printed_positions(void **state)
                                  "E in.json line 4, column 9 (byte offset 32): expected a JSON "
                                  "object, got a number\n");
     /* Objects back to back, pretty-printed: 'x' (byte 18) is the 8th byte of line 3 (11-21). */
-    read_all(pipe_with("{\"a\": 1}\n{\n  \"b\": x\n}\n"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
+    read_all(test_pipe_with("{\"a\": 1}\n{\n  \"b\": x\n}\n"), S3L_INPUT_JSON, 2, 0, 0, 0, &run);
     assert_string_equal(run.out, "L1 O0-8 {\"a\":1}\n"
                                  "E in.json line 3, column 8 (byte offset 18): expected a value "
                                  "(object, array, string, number, true, false, null)\n");
@@ -316,7 +295,7 @@ static void pretty_printed_positions(void **state)
 static void records_can_be_kept(void **state)
 {
     (void)state;
-    int fd = pipe_with("{\"a\":\"x\\ty\",\"b\":[1.5,{\"c\":null}]}\n{\"d\":2}\n");
+    int fd = test_pipe_with("{\"a\":\"x\\ty\",\"b\":[1.5,{\"c\":null}]}\n{\"d\":2}\n");
     struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION,
                                      .format = S3L_INPUT_NDJSON, .name = "kept"};
     struct s3l_reader *r;
@@ -359,7 +338,7 @@ static void bad_options(void **state)
     opt.start_offset = 100;
     opt.name = "p";
     s3l_error_clear(&err);
-    int fd = pipe_with("{}\n");
+    int fd = test_pipe_with("{}\n");
     assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), S3L_EIO);
     assert_string_equal(err.message, "p ends before byte offset 100");
     close(fd);

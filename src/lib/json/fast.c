@@ -668,33 +668,6 @@ static int batch_take(struct s3l_converter *c)
     return 0;
 }
 
-/* Copies n bytes; short strings (most values) without a call to memcpy: two overlapping moves
- * that stay within [0, n) of both buffers (as the writer's rows.c copy_bytes). */
-static inline void copy_short(uint8_t *d, const char *s, size_t n)
-{
-    if (n >= 4 && n <= 16) {
-        if (n >= 8) {
-            uint64_t a, b;
-            memcpy(&a, s, 8);
-            memcpy(&b, s + n - 8, 8);
-            memcpy(d, &a, 8);
-            memcpy(d + n - 8, &b, 8);
-        } else {
-            uint32_t a, b;
-            memcpy(&a, s, 4);
-            memcpy(&b, s + n - 4, 4);
-            memcpy(d, &a, 4);
-            memcpy(d + n - 4, &b, 4);
-        }
-    } else if (n > 0 && n < 4) {
-        d[0] = (uint8_t)s[0];
-        d[n / 2] = (uint8_t)s[n / 2];
-        d[n - 1] = (uint8_t)s[n - 1];
-    } else if (n) {
-        memcpy(d, s, n);
-    }
-}
-
 /* One loop per integer width: the value's low bytes (the C conversion to the unsigned type of
  * that width is two's complement truncation: -5 as int8 is 0xfb). */
 #define INT_COLUMN(T)                                                                              \
@@ -759,7 +732,7 @@ static int batch_column(const struct s3l__fast_val *v, size_t nf, size_t n,
         int32_t *off = bc->offsets, at = 0;
         for (size_t r = 0; r < n; r++) {
             if (v[r * nf].kind != V_NULL) {
-                copy_short(dst + at, v[r * nf].str, v[r * nf].len);
+                s3l_copy_short(dst + at, v[r * nf].str, v[r * nf].len);
                 at += (int32_t)v[r * nf].len; /* at most S3L__BATCH_MAX_VALUE (batch_take) */
                 present++;
             }

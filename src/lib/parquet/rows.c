@@ -194,33 +194,6 @@ static inline int emit(struct s3l_pq_writer *w, const struct pq_node *n, size_t 
     return 0;
 }
 
-/* Copies n bytes; short strings (most values) without a call to memcpy: two overlapping moves
- * that stay within [0, n) of both buffers. */
-static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
-{
-    if (n >= 4 && n <= 16) {
-        if (n >= 8) {
-            uint64_t a, b;
-            memcpy(&a, s, 8);
-            memcpy(&b, s + n - 8, 8);
-            memcpy(d, &a, 8);
-            memcpy(d + n - 8, &b, 8);
-        } else {
-            uint32_t a, b;
-            memcpy(&a, s, 4);
-            memcpy(&b, s + n - 4, 4);
-            memcpy(d, &a, 4);
-            memcpy(d + n - 4, &b, 4);
-        }
-    } else if (n > 0 && n < 4) {
-        d[0] = s[0];
-        d[n / 2] = s[n / 2];
-        d[n - 1] = s[n - 1];
-    } else if (n) {
-        memcpy(d, s, n);
-    }
-}
-
 /*
  * Appends a present value to a column without repetition levels when its buffers have room (the
  * common case): the value v[0..n), after its 4-byte length when prefixed (BYTE_ARRAY PLAIN), and
@@ -243,7 +216,7 @@ static inline bool fast_append(struct s3l_pq_writer *w, struct pq_col *c, const 
         c->last_start = b->len;
         uint32_t l32 = (uint32_t)n;
         memcpy(p, &l32, 4);
-        copy_bytes(p + 4, v, n);
+        s3l_copy_short(p + 4, v, n);
     } else {
         memcpy(p, v, n);
     }

@@ -107,6 +107,35 @@ void s3l_arena_free(struct s3l_arena *a);
 void s3l_hex_encode(const uint8_t *in, size_t n, char *out);
 
 /* a * b into *out, false on overflow. */
+/* Copies n bytes from s to d (not overlapping); short ones (most string values) without a call
+ * to memcpy: two overlapping moves that stay within [0, n) of both buffers. */
+static inline void s3l_copy_short(void *dst, const void *src, size_t n)
+{
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    if (n >= 4 && n <= 16) {
+        if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + n - 8, 8);
+            memcpy(d, &a, 8);
+            memcpy(d + n - 8, &b, 8);
+        } else {
+            uint32_t a, b;
+            memcpy(&a, s, 4);
+            memcpy(&b, s + n - 4, 4);
+            memcpy(d, &a, 4);
+            memcpy(d + n - 4, &b, 4);
+        }
+    } else if (n > 0 && n < 4) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    } else if (n) {
+        memcpy(d, s, n);
+    }
+}
+
 static inline bool s3l_mul_size(size_t a, size_t b, size_t *out)
 {
     return !__builtin_mul_overflow(a, b, out);
