@@ -353,6 +353,14 @@ static int sticky_out(struct lane *l, struct s3l_error *err)
     return l->sticky;
 }
 
+/* A lane's failure rc: sticky from now on, its open file dropped; returns rc (err as sticky_out). */
+static int lane_fail(struct lane *l, int rc, struct s3l_error *err)
+{
+    l->sticky = rc;
+    lane_drop(l);
+    return sticky_out(l, err);
+}
+
 static int fwd_row_end(void *ctx, struct s3l_error *err)
 {
     struct lane *l = ctx;
@@ -367,11 +375,8 @@ static int fwd_row_end(void *ctx, struct s3l_error *err)
         rc = lane_close_file(l, &l->err);
     else if (rc && l->err.code == 0 && err)
         l->err = *err;
-    if (rc) {
-        l->sticky = rc;
-        lane_drop(l);
-        return sticky_out(l, err);
-    }
+    if (rc)
+        return lane_fail(l, rc, err);
     return 0;
 }
 
@@ -410,11 +415,8 @@ static int fwd_put_columns(void *ctx, size_t n, const struct s3l_column_batch *c
             rc = s3l_error_set(&l->err, S3L_EINTERNAL, "a column batch made no progress");
         else if (rc && l->err.code == 0 && err)
             l->err = *err;
-        if (rc) {
-            l->sticky = rc;
-            lane_drop(l);
-            return sticky_out(l, err);
-        }
+        if (rc)
+            return lane_fail(l, rc, err);
     }
     return 0;
 }
@@ -446,9 +448,7 @@ int s3l_dest_lane_close(struct s3l_dest_stream *st, unsigned lane, struct s3l_er
     int rc = lane_close_file(l, &l->err);
     if (rc) {
         s3l_error_prefix(&l->err, "staging a file of %s", st->table);
-        l->sticky = rc;
-        lane_drop(l);
-        return sticky_out(l, err);
+        return lane_fail(l, rc, err);
     }
     return 0;
 }

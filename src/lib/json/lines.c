@@ -177,7 +177,7 @@ int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_by
             return r->head == r->buf.len ? 0 : S3L_READER_ONE;
         if (r->buf.len - r->head > r->opt.max_record_bytes)
             return S3L_READER_ONE; /* ndjson_next reports it without reading on */
-        if (r->opt.idle_ms > 0 && !r->eof) {
+        if (r->opt.idle_ms > 0) {
             /* A quiet stream: hand control back within idle_ms (a file is always readable). */
             struct pollfd pfd = {r->fd, POLLIN, 0};
             int n;

@@ -256,14 +256,6 @@ static int ndjson_skip(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
     return 0;
 }
 
-static bool blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-            return false;
-    return true;
-}
-
 static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
     if (r->skipping) {
@@ -313,7 +305,7 @@ static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
                                  "maximum record size (%zu bytes)", r->name, (ull)rec->line,
                                  (ull)rec->offset, r->opt.max_record_bytes);
         }
-        if (blank(rec->raw, len))
+        if (!s3l__is_row(rec->raw, rec->raw + len))
             continue;
         return r->defer ? 1 : scan_object(r, rec, err);
     }

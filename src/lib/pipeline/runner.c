@@ -132,6 +132,16 @@ static int bad_record(struct loop *l, struct s3l_slice raw, struct s3l_error *er
     return 0;
 }
 
+/* Input i reached offset off (line `line`): recorded at the next commit. */
+static void moved(struct loop *l, size_t i, uint64_t off, uint64_t line)
+{
+    if (off != l->cur[i]) {
+        l->cur[i] = off;
+        l->line[i] = line;
+        l->dirty = true;
+    }
+}
+
 /* Reads input i from its offset to its end. *side is set on failure. */
 static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err)
 {
@@ -163,20 +173,12 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
         if (rc == 0) {
             /* The end: the source may have consumed bytes after its last record (blank lines, a
              * JSON array's closing bracket), which belong to no epoch but must be recorded. */
-            if (off != l->cur[i]) {
-                l->cur[i] = off;
-                l->line[i] = line;
-                l->dirty = true;
-            }
+            moved(l, i, off, line);
             break;
         }
         if (rc == S3L__SOURCE_IDLE) {
             /* A quiet stream: what was read is committed when the interval is due. */
-            if (off != l->cur[i]) {
-                l->cur[i] = off;
-                l->line[i] = line;
-                l->dirty = true;
-            }
+            moved(l, i, off, line);
             int64_t now = l->now = l->env->now_ns();
             since_clock = 0;
             if (epoch_due(l, now) && (rc = commit(l, err)) != 0) {
@@ -216,11 +218,7 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             break;
         }
         rc = 0;
-        if (off != l->cur[i]) {
-            l->cur[i] = off;
-            l->line[i] = line;
-            l->dirty = true;
-        }
+        moved(l, i, off, line);
         /* A stream (stdin, a pipe) may deliver records slowly: its clock is read at every call
          * so that --commit-interval holds; files are read every clock_every records. */
         if (l->pos[i].replayable && since_clock < l->clock_every &&
