@@ -10,6 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
+# The structure rules (issue 9), in figures; fails on new debt. Fast: it reads files only.
+scripts/check-structure.sh
 
 jobs=$(nproc)
 # Some tests mount a small tmpfs (a full disk) and drop to an unprivileged user (an unwritable

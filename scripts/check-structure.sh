@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Checks the structure rules in figures (file and function sizes, the include graph between
+# modules, OS calls only in os/, getenv only in the credentials providers) against the known debt
+# in scripts/structure-debt.txt. Run by scripts/test.sh (CI). Usage: scripts/check-structure.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec node scripts/check-structure.mjs "$@"
