@@ -30,6 +30,7 @@
 
 #include "s3l/error.h"
 #include "s3l/parquet.h"
+#include "s3l/pq_footer.h"
 #include "s3l/row.h"
 #include "s3l/schema.h"
 #include "s3l/sys/store.h"
@@ -62,9 +63,17 @@ int s3l_dest_check_disposition(const char *disposition, struct s3l_error *err);
 
 /*
  * "NAMESPACE/TABLE" (or "TABLE" when ns is NULL or empty) into *out (s3l_free), after checking
- * both names with s3l_name_check. S3L_EINVALID_CONFIG naming the bad name; S3L_ENOMEM.
+ * both names with s3l_name_check and refusing "_openetl" (the destination's metadata root) as
+ * either. This is the one place a table path is built. S3L_EINVALID_CONFIG naming the bad name
+ * and why; S3L_ENOMEM.
  */
 int s3l_dest_table_path(const char *ns, const char *table, char **out, struct s3l_error *err);
+
+/*
+ * The prefix under which scratch objects may be written to test a destination ("_openetl/check/":
+ * inside the metadata root, so that no table and no reader ever sees them). Static storage.
+ */
+const char *s3l_dest_scratch_prefix(void);
 
 /*
  * Opens the destination for pipeline o->pipeline_id on store (borrowed; must outlive the
@@ -218,5 +227,29 @@ int s3l_dest_list_files(struct s3l_store *s, const char *table, bool committed_o
 /* The schema record of T as JSON text (*json: s3l_free, NUL-terminated). S3L_ENOT_FOUND. */
 int s3l_dest_read_schema(struct s3l_store *s, const char *table, char **json, size_t *len,
                          struct s3l_error *err);
+
+/*
+ * Footers of a destination's files where they lie (commit/footer_store.c; the footer reader of
+ * include/s3l/pq_footer.h reads from a byte source only). Where s3l_pq_read_store reads: an
+ * object of a store (borrowed, as key).
+ */
+struct s3l_pq_store_src {
+    struct s3l_store *store;
+    const char *key;
+};
+
+/* A read function over a store object (ctx: a struct s3l_pq_store_src *), by ranged GETs; for
+ * s3l_pq_footer_read and the page index readers. The store's errors; S3L_EIO when the object
+ * returns fewer bytes than asked (it changed meanwhile). */
+int s3l_pq_read_store(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err);
+
+/*
+ * As s3l_pq_footer_read, for object key of store: one stat for the size, then ranged GETs (one
+ * for an object under 64 KiB). Messages name the key unless opts->name is set. The store's errors
+ * (S3L_ENOT_FOUND for a missing key) and those of s3l_pq_footer_read.
+ */
+int s3l_pq_footer_read_store(struct s3l_store *store, const char *key,
+                             const struct s3l_pq_footer_options *opts, struct s3l_pq_footer **out,
+                             struct s3l_error *err);
 
 #endif

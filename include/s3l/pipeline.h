@@ -148,7 +148,8 @@ struct s3l_store;
  * bump, nothing written): *state gets the runner's positions JSON (NULL when none; s3l_free),
  * *pending whether an epoch awaits recovery, *committed_epoch the last committed epoch; each out
  * pointer may be NULL. A missing checkpoint is success with NULL, false, 0.
- * Errors: S3L_ECORRUPT (not a JSON object, naming the key); the store's errors; S3L_ENOMEM.
+ * Errors: S3L_ECORRUPT (not a JSON object, naming the key; the destination's checkpoint codec
+ * reads it, docs/internals/commit.md); the store's errors; S3L_ENOMEM.
  */
 int s3l_pipeline_peek(struct s3l_store *store, const char *id, char **state, bool *pending,
                       uint64_t *committed_epoch, struct s3l_error *err);

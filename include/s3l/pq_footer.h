@@ -358,28 +358,6 @@ int s3l_pq_chunk_pages(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
                        const struct s3l_pq_footer_options *opts, s3l_pq_page_fn cb, void *cb_ctx,
                        struct s3l_error *err);
 
-struct s3l_store;
-
-/* Where s3l_pq_read_store reads: an object of a store (include/s3l/sys/store.h). */
-struct s3l_pq_store_src {
-    struct s3l_store *store;
-    const char *key;
-};
-
-/* A read function over a store object (ctx: a struct s3l_pq_store_src *), by ranged GETs; for
- * s3l_pq_footer_read and the page index readers. The store's errors; S3L_EIO when the object
- * returns fewer bytes than asked (it changed meanwhile). */
-int s3l_pq_read_store(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err);
-
-/*
- * As s3l_pq_footer_read, for object key of store: one stat for the size, then ranged GETs (one
- * for an object under 64 KiB). Messages name the key unless opts->name is set. The store's errors
- * (S3L_ENOT_FOUND for a missing key) and those of s3l_pq_footer_read.
- */
-int s3l_pq_footer_read_store(struct s3l_store *store, const char *key,
-                             const struct s3l_pq_footer_options *opts, struct s3l_pq_footer **out,
-                             struct s3l_error *err);
-
 /*
  * Renders one PLAIN-encoded value of leaf column se (len bytes without a length prefix: a
  * Statistics min_value/max_value or a ColumnIndex bound) as text into out (cap bytes, always

@@ -48,8 +48,9 @@ void s3l_store_free(struct s3l_store *s);
  * S3L_EINVALID_CONFIG naming `what` ("table", "namespace") and the reason: empty, longer than
  * 255 bytes, ".", "..", starting with "/" (absolute), holding "/" or NUL (len counts bytes, so
  * an embedded NUL is seen), a control character (U+0000-U+001F, U+007F: a newline would break
- * line-oriented listings), a backslash, bytes that are not valid UTF-8 (RFC 3629 section 4), the
- * reserved name "_openetl", or starting with ".s3l-" (the local backend's temp and lock files).
+ * line-oriented listings), a backslash, bytes that are not valid UTF-8 (RFC 3629 section 4), or
+ * starting with ".s3l-" (the local backend's temp and lock files). The destination adds its own
+ * rule (the reserved name of its metadata root, s3l_dest_table_path).
  * The message shows the name with such bytes escaped as \xNN and gives the bad byte's offset.
  * Spaces, unicode, "=" and leading underscores are fine.
  */

@@ -236,7 +236,7 @@ int cli_cmd_check(struct cli *c, int argc, char **argv)
     if (ex)
         return ex;
     char key[128], body[192];
-    snprintf(key, sizeof(key), "_openetl/check/check-%ld-%ld.txt", (long)getpid(),
+    snprintf(key, sizeof(key), "%scheck-%ld-%ld.txt", s3l_dest_scratch_prefix(), (long)getpid(),
              (long)time(NULL));
     snprintf(body, sizeof(body), "s3land check %s\n", key);
     struct s3l_error err = {0};
@@ -254,7 +254,7 @@ int cli_cmd_check(struct cli *c, int argc, char **argv)
     s3l_free(data);
     if (rc == 0) {
         step = "list";
-        rc = s3l_store_list(a.store, "_openetl/check/", found_key, key, &err);
+        rc = s3l_store_list(a.store, s3l_dest_scratch_prefix(), found_key, key, &err);
         if (rc == 1)
             rc = 0;
         else if (rc == 0)

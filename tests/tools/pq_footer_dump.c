@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "s3l/destination.h"
 #include "s3l/pq_footer.h"
 #include "s3l/store.h"
 #include "util/util.h"

@@ -336,6 +336,89 @@ static void schema_record_added_columns_and_drift(void **state)
     s3l_dest_free(d);
 }
 
+/* Asserts that built (s3l_free'd here) equals want, the key written by hand from the layout. */
+static void key_is(char *built, const char *want)
+{
+    assert_non_null(built);
+    assert_string_equal(built, want);
+    s3l_free(built);
+}
+
+/*
+ * commit/layout.c builds and parses every key of the layout (docs/internals/commit.md), written
+ * here by hand; the parsers refuse what is not theirs (a table below T, a malformed epoch,
+ * another pipeline's staging, a name that does not fit).
+ */
+static void layout_keys_built_and_parsed(void **state)
+{
+    (void)state;
+    char name[256];
+    assert_int_equal(s3l__name_data(name, sizeof(name), "p1", 3, 2, 0, 7, ".parquet"), 0);
+    assert_string_equal(name, "p1-00000000000000000003-g00000000000000000002-00007.parquet");
+    assert_int_equal(s3l__name_data(name, sizeof(name), "p1", 3, 2, 4, 7, ".parquet"), 0);
+    assert_string_equal(name, "p1-00000000000000000003-g00000000000000000002-00004-00007.parquet");
+    assert_int_equal(s3l__name_data(name, 20, "p1", 3, 2, 4, 7, ".parquet"), S3L_ETOO_LARGE);
+    assert_int_equal(s3l__name_deadletter(name, sizeof(name), "p1", 3, 2), 0);
+    assert_string_equal(name, "p1-00000000000000000003-g00000000000000000002.ndjson");
+    key_is(s3l__key_final("ns/t", "f.parquet"), "ns/t/f.parquet");
+    key_is(s3l__key_table_prefix("ns/t"), "ns/t/");
+    key_is(s3l__key_staging_prefix("p1"), "_openetl/staging/p1/");
+    key_is(s3l__key_staged("p1", 2, "ns/t", "f.parquet"),
+           "_openetl/staging/p1/g00000000000000000002/ns/t/f.parquet");
+    key_is(s3l__key_deadletter("ns/t", "d.ndjson"), "_openetl/deadletter/ns/t/d.ndjson");
+    key_is(s3l__key_marker("ns/t", "p1", 12), "_openetl/markers/ns/t/p1-00000000000000000012.json");
+    key_is(s3l__key_markers_prefix("ns/t"), "_openetl/markers/ns/t/");
+    key_is(s3l__key_schema("ns/t"), "_openetl/schemas/ns/t.json");
+    key_is(s3l__key_schemas_under("ns"), "_openetl/schemas/ns/");
+    assert_string_equal(s3l__key_schemas_prefix(), "_openetl/schemas/");
+    key_is(s3l__key_checkpoint("p1"), "_openetl/checkpoints/p1.json");
+    assert_string_equal(s3l__key_checkpoints_prefix(), "_openetl/checkpoints/");
+    assert_string_equal(s3l_dest_scratch_prefix(), "_openetl/check/");
+
+    uint64_t g = 0, e = 0;
+    assert_true(s3l__key_staged_generation("_openetl/staging/p1/g00000000000000000002/t/f", "p1", &g));
+    assert_int_equal(g, 2);
+    assert_false(s3l__key_staged_generation("_openetl/staging/p10/g00000000000000000002/t/f", "p1", &g));
+    assert_false(s3l__key_staged_generation("_openetl/staging/p1/x/t/f", "p1", &g));
+    assert_false(s3l__key_staged_generation("t/p1/g00000000000000000002", "p1", &g));
+
+    char id[64];
+    assert_true(s3l__key_marker_parse("_openetl/markers/ns/t/a-b-00000000000000000012.json", "ns/t",
+                                      id, sizeof(id), &e));
+    assert_string_equal(id, "a-b");
+    assert_int_equal(e, 12);
+    assert_false(s3l__key_marker_parse("_openetl/markers/ns/t/x/a-00000000000000000012.json", "ns/t",
+                                       id, sizeof(id), &e)); /* a table below ns/t */
+    assert_false(s3l__key_marker_parse("_openetl/markers/ns/tt/a-00000000000000000012.json", "ns/t",
+                                       id, sizeof(id), &e));
+    assert_false(s3l__key_marker_parse("_openetl/markers/ns/t/a-0000000000000000001x.json", "ns/t",
+                                       id, sizeof(id), &e));
+    assert_false(s3l__key_marker_parse("_openetl/markers/ns/t/a-00000000000000000012.jso", "ns/t",
+                                       id, sizeof(id), &e));
+    assert_false(s3l__key_marker_parse("_openetl/markers/ns/t/abcd-00000000000000000012.json",
+                                       "ns/t", id, 4, &e)); /* the id does not fit */
+
+    assert_true(s3l__key_checkpoint_parse("_openetl/checkpoints/p1.json", id, sizeof(id)));
+    assert_string_equal(id, "p1");
+    assert_false(s3l__key_checkpoint_parse("_openetl/checkpoints/x/p1.json", id, sizeof(id)));
+    assert_false(s3l__key_checkpoint_parse("_openetl/checkpoints/p1.txt", id, sizeof(id)));
+    assert_false(s3l__key_checkpoint_parse("_openetl/checkpoints/.json", id, sizeof(id)));
+    assert_false(s3l__key_checkpoint_parse("_openetl/markers/p1.json", id, sizeof(id)));
+
+    char *t = NULL;
+    assert_int_equal(s3l__key_schema_parse("_openetl/schemas/ns/t.json", &t), 1);
+    assert_string_equal(t, "ns/t");
+    s3l_free(t);
+    assert_int_equal(s3l__key_schema_parse("_openetl/schemas/ns/t.txt", &t), 0);
+    assert_null(t);
+    assert_int_equal(s3l__key_schema_parse("_openetl/markers/t.json", &t), 0);
+
+    assert_int_equal(s3l__pipeline_id_check("0a1b-C_2.x", NULL), 0);
+    assert_int_equal(s3l__pipeline_id_check("..", NULL), S3L_EINVALID_CONFIG);
+    assert_int_equal(s3l__pipeline_id_check("a/b", NULL), S3L_EINVALID_CONFIG);
+    assert_int_equal(s3l__pipeline_id_check("", NULL), S3L_EINVALID_CONFIG);
+}
+
 static void refused_options_and_names(void **state)
 {
     struct fx *f = *state;
@@ -364,6 +447,17 @@ static void refused_options_and_names(void **state)
     assert_int_equal(s3l_dest_stream(d, "..", "t", &schema2, &st, NULL), S3L_EINVALID_CONFIG);
     assert_int_equal(s3l_dest_stream(d, NULL, "_openetl", &schema2, &st, NULL),
                      S3L_EINVALID_CONFIG);
+    /* The metadata root is the destination's reserved name, as table and as namespace. */
+    const char *reserved[][2] = {{NULL, "_openetl"}, {"_openetl", "t"}};
+    for (size_t i = 0; i < 2; i++) {
+        char *path = NULL;
+        s3l_error_clear(&err);
+        assert_int_equal(s3l_dest_table_path(reserved[i][0], reserved[i][1], &path, &err),
+                         S3L_EINVALID_CONFIG);
+        assert_null(path);
+        assert_non_null(strstr(err.message, i ? "namespace name '_openetl'" : "table name"));
+        assert_non_null(strstr(err.message, "reserved for the destination's metadata"));
+    }
     assert_int_equal(s3l_dest_stream(d, "__quarantine", "a b=c é", &schema2, &st, NULL), 0);
     struct s3l_row_sink k;
     s3l_dest_lane_sink(st, 0, &k);
@@ -854,6 +948,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(fencing_stops_a_zombie, setup, teardown),
         cmocka_unit_test_setup_teardown(dead_letters_commit_with_their_epoch, setup, teardown),
         cmocka_unit_test_setup_teardown(schema_record_added_columns_and_drift, setup, teardown),
+        cmocka_unit_test(layout_keys_built_and_parsed),
         cmocka_unit_test_setup_teardown(refused_options_and_names, setup, teardown),
         cmocka_unit_test_setup_teardown(abort_leaves_nothing_and_gc_collects, setup, teardown),
         cmocka_unit_test_setup_teardown(gc_and_open_remove_stale_temp_files, setup, teardown),

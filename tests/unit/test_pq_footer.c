@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "s3l/destination.h"
 #include "s3l/pq_footer.h"
 #include "s3l/store.h"
 #include "util/util.h"

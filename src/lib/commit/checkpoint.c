@@ -37,15 +37,6 @@ void s3l__ckpt_cleanup(struct s3l__ckpt *c)
     memset(c, 0, sizeof(*c));
 }
 
-char *s3l__ckpt_key(const char *pipeline)
-{
-    size_t n = strlen(pipeline) + 64;
-    char *k = s3l_malloc(n);
-    if (k)
-        snprintf(k, n, "_openetl/checkpoints/%s.json", pipeline);
-    return k;
-}
-
 static json_t *file_json(const struct s3l__ckpt_file *f)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:s}", "table", f->table, "kind",
@@ -175,7 +166,7 @@ int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__
 int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *c,
                    struct s3l_error *err)
 {
-    char *key = s3l__ckpt_key(pipeline);
+    char *key = s3l__key_checkpoint(pipeline);
     if (!key)
         return S3L_ENOMEM;
     uint8_t *data = NULL;
@@ -206,9 +197,48 @@ int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *
     return rc;
 }
 
+int s3l__ckpt_peek(struct s3l_store *s, const char *pipeline, char **state, bool *pending,
+                   uint64_t *committed_epoch, struct s3l_error *err)
+{
+    char *key = s3l__key_checkpoint(pipeline);
+    if (!key)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the checkpoint of %s",
+                             pipeline);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    struct s3l_error e2 = {0};
+    int rc = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &data, &len, NULL, &e2);
+    if (rc) {
+        if (rc != S3L_ENOT_FOUND && err && err->code == 0)
+            *err = e2;
+        s3l_free(key);
+        return rc == S3L_ENOT_FOUND ? 0 : rc;
+    }
+    json_t *doc = json_loadb((const char *)data, len, 0, NULL);
+    s3l_free(data);
+    if (!json_is_object(doc))
+        rc = bad(err, key, "not a JSON object");
+    json_t *p = json_object_get(doc, "pending"), *st = json_object_get(doc, "state");
+    uint64_t ce = 0;
+    if (rc == 0 && pending)
+        *pending = p && !json_is_null(p);
+    if (rc == 0 && committed_epoch && get_u64(doc, "committed_epoch", &ce) == 0)
+        *committed_epoch = ce;
+    if (rc == 0 && state && st && !json_is_null(st)) {
+        char *text = json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+        *state = text ? s3l_strdup(text) : NULL;
+        free(text); /* jansson's allocation */
+        if (!*state)
+            rc = s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
+    }
+    json_decref(doc);
+    s3l_free(key);
+    return rc;
+}
+
 int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
 {
-    char *text = NULL, *key = s3l__ckpt_key(c->pipeline);
+    char *text = NULL, *key = s3l__key_checkpoint(c->pipeline);
     size_t len = 0;
     int rc = key ? s3l__ckpt_encode(c, &text, &len, err) : S3L_ENOMEM;
     if (rc == 0) {

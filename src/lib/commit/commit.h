@@ -20,6 +20,61 @@
 #define S3L__DOC_MAX (64u << 20)
 
 /*
+ * The storage layout (layout.c): every key under URL/_openetl/ and URL/T/ (T = the table path of
+ * s3l_dest_table_path) is built and parsed by these, and by nothing outside commit/. Key
+ * builders return a new string (s3l_free) or NULL when out of memory.
+ */
+/* printf into a new string (s3l_free); NULL when out of memory. */
+char *s3l__key_fmt(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* A pipeline id: 1 to 64 of [A-Za-z0-9._-], not "." or "..". S3L_EINVALID_CONFIG naming it. */
+int s3l__pipeline_id_check(const char *pipeline, struct s3l_error *err);
+/*
+ * The name of data file `file` of `lane` in epoch/generation (lane 0 has no lane field) and of
+ * the dead-letter file of an epoch, into buf (cap bytes, NUL included); S3L_ETOO_LARGE when
+ * they do not fit.
+ */
+int s3l__name_data(char *buf, size_t cap, const char *pipeline, uint64_t epoch, uint64_t gen,
+                   unsigned lane, unsigned file, const char *ext);
+int s3l__name_deadletter(char *buf, size_t cap, const char *pipeline, uint64_t epoch,
+                         uint64_t gen);
+/* "T/": the table's directory, where final data files lie. */
+char *s3l__key_table_prefix(const char *table);
+/* "T/<name>": a data file's final key. */
+char *s3l__key_final(const char *table, const char *name);
+/* "_openetl/staging/<pipeline>/": all a pipeline stages, every generation. */
+char *s3l__key_staging_prefix(const char *pipeline);
+/* "_openetl/staging/<pipeline>/g<gen %020>/T/<name>": a staged file. */
+char *s3l__key_staged(const char *pipeline, uint64_t gen, const char *table, const char *name);
+/* The generation of a key under pipeline's staging prefix; false for any other key. */
+bool s3l__key_staged_generation(const char *key, const char *pipeline, uint64_t *gen);
+/* "_openetl/deadletter/T/<name>": a dead-letter file's final key. */
+char *s3l__key_deadletter(const char *table, const char *name);
+/* "_openetl/markers/T/<pipeline>-<epoch %020>.json" and its prefix "_openetl/markers/T/". */
+char *s3l__key_marker(const char *table, const char *pipeline, uint64_t epoch);
+char *s3l__key_markers_prefix(const char *table);
+/*
+ * A marker key of table T (not of a table below it): its pipeline id (into pipeline, cap bytes
+ * with the NUL) and epoch; false for any other key or an id that does not fit.
+ */
+bool s3l__key_marker_parse(const char *key, const char *table, char *pipeline, size_t cap,
+                           uint64_t *epoch);
+/* "_openetl/schemas/T.json"; the prefix of all records; "_openetl/schemas/T/" (tables in T). */
+char *s3l__key_schema(const char *table);
+const char *s3l__key_schemas_prefix(void);
+char *s3l__key_schemas_under(const char *table);
+/* A schema record key: 1 and its table T in *table (s3l_free); 0 for any other key; S3L_ENOMEM. */
+int s3l__key_schema_parse(const char *key, char **table);
+/* "_openetl/checkpoints/<pipeline>.json" and the prefix of all checkpoints. */
+char *s3l__key_checkpoint(const char *pipeline);
+const char *s3l__key_checkpoints_prefix(void);
+/* The pipeline id of a checkpoint key (into pipeline, cap bytes with the NUL); false otherwise. */
+bool s3l__key_checkpoint_parse(const char *key, char *pipeline, size_t cap);
+
+/*
  * How files and schema records are encoded: the FORMAT vtable. A writer streams one file into
  * sink; the destination closes the file when size_estimate reaches file_size.
  * open: a writer of schema into sink (S3L_EINVALID_CONFIG, S3L_ENOMEM). row_sink: its rows.
@@ -98,11 +153,19 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
 /* Parses a checkpoint document; key names it in errors (S3L_ECORRUPT). */
 int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__ckpt *c,
                      struct s3l_error *err);
-/* The checkpoint key of a pipeline (s3l_free). */
-char *s3l__ckpt_key(const char *pipeline);
 /* Reads the checkpoint of pipeline into *c (exists = false, zeroes when there is none). */
 int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *c,
                    struct s3l_error *err);
+/*
+ * Reads only what the runner and `recover`/`gc` look at in pipeline's checkpoint, without taking
+ * it over and without requiring the rest of the document: *state the runner's JSON value as
+ * compact text (NULL when null or absent; s3l_free), *pending whether "pending" is non-null,
+ * *committed_epoch (0 when absent). Each out pointer may be NULL and is left as the caller set
+ * it when the checkpoint does not exist (success). S3L_ECORRUPT naming the key when it is not a
+ * JSON object; the store's errors; S3L_ENOMEM.
+ */
+int s3l__ckpt_peek(struct s3l_store *s, const char *pipeline, char **state, bool *pending,
+                   uint64_t *committed_epoch, struct s3l_error *err);
 /*
  * Writes c conditionally on the version c->etag (put-if-absent when !c->exists) and updates
  * c->etag. When the condition fails, re-reads: a higher generation than `mine` gives
@@ -110,8 +173,6 @@ int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *
  */
 int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err);
 
-/* The marker key of (T, pipeline, epoch) (s3l_free). */
-char *s3l__marker_key(const char *table, const char *pipeline, uint64_t epoch);
 /*
  * The marker document of table T for the pending epoch of c: the pending files of T in order,
  * data then dead-letter. Deterministic bytes for the same input. S3L_ENOMEM.
@@ -127,6 +188,15 @@ int s3l__marker_put(struct s3l_store *s, const char *key, const char *doc, size_
 int s3l__marker_decode(const char *text, size_t len, const char *key,
                        int (*cb)(void *ctx, const struct s3l_dest_marker *m), void *ctx,
                        struct s3l_error *err);
+
+/*
+ * The markers of table T by name only (no marker is read): cb gets each one's pipeline id and
+ * epoch, in key order, after the listing ended (so cb may call the store). A non-zero cb result
+ * stops and is returned. The store's listing errors; S3L_ENOMEM.
+ */
+int s3l__marker_names(struct s3l_store *s, const char *table,
+                      int (*cb)(void *ctx, const char *pipeline, uint64_t epoch), void *ctx,
+                      struct s3l_error *err);
 
 /* Protocol step names announced through s3l_store_event. */
 #define S3L__EV_AFTER_STAGE      "after-stage"

@@ -10,7 +10,6 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,62 +69,6 @@ struct s3l_dest {
     size_t n_staged, cap_staged;
 };
 
-int s3l_dest_check_disposition(const char *disposition, struct s3l_error *err)
-{
-    if (!disposition || strcmp(disposition, "append") == 0)
-        return 0;
-    if (strcmp(disposition, "replace") == 0 || strcmp(disposition, "merge") == 0)
-        return s3l_error_set(err, S3L_EUNSUPPORTED,
-                             "disposition '%s' refused: plain Parquet files on object storage "
-                             "cannot be %s atomically (readers would see a mix of old and new "
-                             "files); only 'append' is supported, use a table format such as "
-                             "Iceberg for %s",
-                             disposition, disposition[0] == 'r' ? "replaced" : "merged",
-                             disposition);
-    return s3l_error_set(err, S3L_EINVALID_CONFIG, "disposition '%s' unknown (expected append)",
-                         disposition);
-}
-
-int s3l_dest_table_path(const char *ns, const char *table, char **out, struct s3l_error *err)
-{
-    int rc = s3l_name_check(table, table ? strlen(table) : 0, "table", err);
-    if (rc == 0 && ns && *ns)
-        rc = s3l_name_check(ns, strlen(ns), "namespace", err);
-    if (rc)
-        return rc;
-    size_t n = strlen(table) + (ns ? strlen(ns) : 0) + 2;
-    char *p = s3l_malloc(n);
-    if (!p)
-        return S3L_ENOMEM;
-    if (ns && *ns)
-        snprintf(p, n, "%s/%s", ns, table);
-    else
-        snprintf(p, n, "%s", table);
-    *out = p;
-    return 0;
-}
-
-static char *fmt_alloc(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
-static char *fmt_alloc(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *p = n >= 0 ? s3l_malloc((size_t)n + 1) : NULL;
-    if (p) {
-        va_start(ap, fmt);
-        vsnprintf(p, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-    }
-    return p;
-}
-
 /*
  * Step 0 of the protocol: write this writer's generation into the checkpoint, conditionally on
  * the version read at open, before anything is staged. It is done at the first thing that needs
@@ -165,10 +108,8 @@ static int staging_begin(struct s3l_dest *d, struct staging *f, const char *tabl
                          bool deadletter, struct s3l_error *err)
 {
     memset(f, 0, sizeof(*f));
-    f->staged = fmt_alloc("_openetl/staging/%s/g%020llu/%s/%s", d->pipeline,
-                          (unsigned long long)d->generation, table, name);
-    f->final = deadletter ? fmt_alloc("_openetl/deadletter/%s/%s", table, name)
-                          : fmt_alloc("%s/%s", table, name);
+    f->staged = s3l__key_staged(d->pipeline, d->generation, table, name);
+    f->final = deadletter ? s3l__key_deadletter(table, name) : s3l__key_final(table, name);
     f->sha = EVP_MD_CTX_new();
     int rc = f->staged && f->final && f->sha ? 0 : S3L_ENOMEM;
     if (rc == 0 && !EVP_DigestInit_ex(f->sha, EVP_sha256(), NULL))
@@ -253,15 +194,12 @@ static int lane_open_file(struct lane *l)
 {
     struct s3l_dest *d = l->st->d;
     char name[256];
-    unsigned long long e = (unsigned long long)(d->ck.committed_epoch + 1);
-    unsigned long long g = (unsigned long long)d->generation;
-    if (l->index == 0)
-        snprintf(name, sizeof(name), "%s-%020llu-g%020llu-%05u%s", d->pipeline, e, g, l->next_file,
-                 d->codec.ext);
-    else
-        snprintf(name, sizeof(name), "%s-%020llu-g%020llu-%05u-%05u%s", d->pipeline, e, g, l->index,
-                 l->next_file, d->codec.ext);
-    int rc = claim(d, &l->err);
+    int rc = s3l__name_data(name, sizeof(name), d->pipeline, d->ck.committed_epoch + 1,
+                            d->generation, l->index, l->next_file, d->codec.ext);
+    if (rc)
+        rc = s3l_error_set(&l->err, rc, "file name of pipeline %s: too long", d->pipeline);
+    if (rc == 0)
+        rc = claim(d, &l->err);
     if (rc == 0)
         rc = staging_begin(d, &l->f, l->st->table, name, false, &l->err);
     if (rc == 0) {
@@ -481,7 +419,7 @@ static char *reject_line(const void *record, size_t len, const char *reason)
     json_t *o = json_pack("{s:s, s:o}", "reason", reason ? reason : "", field, rec);
     char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
-    char *line = text ? fmt_alloc("%s\n", text) : NULL;
+    char *line = text ? s3l__key_fmt("%s\n", text) : NULL;
     free(text);
     return line;
 }
@@ -499,10 +437,13 @@ int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, 
         rc = claim(d, err);
     if (rc == 0 && !st->dl.up) {
         char name[192];
-        snprintf(name, sizeof(name), "%s-%020llu-g%020llu.ndjson", d->pipeline,
-                 (unsigned long long)(d->ck.committed_epoch + 1),
-                 (unsigned long long)d->generation);
-        rc = staging_begin(d, &st->dl, st->table, name, true, err);
+        rc = s3l__name_deadletter(name, sizeof(name), d->pipeline, d->ck.committed_epoch + 1,
+                                  d->generation);
+        if (rc)
+            rc = s3l_error_set(err, rc, "dead-letter file name of pipeline %s: too long",
+                               d->pipeline);
+        if (rc == 0)
+            rc = staging_begin(d, &st->dl, st->table, name, true, err);
     }
     if (rc == 0)
         rc = staging_write(&st->dl, line, strlen(line), err);
@@ -520,7 +461,7 @@ int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, 
 static int record_schema(struct s3l_dest *d, const char *table, const struct s3l_schema *schema,
                          struct s3l_error *err)
 {
-    char *key = fmt_alloc("_openetl/schemas/%s.json", table);
+    char *key = s3l__key_schema(table);
     if (!key)
         return S3L_ENOMEM;
     int rc = 0;
@@ -538,7 +479,7 @@ static int record_schema(struct s3l_dest *d, const char *table, const struct s3l
             break;
         }
         char *merged = NULL;
-        char *url = fmt_alloc("%s/%s", d->store->url, key);
+        char *url = s3l__key_fmt("%s/%s", d->store->url, key);
         rc =
             url ? d->codec.schema_merge(d->codec.ctx, table, url, exists ? (const char *)rec : NULL,
                                         len, schema, d->allow_type_changes, &merged, err)
@@ -581,7 +522,9 @@ static int check_nesting(struct s3l_dest *d, const char *table, struct s3l_error
     const char *slash = strchr(table, '/');
     int rc = 0;
     if (slash) {
-        char *outer = fmt_alloc("_openetl/schemas/%.*s.json", (int)(slash - table), table);
+        char *ns = s3l_strndup(table, (size_t)(slash - table));
+        char *outer = ns ? s3l__key_schema(ns) : NULL;
+        s3l_free(ns);
         struct s3l_object_info info;
         struct s3l_error e2 = {0};
         rc = outer ? s3l_store_stat(d->store, outer, &info, &e2) : S3L_ENOMEM;
@@ -597,7 +540,7 @@ static int check_nesting(struct s3l_dest *d, const char *table, struct s3l_error
             return rc;
         }
     }
-    char *inner = fmt_alloc("_openetl/schemas/%s/", table);
+    char *inner = s3l__key_schemas_under(table);
     rc = inner ? s3l_store_list(d->store, inner, found_one, NULL, err) : S3L_ENOMEM;
     s3l_free(inner);
     if (rc == 1)
@@ -846,7 +789,6 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
 
 struct gc_ctx {
     struct s3l_dest *d;
-    size_t prefix_len;
     char **keys;
     size_t n, cap;
 };
@@ -854,9 +796,8 @@ struct gc_ctx {
 static int gc_collect(void *ctx, const struct s3l_object_info *info)
 {
     struct gc_ctx *g = ctx;
-    const char *rest = info->key + g->prefix_len;
-    unsigned long long gen = 0;
-    if (rest[0] != 'g' || sscanf(rest + 1, "%20llu", &gen) != 1 || gen >= g->d->generation)
+    uint64_t gen = 0;
+    if (!s3l__key_staged_generation(info->key, g->d->pipeline, &gen) || gen >= g->d->generation)
         return 0;
     for (size_t i = 0; i < g->d->ck.n_files; i++)
         if (strcmp(g->d->ck.files[i].staged, info->key) == 0)
@@ -895,10 +836,10 @@ int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err)
     int rc = claim(d, err);
     if (rc)
         return rc;
-    char *prefix = fmt_alloc("_openetl/staging/%s/", d->pipeline);
+    char *prefix = s3l__key_staging_prefix(d->pipeline);
     if (!prefix)
         return S3L_ENOMEM;
-    struct gc_ctx g = {d, strlen(prefix), NULL, 0, 0};
+    struct gc_ctx g = {d, NULL, 0, 0};
     rc = s3l_store_list(d->store, prefix, gc_collect, &g, err);
     uint64_t n = 0;
     for (size_t i = 0; i < g.n; i++) {
@@ -930,16 +871,9 @@ static int check_options(const struct s3l_dest_options *o, struct s3l_error *err
     int rc = s3l_dest_check_disposition(o->disposition, err);
     if (rc)
         return rc;
-    const char *p = o->pipeline_id;
-    size_t n = p ? strlen(p) : 0;
-    bool ok = n >= 1 && n <= 64 && strcmp(p, ".") != 0 && strcmp(p, "..") != 0;
-    for (size_t i = 0; ok && i < n; i++)
-        ok = (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
-             (p[i] >= '0' && p[i] <= '9') || p[i] == '-' || p[i] == '_' || p[i] == '.';
-    if (!ok)
-        return s3l_error_set(err, S3L_EINVALID_CONFIG,
-                             "pipeline id '%.80s' refused: expected 1 to 64 of A-Z a-z 0-9 . _ -",
-                             p ? p : "");
+    rc = s3l__pipeline_id_check(o->pipeline_id, err);
+    if (rc)
+        return rc;
     if (o->lanes > S3L_DEST_MAX_LANES)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "lanes %u: at most %d", o->lanes,
                              S3L_DEST_MAX_LANES);
@@ -996,7 +930,7 @@ int s3l__dest_open_codec(struct s3l_store *store, const struct s3l_dest_options 
         /* Recovery's housekeeping after a crash, cheap (this pipeline's staging area only) and
          * best effort: temp files of its killed writers. Only when a pending epoch was
          * recovered, so that opening after a clean run changes nothing; gc sweeps everything. */
-        char *staging = fmt_alloc("_openetl/staging/%s/", d->pipeline);
+        char *staging = s3l__key_staging_prefix(d->pipeline);
         if (staging)
             sweep_temps(d, staging, s3l__os_now_ns(), NULL, NULL);
         s3l_free(staging);

@@ -65,14 +65,11 @@ struct tables_ctx {
 static int on_schema(void *ctx, const struct s3l_object_info *info)
 {
     struct tables_ctx *t = ctx;
-    const char *rest = info->key + strlen("_openetl/schemas/");
-    size_t n = strlen(rest);
-    if (n <= 5 || strcmp(rest + n - 5, ".json") != 0)
-        return 0;
-    char *table = s3l_strndup(rest, n - 5);
-    if (!table)
-        return S3L_ENOMEM;
-    int rc = t->cb(t->ctx, table);
+    char *table = NULL;
+    int rc = s3l__key_schema_parse(info->key, &table);
+    if (rc <= 0)
+        return rc;
+    rc = t->cb(t->ctx, table);
     s3l_free(table);
     return rc;
 }
@@ -82,7 +79,7 @@ int s3l_dest_list_tables(struct s3l_store *s, int (*cb)(void *ctx, const char *t
 {
     struct tables_ctx t = {cb, ctx};
     struct listing l;
-    int rc = list_all(s, "_openetl/schemas/", &l, err);
+    int rc = list_all(s, s3l__key_schemas_prefix(), &l, err);
     for (size_t i = 0; rc == 0 && i < l.n; i++)
         rc = on_schema(&t, &l.items[i]);
     listing_free(&l);
@@ -116,16 +113,34 @@ int s3l_dest_list_markers(struct s3l_store *s, const char *table,
                           int (*cb)(void *ctx, const struct s3l_dest_marker *m), void *ctx,
                           struct s3l_error *err)
 {
-    size_t n = strlen(table) + 32;
-    char *prefix = s3l_malloc(n);
+    char *prefix = s3l__key_markers_prefix(table);
     if (!prefix)
-        return S3L_ENOMEM;
-    snprintf(prefix, n, "_openetl/markers/%s/", table);
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory listing the markers of %s", table);
     struct markers_ctx m = {s, strlen(prefix), cb, ctx, err};
     struct listing l;
     int rc = list_all(s, prefix, &l, err);
     for (size_t i = 0; rc == 0 && i < l.n; i++)
         rc = on_marker(&m, &l.items[i]);
+    listing_free(&l);
+    s3l_free(prefix);
+    return rc;
+}
+
+int s3l__marker_names(struct s3l_store *s, const char *table,
+                      int (*cb)(void *ctx, const char *pipeline, uint64_t epoch), void *ctx,
+                      struct s3l_error *err)
+{
+    char *prefix = s3l__key_markers_prefix(table);
+    if (!prefix)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory listing the markers of %s", table);
+    struct listing l;
+    int rc = list_all(s, prefix, &l, err);
+    for (size_t i = 0; rc == 0 && i < l.n; i++) {
+        char pipeline[128];
+        uint64_t epoch = 0;
+        if (s3l__key_marker_parse(l.items[i].key, table, pipeline, sizeof(pipeline), &epoch))
+            rc = cb(ctx, pipeline, epoch);
+    }
     listing_free(&l);
     s3l_free(prefix);
     return rc;
@@ -190,12 +205,10 @@ int s3l_dest_list_files(struct s3l_store *s, const char *table, bool committed_o
     int rc = s3l_dest_list_markers(s, table, add_marker_keys, &set, err);
     if (rc == 0 && set.n > 1)
         qsort(set.keys, set.n, sizeof(*set.keys), cmp_str);
-    size_t n = strlen(table) + 2;
-    char *prefix = rc == 0 ? s3l_malloc(n) : NULL;
+    char *prefix = rc == 0 ? s3l__key_table_prefix(table) : NULL;
     if (rc == 0 && !prefix)
-        rc = S3L_ENOMEM;
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory listing the files of %s", table);
     if (rc == 0) {
-        snprintf(prefix, n, "%s/", table);
         struct files_ctx f = {&set, strlen(prefix), committed_only, cb, ctx};
         struct listing l;
         rc = list_all(s, prefix, &l, err);
@@ -213,11 +226,10 @@ int s3l_dest_list_files(struct s3l_store *s, const char *table, bool committed_o
 int s3l_dest_read_schema(struct s3l_store *s, const char *table, char **json, size_t *len,
                          struct s3l_error *err)
 {
-    size_t n = strlen(table) + 32;
-    char *key = s3l_malloc(n);
+    char *key = s3l__key_schema(table);
     if (!key)
-        return S3L_ENOMEM;
-    snprintf(key, n, "_openetl/schemas/%s.json", table);
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the schema record of %s",
+                             table);
     uint8_t *data = NULL;
     int rc = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &data, len, NULL, err);
     if (rc == 0)

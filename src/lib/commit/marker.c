@@ -13,16 +13,6 @@
 #include "commit/commit.h"
 #include "util/util.h"
 
-char *s3l__marker_key(const char *table, const char *pipeline, uint64_t epoch)
-{
-    size_t n = strlen(table) + strlen(pipeline) + 64;
-    char *k = s3l_malloc(n);
-    if (k)
-        snprintf(k, n, "_openetl/markers/%s/%s-%020llu.json", table, pipeline,
-                 (unsigned long long)epoch);
-    return k;
-}
-
 int s3l__marker_encode(const struct s3l__ckpt *c, const char *table, char **out, size_t *len)
 {
     json_t *files = json_array(), *dead = json_array();

@@ -34,7 +34,7 @@ static int copy_one(struct s3l_store *s, const struct s3l__ckpt_file *f, struct 
 static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *table, bool *copied,
                         struct s3l_error *err)
 {
-    char *mkey = s3l__marker_key(table, c->pipeline, c->pending_epoch);
+    char *mkey = s3l__key_marker(table, c->pipeline, c->pending_epoch);
     char *doc = NULL;
     size_t len = 0;
     int rc = mkey ? s3l__marker_encode(c, table, &doc, &len) : S3L_ENOMEM;

@@ -843,8 +843,6 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
     int rc =
         s3l_input_format_parse(opts->input_format ? opts->input_format : "ndjson", &g.fmt, err);
     if (rc == 0)
-        rc = s3l_dest_check_disposition("append", err);
-    if (rc == 0)
         rc = s3l_dest_table_path(opts->ns, opts->table, &g.tpath, err);
     if (rc == 0 && opts->schema && !(g.schema = s3l_schema_copy(opts->schema)))
         rc = s3l_error_set(err, S3L_ENOMEM, "out of memory copying the schema");

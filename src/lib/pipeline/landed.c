@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commit/commit.h"
 #include "runner.h"
 #include "s3l/sys/store.h"
 
@@ -18,21 +19,21 @@
 
 struct ids {
     const char *own;
-    size_t prefix_len;
     char (*id)[UUID_LEN + 1];
     size_t n, cap;
 };
 
-/* Collects the distinct pipeline ids of the markers "<id>-<epoch %020>.json", other than own. */
-static int on_marker(void *ctx, const struct s3l_object_info *info)
+/* Collects the distinct pipeline ids of the table's markers (commit/: s3l__marker_names), other
+ * than own. Ids that are not UUIDs were given by a caller (--pipeline-id takes a UUID only, and
+ * the derived id is one), never derived from inputs' paths: they are not looked at. */
+static int on_marker(void *ctx, const char *pipeline, uint64_t epoch)
 {
     struct ids *s = ctx;
-    const char *name = info->key + s->prefix_len;
-    if (strlen(name) < UUID_LEN + 1 || name[UUID_LEN] != '-' ||
-        strncmp(name, s->own, UUID_LEN) == 0)
+    (void)epoch;
+    if (strlen(pipeline) != UUID_LEN || strcmp(pipeline, s->own) == 0)
         return 0;
     for (size_t i = 0; i < s->n; i++)
-        if (strncmp(s->id[i], name, UUID_LEN) == 0)
+        if (strcmp(s->id[i], pipeline) == 0)
             return 0;
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 8;
@@ -42,8 +43,7 @@ static int on_marker(void *ctx, const struct s3l_object_info *info)
         s->id = p;
         s->cap = cap;
     }
-    memcpy(s->id[s->n], name, UUID_LEN);
-    s->id[s->n++][UUID_LEN] = 0;
+    memcpy(s->id[s->n++], pipeline, UUID_LEN + 1);
     return 0;
 }
 
@@ -98,14 +98,8 @@ int s3l__check_landed_elsewhere(struct s3l_store *store, const char *table, cons
         any |= pos[i].replayable;
     if (!any)
         return 0;
-    size_t plen = strlen("_openetl/markers/") + strlen(table) + 1;
-    char *prefix = s3l_malloc(plen + 1);
-    if (!prefix)
-        return s3l_error_set(err, S3L_ENOMEM, "out of memory");
-    snprintf(prefix, plen + 1, "_openetl/markers/%s/", table);
-    struct ids ids = {id, plen, NULL, 0, 0};
-    int rc = s3l_store_list(store, prefix, on_marker, &ids, err);
-    s3l_free(prefix);
+    struct ids ids = {id, NULL, 0, 0};
+    int rc = s3l__marker_names(store, table, on_marker, &ids, err);
     struct s3l_input_position *own = NULL, *rec = NULL;
     size_t n_own = 0, n_rec = 0;
     if (rc == 0 && ids.n)

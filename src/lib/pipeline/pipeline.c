@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "s3l/destination.h"
 
 static int check_options(const struct s3l_pipeline_options *o, struct s3l_error *err)
 {
@@ -80,15 +81,6 @@ static int open_inputs(const struct s3l_pipeline_options *o, struct s3l_input_po
     return 0;
 }
 
-static const char *table_path(const struct s3l_pipeline_options *o, struct s3l_buf *b)
-{
-    if (o->ns && *o->ns)
-        s3l_buf_printf(b, "%s/%s", o->ns, o->table);
-    else
-        s3l_buf_append_str(b, o->table);
-    return b->ptr ? (const char *)b->ptr : NULL;
-}
-
 int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipeline_stats *stats,
                      enum s3l_pipeline_side *side, struct s3l_error *err)
 {
@@ -111,10 +103,8 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
     struct s3l_input_position *pos = s3l_calloc(n, sizeof(*pos));
     int *fds = s3l_calloc(n, sizeof(*fds));
     const char **paths = s3l_calloc(n, sizeof(*paths));
-    struct s3l_buf tb;
-    s3l_buf_init(&tb, 4096);
-    const char *tpath = table_path(opts, &tb);
-    if (!pos || !fds || !paths || !tpath) {
+    char *tpath = NULL;
+    if (!pos || !fds || !paths) {
         rc = s3l_error_set(err, S3L_ENOMEM, "out of memory starting the pipeline");
         goto out;
     }
@@ -132,7 +122,10 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
                                ? opts->pipeline_id[i] + 32
                                : opts->pipeline_id[i]);
     } else {
-        rc = s3l_pipeline_id(url, tpath, paths, n, id, err);
+        /* The table path as the destination builds it (its names checked there). */
+        rc = s3l_dest_table_path(opts->ns, opts->table, &tpath, err);
+        if (rc == 0)
+            rc = s3l_pipeline_id(url, tpath, paths, n, id, err);
     }
     if (rc == 0)
         rc = s3l__glue_run(opts, url, id, pos, fds, n, stats, side, err);
@@ -142,7 +135,7 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
         s3l_input_position_cleanup(&pos[i]);
     }
 out:
-    s3l_buf_free(&tb);
+    s3l_free(tpath);
     s3l_free(paths);
     s3l_free(fds);
     s3l_free(pos);

@@ -407,8 +407,6 @@ int s3l_name_check(const char *name, size_t len, const char *what, struct s3l_er
         ; /* why is set */
     else if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
         why = "'.' and '..' are not names";
-    else if (len == 8 && memcmp(name, "_openetl", 8) == 0)
-        why = "'_openetl' is reserved for the destination's metadata";
     else if (len >= 5 && memcmp(name, ".s3l-", 5) == 0)
         why = "names starting with '.s3l-' are reserved for temp and lock files";
     if (!why)

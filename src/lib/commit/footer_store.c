@@ -1,11 +1,16 @@
 /*
- * footer_store: the footer reader over a store (include/s3l/sys/store.h), so `ls` and `check`
- * read footers and page indexes of objects in S3 or a local lake by ranged GETs instead of
- * downloading files: a stat for the size, then the reads of s3l_pq_footer_read (one ranged GET
- * for an object under 64 KiB, at most three otherwise).
+ * Footers of the Parquet files of a destination, read where they lie: the footer reader of
+ * parquet/ (which reads from a byte source only, s3l_pq_read_fn) over ranged GETs of a store
+ * object, so that `ls` and `check` read footers and page indexes of objects in S3 or a local lake
+ * without downloading files: a stat for the size, then the reads of s3l_pq_footer_read (one
+ * ranged GET for an object under 64 KiB, at most three otherwise).
  */
-#include "parquet/footer_internal.h"
+#include <string.h>
+
+#include "s3l/destination.h"
+#include "s3l/pq_footer.h"
 #include "s3l/sys/store.h"
+#include "util/util.h"
 
 int s3l_pq_read_store(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err)
 {
@@ -37,7 +42,10 @@ int s3l_pq_footer_read_store(struct s3l_store *store, const char *key,
     if (rc)
         return rc;
     struct s3l_pq_footer_options o;
-    s3l__pqf_options(opts, &o);
+    if (opts)
+        o = *opts; /* zero fields take their defaults in s3l_pq_footer_read */
+    else
+        s3l_pq_footer_options_init(&o);
     if (!opts || !opts->name)
         o.name = key;
     struct s3l_pq_store_src src = {store, key};
