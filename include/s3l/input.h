@@ -73,6 +73,27 @@ struct s3l_record {
  */
 int s3l_record_clone(const struct s3l_record *rec, struct s3l_record **out);
 
+/* ---- control answers ----------------------------------------------------------------------- */
+
+/*
+ * The answers of the reader's and the converter's steps that are neither success (0, or 1 for a
+ * record) nor an error: each step's own meaning of "not done this way, do this instead". They
+ * are positive, so never an S3L_E* error code (those are negative), and each has its own value,
+ * so one step's answer is never taken for another's.
+ */
+enum s3l_input_control {
+    /* s3l_convert (stop_on_unknown): the record has columns the schema lacks; nothing written. */
+    S3L_CONVERT_NEW_COLUMNS = 1,
+    /* s3l_reader_next_lines: the next line cannot come in a span; read it with
+     * s3l_reader_next_raw (which reports it when it is too long). */
+    S3L_READER_ONE = 2,
+    /* s3l_reader_next_lines: no whole line came within idle_ms (nothing consumed). */
+    S3L_READER_IDLE = 3,
+    /* s3l_convert_fast, s3l_convert_fast_lines: the fast path cannot decide this record;
+     * nothing was written. */
+    S3L_CONVERT_FALLBACK = 4,
+};
+
 /* ---- readers ------------------------------------------------------------------------------- */
 
 enum s3l_input_format {
@@ -187,11 +208,7 @@ struct s3l_lines {
     const uint32_t *lens;
 };
 
-/* s3l_reader_next_lines' answer: the next line cannot come in a span; read it with
- * s3l_reader_next_raw (which reports it when it is too long). */
-#define S3L_READER_ONE 2
-/* s3l_reader_next_lines' answer: no whole line came within idle_ms (nothing consumed). */
-#define S3L_READER_IDLE 3
+/* s3l_reader_next_lines answers S3L_READER_ONE and S3L_READER_IDLE (enum s3l_input_control). */
 
 /*
  * NDJSON: the whole lines that follow in the reader's buffer, as a span holding at least one
@@ -315,8 +332,7 @@ struct s3l_converter_options {
     bool stop_on_unknown;
 };
 
-/* s3l_convert's positive result: the record has columns the schema lacks; nothing was written. */
-#define S3L_CONVERT_NEW_COLUMNS 1
+/* s3l_convert's positive result S3L_CONVERT_NEW_COLUMNS: enum s3l_input_control. */
 
 struct s3l_converter;
 
@@ -347,8 +363,7 @@ void s3l_converter_free(struct s3l_converter *c);
 int s3l_convert(struct s3l_converter *c, const struct s3l_record *rec,
                 const struct s3l_row_sink *sink, struct s3l_error *err);
 
-/* s3l_convert_fast's answer: the fast path cannot decide this record; nothing was written. */
-#define S3L_CONVERT_FALLBACK 2
+/* s3l_convert_fast's answer S3L_CONVERT_FALLBACK: enum s3l_input_control. */
 
 /*
  * The fast path for an unscanned NDJSON record (s3l_reader_next_raw; rec->raw, raw_len, line,

@@ -129,7 +129,7 @@ static void md_close(void *ctx)
 }
 
 static const struct s3l__dest_ops mem_dest_ops = {md_positions, md_start, md_commit, md_reject,
-                                                  md_close};
+                                                  md_close,     NULL};
 
 /* ---- A source: one decimal integer per line; a line starting with 'x' is a bad record. ---- */
 
@@ -163,7 +163,7 @@ static size_t ls_line(struct line_source *ls)
 
 static int ls_next(struct s3l__source *s, unsigned lane, uint64_t max_rows,
                    uint64_t *offset_after, uint64_t *line_after, struct s3l_slice *raw,
-                   struct s3l_error *err)
+                   enum s3l__source_signal *signal, struct s3l_error *err)
 {
     struct s3l_row_sink sink = md_sink(&D, lane);
     struct line_source *ls = (struct line_source *)s;
@@ -187,7 +187,8 @@ static int ls_next(struct s3l__source *s, unsigned lane, uint64_t max_rows,
             /* "g<n>": a record that needs a barrier first (like one bringing new columns). */
             ls->grew = true;
             ls->off = line_start;
-            return S3L__SOURCE_BARRIER;
+            *signal = S3L__SOURCE_GROW;
+            return 0;
         }
         ls->grew = false;
         if (ls->line[0] == 'g')

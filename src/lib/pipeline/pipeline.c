@@ -1,6 +1,6 @@
 /*
  * s3l_pipeline_run: checks the options, opens the inputs, derives the pipeline id, and hands
- * over to the runner's loop with the real sources and destination (glue.c).
+ * over to the runner's loop with the real sources and destination (glue.c and its parts).
  *
  * Everything that can be refused without touching the destination is refused here first: a
  * replace or merge disposition (issue 3, item 6: plain files cannot replace or merge atomically),

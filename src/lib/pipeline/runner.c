@@ -142,6 +142,68 @@ static void moved(struct loop *l, size_t i, uint64_t off, uint64_t line)
     }
 }
 
+/*
+ * After a source's call that put rows or consumed a bad record: reads the clock when due,
+ * reports progress and commits when the epoch is due. *side is set on failure.
+ */
+static int after_call(struct loop *l, size_t i, struct s3l__source *src, uint64_t base,
+                      uint64_t *since_clock, enum s3l_pipeline_side *side, struct s3l_error *err)
+{
+    /* A stream (stdin, a pipe) may deliver records slowly: its clock is read at every call
+     * so that --commit-interval holds; files are read every clock_every records. */
+    if (l->pos[i].replayable && *since_clock < l->clock_every &&
+        !(l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows))
+        return 0;
+    *since_clock = 0;
+    int64_t now = l->now = l->env->now_ns();
+    l->st->bytes_in = base + src->ops->bytes(src);
+    if (now - l->t_progress >= PROGRESS_EVERY_NS) {
+        l->t_progress = now;
+        report(l, S3L_EVENT_PROGRESS, NULL);
+    }
+    int rc = epoch_due(l, now) ? commit(l, err) : 0;
+    if (rc)
+        *side = S3L_SIDE_DESTINATION;
+    return rc;
+}
+
+/*
+ * A source's answer without rows (signal, with 0): the end (*end), a quiet stream, or a record
+ * that grows the schema. *side is set on failure.
+ */
+static int signalled(struct loop *l, size_t i, enum s3l__source_signal signal, uint64_t off,
+                     uint64_t line, bool *end, enum s3l_pipeline_side *side,
+                     struct s3l_error *err)
+{
+    int rc = 0;
+    *end = false;
+    if (signal == S3L__SOURCE_END) {
+        /* The end: the source may have consumed bytes after its last record (blank lines, a
+         * JSON array's closing bracket), which belong to no epoch but must be recorded. */
+        moved(l, i, off, line);
+        *end = true;
+    } else if (signal == S3L__SOURCE_IDLE) {
+        /* A quiet stream: what was read is committed when the interval is due. */
+        moved(l, i, off, line);
+        int64_t now = l->now = l->env->now_ns();
+        if (epoch_due(l, now))
+            rc = commit(l, err);
+    } else if (signal == S3L__SOURCE_GROW) {
+        /* The epoch so far is committed under the old schema, then the destination grows; the
+         * record comes next. */
+        if (l->epoch_rows > 0 || l->dirty)
+            rc = commit(l, err);
+        if (rc == 0 && l->env->dest->grow)
+            rc = l->env->dest->grow(l->env->dest_ctx, err);
+    } else {
+        rc = s3l_error_set(err, S3L_EINTERNAL, "input %s: a source answered signal %d",
+                           l->pos[i].path, (int)signal);
+    }
+    if (rc)
+        *side = S3L_SIDE_DESTINATION;
+    return rc;
+}
+
 /* Reads input i from its offset to its end. *side is set on failure. */
 static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err)
 {
@@ -169,30 +231,14 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
         uint64_t max_rows = UINT64_MAX;
         if (l->o->epoch_rows)
             max_rows = l->epoch_rows < l->o->epoch_rows ? l->o->epoch_rows - l->epoch_rows : 1;
-        rc = src->ops->next(src, l->lane, max_rows, &off, &line, &raw, err);
+        enum s3l__source_signal signal = S3L__SOURCE_END;
+        rc = src->ops->next(src, l->lane, max_rows, &off, &line, &raw, &signal, err);
         if (rc == 0) {
-            /* The end: the source may have consumed bytes after its last record (blank lines, a
-             * JSON array's closing bracket), which belong to no epoch but must be recorded. */
-            moved(l, i, off, line);
-            break;
-        }
-        if (rc == S3L__SOURCE_IDLE) {
-            /* A quiet stream: what was read is committed when the interval is due. */
-            moved(l, i, off, line);
-            int64_t now = l->now = l->env->now_ns();
-            since_clock = 0;
-            if (epoch_due(l, now) && (rc = commit(l, err)) != 0) {
-                *side = S3L_SIDE_DESTINATION;
+            bool end;
+            if ((rc = signalled(l, i, signal, off, line, &end, side, err)) != 0 || end)
                 break;
-            }
-            continue;
-        }
-        if (rc == S3L__SOURCE_BARRIER) {
-            /* The epoch so far is committed under the old schema; the record comes next. */
-            if ((l->epoch_rows > 0 || l->dirty) && (rc = commit(l, err)) != 0) {
-                *side = S3L_SIDE_DESTINATION;
-                break;
-            }
+            if (signal == S3L__SOURCE_IDLE)
+                since_clock = 0;
             continue;
         }
         if (rc > 0) {
@@ -200,7 +246,7 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             l->epoch_rows += (uint64_t)rc;
             since_clock += (uint64_t)rc;
             l->lane = l->lane + 1 < lanes ? l->lane + 1 : 0;
-        } else if (rc == S3L__SOURCE_BROKEN) {
+        } else if (signal == S3L__SOURCE_BROKEN) {
             rc = err->code ? err->code : S3L_EINVALID_INPUT;
             *side = S3L_SIDE_INPUT;
             break;
@@ -214,27 +260,12 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
                 break;
             }
         } else {
-            *side = rc == S3L_EINVALID_INPUT ? S3L_SIDE_INPUT : S3L_SIDE_DESTINATION;
-            break;
-        }
-        rc = 0;
-        moved(l, i, off, line);
-        /* A stream (stdin, a pipe) may deliver records slowly: its clock is read at every call
-         * so that --commit-interval holds; files are read every clock_every records. */
-        if (l->pos[i].replayable && since_clock < l->clock_every &&
-            !(l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows))
-            continue;
-        since_clock = 0;
-        int64_t now = l->now = l->env->now_ns();
-        l->st->bytes_in = base + src->ops->bytes(src);
-        if (now - l->t_progress >= PROGRESS_EVERY_NS) {
-            l->t_progress = now;
-            report(l, S3L_EVENT_PROGRESS, NULL);
-        }
-        if (epoch_due(l, now) && (rc = commit(l, err)) != 0) {
             *side = S3L_SIDE_DESTINATION;
             break;
         }
+        moved(l, i, off, line);
+        if ((rc = after_call(l, i, src, base, &since_clock, side, err)) != 0)
+            break;
     }
     l->st->bytes_in = base + src->ops->bytes(src);
     src->ops->free(src);

@@ -1,34 +1,47 @@
 /*
  * pipeline: internal header of the runner. The runner's loop (runner.c) drives two narrow
  * interfaces, a record source per input and a destination, so that its epoch and position logic
- * is tested with test doubles; glue.c implements both over the public input readers
- * (include/s3l/input.h) and the table destination (include/s3l/destination.h).
+ * is tested with test doubles. The real ones are in parts with one job each: source.c (the
+ * sources, over the input readers and the converter of include/s3l/input.h), table.c (the
+ * destination side, over include/s3l/destination.h), growth.c (the inferred schema and its
+ * growth), glue.c (a run: the store, the parts, the loop).
  */
 #ifndef S3L_PIPELINE_RUNNER_H
 #define S3L_PIPELINE_RUNNER_H
 
+#include "s3l/input.h"
 #include "s3l/pipeline.h"
 #include "s3l/row.h"
 #include "util/util.h"
 
 /*
- * A source's answer meaning "no row yet: commit the epoch before this record, then call me
- * again" (the record brings columns the schema lacks; the destination is reopened with them).
+ * What a source's next answers besides rows and errors (its own enum: these are never S3L_E*
+ * codes, and an error code is never one of these). next sets it before it returns 0, and sets
+ * S3L__SOURCE_BROKEN with a negative code.
  */
-#define S3L__SOURCE_BARRIER (-1000)
-/*
- * A source's answer meaning "the input's structure is broken beyond resynchronisation" (a JSON
- * array cut short, a CSV quote left open): err holds the error (S3L_EINVALID_INPUT, naming the
- * input and where), which stops the run in every --bad-records mode, since no record after it can
- * be delimited and skipping it would repeat it forever.
- */
-#define S3L__SOURCE_BROKEN (-1001)
-/*
- * A source's answer meaning "no record yet: the stream is quiet" (NDJSON from a pipe, after
- * waiting a while): the runner reads its clock, commits when --commit-interval is due, and calls
- * again; *offset_after and *line_after are where the input is.
- */
-#define S3L__SOURCE_IDLE (-1002)
+enum s3l__source_signal {
+    /* With 0: the end of the input. */
+    S3L__SOURCE_END = 0,
+    /*
+     * With 0: no row yet: commit the epoch before this record, then ask the destination to grow
+     * (s3l__dest_ops.grow), then call again (the record brings columns the schema lacks; it comes
+     * next, under the grown schema).
+     */
+    S3L__SOURCE_GROW,
+    /*
+     * With 0: no record yet: the stream is quiet (NDJSON from a pipe, after waiting a while):
+     * the runner reads its clock, commits when --commit-interval is due, and calls again;
+     * *offset_after and *line_after are where the input is.
+     */
+    S3L__SOURCE_IDLE,
+    /*
+     * With a negative code: the input's structure is broken beyond resynchronisation (a JSON
+     * array cut short, a CSV quote left open): err holds the error (S3L_EINVALID_INPUT, naming the
+     * input and where), which stops the run in every --bad-records mode, since no record after it
+     * can be delimited and skipping it would repeat it forever.
+     */
+    S3L__SOURCE_BROKEN,
+};
 
 /* One input, opened at an offset, yielding rows into a row sink. */
 struct s3l__source;
@@ -37,15 +50,18 @@ struct s3l__source_ops {
      * Reads the next records, at most max_rows (>= 1), and puts each into the destination's row
      * sink of lane `lane` as one row (the source reaches the destination through the env it was
      * opened with, because the destination may only learn its schema from the first records).
-     * Returns the number of rows put (>= 1), 0 at the end of the input, or a negative code.
+     * Returns the number of rows put (>= 1), 0 with *signal (S3L__SOURCE_END at the end of the
+     * input, S3L__SOURCE_GROW, S3L__SOURCE_IDLE), or a negative code.
      * *offset_after is the input's byte offset just after the last record consumed, *line_after
      * the number of the line at that offset (also after a bad record, which is consumed alone:
      * the caller decides whether to fail, skip or dead-letter it; *raw then holds its bytes,
      * valid until the next call). S3L_EINVALID_INPUT and S3L_ETOO_LARGE are bad records;
-     * S3L__SOURCE_BARRIER and S3L__SOURCE_BROKEN are as above; other codes are fatal.
+     * with *signal S3L__SOURCE_BROKEN, any code stops the run (above); other codes are fatal.
+     * *signal is S3L__SOURCE_END on entry.
      */
     int (*next)(struct s3l__source *src, unsigned lane, uint64_t max_rows, uint64_t *offset_after,
-                uint64_t *line_after, struct s3l_slice *raw, struct s3l_error *err);
+                uint64_t *line_after, struct s3l_slice *raw, enum s3l__source_signal *signal,
+                struct s3l_error *err);
     /* Bytes consumed so far (for progress). */
     uint64_t (*bytes)(struct s3l__source *src);
     void (*free)(struct s3l__source *src);
@@ -86,6 +102,13 @@ struct s3l__dest_ops {
                   struct s3l_error *err);
     /* Drops what was not committed and frees ctx. */
     void (*close)(void *ctx);
+    /*
+     * The source asked for schema growth (S3L__SOURCE_GROW) and the epoch before the growing
+     * record is committed: the destination takes the grown schema (later rows have its columns).
+     * May be NULL (a destination whose sources never grow). Store errors, S3L_ESCHEMA_DRIFT,
+     * S3L_ENOMEM.
+     */
+    int (*grow)(void *ctx, struct s3l_error *err);
 };
 
 /* The sources and destination of a run, provided by glue.c (or by a test). */
@@ -141,6 +164,79 @@ int s3l__check_landed_elsewhere(struct s3l_store *store, const char *table, cons
  * Returns rc, or the lane's code.
  */
 int s3l__lane_failure(const struct s3l_row_sink *lane, int rc, struct s3l_error *err);
+
+/* ---- The real sources and destination (glue.c, source.c, table.c, growth.c) ---- */
+
+struct s3l_dest;
+struct s3l_dest_stream;
+struct s3l_converter;
+struct s3l_infer;
+struct s3l_store;
+struct s3l__lanes;
+
+/*
+ * What the parts of one run share: the table side (table.c) owns the destination, the stream,
+ * the converter, the lane sinks and the lanes, and the schema they were opened with; the source
+ * side (source.c) converts records into them; schema growth (growth.c) decides the schema and
+ * leaves a grown one in `grown` for the table side to take when the runner asks it to grow.
+ */
+struct s3l__glue {
+    const struct s3l_pipeline_options *o;
+    const char *id;
+    char *tpath;
+    struct s3l_store *store;
+    struct s3l_dest *dest;
+    struct s3l_dest_stream *stream;
+    struct s3l_schema *schema; /* the schema of the stream, owned */
+    struct s3l_converter *conv;
+    struct s3l_row_sink *sinks; /* per lane */
+    enum s3l_input_format fmt;
+    uint64_t bytes0; /* store->bytes_written at the last commit */
+    bool saw_pending;
+    struct s3l__lanes *lanes; /* worker threads when lanes > 1, else NULL (convert inline) */
+    struct s3l_pipeline_stats *stats;
+    bool grow;                /* the schema was inferred: new keys with values add columns */
+    struct s3l_schema *grown; /* the schema the table side takes at the next grow request */
+    uint64_t ignored;         /* values ignored by converters already freed */
+};
+
+/* The table side's answers to the runner (table.c). */
+extern const struct s3l__dest_ops s3l__glue_dest_ops;
+
+/*
+ * Whether copies of records keep their raw bytes: dead letters are those bytes, and the converter
+ * counts line breaks in them to name the line of a bad value in a record that spans lines (a
+ * JSON array's element, a CSV row with a quoted line break); an NDJSON record is one line.
+ */
+bool s3l__glue_need_raw(const struct s3l__glue *g);
+
+/* Opens the stream with g->schema (set), the converter, the lane sinks and the lanes. Refuses
+ * (S3L_EINVALID_INPUT) a schema without columns; the destination's errors, S3L_ENOMEM. */
+int s3l__glue_open_stream(struct s3l__glue *g, struct s3l_error *err);
+
+/* Opens the stream if it is not open, with g->schema, or else the table's schema record, or else
+ * no columns (refused). Errors as s3l__glue_open_stream and s3l__glue_read_record. */
+int s3l__glue_ensure_stream(struct s3l__glue *g, struct s3l_error *err);
+
+/* The table's schema record into *out (owned; NULL when there is none). S3L_ECORRUPT for a record
+ * that cannot be parsed (naming the table), store errors, S3L_ENOMEM. */
+int s3l__glue_read_record(struct s3l__glue *g, struct s3l_schema **out, struct s3l_error *err);
+
+/*
+ * Schema growth (growth.c). s3l__glue_sample_schema: the schema of an inference sample (inf),
+ * fitted to the table's schema record (s3l__schema_fit_sample), into g->schema, with growth on.
+ * s3l__glue_check_growth: with growth on and the stream open, whether rec brings keys with typed
+ * values that the schema lacks: 1 with the grown schema in g->grown (the source then holds rec
+ * and answers S3L__SOURCE_GROW), 0 when not. Both: S3L_ENOMEM, record errors.
+ */
+int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf, struct s3l_error *err);
+int s3l__glue_check_growth(struct s3l__glue *g, const struct s3l_record *rec,
+                           struct s3l_error *err);
+
+/* Opens a source over input i for g (source.c): the signature of s3l__runner_env.source_open. */
+int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
+                          uint64_t offset, uint64_t skip, struct s3l__source **out,
+                          struct s3l_error *err);
 
 /* ---- Parallel lanes (lanes.c) ---- */
 

@@ -1,0 +1,514 @@
+/*
+ * The runner's source side: one source per input, over the input readers and the record
+ * converter (include/s3l/input.h). A source reads records from its input's offset and converts
+ * each into a lane sink of the table side (table.c) as one row, through the fastest way the
+ * schema allows: NDJSON lines in spans through the converter's fast path or to the lanes, other
+ * records one by one. It reports bad records to the runner (which fails, skips or dead-letters
+ * them), a broken input, a quiet stream, and the end of the input, with the offset and line just
+ * after what it consumed.
+ *
+ * With an inferred schema, the first source that has records first copies aside an inference
+ * sample: up to infer_rows records, bounded by sample_bytes (min(memory / 2, 16 MiB), after at
+ * least one record), so wide records are inferred from fewer records. The raw bytes are copied
+ * only when dead letters or messages need them (s3l__glue_need_raw), and the copies are freed as
+ * soon as they are replayed. Each record is then offered to schema growth (growth.c): one that
+ * grows the schema is held while the runner commits the epoch before it and has the table side
+ * grow, and is converted at the next call.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "runner.h"
+#include "s3l/input.h"
+
+/* A copy of a record of the inference sample, or of a bad record met while sampling. */
+struct held {
+    struct s3l_record rec; /* values, raw and strings point into the sample's arena */
+    int code;              /* 0, or the reader's error for a bad record */
+    bool broken;           /* that error is the input's broken structure (s3l_reader_broken) */
+    uint64_t line_after;   /* the number of the line at rec.end_offset */
+    char *message;         /* its message (arena) */
+};
+
+struct source {
+    struct s3l__source base;
+    struct s3l__glue *g;
+    struct s3l_input_position *pos;
+    struct s3l_reader *reader;
+    int fd;
+    uint64_t start; /* the reader's offset when opened (bytes_in counts from it) */
+    uint64_t add;   /* added to the reader's offsets: a stream's committed offset, since a
+                       stream's reader counts from 0 */
+    bool done;
+    /* The inference sample being replayed. */
+    struct s3l_arena arena;
+    struct held *held;
+    size_t n_held, next_held;
+    /* A record with new columns, held while the runner commits the epoch before it. */
+    struct s3l_arena pend_arena;
+    struct held pending;
+    bool has_pending;
+    /* NDJSON lines not converted yet, of the span last read (valid until the next read). */
+    struct s3l_lines span;
+};
+
+/* Where a call's answer goes: the runner's out arguments of s3l__source_ops.next. */
+struct out {
+    uint64_t *offset;
+    uint64_t *line;
+    struct s3l_slice *raw;
+    enum s3l__source_signal *signal;
+};
+
+/* The bytes of a span past its first line: a lane's share of work at a time (~2,800 flights
+ * lines), small enough that the lanes finish together, large enough that handing one over costs
+ * nothing next to converting it. */
+#define SPAN_BYTES (256u << 10)
+
+/* ---- The inference sample ------------------------------------------------------------------ */
+
+/* The most bytes of records held for inference (after the first record): see the top. */
+static size_t sample_bytes(const struct s3l_pipeline_options *o)
+{
+    size_t m = (o->memory ? o->memory : 48u << 20) / 2;
+    return m < (16u << 20) ? m : 16u << 20;
+}
+
+/* Copies rec (tape, strings, source name and, when keep_raw, its raw bytes) into arena a. */
+static int hold(struct s3l_arena *a, const struct s3l_record *rec, bool keep_raw, struct held *h)
+{
+    memset(h, 0, sizeof(*h));
+    h->rec = *rec;
+    struct s3l_value *v = NULL;
+    if (rec->n_values) {
+        v = s3l_arena_alloc(a, rec->n_values * sizeof(*v));
+        if (!v)
+            return S3L_ENOMEM;
+        memcpy(v, rec->values, rec->n_values * sizeof(*v));
+    }
+    for (size_t i = 0; i < rec->n_values; i++) {
+        if (v[i].kind != S3L_VALUE_STRING && v[i].kind != S3L_VALUE_NUMBER)
+            continue;
+        char *p = s3l_arena_strndup(a, v[i].str ? v[i].str : "", v[i].len);
+        if (!p)
+            return S3L_ENOMEM;
+        v[i].str = p;
+    }
+    h->rec.values = v;
+    h->rec.raw = rec->raw && keep_raw ? s3l_arena_strndup(a, rec->raw, rec->raw_len) : NULL;
+    if (!h->rec.raw)
+        h->rec.raw_len = 0;
+    h->rec.source = rec->source ? s3l_arena_strndup(a, rec->source, strlen(rec->source)) : NULL;
+    if ((rec->raw && keep_raw && !h->rec.raw) || (rec->source && !h->rec.source))
+        return S3L_ENOMEM;
+    return 0;
+}
+
+/*
+ * Reads the inference sample of the first input with records: up to infer_rows records, or fewer
+ * once sample_bytes are held (bad records are kept in order too, to be reported when replayed),
+ * infers the schema, opens the stream. The sample is then replayed by src_next.
+ */
+static int sample(struct source *s, struct s3l_error *err)
+{
+    struct s3l__glue *g = s->g;
+    size_t cap = g->o->infer_rows ? g->o->infer_rows : 1000;
+    struct s3l_infer_options io = {S3L_INFER_OPTIONS_VERSION, g->o->nested_as_json,
+                                   g->o->timestamp_unit};
+    struct s3l_infer *inf = s3l_infer_new(&io);
+    s->held = s3l_calloc(cap + 1, sizeof(*s->held));
+    if (!inf || !s->held) {
+        s3l_infer_free(inf);
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
+    }
+    int rc = 0;
+    bool keep_raw = s3l__glue_need_raw(g);
+    size_t max_bytes = sample_bytes(g->o);
+    while (rc == 0 && s3l_infer_count(inf) < cap && s->n_held <= cap &&
+           (s->n_held == 0 || s->arena.used_total < max_bytes)) {
+        struct s3l_record rec;
+        struct s3l_error e = {0};
+        int r = s3l_reader_next(s->reader, &rec, &e);
+        if (r == 0)
+            break;
+        struct held *h = &s->held[s->n_held];
+        if (r == 1 || r == S3L_EINVALID_INPUT || r == S3L_ETOO_LARGE) {
+            rc = hold(&s->arena, &rec, keep_raw, h);
+            h->line_after = s3l_reader_line(s->reader);
+            if (rc == 0 && r != 1) {
+                h->code = r;
+                h->broken = s3l_reader_broken(s->reader);
+                h->message = s3l_arena_strndup(&s->arena, e.message, strlen(e.message));
+            } else if (rc == 0) {
+                rc = s3l_infer_add(inf, &h->rec);
+            }
+            if (rc)
+                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
+            s->n_held++;
+            if (r != 1 && (s->n_held > cap || h->broken))
+                break; /* a broken input repeats its error: nothing more to sample */
+            continue;
+        }
+        *err = e;
+        rc = r;
+    }
+    if (rc == 0 && s3l_infer_count(inf) > 0)
+        rc = s3l__glue_sample_schema(g, inf, err);
+    if (rc == 0 && g->schema)
+        rc = s3l__glue_open_stream(g, err);
+    s3l_infer_free(inf);
+    return rc;
+}
+
+/* Records a CSV input's header in its position, once known. */
+static int note_header(struct source *s)
+{
+    if (s->g->fmt != S3L_INPUT_CSV || s->pos->csv_header)
+        return 0;
+    size_t len = 0;
+    const char *h = s3l_reader_csv_header(s->reader, &len);
+    if (h && !(s->pos->csv_header = s3l_strndup(h, len)))
+        return S3L_ENOMEM;
+    return 0;
+}
+
+/* ---- Records into rows --------------------------------------------------------------------- */
+
+/* Converts rec (after which the input is at line line_after) into lane's sink. */
+static int convert(struct source *s, unsigned lane, const struct s3l_record *rec,
+                   uint64_t line_after, struct out *o, struct s3l_error *err)
+{
+    struct s3l__glue *g = s->g;
+    *o->offset = rec->end_offset + s->add;
+    *o->line = line_after;
+    *o->raw = s3l_slice_make(rec->raw, rec->raw_len);
+    int rc = g->lanes ? s3l__lanes_put(g->lanes, rec, err)
+                      : s3l_convert(g->conv, rec, &g->sinks[lane], err);
+    if (rc < 0 && !g->lanes)
+        rc = s3l__lane_failure(&g->sinks[lane], rc, err);
+    return rc == 0 ? 1 : rc;
+}
+
+/* Converts rec, unless it brings new columns: then it is held and the runner asked to grow. */
+static int deliver(struct source *s, unsigned lane, const struct s3l_record *rec,
+                   uint64_t line_after, struct out *o, struct s3l_error *err)
+{
+    int rc = s3l__glue_check_growth(s->g, rec, err);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        return convert(s, lane, rec, line_after, o, err);
+    s3l_arena_free(&s->pend_arena); /* a wide record's block is not kept */
+    if (hold(&s->pend_arena, rec, s3l__glue_need_raw(s->g), &s->pending))
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory holding a record");
+    s->pending.line_after = line_after;
+    s->has_pending = true;
+    *o->signal = S3L__SOURCE_GROW;
+    return 0;
+}
+
+/*
+ * An unscanned NDJSON line: into the lanes (without schema growth, which needs the keys here), or
+ * through the converter's fast path. S3L_CONVERT_FALLBACK when it must be scanned here first.
+ */
+static int fast(struct source *s, unsigned lane, const struct s3l_record *rec, struct out *o,
+                struct s3l_error *err)
+{
+    struct s3l__glue *g = s->g;
+    uint64_t line_after = s3l_reader_line(s->reader);
+    if (g->lanes && !g->grow)
+        return convert(s, lane, rec, line_after, o, err);
+    if (g->lanes)
+        return S3L_CONVERT_FALLBACK;
+    int rc = s3l_convert_fast(g->conv, rec, &g->sinks[lane], err);
+    if (rc == S3L_CONVERT_FALLBACK)
+        return rc;
+    if (rc < 0)
+        rc = s3l__lane_failure(&g->sinks[lane], rc, err);
+    *o->offset = rec->end_offset + s->add;
+    *o->line = line_after;
+    *o->raw = s3l_slice_make(rec->raw, rec->raw_len);
+    return rc == 0 ? 1 : rc;
+}
+
+/* Whether NDJSON lines come in spans: the stream is open, and no lane needs them scanned here
+ * (schema growth with lanes looks at every record's keys on this thread). */
+static bool by_spans(const struct source *s)
+{
+    const struct s3l__glue *g = s->g;
+    return g->fmt == S3L_INPUT_NDJSON && g->stream && !(g->lanes && g->grow);
+}
+
+/*
+ * A bad NDJSON record that is a file's last line without a line end: most likely a line still
+ * being appended (a writer caught mid-line). Failing, skipping or committing it would make the
+ * rest of that line, once appended, a bad record or an extension of a committed line (refused
+ * forever): it is left unread instead, reported, and the input ends before it. true when so.
+ */
+static bool partial_last_line(struct source *s, const struct s3l_record *rec,
+                              const struct s3l_error *why, struct out *o)
+{
+    struct s3l__glue *g = s->g;
+    if (g->fmt != S3L_INPUT_NDJSON || !s->pos->replayable || !rec->raw ||
+        rec->end_offset != rec->offset + rec->raw_len)
+        return false; /* a line end was read: the line is whole */
+    s->done = true;
+    *o->offset = rec->offset + s->add;
+    *o->line = rec->line;
+    if (g->o->report) {
+        char msg[S3L_ERROR_MESSAGE_MAX + 512];
+        snprintf(msg, sizeof(msg),
+                 "%s line %llu (byte offset %llu): the last line has no line end and is not a "
+                 "valid record yet (%.300s): left unread, as a line still being appended; the "
+                 "next run reads it once it is whole", rec->source, (unsigned long long)rec->line,
+                 (unsigned long long)rec->offset, why->message);
+        struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg};
+        g->o->report(g->o->report_ctx, &r);
+    }
+    return true;
+}
+
+/*
+ * Puts rows from the current span (not empty): all of it into the lanes, or up to max_rows
+ * through the converter's fast path into lane's sink. A line the fast path does not take is
+ * scanned here and goes the generic way alone (deliver: it may bring new columns), or is
+ * returned as a bad record.
+ */
+static int span_rows(struct source *s, unsigned lane, uint64_t max_rows, struct out *o,
+                     struct s3l_error *err)
+{
+    struct s3l__glue *g = s->g;
+    if (g->lanes) {
+        uint64_t rows = s->span.rows;
+        int rc = s3l__lanes_put_lines(g->lanes, &s->span, err);
+        s->span.p = s->span.end;
+        *o->offset = s3l_reader_offset(s->reader) + s->add;
+        *o->line = s3l_reader_line(s->reader);
+        return rc ? rc : (int)rows;
+    }
+    uint64_t rows = 0;
+    int rc = s3l_convert_fast_lines(g->conv, &s->span, max_rows, &g->sinks[lane], &rows, err);
+    if (rc < 0)
+        rc = s3l__lane_failure(&g->sinks[lane], rc, err);
+    *o->offset = s->span.offset + s->add;
+    *o->line = s->span.line;
+    if (rc || rows)
+        return rc ? rc : (int)rows;
+    struct s3l_record rec;
+    if (!s3l_lines_next(&s->span, &rec))
+        return s3l_error_set(err, S3L_EINTERNAL, "%s: a span without rows", s->pos->path);
+    rc = s3l_reader_scan(s->reader, &rec, err);
+    if (rc != 1) {
+        if (rc == S3L_EINVALID_INPUT && partial_last_line(s, &rec, err, o)) {
+            s3l_error_clear(err);
+            return 0;
+        }
+        *o->offset = rec.end_offset + s->add;
+        *o->line = s->span.line;
+        *o->raw = s3l_slice_make(rec.raw, rec.raw_len);
+        return rc;
+    }
+    return deliver(s, lane, &rec, s->span.line, o, err);
+}
+
+/* The end of the input: what follows the last record is consumed too. */
+static int at_end(struct source *s, struct out *o)
+{
+    s->done = true;
+    *o->offset = s3l_reader_offset(s->reader) + s->add;
+    *o->line = s3l_reader_line(s->reader);
+    /* After a JSON array's last element come "]" and white space, which no append can
+     * extend: the input is consumed to its end, so a rerun finds it up to date. */
+    struct stat st;
+    if (s->g->fmt == S3L_INPUT_JSON && s->pos->replayable && fstat(s->fd, &st) == 0 &&
+        (uint64_t)st.st_size > *o->offset)
+        *o->offset = (uint64_t)st.st_size;
+    return 0;
+}
+
+/* ---- The source's calls -------------------------------------------------------------------- */
+
+/* The next record of the replayed sample: converted, or its error given back as it was met. */
+static int replay_held(struct source *s, unsigned lane, struct out *o, struct s3l_error *err)
+{
+    struct held *h = &s->held[s->next_held++];
+    if (!h->code)
+        return deliver(s, lane, &h->rec, h->line_after, o, err);
+    *o->offset = h->rec.end_offset + s->add;
+    *o->line = h->line_after;
+    *o->raw = s3l_slice_make(h->rec.raw, h->rec.raw_len);
+    s3l_error_set(err, h->code, "%s", h->message ? h->message : "bad record");
+    if (h->broken)
+        *o->signal = S3L__SOURCE_BROKEN;
+    return h->code;
+}
+
+/* The next NDJSON lines as a span; *alone when the caller must read the next line alone. */
+static int next_span(struct source *s, unsigned lane, uint64_t max_rows, struct out *o,
+                     bool *alone, struct s3l_error *err)
+{
+    *alone = false;
+    int rc = s3l_reader_next_lines(s->reader, max_rows, SPAN_BYTES, &s->span, err);
+    if (rc == 1)
+        return span_rows(s, lane, max_rows, o, err);
+    if (rc == 0)
+        return at_end(s, o);
+    if (rc == S3L_READER_IDLE) {
+        *o->offset = s3l_reader_offset(s->reader) + s->add;
+        *o->line = s3l_reader_line(s->reader);
+        *o->signal = S3L__SOURCE_IDLE;
+        return 0;
+    }
+    if (rc < 0)
+        return rc;
+    *alone = true; /* S3L_READER_ONE: this line comes alone (it is reported as too long) */
+    return 0;
+}
+
+/* The next record read alone: unscanned when the stream is open (the fast path), else scanned. */
+static int next_record(struct source *s, unsigned lane, struct out *o, struct s3l_error *err)
+{
+    struct s3l__glue *g = s->g;
+    struct s3l_record rec;
+    /* With the stream open, NDJSON lines come unscanned: most go through the converter's fast
+     * path, or to the lanes, which scan them on their own threads (lanes.c). */
+    int rc = g->stream ? s3l_reader_next_raw(s->reader, &rec, err)
+                       : s3l_reader_next(s->reader, &rec, err);
+    if (rc == 1 && !rec.values) {
+        rc = fast(s, lane, &rec, o, err);
+        if (rc != S3L_CONVERT_FALLBACK)
+            return rc;
+        rc = s3l_reader_scan(s->reader, &rec, err);
+    }
+    if (rc == 0)
+        return at_end(s, o);
+    if (rc != 1) {
+        if (rc == S3L_EINVALID_INPUT && !s3l_reader_broken(s->reader) &&
+            partial_last_line(s, &rec, err, o)) {
+            s3l_error_clear(err);
+            return 0;
+        }
+        *o->offset = rec.end_offset + s->add;
+        *o->line = s3l_reader_line(s->reader);
+        *o->raw = s3l_slice_make(rec.raw, rec.raw_len);
+        if (s3l_reader_broken(s->reader))
+            *o->signal = S3L__SOURCE_BROKEN;
+        return rc;
+    }
+    if (note_header(s))
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    if (!g->stream && (rc = s3l__glue_ensure_stream(g, err)) != 0)
+        return rc;
+    return deliver(s, lane, &rec, s3l_reader_line(s->reader), o, err);
+}
+
+static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
+                    uint64_t *offset_after, uint64_t *line_after, struct s3l_slice *raw,
+                    enum s3l__source_signal *signal, struct s3l_error *err)
+{
+    struct source *s = (struct source *)base;
+    struct s3l__glue *g = s->g;
+    struct out o = {offset_after, line_after, raw, signal};
+    if (s->has_pending) {
+        /* The table side grew the schema for it. */
+        s->has_pending = false;
+        return convert(s, lane, &s->pending.rec, s->pending.line_after, &o, err);
+    }
+    if (s->held && s->next_held == s->n_held) {
+        /* The sample is replayed (the last one's raw bytes were valid until this call). */
+        s3l_arena_free(&s->arena);
+        s3l_free(s->held);
+        s->held = NULL;
+        s->n_held = s->next_held = 0;
+    }
+    if (s->done)
+        return 0;
+    if (!g->stream && !g->schema) {
+        int rc = sample(s, err);
+        if (rc)
+            return rc;
+        if (note_header(s))
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    }
+    if (s->next_held < s->n_held)
+        return replay_held(s, lane, &o, err);
+    if (s->span.p != s->span.end)
+        return span_rows(s, lane, max_rows, &o, err);
+    if (by_spans(s)) {
+        bool alone;
+        int rc = next_span(s, lane, max_rows, &o, &alone, err);
+        if (!alone)
+            return rc;
+    }
+    return next_record(s, lane, &o, err);
+}
+
+static uint64_t src_bytes(struct s3l__source *base)
+{
+    struct source *s = (struct source *)base;
+    return s->reader ? s3l_reader_offset(s->reader) - s->start : 0;
+}
+
+static void src_free(struct s3l__source *base)
+{
+    struct source *s = (struct source *)base;
+    s3l_reader_free(s->reader);
+    s3l_arena_free(&s->arena);
+    s3l_arena_free(&s->pend_arena);
+    s3l_free(s->held);
+    s3l_free(s);
+}
+
+static const struct s3l__source_ops source_ops = {src_next, src_bytes, src_free};
+
+int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
+                          uint64_t offset, uint64_t skip, struct s3l__source **out,
+                          struct s3l_error *err)
+{
+    (void)i;
+    struct s3l__glue *g = ctx;
+    struct source *s = s3l_calloc(1, sizeof(*s));
+    if (!s)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory opening %s", pos->path);
+    s->base.ops = &source_ops;
+    s->g = g;
+    s->pos = pos;
+    s->fd = fd;
+    /* A stream's reader counts from 0, or from skip when it drops the bytes resent before the
+     * committed offset (they are read and dropped as a seek). */
+    skip = pos->replayable ? 0 : skip;
+    s->start = pos->replayable ? offset : skip;
+    s->add = pos->replayable ? 0 : offset - skip;
+    s3l_arena_init(&s->arena, 1u << 20);
+    s3l_arena_init(&s->pend_arena, 64u << 10);
+    struct stat st;
+    /* A file already read to its end: nothing to open (a JSON array cannot resume at its end). */
+    if (pos->replayable && fstat(fd, &st) == 0 && (uint64_t)st.st_size == offset && offset > 0) {
+        s->done = true;
+        *out = &s->base;
+        return 0;
+    }
+    struct s3l_reader_options ro = {0};
+    ro.version = S3L_READER_OPTIONS_VERSION;
+    ro.format = g->fmt;
+    ro.name = strcmp(pos->path, "-") == 0 ? "stdin" : pos->path; /* a FIFO or device by name */
+    ro.max_record_bytes = g->o->max_record_size;
+    ro.start_offset = pos->replayable ? offset : skip;
+    ro.resume = !pos->replayable && offset > 0; /* a stream resent from after a record */
+    ro.start_line = pos->line; /* line numbers go on where the last commit left them */
+    ro.csv_header = pos->csv_header;
+    ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
+    /* A stream that goes quiet hands control back, so that --commit-interval holds while it
+     * is (within a quarter of the interval, 10 ms .. 1 s) and a stop request is seen. */
+    int64_t ci = g->o->commit_interval_ns;
+    if (!pos->replayable)
+        ro.idle_ms = ci > 0 ? (int)S3L_MAX(10, S3L_MIN(1000, ci / 4000000)) : 1000;
+    int rc = s3l_reader_open(fd, &ro, &s->reader, err);
+    if (rc) {
+        src_free(&s->base);
+        return rc;
+    }
+    *out = &s->base;
+    return 0;
+}

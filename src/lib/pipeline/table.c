@@ -1,0 +1,237 @@
+/*
+ * The runner's destination side: the table it writes, over the exactly-once destination
+ * (include/s3l/destination.h). It opens the destination (which commits an epoch left pending),
+ * hands the runner the recorded input positions, opens the table's stream with the run's schema,
+ * owns the converter, the lane sinks and the parallel lanes the sources write through, commits
+ * epochs and dead-letters bad records. When the source side finds a record that grows an
+ * inferred schema, the runner commits the epoch before it and then asks this side to grow
+ * (t_grow): the stream is reopened with the grown schema, so the epochs after the growing record
+ * have its columns and the table's schema record gains them.
+ */
+#include <string.h>
+
+#include "runner.h"
+#include "s3l/destination.h"
+#include "s3l/input.h"
+#include "s3l/store.h"
+
+bool s3l__glue_need_raw(const struct s3l__glue *g)
+{
+    return g->o->bad_records == S3L_BAD_RECORDS_DEAD_LETTER || g->fmt != S3L_INPUT_NDJSON;
+}
+
+/* Opens (or reopens, after the schema grew) the destination for this pipeline. */
+static int open_dest(struct s3l__glue *g, struct s3l_error *err)
+{
+    const struct s3l_pipeline_options *o = g->o;
+    struct s3l_pq_options pq;
+    s3l_pq_options_init(&pq);
+    pq.codec = o->codec;
+    pq.level = o->codec_level;
+    if (o->row_group_bytes)
+        pq.row_group_bytes = o->row_group_bytes;
+    pq.row_group_rows = o->row_group_rows;
+    struct s3l_dest_options d = {0};
+    d.version = S3L_DEST_OPTIONS_VERSION;
+    d.pipeline_id = g->id;
+    d.file_size = o->file_size;
+    d.lanes = o->lanes;
+    d.allow_type_changes = o->allow_type_changes;
+    d.parquet = &pq;
+    d.memory = o->memory;
+    return s3l_dest_open(g->store, &d, &g->dest, err);
+}
+
+/*
+ * Opens the destination and hands the runner the positions recorded with the last committed
+ * epoch. Opening commits an epoch left pending by an interrupted run (same copies, same names)
+ * and otherwise writes nothing: the destination claims its generation only when it first stages
+ * something, so a rerun with nothing new leaves the destination byte-identical. The checkpoint is
+ * peeked at first only to tell the user that a pending epoch was recovered.
+ */
+static int t_positions(void *ctx, char **json, bool *pending, struct s3l_error *err)
+{
+    struct s3l__glue *g = ctx;
+    *json = NULL;
+    *pending = false;
+    int rc = s3l_pipeline_peek(g->store, g->id, NULL, &g->saw_pending, NULL, err);
+    if (rc == 0)
+        rc = open_dest(g, err);
+    if (rc)
+        return rc;
+    *pending = g->saw_pending; /* committed by now; the runner reports it */
+    const char *state = s3l_dest_state(g->dest);
+    if (state && !(*json = s3l_strdup(state)))
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the checkpoint");
+    g->bytes0 = g->store->bytes_written;
+    return 0;
+}
+
+static int t_start(void *ctx, uint64_t *recovered, struct s3l_error *err)
+{
+    (void)err;
+    struct s3l__glue *g = ctx;
+    *recovered = g->saw_pending ? s3l_dest_committed_epoch(g->dest) : 0;
+    return 0;
+}
+
+static int t_commit(void *ctx, const char *positions_json, struct s3l__commit_info *info,
+                    struct s3l_error *err)
+{
+    struct s3l__glue *g = ctx;
+    struct s3l_dest_commit_info ci;
+    memset(&ci, 0, sizeof(ci));
+    if (g->lanes) {
+        /* Every row the positions cover must be in the lanes' files before the commit point. */
+        uint64_t bad = 0;
+        int rc = s3l__lanes_barrier(g->lanes, &bad, err);
+        g->stats->rows -= bad;
+        g->stats->rows_bad += bad;
+        if (rc)
+            return rc;
+    }
+    int rc = s3l_dest_commit(g->dest, positions_json, &ci, err);
+    if (rc)
+        return rc;
+    info->epoch = ci.epoch;
+    info->files = ci.files;
+    info->rows = ci.rows;
+    info->bytes = g->store->bytes_written - g->bytes0;
+    g->bytes0 = g->store->bytes_written;
+    return 0;
+}
+
+static int t_reject(void *ctx, const void *raw, size_t len, const char *reason,
+                    struct s3l_error *err)
+{
+    struct s3l__glue *g = ctx;
+    int rc = s3l__glue_ensure_stream(g, err);
+    return rc ? rc : s3l_dest_reject(g->stream, raw, len, reason, err);
+}
+
+static void t_close(void *ctx)
+{
+    (void)ctx; /* the glue is torn down by s3l__glue_run */
+}
+
+/*
+ * The runner committed the epoch before the record that brought new columns: the destination is
+ * reopened with the grown schema (g->grown), whose new stream records the added columns in the
+ * table's schema record; the files of later epochs have them.
+ */
+static int t_grow(void *ctx, struct s3l_error *err)
+{
+    struct s3l__glue *g = ctx;
+    if (!g->grown)
+        return 0;
+    s3l__lanes_free(g->lanes);
+    g->lanes = NULL;
+    if (g->conv)
+        g->ignored += s3l_converter_ignored(g->conv);
+    s3l_converter_free(g->conv);
+    g->conv = NULL;
+    s3l_free(g->sinks);
+    g->sinks = NULL;
+    s3l_dest_free(g->dest);
+    g->dest = NULL;
+    g->stream = NULL;
+    s3l_schema_free(g->schema);
+    g->schema = g->grown;
+    g->grown = NULL;
+    int rc = open_dest(g, err);
+    return rc ? rc : s3l__glue_open_stream(g, err);
+}
+
+const struct s3l__dest_ops s3l__glue_dest_ops = {t_positions, t_start, t_commit,
+                                                 t_reject,    t_close, t_grow};
+
+/* ---- The stream and its lanes -------------------------------------------------------------- */
+
+static int lanes_reject(void *ctx, const void *raw, size_t len, const char *reason,
+                        struct s3l_error *err)
+{
+    struct s3l__glue *g = ctx;
+    return s3l_dest_reject(g->stream, raw, len, reason, err);
+}
+
+static int lanes_close(void *ctx, unsigned lane, struct s3l_error *err)
+{
+    struct s3l__glue *g = ctx;
+    return s3l_dest_lane_close(g->stream, lane, err);
+}
+
+static void lanes_report(void *ctx, const char *reason)
+{
+    struct s3l__glue *g = ctx;
+    if (!g->o->report)
+        return;
+    struct s3l_pipeline_report r = {S3L_EVENT_BAD_RECORD, g->stats, NULL, 0, reason};
+    g->o->report(g->o->report_ctx, &r);
+}
+
+int s3l__glue_open_stream(struct s3l__glue *g, struct s3l_error *err)
+{
+    if (g->schema->n_fields == 0)
+        return s3l_error_set(err, S3L_EINVALID_INPUT,
+                             "table %s: the sampled records give no column: no key that can "
+                             "name a column (not empty, without NUL) has a non-null value; "
+                             "declare the schema with --schema",
+                             g->tpath);
+    int rc = s3l_dest_stream(g->dest, g->o->ns, g->o->table, g->schema, &g->stream, err);
+    if (rc == 0)
+        rc = s3l_converter_new(g->schema, NULL, &g->conv, err);
+    unsigned lanes = g->o->lanes ? g->o->lanes : 1;
+    if (rc == 0 && !(g->sinks = s3l_calloc(lanes, sizeof(*g->sinks))))
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory opening table %s", g->tpath);
+    for (unsigned i = 0; rc == 0 && i < lanes; i++)
+        rc = s3l_dest_lane_sink(g->stream, i, &g->sinks[i]);
+    if (rc == 0 && lanes > 1) {
+        struct s3l__lanes_config lc = {lanes,
+                                       g->schema,
+                                       g->sinks,
+                                       g->o->bad_records,
+                                       s3l__glue_need_raw(g),
+                                       g->o->memory,
+                                       lanes_reject,
+                                       lanes_report,
+                                       lanes_close,
+                                       g};
+        rc = s3l__lanes_new(&lc, &g->lanes, err);
+    }
+    return rc;
+}
+
+int s3l__glue_read_record(struct s3l__glue *g, struct s3l_schema **out, struct s3l_error *err)
+{
+    char *json = NULL;
+    size_t len = 0;
+    *out = NULL;
+    int rc = s3l_dest_read_schema(g->store, g->tpath, &json, &len, err);
+    if (rc == S3L_ENOT_FOUND) {
+        s3l_error_clear(err);
+        return 0;
+    }
+    if (rc == 0) {
+        rc = s3l_schema_from_json(json, len, out, err);
+        if (rc)
+            s3l_error_prefix(err, "schema record of table %s", g->tpath);
+    }
+    s3l_free(json);
+    return rc;
+}
+
+int s3l__glue_ensure_stream(struct s3l__glue *g, struct s3l_error *err)
+{
+    if (g->stream)
+        return 0;
+    if (!g->schema) {
+        struct s3l_schema *rec = NULL;
+        int rc = s3l__glue_read_record(g, &rec, err);
+        if (rc)
+            return rc;
+        g->schema = rec ? rec : s3l_schema_new();
+        if (!g->schema)
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    }
+    return s3l__glue_open_stream(g, err);
+}
