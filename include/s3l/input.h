@@ -12,7 +12,8 @@
  *
  * Inference (s3l_infer_*) turns a sample of records into a schema; the converter (s3l_convert)
  * turns a record into row-sink calls for a schema, applying only lossless coercions.
- * docs/internals/json.md and csv.md describe the formats, schema.md the types and coercions.
+ * docs/internals/input.md describes the readers and the converter, json.md and csv.md the
+ * formats, schema.md the types and coercions.
  */
 #ifndef S3L_INPUT_H
 #define S3L_INPUT_H

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: s3l_convert_fast_lines' column batches (src/lib/json/fast.c) into the Parquet
+ * Fuzz target: s3l_convert_fast_lines' column batches (src/lib/input/json/fast.c) into the Parquet
  * writer's put_columns (src/lib/parquet/batch.c), against the same lines written row by row. The
  * input is NDJSON text; its first byte picks max_rows per call (1..64, so that most inputs make
  * many batches), the page size and the row group size. It is converted as the pipeline's lanes
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
 #include "s3l/parquet.h"
 #include "util/util.h"
 

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the converter's fast path for NDJSON lines (src/lib/json/fast.c) against the
+ * Fuzz target: the converter's fast path for NDJSON lines (src/lib/input/json/fast.c) against the
  * generic path (scan the line, then s3l_convert), on the same bytes as one line, under two
  * schemas: a fixed flat one with every type the fast path fills (and two it leaves alone), and
  * the one inferred from the line itself when it is an object. The fast path must either write
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
 #define LOG_SINK_BYTES (1u << 20) /* inputs up to 64 KiB log far less than this */
 #include "log_sink.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

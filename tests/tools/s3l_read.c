@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
 #include "s3l/parquet.h"
 
 struct counting_sink {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
 
 /* ---- a recording row sink ------------------------------------------------------------------ */
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
 
 /* Feeds every record of text (format fmt) to a new inference; returns "name: type, ..." and the
  * pending names after " | ". */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of s3l_convert_fast_lines' column batches (src/lib/json/fast.c) into the Parquet
+ * Unit tests of s3l_convert_fast_lines' column batches (src/lib/input/json/fast.c) into the Parquet
  * writer's put_columns (src/lib/parquet/batch.c): the same NDJSON lines converted (a) through the
  * writer's row sink as it is (column batches) and (b) through the same sink with put_columns
  * hidden (one row_begin, put per value and row_end per row, the path every row took before) must

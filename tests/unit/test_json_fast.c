@@ -1,5 +1,5 @@
 /*
- * Unit tests of the converter's fast path for NDJSON lines (src/lib/json/fast.c): which lines it
+ * Unit tests of the converter's fast path for NDJSON lines (src/lib/input/json/fast.c): which lines it
  * takes and which it leaves to the generic path, the exact sink calls for the lines it takes
  * (expectations computed by hand: 2001-01-01 is day 11323, so "2001-01-01 00:01:00" is
  * 978307260 s; 2024-02-29 is day 19782; 2024-01-01T00:00:00Z is 1704067200 s; 12:00:00.5 is
@@ -14,7 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
+#include "input/value.h"
 #include "log_sink.h"
 
 /* ---- fixture ------------------------------------------------------------------------------- */

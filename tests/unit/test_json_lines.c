@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
 #include "input_fd.h"
 
 struct spans {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
 #include "input_fd.h"
 
 /* ---- a counting, failing allocator (a size header before each block) ----------------------- */

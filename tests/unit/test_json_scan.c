@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
 
 #define VALUE "a value (object, array, string, number, true, false, null)"
 #define LOW_SURROGATE "a low surrogate \\uDC00-\\uDFFF after a high one"

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "input/value.h"
 #include "schema/schema_int.h"
 
 #define S(x) x, strlen(x)

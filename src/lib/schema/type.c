@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json/json.h" /* s3l__utf8_valid */
 #include "schema/schema_int.h"
 
 /* ---- printing ------------------------------------------------------------------------------ */

@@ -141,4 +141,41 @@ static inline bool s3l_mul_size(size_t a, size_t b, size_t *out)
     return !__builtin_mul_overflow(a, b, out);
 }
 
+/* ---- UTF-8 (utf8.c) ------------------------------------------------------------------------ */
+
+/*
+ * Length of the UTF-8 sequence at p (p < end) per RFC 3629 section 4 (the table of well-formed
+ * byte sequences: no overlongs, no surrogates, nothing past U+10FFFF), or 0 when it is not well
+ * formed or runs past end. Inline: the JSON scanner calls it for every non-ASCII byte.
+ */
+static inline size_t s3l_utf8_seq(const uint8_t *p, const uint8_t *end)
+{
+    uint8_t b0 = p[0];
+    size_t avail = (size_t)(end - p);
+    if (b0 < 0x80)
+        return 1;
+    if (b0 >= 0xC2 && b0 <= 0xDF)
+        return avail >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (b0 >= 0xE0 && b0 <= 0xEF) {
+        if (avail < 3 || (p[2] & 0xC0) != 0x80)
+            return 0;
+        uint8_t lo = b0 == 0xE0 ? 0xA0 : 0x80, hi = b0 == 0xED ? 0x9F : 0xBF;
+        return p[1] >= lo && p[1] <= hi ? 3 : 0;
+    }
+    if (b0 >= 0xF0 && b0 <= 0xF4) {
+        if (avail < 4 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
+            return 0;
+        uint8_t lo = b0 == 0xF0 ? 0x90 : 0x80, hi = b0 == 0xF4 ? 0x8F : 0xBF;
+        return p[1] >= lo && p[1] <= hi ? 4 : 0;
+    }
+    return 0;
+}
+
+/*
+ * Whether p[0..n) is valid UTF-8 (s3l_utf8_seq's rules; ASCII runs are skipped eight bytes at a
+ * time). On false, *bad (when not NULL) is the offset of the first byte of the first bad
+ * sequence. p may be NULL when n is 0. Never fails otherwise; allocates nothing.
+ */
+bool s3l__utf8_valid(const uint8_t *p, size_t n, size_t *bad);
+
 #endif

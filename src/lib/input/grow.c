@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "json/json.h"
+#include "input/input.h"
 #include "schema/schema_int.h"
 
 static int grow_value(struct s3l_type *t, const struct s3l_value *values, size_t i,

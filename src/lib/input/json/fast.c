@@ -16,7 +16,8 @@
  */
 #include <string.h>
 
-#include "json/convert.h"
+#include "input/convert.h"
+#include "input/value.h"
 #include "schema/schema_int.h"
 
 enum { V_NULL, V_INT, V_UINT, V_DOUBLE, V_BYTES, V_BOOL };

@@ -5,11 +5,12 @@
  * the empty string. A quote inside an unquoted field is taken literally (common in the wild);
  * text after a closing quote is an error. Each row becomes a tape shaped like a JSON object whose
  * values are text (S3L_VALUE_TEXT), so inference and conversion treat both formats alike.
- * The header is kept so that a reader resumed at a byte offset knows the columns.
+ * The header is kept so that a reader resumed at a byte offset knows the columns. The format runs
+ * on the input framework (input/input.h) and is called only through its table, s3l__csv_format.
  */
 #include <string.h>
 
-#include "json/json.h"
+#include "input/input.h"
 
 typedef unsigned long long ull;
 
@@ -139,7 +140,7 @@ static int set_header(struct s3l_reader *r, const char *text, size_t len, uint64
     return 0;
 }
 
-int s3l__csv_open(struct s3l_reader *r, struct s3l_error *err)
+static int csv_open(struct s3l_reader *r, struct s3l_error *err)
 {
     r->cfield_start = true;
     if (r->opt.start_offset == 0 && !r->opt.resume)
@@ -151,7 +152,7 @@ int s3l__csv_open(struct s3l_reader *r, struct s3l_error *err)
     return set_header(r, r->opt.csv_header, r->opt.csv_header_len, 1, err);
 }
 
-void s3l__csv_cleanup(struct s3l_reader *r)
+static void csv_cleanup(struct s3l_reader *r)
 {
     s3l_free(r->header);
     s3l_free(r->header_names);
@@ -252,7 +253,7 @@ static int build_tape(struct s3l_reader *r, size_t nf, struct s3l_record *rec,
     return 1;
 }
 
-int s3l__csv_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+static int csv_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
     for (;;) {
         size_t end = 0;
@@ -299,3 +300,14 @@ int s3l__csv_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error
         return build_tape(r, (size_t)nf, rec, err);
     }
 }
+
+const char *s3l_reader_csv_header(const struct s3l_reader *r, size_t *len)
+{
+    *len = r->header ? r->header_len : 0;
+    return r->header;
+}
+
+/* The format's table (input.h): rows are always scanned, so there is no scan step. */
+const struct s3l__input_format s3l__csv_format = {
+    .name = "csv", .open = csv_open, .next = csv_next, .cleanup = csv_cleanup,
+};

@@ -8,7 +8,8 @@
  */
 #include <string.h>
 
-#include "json/json.h"
+#include "input/input.h"
+#include "input/value.h"
 #include "schema/schema_int.h"
 
 struct col {

@@ -8,22 +8,7 @@
  */
 #include <string.h>
 
-#include "json/json.h"
-
-void s3l__jscan_init(struct s3l__jscan *s, size_t max_values)
-{
-    memset(s, 0, sizeof(*s));
-    s->max_values = max_values ? max_values : SIZE_MAX / sizeof(struct s3l_value);
-    s3l_arena_init(&s->arena, 64 * 1024);
-}
-
-void s3l__jscan_cleanup(struct s3l__jscan *s)
-{
-    s3l_free(s->tape);
-    s3l_arena_free(&s->arena);
-    s->tape = NULL;
-    s->n = s->cap = 0;
-}
+#include "input/json/json.h"
 
 struct ctx {
     const uint8_t *base;
@@ -82,52 +67,6 @@ static inline void skip_ws(struct ctx *c)
     c->p = p;
 }
 
-/* Length of the UTF-8 sequence at p (RFC 3629 section 4), or 0 when it is not well formed. */
-static inline size_t utf8_seq(const uint8_t *p, const uint8_t *end)
-{
-    uint8_t b0 = p[0];
-    size_t avail = (size_t)(end - p);
-    if (b0 < 0x80)
-        return 1;
-    if (b0 >= 0xC2 && b0 <= 0xDF)
-        return avail >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (b0 >= 0xE0 && b0 <= 0xEF) {
-        if (avail < 3 || (p[2] & 0xC0) != 0x80)
-            return 0;
-        uint8_t lo = b0 == 0xE0 ? 0xA0 : 0x80, hi = b0 == 0xED ? 0x9F : 0xBF;
-        return p[1] >= lo && p[1] <= hi ? 3 : 0;
-    }
-    if (b0 >= 0xF0 && b0 <= 0xF4) {
-        if (avail < 4 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
-            return 0;
-        uint8_t lo = b0 == 0xF0 ? 0x90 : 0x80, hi = b0 == 0xF4 ? 0x8F : 0xBF;
-        return p[1] >= lo && p[1] <= hi ? 4 : 0;
-    }
-    return 0;
-}
-
-bool s3l__utf8_valid(const uint8_t *p, size_t n, size_t *bad)
-{
-    const uint8_t *s = p, *end = p + n;
-    while (s < end) {
-        if (end - s >= 8) {
-            uint64_t w;
-            memcpy(&w, s, 8);
-            if ((w & 0x8080808080808080ULL) == 0) {
-                s += 8;
-                continue;
-            }
-        }
-        size_t k = utf8_seq(s, end);
-        if (k == 0) {
-            if (bad)
-                *bad = (size_t)(s - p);
-            return false;
-        }
-        s += k;
-    }
-    return true;
-}
 
 /* Inlining the string scanner into its two callers was worth 15% on flights NDJSON. */
 #if defined(__GNUC__)
@@ -262,7 +201,7 @@ ALWAYS_INLINE int scan_string(struct ctx *c)
         } else if (ch < 0x20) {
             return fail_at(c, p, "no control character in a string (escape it)");
         } else if (ch >= 0x80) {
-            size_t k = utf8_seq(p, end);
+            size_t k = s3l_utf8_seq(p, end);
             if (k == 0)
                 return fail_at(c, p, "valid UTF-8");
             p += k;
@@ -407,7 +346,7 @@ static int scan_value(struct ctx *c)
     case '5': case '6': case '7': case '8': case '9':
         return scan_number(c);
     default:
-        if (*c->p >= 0x80 && utf8_seq(c->p, c->end) == 0)
+        if (*c->p >= 0x80 && s3l_utf8_seq(c->p, c->end) == 0)
             return fail_at(c, c->p, "valid UTF-8");
         return fail_at(c, c->p, "a value (object, array, string, number, true, false, null)");
     }

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "json/json.h"
+#include "input/input.h"
 
 static bool add(size_t *total, size_t n)
 {

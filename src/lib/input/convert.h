@@ -1,13 +1,15 @@
 /*
- * json: the converter's state, shared by the generic converter (convert.c, a scanned tape into
- * row-sink calls) and its fast path for NDJSON lines (fast.c, raw bytes straight into the sink).
+ * input: the converter's state, shared by the generic converter (convert.c, a scanned tape into
+ * row-sink calls) and its fast path for NDJSON lines (json/fast.c, raw bytes straight into the
+ * sink).
  */
-#ifndef S3L_JSON_CONVERT_H
-#define S3L_JSON_CONVERT_H
+#ifndef S3L_INPUT_CONVERT_H
+#define S3L_INPUT_CONVERT_H
 
 #include <string.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
+#include "input/value.h"
 #include "schema/schema_int.h"
 
 /* How the fast path fills a column (fast.c); F_NONE columns take only null there. */

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schema/schema_int.h"
+#include "input/value.h"
+#include "util/util.h"
 
 #define MAX_DIGITS 40
 

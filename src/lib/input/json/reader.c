@@ -1,110 +1,17 @@
 /*
- * The pull readers over a file descriptor: the shared block buffer (read in block_bytes pieces,
- * compacted so that it never holds more than one record plus two blocks), the NDJSON reader (one
- * object per line, blank lines skipped; https://github.com/ndjson/ndjson-spec) and the streaming
- * reader of one JSON array of objects, which finds each element's extent with a resumable
- * bracket matcher and only then scans it. Offsets and line numbers are kept for every record so
- * that the runner can checkpoint and resume.
+ * The json format's two readers on the input framework (input/reader.c): NDJSON (one object per
+ * line, blank lines skipped; https://github.com/ndjson/ndjson-spec) and the streaming reader of
+ * one JSON array of objects (or of top-level objects back to back), which finds each element's
+ * extent with a resumable bracket matcher and only then scans it. Also record scanning with its
+ * messages (line, column and byte offset of the offending byte), which the spans and the
+ * converter's fast path share.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "json/json.h"
+#include "input/json/json.h"
 
 typedef unsigned long long ull;
-
-int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct s3l_error *err)
-{
-    if (name && (strcmp(name, "ndjson") == 0 || strcmp(name, "jsonl") == 0))
-        *out = S3L_INPUT_NDJSON;
-    else if (name && strcmp(name, "json") == 0)
-        *out = S3L_INPUT_JSON;
-    else if (name && strcmp(name, "csv") == 0)
-        *out = S3L_INPUT_CSV;
-    else
-        return s3l_error_set(err, S3L_EINVALID_CONFIG,
-                             "input format \"%s\": expected ndjson (or jsonl), json or csv",
-                             name ? name : "");
-    return 0;
-}
-
-int s3l__reader_fatal(struct s3l_reader *r, struct s3l_error *err, int code)
-{
-    r->sticky = code;
-    if (err && err->code)
-        r->sticky_err = *err;
-    else
-        s3l_error_set(&r->sticky_err, code, "%s: %s", r->name, s3l_strerror(code));
-    return code;
-}
-
-int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
-{
-    if (r->eof)
-        return 0;
-    if (r->head > 0) {
-        size_t keep = r->buf.len - r->head;
-        memmove(r->buf.ptr, r->buf.ptr + r->head, keep);
-        r->base += r->head;
-        r->scan_pos -= r->head;
-        r->buf.len = keep;
-        r->head = 0;
-    }
-    size_t want = S3L_MIN(r->opt.block_bytes, r->buf.max - r->buf.len);
-    if (want == 0)
-        return s3l__reader_fatal(
-            r, err, s3l_error_set(err, S3L_EINTERNAL, "%s: read buffer full", r->name));
-    if (s3l_buf_reserve(&r->buf, want) != 0)
-        return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory for the read buffer", r->name);
-    ssize_t n;
-    do {
-        n = read(r->fd, r->buf.ptr + r->buf.len, want);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) {
-        s3l_error_set_errno(err, S3L_EIO, errno, "read %s at byte offset %llu", r->name,
-                            (ull)(r->base + r->buf.len));
-        return s3l__reader_fatal(r, err, S3L_EIO);
-    }
-    if (n == 0) {
-        r->eof = true;
-        return 0;
-    }
-    r->buf.len += (size_t)n;
-    r->buf.ptr[r->buf.len] = 0;
-    return 1;
-}
-
-int s3l__reader_skip_bom(struct s3l_reader *r, struct s3l_error *err)
-{
-    if (r->started)
-        return 0;
-    while (r->buf.len < 3 && !r->eof) {
-        int rc = s3l__reader_fill(r, err);
-        if (rc < 0)
-            return rc;
-    }
-    r->started = true;
-    if (r->buf.len >= 3 && memcmp(r->buf.ptr, "\xEF\xBB\xBF", 3) == 0) {
-        r->head = r->scan_pos = 3;
-        r->offset = r->base + 3;
-    }
-    return 0;
-}
-
-void s3l__reader_record(const struct s3l_reader *r, struct s3l_record *rec, size_t start,
-                        size_t end, uint64_t line)
-{
-    rec->values = NULL;
-    rec->n_values = 0;
-    rec->line = line;
-    rec->offset = r->base + start;
-    rec->end_offset = r->base + end;
-    rec->raw = (const char *)r->buf.ptr + start;
-    rec->raw_len = end - start;
-    rec->source = r->name;
-}
 
 /* Counts the line ends in buf [from, to). */
 static uint64_t count_lines(const struct s3l_reader *r, size_t from, size_t to)
@@ -519,149 +426,27 @@ static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_er
     }
 }
 
-/* ---- the reader object --------------------------------------------------------------------- */
+/* ---- the format tables (input.h) ------------------------------------------------------------ */
 
-static int seek_to(struct s3l_reader *r, struct s3l_error *err)
+/* A deferred NDJSON line, maybe from a span: it starts its line. */
+static int ndjson_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
-    uint64_t off = r->opt.start_offset;
-    if (lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
-        return 0;
-    if (errno != ESPIPE)
-        return s3l_error_set_errno(err, S3L_EIO, errno, "seek %s to byte offset %llu", r->name,
-                                   (ull)off);
-    /* A pipe: read and drop the bytes before the offset. */
-    uint64_t left = off;
-    while (left > 0) {
-        if (r->head == r->buf.len) {
-            int rc = s3l__reader_fill(r, err);
-            if (rc < 0)
-                return rc;
-            if (rc == 0)
-                return s3l_error_set(err, S3L_EIO, "%s ends before byte offset %llu", r->name,
-                                     (ull)off);
-        }
-        size_t n = (size_t)S3L_MIN((uint64_t)(r->buf.len - r->head), left);
-        r->head += n;
-        left -= n;
-    }
+    return s3l__record_scan(&r->scan, rec, rec->offset, err);
+}
+
+/* A reader opened at an offset or on a resumed stream expects ',' or ']' (an array) or '{'. */
+static int json_open(struct s3l_reader *r, struct s3l_error *err)
+{
+    (void)err;
+    if (r->opt.start_offset > 0 || r->opt.resume)
+        r->jstate = J_RESUME;
     return 0;
 }
 
-int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_reader **out,
-                    struct s3l_error *err)
-{
-    if (!opt || opt->version != S3L_READER_OPTIONS_VERSION || opt->format < S3L_INPUT_NDJSON ||
-        opt->format > S3L_INPUT_CSV)
-        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "reader options: bad version or format");
-    if (opt->csv_delimiter == '"' || opt->csv_delimiter == '\n' || opt->csv_delimiter == '\r')
-        return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
-                             "CSV delimiter: a quote or a line break cannot separate fields");
-    struct s3l_reader *r = s3l_calloc(1, sizeof(*r));
-    if (!r || !(r->name = s3l_strdup(opt->name ? opt->name : "input"))) {
-        s3l_free(r);
-        return s3l_error_set(err, S3L_ENOMEM, "out of memory opening a reader");
-    }
-    r->opt = *opt;
-    r->opt.name = r->name;
-    if (!r->opt.max_record_bytes)
-        r->opt.max_record_bytes = S3L_DEFAULT_MAX_RECORD_BYTES;
-    if (!r->opt.block_bytes)
-        r->opt.block_bytes = S3L_DEFAULT_BLOCK_BYTES;
-    if (!r->opt.csv_delimiter)
-        r->opt.csv_delimiter = ',';
-    r->fd = fd;
-    r->line = opt->start_line ? opt->start_line : 1;
-    r->line_start = opt->start_offset; /* resumed mid-line: columns count from the offset */
-    s3l_buf_init(&r->buf, r->opt.max_record_bytes + 2 * r->opt.block_bytes);
-    s3l__jscan_init(&r->scan, r->opt.max_record_bytes / 2 + 16);
-    int rc = 0;
-    if (opt->start_offset > 0) {
-        rc = seek_to(r, err);
-        if (r->buf.len == 0)
-            r->base = opt->start_offset; /* seeked; else base + head is the offset already */
-        r->scan_pos = r->head;
-        r->offset = opt->start_offset;
-        r->started = true;
-        r->jstate = J_RESUME;
-    } else if (opt->resume) {
-        r->started = true; /* no byte order mark in the middle of a stream */
-        r->jstate = J_RESUME;
-    }
-    if (rc == 0 && opt->format == S3L_INPUT_CSV)
-        rc = s3l__csv_open(r, err);
-    if (rc) {
-        s3l_reader_free(r);
-        return rc;
-    }
-    *out = r;
-    return 0;
-}
+const struct s3l__input_format s3l__ndjson_format = {
+    .name = "ndjson", .next = ndjson_next, .scan = ndjson_scan,
+};
 
-int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
-{
-    memset(rec, 0, sizeof(*rec));
-    rec->source = r->name;
-    if (r->sticky) {
-        if (err && !err->code)
-            *err = r->sticky_err;
-        return r->sticky;
-    }
-    int rc = r->started ? 0 : s3l__reader_skip_bom(r, err);
-    if (rc < 0)
-        return rc;
-    switch (r->opt.format) {
-    case S3L_INPUT_NDJSON: return ndjson_next(r, rec, err);
-    case S3L_INPUT_JSON: return json_next(r, rec, err);
-    default: return s3l__csv_next(r, rec, err);
-    }
-}
-
-int s3l_reader_next_raw(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
-{
-    r->defer = r->opt.format == S3L_INPUT_NDJSON;
-    int rc = s3l_reader_next(r, rec, err);
-    r->defer = false;
-    return rc;
-}
-
-int s3l_reader_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
-{
-    if (rec->values)
-        return 1;
-    if (r->opt.format == S3L_INPUT_NDJSON) /* a line, maybe from a span: it starts its line */
-        return s3l__record_scan(&r->scan, rec, rec->offset, err);
-    return scan_object(r, rec, err);
-}
-
-bool s3l_reader_broken(const struct s3l_reader *r)
-{
-    return r->sticky == S3L_EINVALID_INPUT || r->sticky == S3L_ETOO_LARGE;
-}
-
-uint64_t s3l_reader_offset(const struct s3l_reader *r)
-{
-    return r->offset;
-}
-
-uint64_t s3l_reader_line(const struct s3l_reader *r)
-{
-    return r->line;
-}
-
-const char *s3l_reader_csv_header(const struct s3l_reader *r, size_t *len)
-{
-    *len = r->header ? r->header_len : 0;
-    return r->header;
-}
-
-void s3l_reader_free(struct s3l_reader *r)
-{
-    if (!r)
-        return;
-    s3l__csv_cleanup(r);
-    s3l__jscan_cleanup(&r->scan);
-    s3l_free(r->span_lens);
-    s3l_buf_free(&r->buf);
-    s3l_free(r->name);
-    s3l_free(r);
-}
+const struct s3l__input_format s3l__json_format = {
+    .name = "json", .open = json_open, .next = json_next, .scan = scan_object,
+};

@@ -17,7 +17,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "json/json.h"
+#include "input/json/json.h"
 
 /* Lines of a span at most (blank ones included): bounds the lengths array (32 KiB). */
 #define SPAN_LINES 8192

@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json/convert.h"
+#include "input/convert.h"
+#include "input/value.h"
 #include "schema/schema_int.h"
 
 typedef unsigned long long ull;

@@ -1,0 +1,262 @@
+/*
+ * The reader framework every input format runs on: the block buffer (read in block_bytes
+ * pieces, compacted so that it never holds more than one record plus two blocks), the record
+ * positions (byte offsets and line numbers, kept for every record so that the runner can
+ * checkpoint and resume), resumption at a byte offset (seek, or read and drop on a pipe), sticky
+ * failures, and the public s3l_reader_* calls, which reach the format through its table
+ * (input.h, struct s3l__input_format): NDJSON and JSON arrays in json/reader.c, CSV in csv/csv.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "input/input.h"
+
+typedef unsigned long long ull;
+
+void s3l__jscan_init(struct s3l__jscan *s, size_t max_values)
+{
+    memset(s, 0, sizeof(*s));
+    s->max_values = max_values ? max_values : SIZE_MAX / sizeof(struct s3l_value);
+    s3l_arena_init(&s->arena, 64 * 1024);
+}
+
+void s3l__jscan_cleanup(struct s3l__jscan *s)
+{
+    s3l_free(s->tape);
+    s3l_arena_free(&s->arena);
+    s->tape = NULL;
+    s->n = s->cap = 0;
+}
+
+int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct s3l_error *err)
+{
+    if (name && (strcmp(name, "ndjson") == 0 || strcmp(name, "jsonl") == 0))
+        *out = S3L_INPUT_NDJSON;
+    else if (name && strcmp(name, "json") == 0)
+        *out = S3L_INPUT_JSON;
+    else if (name && strcmp(name, "csv") == 0)
+        *out = S3L_INPUT_CSV;
+    else
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "input format \"%s\": expected ndjson (or jsonl), json or csv",
+                             name ? name : "");
+    return 0;
+}
+
+int s3l__reader_fatal(struct s3l_reader *r, struct s3l_error *err, int code)
+{
+    r->sticky = code;
+    if (err && err->code)
+        r->sticky_err = *err;
+    else
+        s3l_error_set(&r->sticky_err, code, "%s: %s", r->name, s3l_strerror(code));
+    return code;
+}
+
+int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
+{
+    if (r->eof)
+        return 0;
+    if (r->head > 0) {
+        size_t keep = r->buf.len - r->head;
+        memmove(r->buf.ptr, r->buf.ptr + r->head, keep);
+        r->base += r->head;
+        r->scan_pos -= r->head;
+        r->buf.len = keep;
+        r->head = 0;
+    }
+    size_t want = S3L_MIN(r->opt.block_bytes, r->buf.max - r->buf.len);
+    if (want == 0)
+        return s3l__reader_fatal(
+            r, err, s3l_error_set(err, S3L_EINTERNAL, "%s: read buffer full", r->name));
+    if (s3l_buf_reserve(&r->buf, want) != 0)
+        return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory for the read buffer", r->name);
+    ssize_t n;
+    do {
+        n = read(r->fd, r->buf.ptr + r->buf.len, want);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        s3l_error_set_errno(err, S3L_EIO, errno, "read %s at byte offset %llu", r->name,
+                            (ull)(r->base + r->buf.len));
+        return s3l__reader_fatal(r, err, S3L_EIO);
+    }
+    if (n == 0) {
+        r->eof = true;
+        return 0;
+    }
+    r->buf.len += (size_t)n;
+    r->buf.ptr[r->buf.len] = 0;
+    return 1;
+}
+
+int s3l__reader_skip_bom(struct s3l_reader *r, struct s3l_error *err)
+{
+    if (r->started)
+        return 0;
+    while (r->buf.len < 3 && !r->eof) {
+        int rc = s3l__reader_fill(r, err);
+        if (rc < 0)
+            return rc;
+    }
+    r->started = true;
+    if (r->buf.len >= 3 && memcmp(r->buf.ptr, "\xEF\xBB\xBF", 3) == 0) {
+        r->head = r->scan_pos = 3;
+        r->offset = r->base + 3;
+    }
+    return 0;
+}
+
+void s3l__reader_record(const struct s3l_reader *r, struct s3l_record *rec, size_t start,
+                        size_t end, uint64_t line)
+{
+    rec->values = NULL;
+    rec->n_values = 0;
+    rec->line = line;
+    rec->offset = r->base + start;
+    rec->end_offset = r->base + end;
+    rec->raw = (const char *)r->buf.ptr + start;
+    rec->raw_len = end - start;
+    rec->source = r->name;
+}
+
+/* The formats by enum s3l_input_format. */
+static const struct s3l__input_format *const formats[] = {
+    [S3L_INPUT_NDJSON] = &s3l__ndjson_format,
+    [S3L_INPUT_JSON] = &s3l__json_format,
+    [S3L_INPUT_CSV] = &s3l__csv_format,
+};
+
+static int seek_to(struct s3l_reader *r, struct s3l_error *err)
+{
+    uint64_t off = r->opt.start_offset;
+    if (lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
+        return 0;
+    if (errno != ESPIPE)
+        return s3l_error_set_errno(err, S3L_EIO, errno, "seek %s to byte offset %llu", r->name,
+                                   (ull)off);
+    /* A pipe: read and drop the bytes before the offset. */
+    uint64_t left = off;
+    while (left > 0) {
+        if (r->head == r->buf.len) {
+            int rc = s3l__reader_fill(r, err);
+            if (rc < 0)
+                return rc;
+            if (rc == 0)
+                return s3l_error_set(err, S3L_EIO, "%s ends before byte offset %llu", r->name,
+                                     (ull)off);
+        }
+        size_t n = (size_t)S3L_MIN((uint64_t)(r->buf.len - r->head), left);
+        r->head += n;
+        left -= n;
+    }
+    return 0;
+}
+
+int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_reader **out,
+                    struct s3l_error *err)
+{
+    if (!opt || opt->version != S3L_READER_OPTIONS_VERSION || opt->format < S3L_INPUT_NDJSON ||
+        opt->format > S3L_INPUT_CSV)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "reader options: bad version or format");
+    if (opt->csv_delimiter == '"' || opt->csv_delimiter == '\n' || opt->csv_delimiter == '\r')
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
+                             "CSV delimiter: a quote or a line break cannot separate fields");
+    struct s3l_reader *r = s3l_calloc(1, sizeof(*r));
+    if (!r || !(r->name = s3l_strdup(opt->name ? opt->name : "input"))) {
+        s3l_free(r);
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory opening a reader");
+    }
+    r->opt = *opt;
+    r->opt.name = r->name;
+    if (!r->opt.max_record_bytes)
+        r->opt.max_record_bytes = S3L_DEFAULT_MAX_RECORD_BYTES;
+    if (!r->opt.block_bytes)
+        r->opt.block_bytes = S3L_DEFAULT_BLOCK_BYTES;
+    if (!r->opt.csv_delimiter)
+        r->opt.csv_delimiter = ',';
+    r->fd = fd;
+    r->line = opt->start_line ? opt->start_line : 1;
+    r->line_start = opt->start_offset; /* resumed mid-line: columns count from the offset */
+    s3l_buf_init(&r->buf, r->opt.max_record_bytes + 2 * r->opt.block_bytes);
+    r->fmt = formats[opt->format];
+    s3l__jscan_init(&r->scan, r->opt.max_record_bytes / 2 + 16);
+    int rc = 0;
+    if (opt->start_offset > 0) {
+        rc = seek_to(r, err);
+        if (r->buf.len == 0)
+            r->base = opt->start_offset; /* seeked; else base + head is the offset already */
+        r->scan_pos = r->head;
+        r->offset = opt->start_offset;
+        r->started = true;
+    } else if (opt->resume) {
+        r->started = true; /* no byte order mark in the middle of a stream */
+    }
+    if (rc == 0 && r->fmt->open)
+        rc = r->fmt->open(r, err);
+    if (rc) {
+        s3l_reader_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    memset(rec, 0, sizeof(*rec));
+    rec->source = r->name;
+    if (r->sticky) {
+        if (err && !err->code)
+            *err = r->sticky_err;
+        return r->sticky;
+    }
+    int rc = r->started ? 0 : s3l__reader_skip_bom(r, err);
+    if (rc < 0)
+        return rc;
+    return r->fmt->next(r, rec, err);
+}
+
+int s3l_reader_next_raw(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    r->defer = r->opt.format == S3L_INPUT_NDJSON;
+    int rc = s3l_reader_next(r, rec, err);
+    r->defer = false;
+    return rc;
+}
+
+int s3l_reader_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+{
+    if (rec->values || !r->fmt->scan)
+        return 1;
+    return r->fmt->scan(r, rec, err);
+}
+
+bool s3l_reader_broken(const struct s3l_reader *r)
+{
+    return r->sticky == S3L_EINVALID_INPUT || r->sticky == S3L_ETOO_LARGE;
+}
+
+uint64_t s3l_reader_offset(const struct s3l_reader *r)
+{
+    return r->offset;
+}
+
+uint64_t s3l_reader_line(const struct s3l_reader *r)
+{
+    return r->line;
+}
+
+void s3l_reader_free(struct s3l_reader *r)
+{
+    if (!r)
+        return;
+    if (r->fmt && r->fmt->cleanup)
+        r->fmt->cleanup(r);
+    s3l__jscan_cleanup(&r->scan);
+    s3l_free(r->span_lens);
+    s3l_buf_free(&r->buf);
+    s3l_free(r->name);
+    s3l_free(r);
+}
