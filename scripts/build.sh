@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds s3land into build/ (or $1), warnings as errors. Usage: scripts/build.sh [DIR] [cmake args]
+# Builds s3land into build/ (or $1). Usage: scripts/build.sh [DIR] [cmake args]
+# Warnings are not errors unless -DS3L_WERROR=ON is given (CI, scripts/test.sh, does): a user's or a
+# packager's build must not fail on a warning a newer compiler adds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build}

@@ -288,6 +288,7 @@ int s3l__pqf_read_range(s3l_pq_read_fn read, void *ctx, uint64_t file_size, uint
                         uint64_t len, const char *name, const char *what, uint8_t **out,
                         struct s3l_error *err)
 {
+    *out = NULL; /* defined on every path, so no caller reads an unset pointer */
     if (off > file_size || len > file_size - off)
         return s3l_error_set(err, S3L_ECORRUPT,
                              "%s: corrupt footer: %s at offset %llu (%llu bytes) lies beyond the "

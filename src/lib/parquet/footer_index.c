@@ -127,6 +127,7 @@ static int decode_offset_index(struct s3l__pqf_ctx *c, struct s3l_pq_offset_inde
 static int start(const struct s3l_pq_footer_options *o, size_t obj_size, void **obj,
                  struct s3l__pqf_ctx *c, const void *data, size_t len, struct s3l_error *err)
 {
+    *obj = NULL; /* defined on every path: callers free or fill it only on success */
     if (len > o->max_footer_bytes)
         return s3l_error_set(err, S3L_ETOO_LARGE, "%s: page index of %zu bytes exceeds "
                              "max_footer_bytes (%zu)", o->name, len, o->max_footer_bytes);

@@ -107,9 +107,11 @@ static int expect(struct s3l_pq_writer *w, const struct pq_node **out)
         *out = &g->children[f->child];
         return 0;
     default:
-        if (f->child >= g->n_children)
+        if (f->child >= g->n_children) {
+            *out = NULL; /* callers look at *out only on success; defined on every path */
             return fail(w, g, "more values than the %zu fields of %s", g->n_children,
                         w->depth == 1 ? "the row" : "the struct");
+        }
         *out = &g->children[f->child];
         return 0;
     }
