@@ -23,11 +23,14 @@ const char cli_exit_codes_help[] =
     "  2  input: an input is missing, unreadable, empty where data is needed, malformed\n"
     "     (the message names file, line and column), over --max-record-size, or changed\n"
     "     since the last commit (rotated, truncated, rewritten)\n"
-    "  3  destination: the store refused or failed (permission, no space, I/O, corrupt state)\n"
+    "  3  destination: the store failed (missing bucket, unreachable endpoint, no space,\n"
+    "     I/O, corrupt state)\n"
     "  4  schema drift: a column's type differs from the table's schema record\n"
     "  5  fenced: a newer run of the same pipeline took over (generation fencing)\n"
     "  6  refused: not supported (replace/merge disposition, a backend not built in)\n"
     "  7  internal error or out of memory\n"
+    "  8  access: the store refused the credentials or the access (AUTH_INVALID,\n"
+    "     AUTH_EXPIRED, PERMISSION_DENIED), whichever step met it\n"
     "  130, 143  write stopped by SIGINT or SIGTERM, after committing what it read\n";
 
 bool cli_parse_u64(const char *s, uint64_t *out)
@@ -124,27 +127,37 @@ int cli_exit_for(int code, enum s3l_pipeline_side side)
     case S3L_ENOMEM:
     case S3L_EINTERNAL:
         return CLI_EX_INTERNAL;
+    case S3L_EAUTH_INVALID:
+    case S3L_EAUTH_EXPIRED:
+    case S3L_EPERMISSION_DENIED:
+        /* An input file we may not read is the input's fault; any other refusal is access. */
+        return side == S3L_SIDE_INPUT ? CLI_EX_INPUT : CLI_EX_ACCESS;
     default:
-        /* NOT_FOUND, PERMISSION_DENIED, IO, TOO_LARGE ...: the side decides. */
+        /* NOT_FOUND, IO, TRANSIENT, TOO_LARGE ...: the side decides. */
         return side == S3L_SIDE_INPUT    ? CLI_EX_INPUT
                : side == S3L_SIDE_CONFIG ? CLI_EX_USAGE
                                          : CLI_EX_DEST;
     }
 }
 
-void cli_emit_json(void *json_value)
+void cli_emit_json_to(FILE *f, void *json_value)
 {
     json_t *v = json_value;
     if (!v)
         return;
     char *text = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
     if (text) {
-        fputs(text, stdout);
-        fputc('\n', stdout);
-        fflush(stdout);
+        fputs(text, f);
+        fputc('\n', f);
+        fflush(f);
         free(text);
     }
     json_decref(v);
+}
+
+void cli_emit_json(void *json_value)
+{
+    cli_emit_json_to(stdout, json_value);
 }
 
 int cli_fail(struct cli *c, int code, const struct s3l_error *err, enum s3l_pipeline_side side)

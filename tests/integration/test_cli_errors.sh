@@ -154,8 +154,8 @@ chmod 644 "$work/good.ndjson"
 setpriv --reuid 65534 --regid 65534 --clear-groups "$S3LAND" write --url "$work/ro-lake" \
     --table t "$work/good.ndjson" >"$work/out" 2>"$work/err"
 code=$?
-[ $code -eq 3 ] && grep -q "ro-lake" "$work/err" && grep -qi "permission" "$work/err" \
-    && ok "unwritable destination: exit 3 naming the path" || { bad "unwritable destination: exit $code"; cat "$work/err"; }
+[ $code -eq 8 ] && grep -q "ro-lake" "$work/err" && grep -qi "permission" "$work/err" \
+    && ok "unwritable destination: exit 8 (access) naming the path" || { bad "unwritable destination: exit $code"; cat "$work/err"; }
 
 # ---- a full disk: 1 MiB of tmpfs ----
 mkdir -p "$work/full"
