@@ -69,6 +69,20 @@ int cli_fail(struct cli *c, int code, const struct s3l_error *err, enum s3l_pipe
 int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+struct option;
+/*
+ * The long option of opts (getopt_long's table) closest to arg ("--tabel" -> "table"): at most
+ * 2 edits (insert, delete, replace, swap two neighbours) away and fewer than half its letters;
+ * NULL when none is that close or arg is not a long option. A "=value" in arg is ignored.
+ */
+const char *cli_suggest_option(const struct option *opts, const char *arg);
+/*
+ * The usage error for arg, which getopt_long refused: "--url needs a value" when arg names an
+ * option of opts, else "unknown option ARG (did you mean --NAME?)" or without the suggestion.
+ * Returns CLI_EX_USAGE.
+ */
+int cli_bad_option(struct cli *c, const char *cmd, const struct option *opts, const char *arg);
+
 /* Prints one JSON value as a line on stdout and frees it (a jansson json_t *). */
 void cli_emit_json(void *json_value);
 /* The same on f (ls builds its listing in memory and prints it only when it is complete). */

@@ -97,7 +97,7 @@ static int parse(struct cli *c, const char *cmd, int argc, char **argv, struct l
         default: {
             int ex = cli_s3_option(c, cmd, opt, &a->s3);
             if (ex < 0)
-                return cli_usage(c, cmd, "unknown option or missing value: %s", argv[optind - 1]);
+                return cli_bad_option(c, cmd, ls_options, argv[optind - 1]);
             if (ex > 0)
                 return ex;
             break;
@@ -298,7 +298,8 @@ static int ls_table(struct cli *c, FILE *out, struct s3l_store *s, const char *u
                                 "uncommitted_files", (json_int_t)t.uncommitted));
     } else if (detail) {
         if (!c->quiet)
-            fprintf(out, "total: %llu file%s, %llu row%s (from footers), %s; %llu epoch%s\n",
+            fprintf(out, "total: %llu file%s, %llu row%s (from footers), %s of data files; "
+                         "%llu epoch%s\n",
                    (unsigned long long)t.files, t.files == 1 ? "" : "s", (unsigned long long)t.rows,
                    t.rows == 1 ? "" : "s",
                    cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,

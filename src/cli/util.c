@@ -20,7 +20,7 @@ const char cli_exit_codes_help[] =
     "Exit codes:\n"
     "  0  success (also: nothing new to write)\n"
     "  1  usage: bad command line, options, URL or schema file\n"
-    "  2  input: an input is missing, unreadable, empty where data is needed, malformed\n"
+    "  2  input: an input is missing, unreadable, an empty stdin, malformed\n"
     "     (the message names file, line and column), over --max-record-size, or changed\n"
     "     since the last commit (rotated, truncated, rewritten)\n"
     "  3  destination: the store failed (missing bucket, unreachable endpoint, no space,\n"
@@ -181,6 +181,67 @@ int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...)
     fprintf(stderr, "\nTry '%s %s --help'.\n", c->prog, cmd);
     va_end(ap);
     return CLI_EX_USAGE;
+}
+
+/* Optimal string alignment distance (Levenshtein plus adjacent transpositions) of a and b, for
+ * names of up to 63 characters; longer ones count as far apart. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+    enum { N = 64 };
+    if (na >= N || nb >= N)
+        return SIZE_MAX;
+    size_t d[N][N];
+    for (size_t i = 0; i <= na; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= nb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= na; i++)
+        for (size_t j = 1; j <= nb; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[na][nb];
+}
+
+const char *cli_suggest_option(const struct option *opts, const char *arg)
+{
+    if (strncmp(arg, "--", 2) != 0)
+        return NULL;
+    const char *name = arg + 2;
+    size_t n = strcspn(name, "=");
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (const struct option *o = opts; o->name; o++) {
+        size_t d = edit_distance(name, n, o->name, strlen(o->name));
+        if (d < best_d) {
+            best_d = d;
+            best = o->name;
+        }
+    }
+    /* Close enough to be a typo: at most 2 edits, and fewer than half the name's letters. */
+    return best && best_d <= 2 && best_d * 2 < n ? best : NULL;
+}
+
+int cli_bad_option(struct cli *c, const char *cmd, const struct option *opts, const char *arg)
+{
+    if (strncmp(arg, "--", 2) == 0) {
+        size_t n = strcspn(arg + 2, "=");
+        for (const struct option *o = opts; o->name; o++)
+            if (strlen(o->name) == n && strncmp(o->name, arg + 2, n) == 0)
+                return cli_usage(c, cmd, "%s needs a value", arg);
+    }
+    const char *near = cli_suggest_option(opts, arg);
+    if (near)
+        return cli_usage(c, cmd, "unknown option %s (did you mean --%s?)", arg, near);
+    return cli_usage(c, cmd, "unknown option %s", arg);
 }
 
 bool cli_common_flag(struct cli *c, const char *arg)
