@@ -85,6 +85,25 @@ grep -q "^${MARK}" "$repo/README.md" && grep -A2 "^${MARK}" "$repo/README.md" | 
     && ok "README's setup block (scripts/demo.sh, scripts/test.sh) is the one marked" \
     || bad "README's setup block is not marked as not run"
 
+# ---- what the docs say readers see: a file copied into T/ before its epoch's marker (a commit
+# under way, or a crash in it) is in the glob, and not in the files the markers list, which the
+# docs' DuckDB query reads (the same SQL as README and docs/cli.md show, run here on its own).
+table_dir=$repo/lake/flights
+committed=$(ls "$table_dir"/*.parquet | head -n 1)
+cp "$committed" "$table_dir/00000000-0000-5000-8000-000000000000-00000000000000000001-g00000000000000000001-00000.parquet"
+marker_sql="SET VARIABLE files = (SELECT list('lake/' || f.key) FROM (SELECT unnest(files) AS f FROM read_json('lake/_openetl/markers/flights/*.json')))"
+grep -qF "$marker_sql" "$repo/README.md" && grep -qF "$marker_sql" "$repo/docs/cli.md" \
+    && ok "README and docs/cli.md show the same marker query" || bad "the docs' marker query differs from the one tested here"
+rows() { (cd "$repo" && scripts/duckdb.mjs "$@") | sed -n 3p | tr -d ' '; }
+glob=$(rows "SELECT count(*) FROM read_parquet('lake/flights/*.parquet', union_by_name = true)")
+marked=$(rows "$marker_sql" "SELECT count(*) FROM read_parquet(getvariable('files'), union_by_name = true)")
+[ "$glob" = 400000 ] && [ "$marked" = 200000 ] \
+    && ok "with a file of an uncommitted epoch in T/: the glob reads 400000 rows, the markers' files 200000" \
+    || bad "glob $glob rows (wanted 400000), markers' files $marked (wanted 200000)"
+(cd "$repo" && build/s3land ls --table flights --committed --json) >"$work/ls.json"
+grep -q '"file":"flights/00000000-0000-5000' "$work/ls.json" && bad "ls --committed lists the uncommitted file" \
+    || ok "ls --committed leaves the uncommitted file out"
+
 # ---- counts of one are singular, as the tool prints them
 if grep -nE '(^|[^0-9.,])1 (files|rows|epochs|records|values)\b' "$SRC/README.md" "$SRC/docs/cli.md" >"$work/plural"; then
     bad "the docs print a plural after 1, which the tool never does:"
