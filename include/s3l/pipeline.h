@@ -204,7 +204,8 @@ struct s3l_pipeline_stats {
     uint64_t rows_bad;       /* rows skipped or dead-lettered */
     uint64_t values_ignored; /* values of keys the schema lacks (not written; see --schema) */
     uint64_t bytes_in;       /* input bytes consumed */
-    uint64_t bytes_out;      /* Parquet bytes committed */
+    uint64_t bytes_out;      /* bytes put to the store by committed epochs: data files and
+                                commit records (checkpoint, marker, schema record) */
     uint64_t files;          /* data files committed */
     uint64_t epochs;         /* epochs committed by this run */
     uint64_t last_epoch;     /* number of the last committed epoch (0: none yet) */

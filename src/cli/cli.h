@@ -19,11 +19,13 @@ enum cli_exit {
     CLI_EX_OK = 0,
     CLI_EX_USAGE = 1,    /* bad command line, options or configuration (schema file, URL) */
     CLI_EX_INPUT = 2,    /* an input is missing, unreadable, malformed, changed, or too large */
-    CLI_EX_DEST = 3,     /* the destination or store failed (permission, no space, I/O) */
+    CLI_EX_DEST = 3,     /* the destination or store failed (missing bucket, no space, I/O) */
     CLI_EX_DRIFT = 4,    /* SCHEMA_DRIFT: a column's type changed (see --type-changes) */
     CLI_EX_FENCED = 5,   /* FENCED: a newer run of the same pipeline owns it */
     CLI_EX_REFUSED = 6,  /* not supported: replace/merge disposition, a feature not built in */
     CLI_EX_INTERNAL = 7, /* out of memory or an internal error */
+    CLI_EX_ACCESS = 8,   /* the store refused the credentials or the access: AUTH_INVALID,
+                            AUTH_EXPIRED, PERMISSION_DENIED (from whichever step met it) */
 };
 
 struct cli {
@@ -55,7 +57,9 @@ bool cli_parse_duration(const char *s, int64_t *out_ns);
 /* Parses a non-negative decimal integer. */
 bool cli_parse_u64(const char *s, uint64_t *out);
 
-/* The exit code for a library error code; side says where it came from. */
+/* The exit code for a library error code; side says where it came from. The access codes
+ * (AUTH_INVALID, AUTH_EXPIRED, PERMISSION_DENIED) give CLI_EX_ACCESS on every side but the
+ * input's (an input file we may not read is an input error, CLI_EX_INPUT). */
 int cli_exit_for(int code, enum s3l_pipeline_side side);
 
 /* Prints err (or code's text) as "s3land: error: MESSAGE [CODE]" to stderr, or as a JSON error
@@ -65,8 +69,24 @@ int cli_fail(struct cli *c, int code, const struct s3l_error *err, enum s3l_pipe
 int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+struct option;
+/*
+ * The long option of opts (getopt_long's table) closest to arg ("--tabel" -> "table"): at most
+ * 2 edits (insert, delete, replace, swap two neighbours) away and fewer than half its letters;
+ * NULL when none is that close or arg is not a long option. A "=value" in arg is ignored.
+ */
+const char *cli_suggest_option(const struct option *opts, const char *arg);
+/*
+ * The usage error for arg, which getopt_long refused: "--url needs a value" when arg names an
+ * option of opts, else "unknown option ARG (did you mean --NAME?)" or without the suggestion.
+ * Returns CLI_EX_USAGE.
+ */
+int cli_bad_option(struct cli *c, const char *cmd, const struct option *opts, const char *arg);
+
 /* Prints one JSON value as a line on stdout and frees it (a jansson json_t *). */
 void cli_emit_json(void *json_value);
+/* The same on f (ls builds its listing in memory and prints it only when it is complete). */
+void cli_emit_json_to(FILE *f, void *json_value);
 
 /* Handles --quiet / --json anywhere on a subcommand's line; true when arg was one of them. */
 bool cli_common_flag(struct cli *c, const char *arg);

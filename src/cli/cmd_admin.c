@@ -108,7 +108,7 @@ static int parse(struct admin *a, int argc, char **argv)
         default: {
             int ex = cli_s3_option(a->c, a->cmd, opt, &a->s3);
             if (ex < 0)
-                return cli_usage(a->c, a->cmd, "unknown option or missing value: %s", argv[optind - 1]);
+                return cli_bad_option(a->c, a->cmd, admin_options, argv[optind - 1]);
             if (ex > 0)
                 return ex;
             break;

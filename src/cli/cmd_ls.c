@@ -97,7 +97,7 @@ static int parse(struct cli *c, const char *cmd, int argc, char **argv, struct l
         default: {
             int ex = cli_s3_option(c, cmd, opt, &a->s3);
             if (ex < 0)
-                return cli_usage(c, cmd, "unknown option or missing value: %s", argv[optind - 1]);
+                return cli_bad_option(c, cmd, ls_options, argv[optind - 1]);
             if (ex > 0)
                 return ex;
             break;
@@ -158,6 +158,7 @@ struct listed_file {
 
 struct table_ls {
     struct cli *c;
+    FILE *out; /* the listing, printed on stdout only when the whole of it was read */
     struct s3l_store *s;
     const char *table;
     bool print; /* one line per file and marker (the detailed view) */
@@ -176,19 +177,20 @@ static int on_marker(void *ctx, const struct s3l_dest_marker *m)
     if (!t->print)
         return 0; /* the table overview only counts epochs */
     if (t->c->json) {
-        cli_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "marker", m->key,
+        cli_emit_json_to(t->out, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "marker", m->key,
                                 "table", t->table, "pipeline", m->pipeline, "epoch",
                                 (json_int_t)m->epoch, "generation", (json_int_t)m->generation,
                                 "files", (json_int_t)m->n_files, "rows", (json_int_t)m->rows,
                                 "deadletter_files", (json_int_t)m->n_deadletter));
         return 0;
     }
-    printf("  epoch %llu  pipeline %s  generation %llu  %zu file%s  %llu row%s",
+    fprintf(t->out, "  epoch %llu  pipeline %s  generation %llu  %zu file%s  %llu row%s",
            (unsigned long long)m->epoch, m->pipeline, (unsigned long long)m->generation, m->n_files,
            m->n_files == 1 ? "" : "s", (unsigned long long)m->rows, m->rows == 1 ? "" : "s");
     if (m->n_deadletter)
-        printf("  %zu dead-letter file%s", m->n_deadletter, m->n_deadletter == 1 ? "" : "s");
-    printf("\n");
+        fprintf(t->out, "  %zu dead-letter file%s", m->n_deadletter,
+                m->n_deadletter == 1 ? "" : "s");
+    fprintf(t->out, "\n");
     return 0;
 }
 
@@ -230,13 +232,13 @@ static void show_file(struct table_ls *t, const struct listed_file *f)
     if (!t->print)
         return;
     if (t->c->json) {
-        cli_emit_json(json_pack("{s:s, s:s, s:I, s:I, s:b}", "file", f->key, "table", t->table,
+        cli_emit_json_to(t->out, json_pack("{s:s, s:s, s:I, s:I, s:b}", "file", f->key, "table", t->table,
                                 "size", (json_int_t)f->size, "rows", (json_int_t)rows, "committed",
                                 f->committed));
         return;
     }
     char sz[32];
-    printf("  %s  %s  %lld row%s%s\n", f->key, cli_fmt_bytes(f->size, sz, sizeof(sz)),
+    fprintf(t->out, "  %s  %s  %lld row%s%s\n", f->key, cli_fmt_bytes(f->size, sz, sizeof(sz)),
            (long long)rows, rows == 1 ? "" : "s", f->committed ? "" : "  (not committed yet)");
 }
 
@@ -256,12 +258,13 @@ static int list_and_show_files(struct table_ls *t, bool committed_only, struct s
     return rc;
 }
 
-static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const char *tpath,
-                    bool committed_only, bool detail)
+static int ls_table(struct cli *c, FILE *out, struct s3l_store *s, const char *url,
+                    const char *tpath, bool committed_only, bool detail)
 {
     struct table_ls t;
     memset(&t, 0, sizeof(t));
     t.c = c;
+    t.out = out;
     t.s = s;
     t.table = tpath;
     t.print = detail;
@@ -269,10 +272,10 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
     int rc = 0;
     if (detail) {
         if (!c->json)
-            printf("table %s at %s\nepochs:\n", tpath, url);
+            fprintf(out, "table %s at %s\nepochs:\n", tpath, url);
         rc = s3l_dest_list_markers(s, tpath, on_marker, &t, &err);
         if (rc == 0 && !c->json)
-            printf("files:\n");
+            fprintf(out, "files:\n");
         if (rc == 0)
             rc = list_and_show_files(&t, committed_only, &err);
     } else {
@@ -289,19 +292,20 @@ static int ls_table(struct cli *c, struct s3l_store *s, const char *url, const c
         return cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
     char sz[32];
     if (c->json) {
-        cli_emit_json(json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "table", tpath, "files",
+        cli_emit_json_to(out, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "table", tpath, "files",
                                 (json_int_t)t.files, "rows", (json_int_t)t.rows, "bytes",
                                 (json_int_t)t.bytes, "epochs", (json_int_t)t.markers,
                                 "uncommitted_files", (json_int_t)t.uncommitted));
     } else if (detail) {
         if (!c->quiet)
-            printf("total: %llu file%s, %llu row%s (from footers), %s; %llu epoch%s\n",
+            fprintf(out, "total: %llu file%s, %llu row%s (from footers), %s of data files; "
+                         "%llu epoch%s\n",
                    (unsigned long long)t.files, t.files == 1 ? "" : "s", (unsigned long long)t.rows,
                    t.rows == 1 ? "" : "s",
                    cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
                    t.markers == 1 ? "" : "s");
     } else {
-        printf("  %-30s %6llu %-5s %12llu %-4s %12s %6llu %s\n", tpath,
+        fprintf(out, "  %-30s %6llu %-5s %12llu %-4s %12s %6llu %s\n", tpath,
                (unsigned long long)t.files, t.files == 1 ? "file" : "files",
                (unsigned long long)t.rows, t.rows == 1 ? "row" : "rows",
                cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
@@ -349,6 +353,13 @@ int cli_cmd_ls(struct cli *c, int argc, char **argv)
         }
         return ex;
     }
+    /* The listing is built in memory and printed only when all of it was read: a failure at
+     * any step prints the error alone, never a header or part of a listing before it. */
+    char *buf = NULL;
+    size_t buf_len = 0;
+    FILE *out = open_memstream(&buf, &buf_len);
+    if (!out)
+        return cli_fail(c, S3L_ENOMEM, NULL, S3L_SIDE_NONE);
     struct s3l_store *s = NULL;
     char *url = NULL;
     ex = cli_open_store(c, a.url, &a.s3, false, &s, &url); /* ls and schema only read */
@@ -370,26 +381,30 @@ int cli_cmd_ls(struct cli *c, int argc, char **argv)
                            &err),
                           S3L_SIDE_DESTINATION);
         else
-            ex = ls_table(c, s, url, tpath, a.committed, true);
+            ex = ls_table(c, out, s, url, tpath, a.committed, true);
         s3l_free(tpath);
     } else if (ex == 0) {
         struct cli_strings at = {0};
         struct s3l_error err = {0};
         if (!c->json)
-            printf("tables at %s:\n", url);
+            fprintf(out, "tables at %s:\n", url);
         int rc = s3l_dest_list_tables(s, cli_strings_add, &at, &err);
         if (rc == S3L_ENOMEM && !err.code)
             s3l_error_set(&err, rc, "out of memory listing the tables of %s", url);
         ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : 0;
         for (size_t i = 0; i < at.n; i++) {
-            int ex1 = rc == 0 ? ls_table(c, s, url, at.v[i], true, false) : 0;
+            int ex1 = rc == 0 ? ls_table(c, out, s, url, at.v[i], true, false) : 0;
             if (ex1 && !ex)
                 ex = ex1;
         }
         if (rc == 0 && at.n == 0 && !c->json)
-            printf("  (none)\n");
+            fprintf(out, "  (none)\n");
         cli_strings_free(&at);
     }
+    fclose(out);
+    if (ex == 0)
+        fwrite(buf, 1, buf_len, stdout);
+    free(buf);
     s3l_store_free(s);
     s3l_free(url);
     return ex;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -338,7 +339,7 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
             continue;
         }
         if (opt == '?' || opt == ':')
-            return cli_usage(c, "write", "unknown option or missing value: %s", argv[optind - 1]);
+            return cli_bad_option(c, "write", write_options, argv[optind - 1]);
         int rc = set_option(c, a, opt, optarg);
         if (rc)
             return rc;
@@ -498,14 +499,31 @@ static void summary(struct cli *c, const struct write_args *a, const struct s3l_
     if (c->quiet || rc != 0)
         return;
     char in[32], out[32];
+    /* Empty input files land nothing and are not an error: say so, for each of them. */
+    size_t n_empty = 0;
+    for (size_t i = 0; i < a->o.n_inputs; i++) {
+        struct stat st;
+        const char *path = a->o.inputs[i];
+        if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_size != 0)
+            continue;
+        n_empty++;
+        if (a->o.n_inputs > 1 || !up_to_date)
+            fprintf(stderr, "note: input %s is empty: nothing to write from it\n", path);
+    }
+    if (up_to_date && n_empty == 1 && a->o.n_inputs == 1) {
+        fprintf(stderr, "nothing to write: input %s is empty (table %s at %s is unchanged)\n",
+                a->o.inputs[0], a->o.table, a->url);
+        return;
+    }
     if (up_to_date) {
         fprintf(stderr, "nothing new: table %s at %s already holds every input record\n",
                 a->o.table, a->url);
         return;
     }
     fprintf(stderr,
-            "wrote %llu %s to table %s at %s: %llu %s, %s (from %s of input), %llu %s, "
-            "%.2f s, %.0f rows/s",
+            "wrote %llu %s to table %s at %s: %llu %s, %s put to the store (data files and "
+            "commit records) from %s of input, %llu %s, %.2f s, %.0f rows/s",
             (unsigned long long)s->rows, plural(s->rows, "row", "rows"), a->o.table, a->url,
             (unsigned long long)s->files, plural(s->files, "file", "files"),
             cli_fmt_bytes(s->bytes_out, out, sizeof(out)),

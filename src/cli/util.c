@@ -20,14 +20,17 @@ const char cli_exit_codes_help[] =
     "Exit codes:\n"
     "  0  success (also: nothing new to write)\n"
     "  1  usage: bad command line, options, URL or schema file\n"
-    "  2  input: an input is missing, unreadable, empty where data is needed, malformed\n"
+    "  2  input: an input is missing, unreadable, an empty stdin, malformed\n"
     "     (the message names file, line and column), over --max-record-size, or changed\n"
     "     since the last commit (rotated, truncated, rewritten)\n"
-    "  3  destination: the store refused or failed (permission, no space, I/O, corrupt state)\n"
+    "  3  destination: the store failed (missing bucket, unreachable endpoint, no space,\n"
+    "     I/O, corrupt state)\n"
     "  4  schema drift: a column's type differs from the table's schema record\n"
     "  5  fenced: a newer run of the same pipeline took over (generation fencing)\n"
     "  6  refused: not supported (replace/merge disposition, a backend not built in)\n"
     "  7  internal error or out of memory\n"
+    "  8  access: the store refused the credentials or the access (AUTH_INVALID,\n"
+    "     AUTH_EXPIRED, PERMISSION_DENIED), whichever step met it\n"
     "  130, 143  write stopped by SIGINT or SIGTERM, after committing what it read\n";
 
 bool cli_parse_u64(const char *s, uint64_t *out)
@@ -124,27 +127,37 @@ int cli_exit_for(int code, enum s3l_pipeline_side side)
     case S3L_ENOMEM:
     case S3L_EINTERNAL:
         return CLI_EX_INTERNAL;
+    case S3L_EAUTH_INVALID:
+    case S3L_EAUTH_EXPIRED:
+    case S3L_EPERMISSION_DENIED:
+        /* An input file we may not read is the input's fault; any other refusal is access. */
+        return side == S3L_SIDE_INPUT ? CLI_EX_INPUT : CLI_EX_ACCESS;
     default:
-        /* NOT_FOUND, PERMISSION_DENIED, IO, TOO_LARGE ...: the side decides. */
+        /* NOT_FOUND, IO, TRANSIENT, TOO_LARGE ...: the side decides. */
         return side == S3L_SIDE_INPUT    ? CLI_EX_INPUT
                : side == S3L_SIDE_CONFIG ? CLI_EX_USAGE
                                          : CLI_EX_DEST;
     }
 }
 
-void cli_emit_json(void *json_value)
+void cli_emit_json_to(FILE *f, void *json_value)
 {
     json_t *v = json_value;
     if (!v)
         return;
     char *text = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
     if (text) {
-        fputs(text, stdout);
-        fputc('\n', stdout);
-        fflush(stdout);
+        fputs(text, f);
+        fputc('\n', f);
+        fflush(f);
         free(text);
     }
     json_decref(v);
+}
+
+void cli_emit_json(void *json_value)
+{
+    cli_emit_json_to(stdout, json_value);
 }
 
 int cli_fail(struct cli *c, int code, const struct s3l_error *err, enum s3l_pipeline_side side)
@@ -168,6 +181,67 @@ int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...)
     fprintf(stderr, "\nTry '%s %s --help'.\n", c->prog, cmd);
     va_end(ap);
     return CLI_EX_USAGE;
+}
+
+/* Optimal string alignment distance (Levenshtein plus adjacent transpositions) of a and b, for
+ * names of up to 63 characters; longer ones count as far apart. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+    enum { N = 64 };
+    if (na >= N || nb >= N)
+        return SIZE_MAX;
+    size_t d[N][N];
+    for (size_t i = 0; i <= na; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= nb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= na; i++)
+        for (size_t j = 1; j <= nb; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[na][nb];
+}
+
+const char *cli_suggest_option(const struct option *opts, const char *arg)
+{
+    if (strncmp(arg, "--", 2) != 0)
+        return NULL;
+    const char *name = arg + 2;
+    size_t n = strcspn(name, "=");
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (const struct option *o = opts; o->name; o++) {
+        size_t d = edit_distance(name, n, o->name, strlen(o->name));
+        if (d < best_d) {
+            best_d = d;
+            best = o->name;
+        }
+    }
+    /* Close enough to be a typo: at most 2 edits, and fewer than half the name's letters. */
+    return best && best_d <= 2 && best_d * 2 < n ? best : NULL;
+}
+
+int cli_bad_option(struct cli *c, const char *cmd, const struct option *opts, const char *arg)
+{
+    if (strncmp(arg, "--", 2) == 0) {
+        size_t n = strcspn(arg + 2, "=");
+        for (const struct option *o = opts; o->name; o++)
+            if (strlen(o->name) == n && strncmp(o->name, arg + 2, n) == 0)
+                return cli_usage(c, cmd, "%s needs a value", arg);
+    }
+    const char *near = cli_suggest_option(opts, arg);
+    if (near)
+        return cli_usage(c, cmd, "unknown option %s (did you mean --%s?)", arg, near);
+    return cli_usage(c, cmd, "unknown option %s", arg);
 }
 
 bool cli_common_flag(struct cli *c, const char *arg)

@@ -29,7 +29,7 @@ if (STORE === 's3') {
         throw new Error('S3L_TEST_STORE=s3 needs S3L_RGW_ENV (the env file of start-rgw.sh)');
     rgw = {};
     for (const line of fs.readFileSync(envFile, 'utf8').split('\n')) {
-        const m = /^([A-Z0-9_]+)=(.*)$/.exec(line);
+        const m = /^(?:export )?([A-Z0-9_]+)=(.*)$/.exec(line);
         if (m) rgw[m[1]] = m[2].replace(/^'(.*)'$/, '$1');
     }
     for (const k of ['RGW_ENDPOINT', 'RGW_BUCKET', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY',

@@ -52,6 +52,16 @@ expect 1 "compression-level 15: gzip takes 1\.\.9" "a gzip level out of gzip's r
     write --url "$work/lake-lv" --table t --compression gzip --compression-level 15 "$work/good.ndjson"
 expect 1 "compression-level 3: snappy has no levels" "a level for snappy" -- \
     write --url "$work/lake-lv" --table t --compression-level 3 --compression snappy "$work/good.ndjson"
+expect 1 "unknown option --tabel \(did you mean --table\?\)" "a misspelt option gets a suggestion" -- \
+    write --tabel t "$work/good.ndjson"
+expect 1 "unknown option --commited \(did you mean --committed\?\)" "ls: a misspelt option" -- \
+    ls --commited
+expect 1 "unknown option --pipline-id \(did you mean --pipeline-id\?\)" "gc: a misspelt option" -- \
+    gc --pipline-id x
+expect 1 "unknown option --frobnicate$" "an option far from every name gets no suggestion" -- \
+    write --frobnicate --table t "$work/good.ndjson"
+expect 1 "--url needs a value" "a missing value is named" -- write --table t --url
+expect 0 "check +check that a destination \(file:// or s3://\)" "the main help: check is not local-only" -- --help
 expect 1 "--table is required" "write without --table" -- write --url "$lake" "$work/good.ndjson"
 expect 1 "--file-size 12XB" "bad size" -- write --table t --file-size 12XB "$work/good.ndjson"
 expect 1 "--input-format xml" "bad input format" -- write --table t --input-format xml "$work/good.ndjson"
@@ -67,7 +77,17 @@ expect 6 "merge is refused before any data moves.*cannot merge" "merge refused" 
 # ---- bad inputs ----
 expect 2 "missing\.ndjson" "missing input is named" -- write --url "$lake" --table t "$work/missing.ndjson"
 : >"$work/empty.ndjson"
-expect 2 "empty\.ndjson is empty" "empty input" -- write --url "$lake" --table t "$work/empty.ndjson"
+# An empty file is not an error: it lands nothing and says so (exit 0); with other inputs, they land.
+expect 0 "nothing to write: input .*empty\.ndjson is empty \(table empty at .* is unchanged\)" \
+    "an empty input lands nothing, and says so" -- write --url "$lake" --table empty "$work/empty.ndjson"
+[ ! -d "$lake/empty" ] && ok "the empty input created no table files" || bad "the empty input wrote files"
+expect 0 "note: input .*empty\.ndjson is empty: nothing to write from it" \
+    "an empty input among others is noted" -- write --url "$lake" --table empty2 \
+    "$work/empty.ndjson" "$work/good.ndjson"
+expect 0 "total: 1 file, 2 rows" "and the other input lands" -- ls --url "$lake" --table empty2
+printf '' | "$S3LAND" write --url "$lake" --table empty3 - >"$work/out" 2>"$work/err"
+[ $? -eq 2 ] && grep -q "is empty" "$work/err" && ok "an empty stdin is still refused (exit 2)" \
+    || bad "empty stdin: $(cat "$work/err")"
 expect 2 "is a directory" "a directory as input" -- write --url "$lake" --table t "$work"
 cp "$work/good.ndjson" "$work/secret.ndjson"
 chmod 600 "$work/secret.ndjson"
@@ -125,6 +145,11 @@ printf '{"a":1}\n' >"$work/one.ndjson"
 expect 0 "wrote 1 row to table one at .*: 1 file, .* 1 epoch, " "one row, one file, one epoch: singular" -- \
     write --url "$lake" --table one --schema "$schema" "$work/one.ndjson"
 expect 0 "1 file, 1 row \\(from footers\\)" "ls: one file, one row" -- ls --url "$lake" --table one
+# The summary's bytes and ls's say what each counts: all put to the store, vs the data files.
+expect 0 "1 file, [0-9.]+ KiB put to the store \(data files and commit records\)" \
+    "the summary says what its bytes count" -- write --url "$lake" --table sizes --schema "$schema" "$work/one.ndjson"
+expect 0 "[0-9.]+ (B|KiB) of data files; 1 epoch" "ls says its bytes are the data files'" -- \
+    ls --url "$lake" --table sizes
 if find "$lake/_openetl/deadletter/dl" -name '*.ndjson' -exec cat {} + 2>/dev/null | grep -q 'a\\":4,,'; then
     ok "the dead letter holds the raw record"
 else
@@ -154,8 +179,8 @@ chmod 644 "$work/good.ndjson"
 setpriv --reuid 65534 --regid 65534 --clear-groups "$S3LAND" write --url "$work/ro-lake" \
     --table t "$work/good.ndjson" >"$work/out" 2>"$work/err"
 code=$?
-[ $code -eq 3 ] && grep -q "ro-lake" "$work/err" && grep -qi "permission" "$work/err" \
-    && ok "unwritable destination: exit 3 naming the path" || { bad "unwritable destination: exit $code"; cat "$work/err"; }
+[ $code -eq 8 ] && grep -q "ro-lake" "$work/err" && grep -qi "permission" "$work/err" \
+    && ok "unwritable destination: exit 8 (access) naming the path" || { bad "unwritable destination: exit $code"; cat "$work/err"; }
 
 # ---- a full disk: 1 MiB of tmpfs ----
 mkdir -p "$work/full"
@@ -287,18 +312,27 @@ expect 1 "table ns1: ns1 is already a namespace of other tables" \
 
 # ---- a changed input is refused ----
 printf '{"a":9}\n{"a":2}\n' >"$work/good.ndjson"
-expect 2 "good\.ndjson was rewritten" "a rewritten input is refused" -- \
+expect 2 "good\.ndjson was rewritten.*give a new --pipeline-id" "a rewritten input is refused, saying the way forward" -- \
     write --url "$lake" --table json --schema "$schema" "$work/good.ndjson"
+expect 0 "wrote 2 rows" "a new --pipeline-id lands the rewritten file" -- write --url "$lake" --table json \
+    --schema "$schema" --pipeline-id 0d7c3a52-8f7e-4b8e-9a43-3e2f3c1b6a01 "$work/good.ndjson"
 
 printf '{"a":1}\n{"a":2}\n' >"$work/rot.ndjson"
 "$S3LAND" write --url "$lake" --table rot --schema "$schema" --quiet "$work/rot.ndjson"
 printf '{"a":1}\n{"a":2}\n{"a":3}\n' >"$work/rot.ndjson.1"
 mv "$work/rot.ndjson.1" "$work/rot.ndjson"
-expect 2 "rot\.ndjson was replaced \(rotated\?\)" "a rotated input is refused" -- \
+expect 2 "rot\.ndjson was replaced \(rotated\?\).*give a new --pipeline-id, or move it to another path" \
+    "a rotated input is refused, saying the way forward" -- \
     write --url "$lake" --table rot --schema "$schema" "$work/rot.ndjson"
+# The way forward works: the new file moved to another path lands, into the same table.
+mv "$work/rot.ndjson" "$work/rot-new.ndjson"
+expect 0 "wrote 3 rows" "the rotated file, moved to another path, lands" -- write --url "$lake" \
+    --table rot --schema "$schema" "$work/rot-new.ndjson"
+expect 0 "total: 2 files, 5 rows" "the table holds the old 2 rows and the new 3" -- ls --url "$lake" --table rot
+cp "$work/rot-new.ndjson" "$work/rot.ndjson"
 "$S3LAND" write --url "$lake" --table trunc --schema "$schema" --quiet "$work/rot.ndjson"
 : >"$work/rot.ndjson"
-expect 2 "rot\.ndjson was truncated" "a truncated input is refused" -- \
+expect 2 "rot\.ndjson was truncated.*give a new --pipeline-id, or move it" "a truncated input is refused, saying the way forward" -- \
     write --url "$lake" --table trunc --schema "$schema" "$work/rot.ndjson"
 
 [ $fails -eq 0 ] && echo "all checks passed" || { echo "$fails check(s) failed"; exit 1; }

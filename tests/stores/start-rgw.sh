@@ -3,8 +3,9 @@
 # cluster (one mon, one OSD, no mgr, no systemd), all under one temporary directory, listening on
 # 127.0.0.1 only. Installs Debian's ceph-mon, ceph-osd, radosgw and ceph-common when missing.
 #
-# Prints shell assignments (RGW_DIR, RGW_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
-# AWS_DEFAULT_REGION, RGW_BUCKET) and writes them to $RGW_DIR/env. Every daemon it starts is
+# Prints shell `export NAME=VALUE` lines (RGW_DIR, RGW_ENDPOINT, AWS_ACCESS_KEY_ID,
+# AWS_SECRET_ACCESS_KEY, AWS_DEFAULT_REGION, AWS_REGION, AWS_ENDPOINT_URL_S3, RGW_BUCKET) and
+# writes them to $RGW_DIR/env: `. $RGW_DIR/env` then points s3land and the AWS tools at the store. Every daemon it starts is
 # recorded as "NAME PID" in $RGW_DIR/pids; stop-rgw.sh stops exactly those.
 #
 # Environment (all optional):
@@ -223,15 +224,19 @@ wait_for "bucket $RGW_BUCKET" make_bucket
 say "ready ($((SECONDS - t0)) s) on 127.0.0.1:$RGW_PORT, state in $RGW_DIR"
 
 {
-    echo "RGW_DIR=$RGW_DIR"
-    echo "RGW_ENDPOINT=http://127.0.0.1:$RGW_PORT"
-    [ -n "${RGW_TLS_PORT:-}" ] && echo "RGW_TLS_ENDPOINT=https://127.0.0.1:$RGW_TLS_PORT" \
-        && echo "RGW_CA_FILE=$RGW_DIR/tls/ca.pem"
-    echo "RGW_PORT=$RGW_PORT"
-    echo "RGW_DNS_NAME=$RGW_DNS_NAME"
-    echo "RGW_BUCKET=$RGW_BUCKET"
-    echo "AWS_ACCESS_KEY_ID=$ACCESS"
-    echo "AWS_SECRET_ACCESS_KEY=$SECRET"
-    echo "AWS_DEFAULT_REGION=us-east-1"
+    # `export` lines, so that `. env` alone (no `set -a`) hands them to the commands run after
+    # it; AWS_ENDPOINT_URL_S3 and AWS_REGION point s3land (and the AWS tools) at this store.
+    echo "export RGW_DIR=$RGW_DIR"
+    echo "export RGW_ENDPOINT=http://127.0.0.1:$RGW_PORT"
+    [ -n "${RGW_TLS_PORT:-}" ] && echo "export RGW_TLS_ENDPOINT=https://127.0.0.1:$RGW_TLS_PORT" \
+        && echo "export RGW_CA_FILE=$RGW_DIR/tls/ca.pem"
+    echo "export RGW_PORT=$RGW_PORT"
+    echo "export RGW_DNS_NAME=$RGW_DNS_NAME"
+    echo "export RGW_BUCKET=$RGW_BUCKET"
+    echo "export AWS_ACCESS_KEY_ID=$ACCESS"
+    echo "export AWS_SECRET_ACCESS_KEY=$SECRET"
+    echo "export AWS_DEFAULT_REGION=us-east-1"
+    echo "export AWS_REGION=us-east-1"
+    echo "export AWS_ENDPOINT_URL_S3=http://127.0.0.1:$RGW_PORT"
 } > "$RGW_DIR/env"
 cat "$RGW_DIR/env"

@@ -19,7 +19,7 @@ static const char *source_dir(void)
     return src ? src : ".";
 }
 
-/* Sets each NAME=VALUE line of path in the environment. */
+/* Sets each NAME=VALUE or `export NAME=VALUE` line of path in the environment. */
 static int load_env(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -30,11 +30,12 @@ static int load_env(const char *path)
     char line[1024];
     while (fgets(line, sizeof(line), f)) {
         line[strcspn(line, "\r\n")] = 0;
-        char *eq = strchr(line, '=');
+        char *name = strncmp(line, "export ", 7) == 0 ? line + 7 : line;
+        char *eq = strchr(name, '=');
         if (!eq)
             continue;
         *eq = 0;
-        setenv(line, eq + 1, 1);
+        setenv(name, eq + 1, 1);
     }
     fclose(f);
     return 0;

@@ -104,7 +104,13 @@ static void exit_codes(void **state)
     assert_int_equal(cli_exit_for(S3L_EINVALID_INPUT, S3L_SIDE_DESTINATION), 2);
     assert_int_equal(cli_exit_for(S3L_ENOT_FOUND, S3L_SIDE_INPUT), 2);
     assert_int_equal(cli_exit_for(S3L_EPERMISSION_DENIED, S3L_SIDE_INPUT), 2);
-    assert_int_equal(cli_exit_for(S3L_EPERMISSION_DENIED, S3L_SIDE_DESTINATION), 3);
+    /* Access errors are 8 from the store, whichever step met them (issue 10 item 7). */
+    assert_int_equal(cli_exit_for(S3L_EPERMISSION_DENIED, S3L_SIDE_DESTINATION), 8);
+    assert_int_equal(cli_exit_for(S3L_EAUTH_INVALID, S3L_SIDE_DESTINATION), 8);
+    assert_int_equal(cli_exit_for(S3L_EAUTH_EXPIRED, S3L_SIDE_DESTINATION), 8);
+    assert_int_equal(cli_exit_for(S3L_EAUTH_INVALID, S3L_SIDE_NONE), 8);
+    assert_int_equal(cli_exit_for(S3L_ENOT_FOUND, S3L_SIDE_DESTINATION), 3);
+    assert_int_equal(cli_exit_for(S3L_ETRANSIENT, S3L_SIDE_DESTINATION), 3);
     assert_int_equal(cli_exit_for(S3L_ENO_SPACE, S3L_SIDE_DESTINATION), 3);
     assert_int_equal(cli_exit_for(S3L_ESCHEMA_DRIFT, S3L_SIDE_DESTINATION), 4);
     assert_int_equal(cli_exit_for(S3L_EFENCED, S3L_SIDE_DESTINATION), 5);

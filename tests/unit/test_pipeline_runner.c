@@ -519,7 +519,9 @@ static void batches_stop_at_the_epoch(void **state)
     assert_int_equal(committed_offset(), 23); /* 9 * 2 + "10\n" + "x\n" */
 }
 
-static void empty_input_is_refused(void **state)
+/* An empty file is not an error (issue 10, item 12): it lands nothing (no epoch starts), and the
+ * run is up to date, as with a file of blank lines. */
+static void empty_input_lands_nothing(void **state)
 {
     put_file("w", "");
     struct s3l_pipeline_options o;
@@ -528,10 +530,14 @@ static void empty_input_is_refused(void **state)
     struct s3l_pipeline_stats st;
     enum s3l_pipeline_side side;
     struct s3l_error err = {0};
-    assert_int_equal(run(&o, &ev, &st, &side, &err), S3L_EINVALID_INPUT);
-    assert_non_null(strstr(err.message, "is empty"));
-    assert_int_equal(side, S3L_SIDE_INPUT);
+    assert_int_equal(run(&o, &ev, &st, &side, &err), 0);
+    assert_int_equal(err.code, 0);
+    assert_int_equal(side, S3L_SIDE_NONE);
+    assert_int_equal(ev.up_to_date, 1);
+    assert_int_equal(ev.commits, 0);
+    assert_int_equal(st.rows, 0);
     assert_int_equal(D.starts, 0);
+    assert_int_equal(D.n_epochs, 0);
 }
 
 static void barrier_commits_the_epoch_before_the_record(void **state)
@@ -563,7 +569,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(pending_epoch_is_recovered_even_when_up_to_date, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(lanes_take_rows_in_turn, setup, teardown),
-        cmocka_unit_test_setup_teardown(empty_input_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(empty_input_lands_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(batches_stop_at_the_epoch, setup, teardown),
         cmocka_unit_test_setup_teardown(barrier_commits_the_epoch_before_the_record, setup,
                                         teardown),

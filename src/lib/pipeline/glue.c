@@ -54,7 +54,10 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
     /* An id given by the caller is their decision; a derived one follows the inputs' paths. */
     if (!opts->pipeline_id &&
         (rc = s3l__check_landed_elsewhere(g.store, g.tpath, id, pos, fds, n, err)) != 0) {
-        *side = S3L_SIDE_INPUT;
+        /* Only the refusal (an input another pipeline landed) is about the inputs; a failure
+         * listing the markers or reading a checkpoint is the store's (missing bucket, wrong
+         * secret, unreachable endpoint), and keeps its own exit code. */
+        *side = rc == S3L_EINVALID_INPUT ? S3L_SIDE_INPUT : S3L_SIDE_DESTINATION;
         goto out;
     }
     struct s3l__runner_env env = {&s3l__glue_dest_ops, &g, s3l__glue_source_open, &g,

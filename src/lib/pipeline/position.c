@@ -154,6 +154,13 @@ int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t 
     return 0;
 }
 
+/* What a refused (rotated, truncated, rewritten) input's error says to do next: the checkpoint
+ * cannot take the changed file, but a new pipeline can (pipeline_id.c: the id follows the paths;
+ * landed.c does not refuse a file whose committed bytes changed). */
+#define FORWARD                                                                                    \
+    "refusing to re-read or skip it; to land it as a new input, give a new --pipeline-id, or "     \
+    "move it to another path (a new path is a new pipeline)"
+
 int s3l_input_position_verify(const struct s3l_input_position *recorded,
                               const struct s3l_input_position *current, int fd,
                               struct s3l_error *err)
@@ -175,7 +182,7 @@ int s3l_input_position_verify(const struct s3l_input_position *recorded,
     if (recorded->dev != current->dev || recorded->ino != current->ino)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "input %s was replaced (rotated?) since the last commit: device:inode "
-                             "was %llu:%llu, is %llu:%llu; refusing to re-read or skip it",
+                             "was %llu:%llu, is %llu:%llu; " FORWARD,
                              path, (unsigned long long)recorded->dev,
                              (unsigned long long)recorded->ino, (unsigned long long)current->dev,
                              (unsigned long long)current->ino);
@@ -185,7 +192,7 @@ int s3l_input_position_verify(const struct s3l_input_position *recorded,
     if ((uint64_t)st.st_size < recorded->offset)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "input %s was truncated: it has %llu bytes, but %llu were already "
-                             "committed; refusing to re-read or skip it",
+                             "committed; " FORWARD,
                              path, (unsigned long long)st.st_size,
                              (unsigned long long)recorded->offset);
     char hex[65];
@@ -195,7 +202,7 @@ int s3l_input_position_verify(const struct s3l_input_position *recorded,
     if (strcmp(hex, recorded->sha256) != 0)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "input %s was rewritten: the bytes before offset %llu differ from "
-                             "those committed; refusing to re-read or skip it",
+                             "those committed; " FORWARD,
                              path, (unsigned long long)recorded->offset);
     return 0;
 }

@@ -380,11 +380,10 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
         }
         if (rc == 0 && !p->replayable)
             rc = stream_start(l, i, r ? r->offset : 0, err);
+        /* An empty file is done at offset 0: it lands nothing and is not an error (as a file of
+         * blank lines is not); the caller says so. */
         if (!have_size || (uint64_t)st.st_size != p->offset)
             *all_done = false;
-        if (have_size && st.st_size == 0 && !r)
-            rc = s3l_error_set(err, S3L_EINVALID_INPUT, "input %s is empty: nothing to write",
-                               p->path);
     }
     s3l_positions_free(rec, n_rec);
     return rc;
