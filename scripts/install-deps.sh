@@ -13,7 +13,7 @@ fi
 # Build and runtime libraries, all from Debian's packages.
 # cmocka is here, not with the test tools: the default build includes the tests.
 BUILD_PKGS=(cmake pkg-config gcc make libc6-dev libcmocka-dev libzstd-dev libsnappy-dev zlib1g-dev libssl-dev
-            libcurl4-openssl-dev libexpat1-dev uuid-dev libjansson-dev ca-certificates)
+            libcurl4-openssl-dev libexpat1-dev uuid-dev libjansson-dev libfyaml-dev ca-certificates)
 TEST_PKGS=(util-linux
            ceph-mon ceph-osd radosgw ceph-common uuid-runtime openssl curl  # the RGW test store
            awscli)  # bench/s3_upload.sh; brings python3-botocore (tests/golden/sigv4/gen_vectors.py)

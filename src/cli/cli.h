@@ -45,14 +45,17 @@ int cli_cmd_schema(struct cli *c, int argc, char **argv);
 int cli_cmd_recover(struct cli *c, int argc, char **argv);
 int cli_cmd_gc(struct cli *c, int argc, char **argv);
 int cli_cmd_check(struct cli *c, int argc, char **argv);
+int cli_cmd_validate(struct cli *c, int argc, char **argv);
+int cli_cmd_config_schema(struct cli *c, int argc, char **argv);
 
 /*
  * Parses a size: digits with an optional suffix, case-insensitive: B; K, KiB, M, MiB, G, GiB,
  * T, TiB (powers of 1024); KB, MB, GB, TB (powers of 1000). "256MiB" = 268435456.
- * false on anything else or overflow.
+ * false on anything else or overflow. The library's s3l_parse_size, which config documents use.
  */
 bool cli_parse_size(const char *s, uint64_t *out);
-/* Parses a duration: digits with ms, s (default), m or h: "500ms", "30s", "2m". In ns. */
+/* Parses a duration: digits with ms, s (default), m or h: "500ms", "30s", "2m". In ns.
+ * The library's s3l_parse_duration, which config documents use. */
 bool cli_parse_duration(const char *s, int64_t *out_ns);
 /* Parses a non-negative decimal integer. */
 bool cli_parse_u64(const char *s, uint64_t *out);

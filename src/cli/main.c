@@ -1,5 +1,6 @@
 /*
- * s3land: the command line. Dispatches to the subcommands (write, ls, schema, recover, gc, check)
+ * s3land: the command line. Dispatches to the subcommands (write, ls, schema, recover, gc, check,
+ * validate, config-schema)
  * and prints the top-level help and version. Each subcommand lives in its own cmd_*.c file.
  */
 #include <stdio.h>
@@ -18,13 +19,15 @@ static const char main_help[] =
     "Parquet tables, exactly once.\n"
     "\n"
     "Commands:\n"
-    "  write    read inputs (files or -) and append them to a table, in committed epochs\n"
-    "  ls       list tables, or a table's epochs, files, markers and row counts\n"
-    "  schema   print a table's schema record\n"
-    "  recover  finish commits left pending by an interrupted run\n"
-    "  gc       remove staged files of epochs that can never commit\n"
-    "  check    check that a destination (file:// or s3://) can be used: put, read back,\n"
-    "           list and delete a scratch object under URL/_openetl/check/\n"
+    "  write          read inputs (files or -) and append them to a table, in committed epochs\n"
+    "  ls             list tables, or a table's epochs, files, markers and row counts\n"
+    "  schema         print a table's schema record\n"
+    "  recover        finish commits left pending by an interrupted run\n"
+    "  gc             remove staged files of epochs that can never commit\n"
+    "  check          check that a destination (file:// or s3://) can be used: put, read back,\n"
+    "                 list and delete a scratch object under URL/_openetl/check/\n"
+    "  validate       check config documents (Destination, Pipeline, Sink; docs/config.md)\n"
+    "  config-schema  print the JSON Schema of a config document kind\n"
     "\n"
     "Global options (also accepted after the command):\n"
     "  -q, --quiet   no progress and no summary; errors only\n"
@@ -47,6 +50,7 @@ struct command {
 static const struct command commands[] = {
     {"write", cli_cmd_write},     {"ls", cli_cmd_ls}, {"schema", cli_cmd_schema},
     {"recover", cli_cmd_recover}, {"gc", cli_cmd_gc}, {"check", cli_cmd_check},
+    {"validate", cli_cmd_validate}, {"config-schema", cli_cmd_config_schema},
 };
 
 int main(int argc, char **argv)
@@ -78,7 +82,8 @@ int main(int argc, char **argv)
     }
     if (i >= argc) {
         fprintf(stderr,
-                "%s: a command is needed (write, ls, schema, recover, gc, check)\n"
+                "%s: a command is needed (write, ls, schema, recover, gc, check, validate,\n"
+                "config-schema)\n"
                 "Try '%s --help'.\n",
                 c.prog, c.prog);
         return CLI_EX_USAGE;

@@ -46,67 +46,10 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-bool cli_parse_size(const char *s, uint64_t *out)
-{
-    static const struct {
-        const char *suffix;
-        uint64_t mult;
-    } units[] = {
-        {"", 1},
-        {"b", 1},
-        {"k", 1ULL << 10},
-        {"kib", 1ULL << 10},
-        {"kb", 1000ULL},
-        {"m", 1ULL << 20},
-        {"mib", 1ULL << 20},
-        {"mb", 1000000ULL},
-        {"g", 1ULL << 30},
-        {"gib", 1ULL << 30},
-        {"gb", 1000000000ULL},
-        {"t", 1ULL << 40},
-        {"tib", 1ULL << 40},
-        {"tb", 1000000000000ULL},
-    };
-    if (!s || !isdigit((unsigned char)*s))
-        return false;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno)
-        return false;
-    while (*end == ' ')
-        end++;
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strcasecmp(end, units[i].suffix) == 0) {
-            if (__builtin_mul_overflow((uint64_t)v, units[i].mult, out))
-                return false;
-            return true;
-        }
-    }
-    return false;
-}
+/* The library parses sizes and durations, so options and config documents agree. */
+bool cli_parse_size(const char *s, uint64_t *out) { return s3l_parse_size(s, out); }
 
-bool cli_parse_duration(const char *s, int64_t *out_ns)
-{
-    static const struct {
-        const char *suffix;
-        int64_t mult;
-    } units[] = {
-        {"", 1000000000LL},   {"s", 1000000000LL},    {"ms", 1000000LL},
-        {"m", 60000000000LL}, {"min", 60000000000LL}, {"h", 3600000000000LL},
-    };
-    if (!s || !isdigit((unsigned char)*s))
-        return false;
-    errno = 0;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (errno || v < 0)
-        return false;
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-        if (strcasecmp(end, units[i].suffix) == 0)
-            return !__builtin_mul_overflow((int64_t)v, units[i].mult, out_ns);
-    return false;
-}
+bool cli_parse_duration(const char *s, int64_t *out_ns) { return s3l_parse_duration(s, out_ns); }
 
 int cli_exit_for(int code, enum s3l_pipeline_side side)
 {
