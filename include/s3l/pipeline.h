@@ -148,7 +148,7 @@ struct s3l_store;
  * bump, nothing written): *state gets the runner's positions JSON (NULL when none; s3l_free),
  * *pending whether an epoch awaits recovery, *committed_epoch the last committed epoch; each out
  * pointer may be NULL. A missing checkpoint is success with NULL, false, 0.
- * Errors: S3L_ECORRUPT (not a JSON object, naming the key; the destination's checkpoint codec
+ * Errors: S3L_ECORRUPT (not a JSON object, naming the key; the destination's checkpoint reader
  * reads it, docs/internals/commit.md); the store's errors; S3L_ENOMEM.
  */
 int s3l_pipeline_peek(struct s3l_store *store, const char *id, char **state, bool *pending,

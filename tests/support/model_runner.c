@@ -13,7 +13,7 @@
 #include "commit/commit.h"
 #include "s3l/destination.h"
 #include "s3l/store.h"
-#include "test_codec.h"
+#include "test_format.h"
 #include "util/util.h"
 
 static struct s3l_field fields[] = {
@@ -93,9 +93,9 @@ int s3l_test_run(const struct s3l_test_run *r, struct s3l_error *err)
     o.pipeline_id = r->pipeline;
     o.lanes = r->lanes;
     o.file_size = r->file_size;
-    struct s3l__dest_codec codec;
-    s3l_test_codec(&codec);
-    rc = s3l__dest_open_codec(s, &o, &codec, &d, err);
+    struct s3l__dest_format format;
+    s3l_test_format(&format);
+    rc = s3l__dest_open_format(s, &o, &format, &d, err);
     if (rc == 0 && r->gc)
         rc = s3l_dest_gc(d, NULL, err);
     for (unsigned t = 0; rc == 0 && t < r->tables; t++) {
@@ -162,7 +162,7 @@ static int check_file(struct check *c, const struct s3l_dest_file *f, bool data)
                  (unsigned long long)f->size, f->sha256);
         rc = c->bad = -1;
     } else if (data) {
-        long rows = s3l_test_codec_parse((const char *)buf, n, on_row, c);
+        long rows = s3l_test_format_parse((const char *)buf, n, on_row, c);
         if (rows < 0 || (uint64_t)rows != f->rows) {
             snprintf(c->why, c->cap, "%s: %ld rows, marker says %llu", f->key, rows,
                      (unsigned long long)f->rows);

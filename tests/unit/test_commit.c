@@ -1,5 +1,5 @@
 /*
- * Unit tests of the table destination with the test codec: the exact layout of issue 3 item 6
+ * Unit tests of the table destination with the test file format: the exact layout of issue 3 item 6
  * (names and %020 padding written out by hand here), the checkpoint and marker contents, the
  * generation bump and fencing, empty epochs, file rollover and lanes, dead letters, schema
  * records and drift, gc, refused dispositions, and the fault model: fail every store operation
@@ -27,7 +27,7 @@
 #include "model_runner.h"
 #include "s3l/destination.h"
 #include "s3l/store.h"
-#include "test_codec.h"
+#include "test_format.h"
 #include "util/util.h"
 
 #define PIPE "p1"
@@ -77,11 +77,11 @@ static struct s3l_dest *open_dest(struct fx *f, unsigned lanes, uint64_t file_si
     o.pipeline_id = PIPE;
     o.lanes = lanes;
     o.file_size = file_size;
-    struct s3l__dest_codec c;
-    s3l_test_codec(&c);
+    struct s3l__dest_format c;
+    s3l_test_format(&c);
     struct s3l_dest *d = NULL;
     struct s3l_error err = {0};
-    int rc = s3l__dest_open_codec(f->s, &o, &c, &d, &err);
+    int rc = s3l__dest_open_format(f->s, &o, &c, &d, &err);
     if (rc)
         fail_msg("open: %s", err.message);
     return d;
@@ -376,19 +376,25 @@ static void layout_keys_built_and_parsed(void **state)
     assert_string_equal(s3l_dest_scratch_prefix(), "_openetl/check/");
 
     uint64_t g = 0, e = 0;
-    assert_true(s3l__key_staged_generation("_openetl/staging/p1/g00000000000000000002/t/f", "p1", &g));
+    const char *g2 = "g00000000000000000002";
+    char k[128];
+    snprintf(k, sizeof(k), "_openetl/staging/p1/%s/t/f", g2);
+    assert_true(s3l__key_staged_generation(k, "p1", &g));
     assert_int_equal(g, 2);
-    assert_false(s3l__key_staged_generation("_openetl/staging/p10/g00000000000000000002/t/f", "p1", &g));
+    snprintf(k, sizeof(k), "_openetl/staging/p10/%s/t/f", g2);
+    assert_false(s3l__key_staged_generation(k, "p1", &g));
     assert_false(s3l__key_staged_generation("_openetl/staging/p1/x/t/f", "p1", &g));
-    assert_false(s3l__key_staged_generation("t/p1/g00000000000000000002", "p1", &g));
+    snprintf(k, sizeof(k), "t/p1/%s", g2);
+    assert_false(s3l__key_staged_generation(k, "p1", &g));
 
     char id[64];
     assert_true(s3l__key_marker_parse("_openetl/markers/ns/t/a-b-00000000000000000012.json", "ns/t",
                                       id, sizeof(id), &e));
     assert_string_equal(id, "a-b");
     assert_int_equal(e, 12);
-    assert_false(s3l__key_marker_parse("_openetl/markers/ns/t/x/a-00000000000000000012.json", "ns/t",
-                                       id, sizeof(id), &e)); /* a table below ns/t */
+    /* A table below ns/t. */
+    assert_false(s3l__key_marker_parse("_openetl/markers/ns/t/x/a-00000000000000000012.json",
+                                       "ns/t", id, sizeof(id), &e));
     assert_false(s3l__key_marker_parse("_openetl/markers/ns/tt/a-00000000000000000012.json", "ns/t",
                                        id, sizeof(id), &e));
     assert_false(s3l__key_marker_parse("_openetl/markers/ns/t/a-0000000000000000001x.json", "ns/t",
@@ -433,15 +439,15 @@ static void refused_options_and_names(void **state)
     o.version = S3L_DEST_OPTIONS_VERSION;
     o.pipeline_id = PIPE;
     o.disposition = "replace";
-    struct s3l__dest_codec c;
-    s3l_test_codec(&c);
+    struct s3l__dest_format c;
+    s3l_test_format(&c);
     struct s3l_dest *d = NULL;
-    assert_int_equal(s3l__dest_open_codec(f->s, &o, &c, &d, NULL), S3L_EUNSUPPORTED);
+    assert_int_equal(s3l__dest_open_format(f->s, &o, &c, &d, NULL), S3L_EUNSUPPORTED);
     /* Refused before any data moves: not even a checkpoint. */
     assert_false(exists(f, "_openetl/checkpoints/p1.json"));
     o.disposition = NULL;
     o.pipeline_id = "../x";
-    assert_int_equal(s3l__dest_open_codec(f->s, &o, &c, &d, NULL), S3L_EINVALID_CONFIG);
+    assert_int_equal(s3l__dest_open_format(f->s, &o, &c, &d, NULL), S3L_EINVALID_CONFIG);
     d = open_dest(f, 1, 0);
     struct s3l_dest_stream *st;
     assert_int_equal(s3l_dest_stream(d, "..", "t", &schema2, &st, NULL), S3L_EINVALID_CONFIG);
@@ -598,11 +604,11 @@ static void recovery_at_open_sweeps_staging(void **state)
         if (s3l_store_open(f->url, NULL, &s, &err) != 0)
             _exit(2);
         struct s3l_dest_options o = {.version = S3L_DEST_OPTIONS_VERSION, .pipeline_id = PIPE};
-        struct s3l__dest_codec c;
-        s3l_test_codec(&c);
+        struct s3l__dest_format c;
+        s3l_test_format(&c);
         struct s3l_dest *d = NULL;
         struct s3l_dest_stream *st;
-        if (s3l__dest_open_codec(s, &o, &c, &d, &err) != 0 ||
+        if (s3l__dest_open_format(s, &o, &c, &d, &err) != 0 ||
             s3l_dest_stream(d, NULL, "t", &schema2, &st, &err) != 0)
             _exit(2);
         struct s3l_row_sink k;
@@ -850,11 +856,11 @@ static void unwritable_destination(void **state)
         struct s3l_dest_options o = {0};
         o.version = S3L_DEST_OPTIONS_VERSION;
         o.pipeline_id = PIPE;
-        struct s3l__dest_codec c;
-        s3l_test_codec(&c);
+        struct s3l__dest_format c;
+        s3l_test_format(&c);
         struct s3l_dest *d = NULL;
         struct s3l_error err = {0};
-        int rc = s3l__dest_open_codec(f->s, &o, &c, &d, &err);
+        int rc = s3l__dest_open_format(f->s, &o, &c, &d, &err);
         struct s3l_dest_stream *st;
         if (rc == 0)
             rc = s3l_dest_stream(d, NULL, "t", &schema2, &st, &err);

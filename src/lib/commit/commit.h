@@ -1,6 +1,6 @@
 /*
  * commit: internal header of the exactly-once table destination: the checkpoint and marker
- * documents, the pluggable file codec (Parquet in production, a trivial one in tests), and the
+ * documents, the pluggable file format (Parquet in production, a trivial one in tests), and the
  * destination's internals shared by its files. docs/internals/commit.md is the design note.
  */
 #ifndef S3L_COMMIT_H
@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <openssl/evp.h>
+#include <pthread.h>
 
 #include "s3l/destination.h"
 #include "s3l/parquet.h"
@@ -39,8 +42,7 @@ int s3l__pipeline_id_check(const char *pipeline, struct s3l_error *err);
  */
 int s3l__name_data(char *buf, size_t cap, const char *pipeline, uint64_t epoch, uint64_t gen,
                    unsigned lane, unsigned file, const char *ext);
-int s3l__name_deadletter(char *buf, size_t cap, const char *pipeline, uint64_t epoch,
-                         uint64_t gen);
+int s3l__name_deadletter(char *buf, size_t cap, const char *pipeline, uint64_t epoch, uint64_t gen);
 /* "T/": the table's directory, where final data files lie. */
 char *s3l__key_table_prefix(const char *table);
 /* "T/<name>": a data file's final key. */
@@ -75,7 +77,8 @@ const char *s3l__key_checkpoints_prefix(void);
 bool s3l__key_checkpoint_parse(const char *key, char *pipeline, size_t cap);
 
 /*
- * How files and schema records are encoded: the FORMAT vtable. A writer streams one file into
+ * How files and schema records are encoded: the file format vtable ("codec" means compression
+ * only: src/lib/codec). A writer streams one file into
  * sink; the destination closes the file when size_estimate reaches file_size.
  * open: a writer of schema into sink (S3L_EINVALID_CONFIG, S3L_ENOMEM). row_sink: its rows.
  * rows: rows committed. size_estimate: bytes the file would have if closed now. close: writes the
@@ -86,7 +89,7 @@ bool s3l__key_checkpoint_parse(const char *key, char *pipeline, size_t cap);
  * unless allow; S3L_ECORRUPT for a bad record.
  * destroy: frees ctx (may be NULL).
  */
-struct s3l__dest_codec {
+struct s3l__dest_format {
     const char *ext; /* ".parquet" */
     void *ctx;
     int (*open)(void *ctx, const struct s3l_schema *schema, struct s3l_pq_sink sink, void **w,
@@ -108,16 +111,16 @@ struct s3l__dest_codec {
 };
 
 /*
- * s3l_dest_open with an explicit codec (copied; the destination calls codec->destroy(ctx) when
- * it is freed, also on failure). Tests use it with a trivial codec.
+ * s3l_dest_open with an explicit file format (copied; the destination calls format->destroy(ctx)
+ * when it is freed, also on failure). Tests use it with a trivial format.
  */
-int s3l__dest_open_codec(struct s3l_store *store, const struct s3l_dest_options *o,
-                         const struct s3l__dest_codec *codec, struct s3l_dest **out,
-                         struct s3l_error *err);
+int s3l__dest_open_format(struct s3l_store *store, const struct s3l_dest_options *o,
+                          const struct s3l__dest_format *format, struct s3l_dest **out,
+                          struct s3l_error *err);
 
-/* The Parquet codec (format_parquet.c): writers share one budget of `memory` bytes. */
-int s3l__codec_parquet(const struct s3l_pq_options *opts, size_t memory,
-                       struct s3l__dest_codec *out, struct s3l_error *err);
+/* The Parquet format (format_parquet.c): writers share one budget of `memory` bytes. */
+int s3l__format_parquet(const struct s3l_pq_options *opts, size_t memory,
+                        struct s3l__dest_format *out, struct s3l_error *err);
 
 /* One staged file of a pending epoch. */
 struct s3l__ckpt_file {
@@ -207,6 +210,98 @@ int s3l__marker_names(struct s3l_store *s, const char *table,
 #define S3L__EV_AFTER_MARKER     "after-marker"
 #define S3L__EV_AFTER_COMMIT     "after-commit"
 #define S3L__EV_IN_GC            "in-gc"
+
+/*
+ * The destination's internals, shared by its files: dest.c (open, commit, abort, free), claim.c
+ * (the generation claim and fencing), lane.c (staging with SHA-256, the row-sink forwarder),
+ * stream.c (streams, schema records, dead letters), gc.c (garbage and stale temp files).
+ */
+/* A file being written into staging: the upload, its running SHA-256 and size (lane.c). */
+struct s3l__staging {
+    struct s3l_upload *up;
+    EVP_MD_CTX *sha;
+    uint64_t bytes;
+    char *staged;
+    char *final;
+};
+
+/* One writer of a stream: its open file and its sticky failure (lane.c). */
+struct s3l__lane {
+    struct s3l_dest_stream *st;
+    unsigned index;
+    unsigned next_file;
+    void *w; /* the format's writer of the open file, or NULL */
+    struct s3l_row_sink inner;
+    struct s3l__staging f;
+    int sticky;
+    struct s3l_error err;
+};
+
+/* A table being written (stream.c): its lanes and its dead-letter file (under dl_mu). */
+struct s3l_dest_stream {
+    struct s3l_dest *d;
+    char *table;
+    const struct s3l_schema *schema;
+    struct s3l__lane *lanes;
+    pthread_mutex_t dl_mu;
+    struct s3l__staging dl;
+    uint64_t dl_rows;
+    int dl_sticky;
+};
+
+/* The destination (dest.c); shared state under mu: the claim and the staged list. */
+struct s3l_dest {
+    struct s3l_store *store;
+    struct s3l__dest_format format;
+    char *pipeline;
+    uint64_t file_size;
+    unsigned lanes;
+    bool allow_type_changes;
+    uint64_t generation; /* this writer's: the checkpoint's at open + 1 */
+    bool claimed;        /* the checkpoint holds this generation (step 0 done) */
+    int64_t claim_ns;    /* wall clock just before the claim was written (ns since epoch) */
+    int broken;          /* a commit failed at or after its commit point: only reopening recovers */
+    struct s3l__ckpt ck;
+    struct s3l_dest_stream **streams;
+    size_t n_streams;
+    pthread_mutex_t mu;
+    struct s3l__ckpt_file *staged;
+    size_t n_staged, cap_staged;
+};
+
+/*
+ * Step 0 (claim.c): writes this writer's generation into the checkpoint, once, conditionally on
+ * the version read at open. S3L_EFENCED when another writer took the checkpoint since; the
+ * checkpoint write's errors.
+ */
+int s3l__dest_claim(struct s3l_dest *d, struct s3l_error *err);
+
+/* Staging (lane.c): begin an upload of `name` of table under the staging prefix (a dead-letter
+ * file when deadletter: its final key is under _openetl/deadletter/); write hashes and counts;
+ * cleanup aborts and frees (a no-op on a zeroed f); publish publishes it and adds it, with its
+ * size, rows and SHA-256, to d's staged list (taking its keys). Store errors; S3L_ENOMEM. */
+int s3l__staging_begin(struct s3l_dest *d, struct s3l__staging *f, const char *table,
+                       const char *name, bool deadletter, struct s3l_error *err);
+int s3l__staging_write(struct s3l__staging *f, const void *data, size_t len, struct s3l_error *err);
+void s3l__staging_cleanup(struct s3l__staging *f);
+int s3l__staging_publish(struct s3l_dest *d, struct s3l__staging *f, const char *table,
+                         uint64_t rows, bool deadletter, struct s3l_error *err);
+
+/* Lanes (lane.c): close and stage the open file (none staged when all its rows were refused);
+ * drop the open file unstaged; copy the lane's sticky error into err and return its code. */
+int s3l__lane_close_file(struct s3l__lane *l, struct s3l_error *err);
+void s3l__lane_drop(struct s3l__lane *l);
+int s3l__lane_sticky_out(struct s3l__lane *l, struct s3l_error *err);
+
+/* Frees a stream, its lanes' open files and its dead-letter upload dropped (stream.c). */
+void s3l__stream_free(struct s3l_dest_stream *st);
+
+/*
+ * Removes hidden temp files of dead uploads under prefix changed before since minus a grace
+ * (gc.c; docs/internals/store.md "Stale temp files"); *n (may be NULL) counts them.
+ */
+int s3l__dest_sweep_temps(struct s3l_dest *d, const char *prefix, int64_t since, uint64_t *n,
+                          struct s3l_error *err);
 
 /* Commits the pending epoch recorded in c: copies, markers, checkpoint, staged deletes. */
 int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,

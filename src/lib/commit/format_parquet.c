@@ -1,9 +1,9 @@
 /*
- * The production codec of the destination: data files are Parquet (include/s3l/parquet.h), all
- * writers of a destination share one memory budget, and the schema record is the column list of
+ * The production file format of the destination: data files are Parquet (include/s3l/parquet.h),
+ * all writers of a destination share one memory budget, and the schema record is the column list of
  * s3l_schema_to_json (include/s3l/schema.h), merged by s3l_schema_merge: a new column is added; a
  * recorded column whose type differs is SCHEMA_DRIFT (or, allowed, takes the new type).
- * s3l_dest_open lives here so that programs using only s3l__dest_open_codec (the protocol tests)
+ * s3l_dest_open lives here so that programs using only s3l__dest_open_format (the protocol tests)
  * do not link the Parquet writer.
  */
 #include <string.h>
@@ -91,8 +91,8 @@ static void pq_destroy(void *ctx)
     s3l_free(c);
 }
 
-int s3l__codec_parquet(const struct s3l_pq_options *opts, size_t memory,
-                       struct s3l__dest_codec *out, struct s3l_error *err)
+int s3l__format_parquet(const struct s3l_pq_options *opts, size_t memory,
+                        struct s3l__dest_format *out, struct s3l_error *err)
 {
     struct pq_ctx *c = s3l_calloc(1, sizeof(*c));
     if (!c)
@@ -135,9 +135,9 @@ int s3l_dest_open(struct s3l_store *store, const struct s3l_dest_options *o, str
     int rc = s3l_dest_check_disposition(o->disposition, err);
     if (rc)
         return rc;
-    struct s3l__dest_codec codec;
-    rc = s3l__codec_parquet(o->parquet, o->memory, &codec, err);
+    struct s3l__dest_format format;
+    rc = s3l__format_parquet(o->parquet, o->memory, &format, err);
     if (rc)
         return rc;
-    return s3l__dest_open_codec(store, o, &codec, out, err);
+    return s3l__dest_open_format(store, o, &format, out, err);
 }

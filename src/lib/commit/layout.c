@@ -116,16 +116,15 @@ const char *s3l_dest_scratch_prefix(void)
 int s3l__name_data(char *buf, size_t cap, const char *pipeline, uint64_t epoch, uint64_t gen,
                    unsigned lane, unsigned file, const char *ext)
 {
-    int n = lane == 0 ? snprintf(buf, cap, "%s-%020llu-g%020llu-%05u%s", pipeline,
-                                 (unsigned long long)epoch, (unsigned long long)gen, file, ext)
-                      : snprintf(buf, cap, "%s-%020llu-g%020llu-%05u-%05u%s", pipeline,
-                                 (unsigned long long)epoch, (unsigned long long)gen, lane, file,
-                                 ext);
+    int n = lane == 0
+                ? snprintf(buf, cap, "%s-%020llu-g%020llu-%05u%s", pipeline,
+                           (unsigned long long)epoch, (unsigned long long)gen, file, ext)
+                : snprintf(buf, cap, "%s-%020llu-g%020llu-%05u-%05u%s", pipeline,
+                           (unsigned long long)epoch, (unsigned long long)gen, lane, file, ext);
     return n >= 0 && (size_t)n < cap ? 0 : S3L_ETOO_LARGE;
 }
 
-int s3l__name_deadletter(char *buf, size_t cap, const char *pipeline, uint64_t epoch,
-                         uint64_t gen)
+int s3l__name_deadletter(char *buf, size_t cap, const char *pipeline, uint64_t epoch, uint64_t gen)
 {
     int n = snprintf(buf, cap, "%s-%020llu-g%020llu.ndjson", pipeline, (unsigned long long)epoch,
                      (unsigned long long)gen);
@@ -190,8 +189,7 @@ bool s3l__key_marker_parse(const char *key, const char *table, char *pipeline, s
                            uint64_t *epoch)
 {
     size_t tl = strlen(table), ml = strlen(MARKERS);
-    if (strncmp(key, MARKERS, ml) != 0 || strncmp(key + ml, table, tl) != 0 ||
-        key[ml + tl] != '/')
+    if (strncmp(key, MARKERS, ml) != 0 || strncmp(key + ml, table, tl) != 0 || key[ml + tl] != '/')
         return false;
     const char *name = key + ml + tl + 1;
     size_t n = strlen(name), tail = 1 + 20 + strlen(JSON_EXT); /* "-<epoch %020>.json" */
@@ -256,8 +254,7 @@ bool s3l__key_checkpoint_parse(const char *key, char *pipeline, size_t cap)
         return false;
     const char *name = key + cl;
     size_t n = strlen(name);
-    if (n <= el || strcmp(name + n - el, JSON_EXT) != 0 || memchr(name, '/', n) ||
-        n - el >= cap)
+    if (n <= el || strcmp(name + n - el, JSON_EXT) != 0 || memchr(name, '/', n) || n - el >= cap)
         return false;
     memcpy(pipeline, name, n - el);
     pipeline[n - el] = 0;

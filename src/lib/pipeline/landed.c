@@ -83,8 +83,8 @@ static int compare(const char *other, const struct s3l_input_position *rec, size
                              "comes from the inputs' paths) and would land those rows again. To "
                              "go on with that pipeline give --pipeline-id %s (only new bytes "
                              "land); to land the file again on purpose give a new --pipeline-id",
-                             in->path, table, (unsigned long long)rec[k].offset, other,
-                             rec[k].path, other);
+                             in->path, table, (unsigned long long)rec[k].offset, other, rec[k].path,
+                             other);
     }
     return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * Reading a destination's checkpoints without taking a pipeline over: what `s3land recover` and
  * `gc` look at, and how a rerun learns that every input is already committed (so that it writes
- * nothing at all). The document, its key and its codec are the destination's (commit/: layout.c
+ * nothing at all). The document, its key and its reader are the destination's (commit/: layout.c
  * and checkpoint.c, docs/internals/commit.md); this file only reads them.
  */
 #include <string.h>

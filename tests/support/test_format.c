@@ -1,8 +1,8 @@
 /*
- * The test codec (test_codec.h): lets the destination's protocol be tested without the Parquet
+ * The test file format (test_format.h): lets the destination's protocol be tested without the Parquet
  * writer, with files whose content a test can read back by hand.
  */
-#include "test_codec.h"
+#include "test_format.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -234,7 +234,7 @@ static int c_merge(void *ctx, const char *table, const char *record_url, const c
     return changed && !*out ? S3L_ENOMEM : 0;
 }
 
-void s3l_test_codec(struct s3l__dest_codec *c)
+void s3l_test_format(struct s3l__dest_format *c)
 {
     memset(c, 0, sizeof(*c));
     c->ext = ".parquet";
@@ -247,7 +247,7 @@ void s3l_test_codec(struct s3l__dest_codec *c)
     c->schema_merge = c_merge;
 }
 
-long s3l_test_codec_parse(const char *data, size_t len,
+long s3l_test_format_parse(const char *data, size_t len,
                           void (*row)(void *ctx, const char *line, size_t len), void *ctx)
 {
     if (len < 8 || memcmp(data, "TESTFMT\n", 8) != 0)

@@ -1,0 +1,230 @@
+/*
+ * Streams: one per table of the destination, with its lanes, its schema record and its dead
+ * letters. Adding a stream checks that the table does not nest in or hold another one, then
+ * merges its schema into URL/_openetl/schemas/T.json through the file format's schema_merge with
+ * conditional writes (two writers adding columns cannot lose each other's). Rejected records go,
+ * one JSON line each with the reason, into one dead-letter file per stream and epoch, staged and
+ * committed with the epoch's data (under the stream's dl_mu: any thread may reject).
+ */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commit/commit.h"
+#include "s3l/store.h"
+#include "util/util.h"
+
+/* --- dead letters --- */
+
+static char *reject_line(const void *record, size_t len, const char *reason)
+{
+    json_t *rec = json_stringn(record, len);
+    const char *field = "record";
+    if (!rec) {
+        /* Not valid UTF-8: JSON strings cannot hold it, so keep the bytes as hex. */
+        char *hex = s3l_malloc(len * 2 + 1);
+        if (!hex)
+            return NULL;
+        s3l_hex_encode(record, len, hex);
+        rec = json_string(hex);
+        s3l_free(hex);
+        field = "record_hex";
+    }
+    json_t *o = json_pack("{s:s, s:o}", "reason", reason ? reason : "", field, rec);
+    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    char *line = text ? s3l__key_fmt("%s\n", text) : NULL;
+    free(text);
+    return line;
+}
+
+int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, const char *reason,
+                    struct s3l_error *err)
+{
+    struct s3l_dest *d = st->d;
+    char *line = reject_line(record, len, reason);
+    if (!line)
+        return S3L_ENOMEM;
+    pthread_mutex_lock(&st->dl_mu);
+    int rc = st->dl_sticky;
+    if (rc == 0 && !st->dl.up)
+        rc = s3l__dest_claim(d, err);
+    if (rc == 0 && !st->dl.up) {
+        char name[192];
+        rc = s3l__name_deadletter(name, sizeof(name), d->pipeline, d->ck.committed_epoch + 1,
+                                  d->generation);
+        if (rc)
+            rc = s3l_error_set(err, rc, "dead-letter file name of pipeline %s: too long",
+                               d->pipeline);
+        if (rc == 0)
+            rc = s3l__staging_begin(d, &st->dl, st->table, name, true, err);
+    }
+    if (rc == 0)
+        rc = s3l__staging_write(&st->dl, line, strlen(line), err);
+    if (rc == 0)
+        st->dl_rows++;
+    else if (!st->dl_sticky)
+        st->dl_sticky = rc;
+    pthread_mutex_unlock(&st->dl_mu);
+    s3l_free(line);
+    return rc;
+}
+
+/* --- streams --- */
+
+static int record_schema(struct s3l_dest *d, const char *table, const struct s3l_schema *schema,
+                         struct s3l_error *err)
+{
+    char *key = s3l__key_schema(table);
+    if (!key)
+        return S3L_ENOMEM;
+    int rc = 0;
+    /* Conditional writes: two writers adding columns at once cannot lose each other's. */
+    for (int attempt = 0; attempt < 10; attempt++) {
+        uint8_t *rec = NULL;
+        size_t len = 0;
+        struct s3l_object_info info;
+        struct s3l_error e2 = {0};
+        rc = s3l_store_get(d->store, key, 0, UINT64_MAX, S3L__DOC_MAX, &rec, &len, &info, &e2);
+        bool exists = rc == 0;
+        if (rc && rc != S3L_ENOT_FOUND) {
+            if (err && err->code == 0)
+                *err = e2;
+            break;
+        }
+        char *merged = NULL;
+        char *url = s3l__key_fmt("%s/%s", d->store->url, key);
+        rc = url ? d->format.schema_merge(d->format.ctx, table, url,
+                                          exists ? (const char *)rec : NULL, len, schema,
+                                          d->allow_type_changes, &merged, err)
+                 : S3L_ENOMEM;
+        s3l_free(url);
+        s3l_free(rec);
+        if (rc || !merged)
+            break;
+        struct s3l_put_options po = {.if_none_match = !exists,
+                                     .if_match = exists ? info.etag : NULL,
+                                     .content_type = "application/json"};
+        s3l_error_clear(&e2);
+        rc = s3l_store_put(d->store, key, merged, strlen(merged), &po, NULL, &e2);
+        s3l_free(merged);
+        if (rc != S3L_EPRECONDITION_FAILED) {
+            if (rc && err && err->code == 0)
+                *err = e2;
+            break;
+        }
+    }
+    s3l_free(key);
+    return rc;
+}
+
+static int found_one(void *ctx, const struct s3l_object_info *info)
+{
+    (void)ctx;
+    (void)info;
+    return 1; /* stops the listing: one is enough */
+}
+
+/*
+ * A table must not lie inside another one's directory, nor hold one in its own: namespace "a"
+ * next to table "a" would put URL/a/b/ inside URL/a/, and readers of a table's directory
+ * (read_parquet over URL/a and all below it, a LOCATION in Athena) would mix both tables' rows.
+ * Schema records tell which tables exist: _openetl/schemas/a.json for a, .../a/b.json for a/b.
+ */
+static int check_nesting(struct s3l_dest *d, const char *table, struct s3l_error *err)
+{
+    const char *slash = strchr(table, '/');
+    int rc = 0;
+    if (slash) {
+        char *ns = s3l_strndup(table, (size_t)(slash - table));
+        char *outer = ns ? s3l__key_schema(ns) : NULL;
+        s3l_free(ns);
+        struct s3l_object_info info;
+        struct s3l_error e2 = {0};
+        rc = outer ? s3l_store_stat(d->store, outer, &info, &e2) : S3L_ENOMEM;
+        s3l_free(outer);
+        if (rc == 0)
+            return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                                 "table %s would lie inside the directory of table %.*s: readers "
+                                 "of that table's directory would mix both tables' rows; choose "
+                                 "another namespace",
+                                 table, (int)(slash - table), table);
+        if (rc != S3L_ENOT_FOUND) {
+            if (err && err->code == 0)
+                *err = e2;
+            return rc;
+        }
+    }
+    char *inner = s3l__key_schemas_under(table);
+    rc = inner ? s3l_store_list(d->store, inner, found_one, NULL, err) : S3L_ENOMEM;
+    s3l_free(inner);
+    if (rc == 1)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "table %s: %s is already a namespace of other tables, whose files lie "
+                             "in its directory; readers of it would mix their rows; choose another "
+                             "table name",
+                             table, table);
+    return rc;
+}
+
+void s3l__stream_free(struct s3l_dest_stream *st)
+{
+    if (!st)
+        return;
+    for (unsigned i = 0; st->lanes && i < st->d->lanes; i++)
+        s3l__lane_drop(&st->lanes[i]);
+    s3l__staging_cleanup(&st->dl);
+    pthread_mutex_destroy(&st->dl_mu);
+    s3l_free(st->lanes);
+    s3l_free(st->table);
+    s3l_free(st);
+}
+
+int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
+                    const struct s3l_schema *schema, struct s3l_dest_stream **out,
+                    struct s3l_error *err)
+{
+    char *t = NULL;
+    int rc = s3l_dest_table_path(ns, table, &t, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < d->n_streams; i++)
+        if (strcmp(d->streams[i]->table, t) == 0) {
+            rc = s3l_error_set(err, S3L_EINVALID_CONFIG, "table %s added twice", t);
+            s3l_free(t);
+            return rc;
+        }
+    rc = check_nesting(d, t, err);
+    if (rc == 0)
+        rc = record_schema(d, t, schema, err);
+    struct s3l_dest_stream *st = rc ? NULL : s3l_calloc(1, sizeof(*st));
+    struct s3l_dest_stream **arr = NULL;
+    if (rc == 0 && st) {
+        st->d = d;
+        st->table = t;
+        t = NULL;
+        st->schema = schema;
+        pthread_mutex_init(&st->dl_mu, NULL);
+        st->lanes = s3l_calloc(d->lanes, sizeof(*st->lanes));
+        arr = s3l_realloc(d->streams, (d->n_streams + 1) * sizeof(*arr));
+    }
+    if (rc == 0 && (!st || !st->lanes || !arr)) {
+        if (arr)
+            d->streams = arr;
+        s3l__stream_free(st);
+        s3l_free(t);
+        return S3L_ENOMEM;
+    }
+    s3l_free(t);
+    if (rc)
+        return rc;
+    for (unsigned i = 0; i < d->lanes; i++) {
+        st->lanes[i].st = st;
+        st->lanes[i].index = i;
+    }
+    d->streams = arr;
+    d->streams[d->n_streams++] = st;
+    *out = st;
+    return 0;
+}
