@@ -22,7 +22,7 @@ int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf, struct s
         return s3l_error_set(err, rc, "out of memory inferring the schema of %s", g->tpath);
     rc = s3l__glue_read_record(g, &rec, err);
     if (rc == 0 && rec) {
-        rc = s3l__schema_fit_sample(rec, inferred, err);
+        rc = s3l__schema_fit_sample(rec, inferred, g->fmt == S3L_INPUT_CSV, err);
         s3l_schema_free(inferred);
         inferred = rec;
     }
