@@ -220,7 +220,7 @@ static void ls_free(struct s3l__source *s)
     free(s);
 }
 
-static const struct s3l__source_ops line_source_ops = {ls_next, ls_bytes, ls_free};
+static const struct s3l__source_ops line_source_ops = {ls_next, ls_bytes, ls_free, NULL};
 
 static int ls_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd, uint64_t offset,
                    uint64_t skip, struct s3l__source **out, struct s3l_error *err)
