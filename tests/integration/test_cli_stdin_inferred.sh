@@ -40,7 +40,9 @@ stop_wait() {
 }
 
 # Item 1: a signal while the pipe is quiet. 5 lines of 8 bytes are written, then nothing; the
-# signal comes 1 s later; the run must exit within 1 s with all 5 rows committed.
+# signal comes 1 s later; the run must stop reading at once (within 250 ms), commit all 5 rows and
+# exit: within 2.5 s allowed, for the commit on a loaded machine. The pipe stays open for 3 s
+# after the signal (stop_wait), so a run that waits for the end of its input cannot pass.
 n=0
 for existing in no yes; do
     for sig in INT TERM; do
@@ -70,7 +72,7 @@ for existing in no yes; do
             off=40 # 5 lines of 8 bytes; the seeding run was the same pipeline (stdin): 8 more
             [ "$existing" = yes ] && rows=$((rows - 1)) && off=48
             what="case $n (SIG$sig, existing table: $existing, lanes $lanes, $mode)"
-            if [ "$st" = "$want" ] && [ "$rows" = 5 ] && [ "$took" -lt 1000 ] &&
+            if [ "$st" = "$want" ] && [ "$rows" = 5 ] && [ "$took" -lt 2500 ] &&
                 grep -q "stopped by SIG$sig: what was read is committed" "$work/err$n" &&
                 grep -q "committed: - offset $off " "$work/err$n"; then
                 ok "$what: exit $st after $took ms, the 5 rows read committed, offset $off"
@@ -83,7 +85,8 @@ for existing in no yes; do
 done
 
 # Item 2: a quiet pipe with --commit-interval 1s: the first line is committed within ~1 s
-# (1.8 s allowed), while the pipe stays open; new table, then a table with a schema record.
+# (2.5 s allowed, on a loaded machine), while the pipe stays open; new table, then a table with a
+# schema record.
 for existing in no yes; do
     lake=$work/quiet-$existing
     if [ "$existing" = yes ]; then
@@ -101,7 +104,7 @@ for existing in no yes; do
     committed=no
     off=8
     [ "$existing" = yes ] && off=16 # after the seeding run's 8 bytes (the same pipeline)
-    for _ in $(seq 36); do # up to 1.8 s
+    for _ in $(seq 50); do # up to 2.5 s
         sleep 0.05
         if grep -q "committed: - offset $off " "$work/quiet-err-$existing"; then
             committed=yes
