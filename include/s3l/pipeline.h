@@ -196,6 +196,10 @@ enum s3l_pipeline_event {
      * still being appended. It is left unread (not failed, skipped or committed), so the run
      * after the append reads it whole; `message` names the file, line and offset. */
     S3L_EVENT_PARTIAL_LINE,
+    /* At the end of a run that succeeded (also when stopped) and reads a stream (stdin, a pipe:
+     * not replayable): `inputs` hold the committed positions, stats->last_epoch the last
+     * committed epoch, also when nothing was new, so the caller learns where to resend from. */
+    S3L_EVENT_END,
 };
 
 /* Counters since the start of the run; times in ns. */

@@ -379,6 +379,8 @@ struct reporter {
     struct cli *c;
     bool progress_drawn;
     bool up_to_date; /* the run found every input read and nothing pending */
+    bool printed;    /* a stream's committed offset was printed, printed_offset */
+    uint64_t printed_offset;
 };
 
 static double rate(uint64_t n, int64_t ns)
@@ -415,11 +417,43 @@ static void report_commit(struct reporter *r, const struct s3l_pipeline_report *
         clear_progress(r);
         fprintf(stderr, "committed: %s offset %llu (epoch %llu)\n", p->inputs[i].path,
                 (unsigned long long)p->inputs[i].offset, (unsigned long long)s->last_epoch);
+        r->printed = true;
+        r->printed_offset = p->inputs[i].offset;
     }
     if (p->event == S3L_EVENT_RECOVERED && !c->quiet && !c->json) {
         clear_progress(r);
         fprintf(stderr, "recovered: committed epoch %llu left pending by an earlier run\n",
                 (unsigned long long)s->last_epoch);
+    }
+}
+
+/*
+ * The end of a run with stdin (or another stream): where to resend from. Every such run says it,
+ * also when nothing was new (a stream resent with only committed bytes), so that the caller never
+ * keeps a stale offset: the committed line unless the last one printed already said it, and an
+ * `end` event with --json.
+ */
+static void report_end(struct reporter *r, const struct s3l_pipeline_report *p)
+{
+    struct cli *c = r->c;
+    if (c->json) {
+        json_t *inputs = json_array();
+        for (size_t i = 0; i < p->n_inputs; i++)
+            json_array_append_new(inputs, json_pack("{s:s, s:I}", "path", p->inputs[i].path,
+                                                    "offset", (json_int_t)p->inputs[i].offset));
+        cli_emit_json(json_pack("{s:s, s:I, s:o}", "event", "end", "epoch",
+                                (json_int_t)p->stats->last_epoch, "inputs", inputs));
+        return;
+    }
+    for (size_t i = 0; i < p->n_inputs; i++) {
+        if (p->inputs[i].replayable || (r->printed && r->printed_offset == p->inputs[i].offset))
+            continue;
+        clear_progress(r);
+        fprintf(stderr, "committed: %s offset %llu (epoch %llu)\n", p->inputs[i].path,
+                (unsigned long long)p->inputs[i].offset,
+                (unsigned long long)p->stats->last_epoch);
+        r->printed = true;
+        r->printed_offset = p->inputs[i].offset;
     }
 }
 
@@ -448,6 +482,9 @@ static void on_report(void *ctx, const struct s3l_pipeline_report *p)
     case S3L_EVENT_COMMIT:
     case S3L_EVENT_RECOVERED:
         report_commit(r, p);
+        return;
+    case S3L_EVENT_END:
+        report_end(r, p);
         return;
     case S3L_EVENT_UP_TO_DATE:
         /* The summary says "nothing new" on a terminal; scripts get the event. */
@@ -643,7 +680,7 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
         }
         a.o.schema = schema;
     }
-    struct reporter r = {c, false, false};
+    struct reporter r = {c, false, false, false, 0};
     a.o.report = on_report;
     a.o.report_ctx = &r;
     struct s3l_pipeline_stats stats;

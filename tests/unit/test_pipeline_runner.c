@@ -38,6 +38,9 @@ struct mem_dest {
     size_t n_rejected;
     unsigned lane_in_use;
     int64_t value;
+    int grows;                   /* grow requests */
+    uint64_t epoch_at_grow;      /* D.epoch at the last grow request */
+    size_t uncommitted_at_grow; /* rows put but not committed at the last grow request */
 };
 
 static struct mem_dest D;
@@ -128,8 +131,18 @@ static void md_close(void *ctx)
     (void)ctx;
 }
 
+/* The grow request: records the epoch committed by then and the rows not yet committed. */
+static int md_grow(void *ctx, struct s3l_error *err)
+{
+    struct mem_dest *d = ctx;
+    d->grows++;
+    d->epoch_at_grow = d->epoch;
+    d->uncommitted_at_grow = d->n_rows;
+    return 0;
+}
+
 static const struct s3l__dest_ops mem_dest_ops = {md_positions, md_start, md_commit, md_reject,
-                                                  md_close,     NULL};
+                                                  md_close,     md_grow};
 
 /* ---- A source: one decimal integer per line; a line starting with 'x' is a bad record. ---- */
 
@@ -138,8 +151,12 @@ struct line_source {
     int fd;
     uint64_t off, start;
     bool grew;
+    uint64_t hold; /* rows it says it holds (read, not yet put): holds() while > 0 */
     char line[64];
 };
+
+/* Rows a new source holds when opened (as an inference sample would). */
+static uint64_t hold_rows;
 
 /* Rows a call may put at most (besides max_rows); 1 but in the tests of batching sources. */
 static uint64_t batch_rows = 1;
@@ -203,6 +220,8 @@ static int ls_next(struct s3l__source *s, unsigned lane, uint64_t max_rows,
         if (sink.ops->row_end(sink.ctx, err) != 0)
             return -1;
         rows++;
+        if (ls->hold)
+            ls->hold--;
         if (special)
             break;
     }
@@ -220,7 +239,12 @@ static void ls_free(struct s3l__source *s)
     free(s);
 }
 
-static const struct s3l__source_ops line_source_ops = {ls_next, ls_bytes, ls_free};
+static bool ls_holds(struct s3l__source *s)
+{
+    return ((struct line_source *)s)->hold > 0;
+}
+
+static const struct s3l__source_ops line_source_ops = {ls_next, ls_bytes, ls_free, ls_holds};
 
 static int ls_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd, uint64_t offset,
                    uint64_t skip, struct s3l__source **out, struct s3l_error *err)
@@ -231,6 +255,7 @@ static int ls_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd, 
     ls->base.ops = &line_source_ops;
     ls->fd = fd;
     ls->off = ls->start = offset;
+    ls->hold = hold_rows;
     *out = &ls->base;
     return 0;
 }
@@ -254,6 +279,7 @@ static int setup(void **state)
     memset(&D, 0, sizeof(D));
     batch_rows = 1;
     n_calls = 0;
+    hold_rows = 0;
     return 0;
 }
 
@@ -557,6 +583,34 @@ static void barrier_commits_the_epoch_before_the_record(void **state)
     assert_int_equal(D.committed[2], 3);
     assert_int_equal(st.rows, 4);
     assert_int_equal(committed_offset(), 9);
+    /* The destination was asked to grow once, after the epoch before the record committed. */
+    assert_int_equal(D.grows, 1);
+    assert_int_equal(D.epoch_at_grow, 1);
+    assert_int_equal(D.uncommitted_at_grow, 0);
+}
+
+/*
+ * A stop requested while the source holds records it read (an inference sample): the runner
+ * still has them put and commits them (issue 10, item 1), then stops without reading on.
+ */
+static void stop_puts_what_the_source_holds(void **state)
+{
+    put_file("w", "1\n2\n3\n4\n5\n"); /* offsets after each line: 2, 4, 6, 8, 10 */
+    hold_rows = 3;
+    static volatile sig_atomic_t stop = 1;
+    struct s3l_pipeline_options o;
+    s3l_pipeline_options_init(&o);
+    o.stop = &stop;
+    struct events ev;
+    struct s3l_pipeline_stats st;
+    enum s3l_pipeline_side side;
+    struct s3l_error err = {0};
+    assert_int_equal(run(&o, &ev, &st, &side, &err), 0);
+    assert_true(st.stopped);
+    assert_int_equal(st.rows, 3);
+    assert_int_equal(D.n_committed, 3);
+    assert_int_equal(D.committed[2], 3);
+    assert_int_equal(committed_offset(), 6);
 }
 
 int main(void)
@@ -573,6 +627,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(batches_stop_at_the_epoch, setup, teardown),
         cmocka_unit_test_setup_teardown(barrier_commits_the_epoch_before_the_record, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(stop_puts_what_the_source_holds, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

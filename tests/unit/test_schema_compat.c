@@ -26,48 +26,60 @@ static void fits_table(void **state)
     (void)state;
     static const struct {
         const char *in, *rec;
-        bool fits;
+        bool fits;      /* from JSON */
+        int csv;        /* from CSV (all text): -1 as from JSON */
     } cases[] = {
-        {"int64", "int64", true},
-        {"int64", "int8", true}, /* range-checked per value by the converter */
-        {"int64", "uint32", true},
-        {"int64", "double", true},
-        {"int64", "float", true},
-        {"int64", "decimal128(18, 3)", true},
-        {"int64", "string", false},
-        {"double", "double", true},
-        {"double", "float", false},
-        {"double", "int64", false},
-        {"double", "decimal128(18, 3)", false},
-        {"date32[day]", "timestamp[us]", true},
-        {"timestamp[ms]", "timestamp[us, tz=UTC]", true},
-        {"date32[day]", "string", false},
-        {"timestamp[us]", "date32[day]", false},
-        {"string", "date32[day]", false},
-        {"bool", "string", false},
-        {"string", "json", true},
-        {"struct<a: int64>", "json", true},
-        {"struct<a: int64, b: string>", "struct<a: double, c: bool>", true},
-        {"struct<a: double>", "struct<a: int64>", false},
-        {"list<item: int64>", "list<item: double>", true},
-        {"list<item: double>", "list<item: int64>", false},
-        {"map<string, int64>", "map<string, decimal128(20, 2)>", true},
-        {"list<item: int64>", "struct<a: int64>", false},
+        {"int64", "int64", true, -1},
+        {"int64", "int8", true, -1}, /* range-checked per value by the converter */
+        {"int64", "uint32", true, -1},
+        {"int64", "double", true, -1},
+        {"int64", "float", true, -1},
+        {"int64", "decimal128(18, 3)", true, -1},
+        {"int64", "string", true, -1}, /* a JSON number keeps its text */
+        {"double", "double", true, -1},
+        {"double", "float", false, -1},
+        {"double", "int64", false, -1},
+        {"double", "decimal128(18, 3)", false, -1},
+        {"date32[day]", "timestamp[us]", true, -1},
+        {"timestamp[ms]", "timestamp[us, tz=UTC]", true, -1},
+        {"date32[day]", "string", true, -1}, /* "2024-01-01" is text */
+        {"timestamp[us]", "date32[day]", false, -1},
+        {"string", "date32[day]", false, -1},
+        {"bool", "string", false, true}, /* JSON true is not text; CSV true is */
+        {"timestamp[us]", "string", true, -1},
+        {"double", "string", true, -1},
+        {"decimal128(38, 0)", "string", true, -1},
+        {"struct<a: int64>", "string", false, false},
+        {"list<item: string>", "string", false, false},
+        {"string", "timestamp[us]", false, -1}, /* text into a timestamp is drift */
+        {"string", "int64", false, -1},
+        {"string", "json", true, -1},
+        {"struct<a: int64>", "json", true, -1},
+        {"struct<a: int64, b: string>", "struct<a: double, c: bool>", true, -1},
+        {"struct<a: double>", "struct<a: int64>", false, -1},
+        {"list<item: int64>", "list<item: double>", true, -1},
+        {"list<item: double>", "list<item: int64>", false, -1},
+        {"map<string, int64>", "map<string, decimal128(20, 2)>", true, -1},
+        {"list<item: int64>", "struct<a: int64>", false, -1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct s3l_type in, rec;
         type_of(cases[i].in, &in);
         type_of(cases[i].rec, &rec);
-        if (s3l__type_fits(&in, &rec) != cases[i].fits)
-            fail_msg("%s into %s: expected %s", cases[i].in, cases[i].rec,
+        bool csv = cases[i].csv < 0 ? cases[i].fits : cases[i].csv;
+        if (s3l__type_fits(&in, &rec, false) != cases[i].fits)
+            fail_msg("JSON %s into %s: expected %s", cases[i].in, cases[i].rec,
                      cases[i].fits ? "fits" : "does not fit");
+        if (s3l__type_fits(&in, &rec, true) != csv)
+            fail_msg("CSV %s into %s: expected %s", cases[i].in, cases[i].rec,
+                     csv ? "fits" : "does not fit");
         s3l_type_cleanup(&in);
         s3l_type_cleanup(&rec);
     }
     /* No value seen yet fits anything. */
     struct s3l_type none = {0}, rec;
     type_of("date32[day]", &rec);
-    assert_true(s3l__type_fits(&none, &rec));
+    assert_true(s3l__type_fits(&none, &rec, false));
     s3l_type_cleanup(&rec);
 }
 
@@ -93,7 +105,7 @@ static void fit_sample_keeps_record_order_and_types(void **state)
                                        " {\"name\": \"b\", \"type\": \"date32\"},"
                                        " {\"name\": \"f\", \"type\": \"int64\"}]");
     struct s3l_error err = {0};
-    assert_int_equal(s3l__schema_fit_sample(rec, inf, &err), 0);
+    assert_int_equal(s3l__schema_fit_sample(rec, inf, false, &err), 0);
     char *text = NULL;
     size_t len = 0;
     assert_int_equal(s3l_schema_to_json(rec, &text, &len), 0);

@@ -22,7 +22,7 @@ int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf, struct s
         return s3l_error_set(err, rc, "out of memory inferring the schema of %s", g->tpath);
     rc = s3l__glue_read_record(g, &rec, err);
     if (rc == 0 && rec) {
-        rc = s3l__schema_fit_sample(rec, inferred, err);
+        rc = s3l__schema_fit_sample(rec, inferred, g->fmt == S3L_INPUT_CSV, err);
         s3l_schema_free(inferred);
         inferred = rec;
     }
@@ -33,6 +33,19 @@ int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf, struct s
     g->schema = inferred;
     g->grow = true;
     return 0;
+}
+
+int s3l__glue_schema_from_record(struct s3l__glue *g, bool *found, struct s3l_error *err)
+{
+    struct s3l_schema *rec = NULL;
+    *found = false;
+    int rc = s3l__glue_read_record(g, &rec, err);
+    if (rc || !rec)
+        return rc;
+    *found = true;
+    g->schema = rec;
+    g->grow = true;
+    return s3l__glue_open_stream(g, err);
 }
 
 int s3l__glue_check_growth(struct s3l__glue *g, const struct s3l_record *rec,

@@ -220,8 +220,10 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
      * clock_every records) */
     uint64_t since_clock = l->clock_every;
     for (;;) {
-        if (l->o->stop && *l->o->stop) {
-            l->st->stopped = true; /* what was read is committed by the caller, as at the end */
+        if (l->o->stop && *l->o->stop && !(src->ops->holds && src->ops->holds(src))) {
+            /* What was read is put (the source holds nothing more) and is committed by the
+             * caller, as at the end. */
+            l->st->stopped = true;
             rc = 0;
             break;
         }
@@ -448,6 +450,13 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         *side = S3L_SIDE_INPUT;
         rc = s3l_error_set(err, S3L_EINVALID_INPUT, "input %s is empty: nothing to write",
                            pos[0].path);
+    }
+    bool stream = false;
+    for (size_t i = 0; i < n; i++)
+        stream = stream || !pos[i].replayable;
+    if (rc == 0 && stream) {
+        l.now = env->now_ns();
+        report(&l, S3L_EVENT_END, NULL);
     }
 out:
     if (rc == 0)

@@ -65,6 +65,12 @@ struct s3l__source_ops {
     /* Bytes consumed so far (for progress). */
     uint64_t (*bytes)(struct s3l__source *src);
     void (*free)(struct s3l__source *src);
+    /*
+     * Whether records were read but not yet put (an inference sample, a record held for growth,
+     * lines of a span): at a stop request the runner still calls next until this is false, and
+     * next reads nothing new once the stop is requested. May be NULL (holds nothing).
+     */
+    bool (*holds)(struct s3l__source *src);
 };
 struct s3l__source {
     const struct s3l__source_ops *ops;
@@ -230,6 +236,10 @@ int s3l__glue_read_record(struct s3l__glue *g, struct s3l_schema **out, struct s
  * and answers S3L__SOURCE_GROW), 0 when not. Both: S3L_ENOMEM, record errors.
  */
 int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf, struct s3l_error *err);
+/* An inferred run's schema from the table's schema record alone, with growth on: *found false
+ * (nothing set) when the table has none. Errors as s3l__glue_read_record and
+ * s3l__glue_open_stream (the stream is opened with it). */
+int s3l__glue_schema_from_record(struct s3l__glue *g, bool *found, struct s3l_error *err);
 int s3l__glue_check_growth(struct s3l__glue *g, const struct s3l_record *rec,
                            struct s3l_error *err);
 

@@ -27,6 +27,7 @@ struct held {
     struct s3l_record rec; /* values, raw and strings point into the sample's arena */
     int code;              /* 0, or the reader's error for a bad record */
     bool broken;           /* that error is the input's broken structure (s3l_reader_broken) */
+    bool partial;          /* a half-written last line (partial_line): the input ends before it */
     uint64_t line_after;   /* the number of the line at rec.end_offset */
     char *message;         /* its message (arena) */
 };
@@ -41,6 +42,7 @@ struct source {
     uint64_t add;   /* added to the reader's offsets: a stream's committed offset, since a
                        stream's reader counts from 0 */
     bool done;
+    bool sample_ended; /* the inference sample met the end of the input */
     /* The inference sample being replayed. */
     struct s3l_arena arena;
     struct held *held;
@@ -105,10 +107,80 @@ static int hold(struct s3l_arena *a, const struct s3l_record *rec, bool keep_raw
     return 0;
 }
 
+/* Whether the run was asked to stop (a signal): nothing more is read, what was read is put. */
+static bool stopping(const struct source *s)
+{
+    return s->g->o->stop && *s->g->o->stop;
+}
+
+/*
+ * The next record for the inference sample: s3l_reader_next, or for an NDJSON stream the next
+ * line of a span (s3l_reader_next_lines, scanned here), so that a quiet stream hands control
+ * back (S3L_READER_IDLE) instead of holding the sample, and the run, until more bytes come.
+ * *line_after: the number of the line after the record.
+ */
+static int sample_next(struct source *s, struct s3l_record *rec, uint64_t *line_after,
+                       struct s3l_error *e)
+{
+    if (s->g->fmt == S3L_INPUT_NDJSON && !s->pos->replayable && s->span.p == s->span.end) {
+        int rc = s3l_reader_next_lines(s->reader, UINT64_MAX, SPAN_BYTES, &s->span, e);
+        if (rc == 0 || rc == S3L_READER_IDLE || rc < 0)
+            return rc;
+        /* rc 1: a span; S3L_READER_ONE: the next line comes alone, from s3l_reader_next */
+    }
+    if (s->span.p == s->span.end) {
+        int rc = s3l_reader_next(s->reader, rec, e);
+        *line_after = s3l_reader_line(s->reader);
+        return rc;
+    }
+    if (!s3l_lines_next(&s->span, rec))
+        return s3l_error_set(e, S3L_EINTERNAL, "%s: a span without rows", s->pos->path);
+    *line_after = s->span.line;
+    return s3l_reader_scan(s->reader, rec, e);
+}
+
+/* A bad NDJSON record that is a file's last line without a line end (see partial_last_line). */
+static bool is_partial(const struct source *s, const struct s3l_record *rec)
+{
+    return s->g->fmt == S3L_INPUT_NDJSON && s->pos->replayable && rec->raw &&
+           rec->end_offset == rec->offset + rec->raw_len;
+}
+
+/*
+ * Holds the sample's record or bad record r (the reader's answer for rec) in the next slot.
+ * Returns 1 when the sample ends with it (a broken input repeats its error; a half-written last
+ * line ends the input), 0 to go on, or S3L_ENOMEM.
+ */
+static int hold_sampled(struct source *s, struct s3l_infer *inf, int r,
+                        const struct s3l_record *rec, uint64_t line_after,
+                        const struct s3l_error *e, size_t cap, struct s3l_error *err)
+{
+    struct held *h = &s->held[s->n_held];
+    int rc = hold(&s->arena, rec, s3l__glue_need_raw(s->g), h);
+    h->line_after = line_after;
+    if (rc == 0 && r != 1) {
+        h->code = r;
+        h->broken = s3l_reader_broken(s->reader);
+        h->partial = r == S3L_EINVALID_INPUT && !h->broken && is_partial(s, rec);
+        h->message = s3l_arena_strndup(&s->arena, e->message, strlen(e->message));
+        if (!h->message)
+            rc = S3L_ENOMEM;
+    } else if (rc == 0) {
+        rc = s3l_infer_add(inf, &h->rec);
+    }
+    if (rc)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
+    s->n_held++;
+    return r != 1 && (s->n_held > cap || h->broken || h->partial);
+}
+
 /*
  * Reads the inference sample of the first input with records: up to infer_rows records, or fewer
  * once sample_bytes are held (bad records are kept in order too, to be reported when replayed),
- * infers the schema, opens the stream. The sample is then replayed by src_next.
+ * infers the schema, opens the stream. The sample is then replayed by src_next. On a stream the
+ * sample also ends when --commit-interval has passed since it began, and at a stop request, so
+ * that the rows read so far are committed in time: the schema comes from the records read by then
+ * (none: the sample goes on at the next call).
  */
 static int sample(struct source *s, struct s3l_error *err)
 {
@@ -123,31 +195,28 @@ static int sample(struct source *s, struct s3l_error *err)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
     }
     int rc = 0;
-    bool keep_raw = s3l__glue_need_raw(g);
     size_t max_bytes = sample_bytes(g->o);
+    int64_t t0 = s3l__now_ns(), ci = g->o->commit_interval_ns;
     while (rc == 0 && s3l_infer_count(inf) < cap && s->n_held <= cap &&
            (s->n_held == 0 || s->arena.used_total < max_bytes)) {
+        if (!s->pos->replayable && (stopping(s) || (ci > 0 && s3l__now_ns() - t0 >= ci)))
+            break;
         struct s3l_record rec;
         struct s3l_error e = {0};
-        int r = s3l_reader_next(s->reader, &rec, &e);
-        if (r == 0)
+        uint64_t line_after = 0;
+        int r = sample_next(s, &rec, &line_after, &e);
+        if (r == 0) {
+            s->sample_ended = true;
             break;
-        struct held *h = &s->held[s->n_held];
+        }
+        if (r == S3L_READER_IDLE)
+            continue;
         if (r == 1 || r == S3L_EINVALID_INPUT || r == S3L_ETOO_LARGE) {
-            rc = hold(&s->arena, &rec, keep_raw, h);
-            h->line_after = s3l_reader_line(s->reader);
-            if (rc == 0 && r != 1) {
-                h->code = r;
-                h->broken = s3l_reader_broken(s->reader);
-                h->message = s3l_arena_strndup(&s->arena, e.message, strlen(e.message));
-            } else if (rc == 0) {
-                rc = s3l_infer_add(inf, &h->rec);
+            rc = hold_sampled(s, inf, r, &rec, line_after, &e, cap, err);
+            if (rc == 1) {
+                rc = 0;
+                break;
             }
-            if (rc)
-                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
-            s->n_held++;
-            if (r != 1 && (s->n_held > cap || h->broken))
-                break; /* a broken input repeats its error: nothing more to sample */
             continue;
         }
         *err = e;
@@ -232,12 +301,29 @@ static int fast(struct source *s, unsigned lane, const struct s3l_record *rec, s
     return rc == 0 ? 1 : rc;
 }
 
-/* Whether NDJSON lines come in spans: the stream is open, and no lane needs them scanned here
- * (schema growth with lanes looks at every record's keys on this thread). */
+/* Whether NDJSON lines come in spans: the stream is open (with lanes and schema growth, the
+ * lines of a span are then scanned here one by one, since growth looks at every record's keys on
+ * this thread; a span is still how a quiet stream hands control back). */
 static bool by_spans(const struct source *s)
 {
     const struct s3l__glue *g = s->g;
-    return g->fmt == S3L_INPUT_NDJSON && g->stream && !(g->lanes && g->grow);
+    return g->fmt == S3L_INPUT_NDJSON && g->stream;
+}
+
+/* Reports a half-written last line (rec; why: its error) as left unread. */
+static void note_partial(struct source *s, const struct s3l_record *rec, const char *why)
+{
+    struct s3l__glue *g = s->g;
+    if (!g->o->report)
+        return;
+    char msg[S3L_ERROR_MESSAGE_MAX + 512];
+    snprintf(msg, sizeof(msg),
+             "%s line %llu (byte offset %llu): the last line has no line end and is not a "
+             "valid record yet (%.300s): left unread, as a line still being appended; the "
+             "next run reads it once it is whole", rec->source, (unsigned long long)rec->line,
+             (unsigned long long)rec->offset, why);
+    struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg};
+    g->o->report(g->o->report_ctx, &r);
 }
 
 /*
@@ -249,23 +335,12 @@ static bool by_spans(const struct source *s)
 static bool partial_last_line(struct source *s, const struct s3l_record *rec,
                               const struct s3l_error *why, struct out *o)
 {
-    struct s3l__glue *g = s->g;
-    if (g->fmt != S3L_INPUT_NDJSON || !s->pos->replayable || !rec->raw ||
-        rec->end_offset != rec->offset + rec->raw_len)
+    if (!is_partial(s, rec))
         return false; /* a line end was read: the line is whole */
     s->done = true;
     *o->offset = rec->offset + s->add;
     *o->line = rec->line;
-    if (g->o->report) {
-        char msg[S3L_ERROR_MESSAGE_MAX + 512];
-        snprintf(msg, sizeof(msg),
-                 "%s line %llu (byte offset %llu): the last line has no line end and is not a "
-                 "valid record yet (%.300s): left unread, as a line still being appended; the "
-                 "next run reads it once it is whole", rec->source, (unsigned long long)rec->line,
-                 (unsigned long long)rec->offset, why->message);
-        struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg};
-        g->o->report(g->o->report_ctx, &r);
-    }
+    note_partial(s, rec, why->message);
     return true;
 }
 
@@ -279,7 +354,7 @@ static int span_rows(struct source *s, unsigned lane, uint64_t max_rows, struct 
                      struct s3l_error *err)
 {
     struct s3l__glue *g = s->g;
-    if (g->lanes) {
+    if (g->lanes && !g->grow) {
         uint64_t rows = s->span.rows;
         int rc = s3l__lanes_put_lines(g->lanes, &s->span, err);
         s->span.p = s->span.end;
@@ -288,7 +363,10 @@ static int span_rows(struct source *s, unsigned lane, uint64_t max_rows, struct 
         return rc ? rc : (int)rows;
     }
     uint64_t rows = 0;
-    int rc = s3l_convert_fast_lines(g->conv, &s->span, max_rows, &g->sinks[lane], &rows, err);
+    int rc = 0;
+    /* With lanes and growth (lines left from the sample's span), each line goes alone. */
+    if (!g->lanes)
+        rc = s3l_convert_fast_lines(g->conv, &s->span, max_rows, &g->sinks[lane], &rows, err);
     if (rc < 0)
         rc = s3l__lane_failure(&g->sinks[lane], rc, err);
     *o->offset = s->span.offset + s->add;
@@ -335,6 +413,14 @@ static int replay_held(struct source *s, unsigned lane, struct out *o, struct s3
     struct held *h = &s->held[s->next_held++];
     if (!h->code)
         return deliver(s, lane, &h->rec, h->line_after, o, err);
+    if (h->partial) {
+        /* The input ends before it; nothing after it was sampled. */
+        s->done = true;
+        *o->offset = h->rec.offset + s->add;
+        *o->line = h->rec.line;
+        note_partial(s, &h->rec, h->message);
+        return 0;
+    }
     *o->offset = h->rec.end_offset + s->add;
     *o->line = h->line_after;
     *o->raw = s3l_slice_make(h->rec.raw, h->rec.raw_len);
@@ -403,6 +489,25 @@ static int next_record(struct source *s, unsigned lane, struct out *o, struct s3
     return deliver(s, lane, &rec, s3l_reader_line(s->reader), o, err);
 }
 
+/*
+ * The schema of an inferred run, at the first input with records: on a stream into a table that
+ * has a schema record, that record (no sample to wait for: records are converted at once, and
+ * keys it lacks grow it); otherwise from the inference sample.
+ */
+static int begin_schema(struct source *s, struct s3l_error *err)
+{
+    if (!s->pos->replayable) {
+        bool found = false;
+        int rc = s3l__glue_schema_from_record(s->g, &found, err);
+        if (rc || found)
+            return rc;
+    }
+    int rc = sample(s, err);
+    if (rc == 0 && note_header(s))
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    return rc;
+}
+
 static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
                     uint64_t *offset_after, uint64_t *line_after, struct s3l_slice *raw,
                     enum s3l__source_signal *signal, struct s3l_error *err)
@@ -422,19 +527,27 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
         s->held = NULL;
         s->n_held = s->next_held = 0;
     }
+    if (s->next_held < s->n_held)
+        return replay_held(s, lane, &o, err);
     if (s->done)
         return 0;
     if (!g->stream && !g->schema) {
-        int rc = sample(s, err);
+        int rc = begin_schema(s, err);
         if (rc)
             return rc;
-        if (note_header(s))
-            return s3l_error_set(err, S3L_ENOMEM, "out of memory");
+        if (s->next_held < s->n_held)
+            return replay_held(s, lane, &o, err);
+        if (!g->schema && !s->pos->replayable && !s->sample_ended) {
+            *signal = S3L__SOURCE_IDLE; /* the sample ended by time or a stop: nothing yet */
+            return 0;
+        }
     }
-    if (s->next_held < s->n_held)
-        return replay_held(s, lane, &o, err);
-    if (s->span.p != s->span.end)
+    if (g->stream && s->span.p != s->span.end)
         return span_rows(s, lane, max_rows, &o, err);
+    if (stopping(s)) {
+        *signal = S3L__SOURCE_IDLE; /* nothing more is read; the runner sees the stop */
+        return 0;
+    }
     if (by_spans(s)) {
         bool alone;
         int rc = next_span(s, lane, max_rows, &o, &alone, err);
@@ -442,6 +555,14 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
             return rc;
     }
     return next_record(s, lane, &o, err);
+}
+
+/* Whether records were read but not yet put: a stop still puts them (they are "what was read"). */
+static bool src_holds(struct s3l__source *base)
+{
+    struct source *s = (struct source *)base;
+    return s->has_pending || s->next_held < s->n_held ||
+           (s->g->stream && s->span.p != s->span.end);
 }
 
 static uint64_t src_bytes(struct s3l__source *base)
@@ -460,7 +581,7 @@ static void src_free(struct s3l__source *base)
     s3l_free(s);
 }
 
-static const struct s3l__source_ops source_ops = {src_next, src_bytes, src_free};
+static const struct s3l__source_ops source_ops = {src_next, src_bytes, src_free, src_holds};
 
 int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
                           uint64_t offset, uint64_t skip, struct s3l__source **out,
@@ -500,10 +621,11 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     ro.csv_header = pos->csv_header;
     ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
     /* A stream that goes quiet hands control back, so that --commit-interval holds while it
-     * is (within a quarter of the interval, 10 ms .. 1 s) and a stop request is seen. */
+     * is (within a quarter of the interval, 10 .. 250 ms) and a stop request is seen within a
+     * second, commit included. */
     int64_t ci = g->o->commit_interval_ns;
     if (!pos->replayable)
-        ro.idle_ms = ci > 0 ? (int)S3L_MAX(10, S3L_MIN(1000, ci / 4000000)) : 1000;
+        ro.idle_ms = ci > 0 ? (int)S3L_MAX(10, S3L_MIN(250, ci / 4000000)) : 250;
     int rc = s3l_reader_open(fd, &ro, &s->reader, err);
     if (rc) {
         src_free(&s->base);

@@ -60,6 +60,7 @@ static int t_positions(void *ctx, char **json, bool *pending, struct s3l_error *
     if (rc)
         return rc;
     *pending = g->saw_pending; /* committed by now; the runner reports it */
+    g->stats->last_epoch = s3l_dest_committed_epoch(g->dest); /* also when nothing is new */
     const char *state = s3l_dest_state(g->dest);
     if (state && !(*json = s3l_strdup(state)))
         return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the checkpoint");

@@ -15,10 +15,23 @@ static bool is_int(enum s3l_type_id id)
     return id >= S3L_TYPE_INT8 && id <= S3L_TYPE_UINT64;
 }
 
-bool s3l__type_fits(const struct s3l_type *in, const struct s3l_type *rec)
+/* Whether values inferred as the primitive type id go into a string column as the converter
+ * writes them: text keeps its characters (a JSON string, whatever it looks like: a date, a
+ * timestamp) and a JSON number keeps its text; a JSON true or false is not text. From CSV every
+ * value is text. */
+static bool fits_string(enum s3l_type_id id, bool text)
+{
+    if (id == S3L_TYPE_LIST || id == S3L_TYPE_STRUCT || id == S3L_TYPE_MAP || id == S3L_TYPE_JSON)
+        return false;
+    return text || id != S3L_TYPE_BOOL;
+}
+
+bool s3l__type_fits(const struct s3l_type *in, const struct s3l_type *rec, bool text)
 {
     if (in->id == S3L__TYPE_NONE || rec->id == S3L_TYPE_JSON || s3l_type_equal(in, rec))
         return true;
+    if (rec->id == S3L_TYPE_UTF8)
+        return fits_string(in->id, text);
     if (is_int(in->id))
         return is_int(rec->id) || rec->id == S3L_TYPE_FLOAT32 || rec->id == S3L_TYPE_FLOAT64 ||
                rec->id == S3L_TYPE_DECIMAL128;
@@ -33,20 +46,20 @@ bool s3l__type_fits(const struct s3l_type *in, const struct s3l_type *rec)
         for (size_t i = 0; i < in->n_children; i++)
             for (size_t j = 0; j < rec->n_children; j++)
                 if (strcmp(in->children[i].name, rec->children[j].name) == 0 &&
-                    !s3l__type_fits(&in->children[i].type, &rec->children[j].type))
+                    !s3l__type_fits(&in->children[i].type, &rec->children[j].type, text))
                     return false;
         return true;
     }
     if ((in->id == S3L_TYPE_LIST || in->id == S3L_TYPE_MAP) && in->n_children == rec->n_children) {
         for (size_t i = 0; i < in->n_children; i++)
-            if (!s3l__type_fits(&in->children[i].type, &rec->children[i].type))
+            if (!s3l__type_fits(&in->children[i].type, &rec->children[i].type, text))
                 return false;
         return true;
     }
     return false;
 }
 
-int s3l__schema_fit_sample(struct s3l_schema *rec, const struct s3l_schema *inferred,
+int s3l__schema_fit_sample(struct s3l_schema *rec, const struct s3l_schema *inferred, bool text,
                            struct s3l_error *err)
 {
     for (size_t i = 0; i < inferred->n_fields; i++) {
@@ -58,7 +71,7 @@ int s3l__schema_fit_sample(struct s3l_schema *rec, const struct s3l_schema *infe
                 return rc;
             continue;
         }
-        if (s3l__type_fits(&f->type, &rec->fields[k].type))
+        if (s3l__type_fits(&f->type, &rec->fields[k].type, text))
             continue;
         struct s3l_type t;
         if (s3l_type_copy(&t, &f->type) != 0)

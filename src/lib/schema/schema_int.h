@@ -27,24 +27,26 @@ char *s3l__type_name(const struct s3l_type *t, char *buf, size_t cap);
 /*
  * Whether values inferred as type `in` go into a column recorded as `rec` without loss, so that
  * the recorded type is kept and no type change is reported: no value seen yet (S3L__TYPE_NONE);
- * the same type (s3l_type_equal); anything into json; integers into integer (range-checked per
- * value by the converter), float or decimal128 columns; floats into double; a date32 or a
- * timestamp into a timestamp; structs whose common children fit (children only one side has are
- * growth, not a change); lists and maps whose items fit. Pure; never fails.
+ * the same type (s3l_type_equal); anything into json; any text into string (text: the values
+ * were CSV fields, all text; from JSON every primitive but bool, since a JSON string keeps its
+ * characters and a number its text, whatever type their shape inferred); integers into integer
+ * (range-checked per value by the converter), float or decimal128 columns; floats into double;
+ * a date32 or a timestamp into a timestamp; structs whose common children fit (children only one
+ * side has are growth, not a change); lists and maps whose items fit. Pure; never fails.
  */
-bool s3l__type_fits(const struct s3l_type *in, const struct s3l_type *rec);
+bool s3l__type_fits(const struct s3l_type *in, const struct s3l_type *rec, bool text);
 
 /*
  * Fits an inference sample's schema (inferred, borrowed) to the table's schema record (rec,
  * changed in place): rec keeps its columns in its order, with their recorded types where the
- * inferred type fits (s3l__type_fits: a column the sample saw only as null keeps its type this
- * way); a column whose inferred type does not fit takes the inferred type (and becomes nullable
- * if either is), which s3l_schema_merge later reports as SCHEMA_DRIFT naming table, column and
+ * inferred type fits (s3l__type_fits, with text as there: a column the sample saw only as null
+ * keeps its type this way); a column whose inferred type does not fit takes the inferred type
+ * (and becomes nullable if either is), which s3l_schema_merge later reports as SCHEMA_DRIFT naming table, column and
  * both types (or records, with allow_type_changes); inferred columns rec lacks are appended in
  * inferred's order. Errors: S3L_ENOMEM (rec is then partly fitted: free it); those of
  * s3l_schema_add_field.
  */
-int s3l__schema_fit_sample(struct s3l_schema *rec, const struct s3l_schema *inferred,
+int s3l__schema_fit_sample(struct s3l_schema *rec, const struct s3l_schema *inferred, bool text,
                            struct s3l_error *err);
 
 #endif
