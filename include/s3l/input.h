@@ -118,7 +118,9 @@ struct s3l_reader_options {
     size_t block_bytes;           /* read() size; 0: 1 MiB */
     uint64_t start_offset;        /* resume at this byte offset (a record's end_offset) */
     uint64_t start_line;          /* line number of the line at start_offset; 0: 1 */
-    char csv_delimiter;           /* 0: ','; never '"', CR or LF */
+    char csv_delimiter;           /* never '"', CR or LF; 0: detected from the header row:
+                                     ',' when it holds one outside quotes, else the most
+                                     frequent of ';', tab and '|' (',' when none occurs) */
     /* CSV resuming at start_offset > 0: the header line as s3l_reader_csv_header gave it. */
     const char *csv_header;
     size_t csv_header_len;
@@ -249,6 +251,13 @@ uint64_t s3l_reader_line(const struct s3l_reader *r);
  * the first s3l_reader_next (or at once when resumed). NULL with *len 0 before, and for JSON.
  */
 const char *s3l_reader_csv_header(const struct s3l_reader *r, size_t *len);
+
+/*
+ * The field delimiter a CSV reader splits on: the one given in the options, or the one detected
+ * from the header row (csv_delimiter 0) once the header is read (by the first s3l_reader_next,
+ * or at open when resumed). 0 before that, and for the other formats. Cannot fail.
+ */
+char s3l_reader_csv_delimiter(const struct s3l_reader *r);
 
 /* Frees the reader (not its fd). NULL is a no-op. */
 void s3l_reader_free(struct s3l_reader *r);

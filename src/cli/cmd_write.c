@@ -4,11 +4,13 @@
  * every commit (stdin cannot be replayed: a caller resumes from them), and a final summary.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,8 +35,11 @@ static const char write_help[] =
     "  --disposition append   the only disposition; replace and merge are refused (plain files\n"
     "                         cannot replace or merge atomically: use a table format for that)\n"
     "Input:\n"
-    "  --input-format F       ndjson (default: one JSON object per line), json (one array of\n"
-    "                         objects) or csv (RFC 4180 with a header row)\n"
+    "  --input-format F       ndjson (one JSON object per line), json (one array of objects)\n"
+    "                         or csv (RFC 4180 with a header row; fields separated by ',', or\n"
+    "                         by ';', tab or '|' when the header has no ',', as detected)\n"
+    "                         (default: from the inputs' extensions, .ndjson .jsonl .json\n"
+    "                         .csv .tsv; else ndjson)\n"
     "  --schema FILE          declared schema: a JSON list of columns, e.g.\n"
     "                         [{\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\",\n"
     "                           \"nullable\": true, \"key\": false}]\n"
@@ -152,6 +157,7 @@ struct write_args {
     struct s3l_pipeline_options o;
     const char *schema_file;
     char *url;
+    bool format_given; /* --input-format was given (o.input_format starts as "ndjson") */
 };
 
 /* Parses "zstd" etc. here rather than through the writer so the CLI's errors are usage errors. */
@@ -206,6 +212,7 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         if (strcmp(v, "ndjson") && strcmp(v, "json") && strcmp(v, "csv"))
             return cli_usage(c, "write", "--input-format %s: expected ndjson, json or csv", v);
         o->input_format = v;
+        a->format_given = true;
         return 0;
     case OPT_COMPRESSION:
         if (!parse_codec(v, &o->codec))
@@ -319,6 +326,102 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
     }
 }
 
+/* ---- The input format ----------------------------------------------------------------------- */
+
+/* The format a file name's extension gives (case-insensitive), or NULL; *compressed when it
+ * ends in .gz, .zst or .zstd. */
+static const char *format_of_name(const char *path, bool *compressed)
+{
+    static const struct {
+        const char *ext, *format;
+    } known[] = {{".ndjson", "ndjson"}, {".jsonl", "ndjson"}, {".json", "json"},
+                 {".csv", "csv"},       {".tsv", "csv"}};
+    static const char *const packed[] = {".gz", ".zst", ".zstd"};
+    size_t n = strlen(path);
+    *compressed = false;
+    for (size_t i = 0; i < sizeof(packed) / sizeof(*packed); i++) {
+        size_t k = strlen(packed[i]);
+        if (n > k && strcasecmp(path + n - k, packed[i]) == 0)
+            *compressed = true;
+    }
+    for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++) {
+        size_t k = strlen(known[i].ext);
+        if (n > k && strcasecmp(path + n - k, known[i].ext) == 0)
+            return known[i].format;
+    }
+    return NULL;
+}
+
+/*
+ * Without --input-format, the format comes from the inputs' extensions; inputs without a known
+ * one (stdin among them) are read in that format too, and ndjson is the default when no input
+ * has one. Inputs whose extensions disagree, and compressed inputs, are usage errors.
+ */
+static int choose_format(struct cli *c, struct s3l_pipeline_options *o, bool given)
+{
+    const char *chosen = NULL, *from = NULL;
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        bool compressed;
+        const char *f = format_of_name(o->inputs[i], &compressed);
+        if (compressed)
+            return cli_usage(c, "write",
+                             "input %s is compressed: compressed inputs are not read yet; "
+                             "decompress it into a pipe (zcat or zstdcat %s | s3land write "
+                             "--input-format F ... -)", o->inputs[i], o->inputs[i]);
+        if (!f || given)
+            continue;
+        if (chosen && strcmp(chosen, f) != 0)
+            return cli_usage(c, "write",
+                             "inputs %s (%s) and %s (%s) differ in format by their extensions: "
+                             "give --input-format, or write them in separate runs",
+                             from, chosen, o->inputs[i], f);
+        if (!chosen)
+            chosen = f, from = o->inputs[i];
+    }
+    if (!given && chosen)
+        o->input_format = chosen;
+    return 0;
+}
+
+/* Says which delimiter the CSV reader detected in each input file's header, when it is not ','.
+ * Regular files only: reading a pipe or a device here would take its bytes from the run. A file
+ * that cannot be read is left for the run to report. */
+static void note_csv_delimiters(struct cli *c, const struct s3l_pipeline_options *o)
+{
+    if (c->quiet || !o->input_format || strcmp(o->input_format, "csv") != 0)
+        return;
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        if (strcmp(o->inputs[i], "-") == 0)
+            continue; /* stdin cannot be read twice */
+        struct stat st;
+        if (stat(o->inputs[i], &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        int fd = open(o->inputs[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+            continue;
+        struct s3l_reader_options ro = {.version = S3L_READER_OPTIONS_VERSION,
+                                        .format = S3L_INPUT_CSV, .name = o->inputs[i],
+                                        .max_record_bytes = o->max_record_size};
+        struct s3l_reader *rd = NULL;
+        struct s3l_error err = {0};
+        struct s3l_record rec;
+        char d = 0;
+        if (s3l_reader_open(fd, &ro, &rd, &err) == 0 && s3l_reader_next(rd, &rec, &err) >= 0)
+            d = s3l_reader_csv_delimiter(rd);
+        s3l_reader_free(rd);
+        close(fd);
+        if (!d || d == ',')
+            continue;
+        char text[2] = {d, 0};
+        if (c->json)
+            cli_emit_json(json_pack("{s:s, s:s, s:s}", "event", "csv_delimiter", "input",
+                                    o->inputs[i], "delimiter", text));
+        else
+            fprintf(stderr, "note: %s: CSV fields separated by %s (detected from the header "
+                    "row)\n", o->inputs[i], d == '\t' ? "tabs" : d == ';' ? "';'" : "'|'");
+    }
+}
+
 static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv, bool *help)
 {
     s3l_pipeline_options_init(&a->o);
@@ -370,7 +473,7 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
         n_stdin += strcmp(a->o.inputs[i], "-") == 0;
     if (n_stdin > 1)
         return cli_usage(c, "write", "stdin (-) can be given once only");
-    return 0;
+    return choose_format(c, &a->o, a->format_given);
 }
 
 /* ---- Reporting ------------------------------------------------------------------------------- */
@@ -687,6 +790,7 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     memset(&stats, 0, sizeof(stats));
     enum s3l_pipeline_side side = S3L_SIDE_NONE;
     a.o.stop = &stop_signal;
+    note_csv_delimiters(c, &a.o);
     catch_stop_signals();
     rc = s3l_pipeline_run(&a.o, &stats, &side, &err);
     clear_progress(&r);

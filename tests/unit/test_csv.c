@@ -2,7 +2,9 @@
  * Unit tests of the CSV reader against RFC 4180 section 2: quoted fields holding delimiters,
  * doubled quotes and line breaks, CRLF and LF rows, empty unquoted fields as null and "" as the
  * empty string, the header (recorded, and given back to a resumed reader), a custom delimiter,
- * rows with the wrong number of fields, an unterminated quote. Offsets are counted by hand.
+ * the delimiter detected from the header (also when resumed), a JSON first line refused as a
+ * header, rows with the wrong number of fields, an unterminated quote. Offsets are counted by
+ * hand.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -24,6 +26,7 @@ static int file_with(const char *text)
 }
 
 static char out[8192];
+static char delim_out; /* s3l_reader_csv_delimiter after the last read_csv */
 
 static void read_csv(const char *text, size_t block, char delim, uint64_t start, uint64_t line,
                      const char *header, char *header_out)
@@ -69,6 +72,7 @@ static void read_csv(const char *text, size_t block, char delim, uint64_t start,
         memcpy(header_out, h, hl);
         header_out[hl] = 0;
     }
+    delim_out = s3l_reader_csv_delimiter(r);
     s3l_buf_free(&b);
     s3l_reader_free(r);
     close(fd);
@@ -154,12 +158,64 @@ static void errors(void **state)
                         "CSV delimiter: a quote or a line break cannot separate fields");
 }
 
+/* Delimiter 0: taken from the header row (',' first, else the most frequent of ';', tab, '|'
+ * outside quotes), and reported by s3l_reader_csv_delimiter. */
+static void detected_delimiter(void **state)
+{
+    (void)state;
+    read_csv("a;b;c\n1;2,5;x\n", 0, 0, 0, 0, NULL, NULL);
+    assert_string_equal(out, "L2 O6-14 {\"a\":\"1\",\"b\":\"2,5\",\"c\":\"x\"}\n");
+    assert_int_equal(delim_out, ';');
+    read_csv("id\trate\n1001\t.097\n", 0, 0, 0, 0, NULL, NULL);
+    assert_string_equal(out, "L2 O8-18 {\"id\":\"1001\",\"rate\":\".097\"}\n");
+    assert_int_equal(delim_out, '\t');
+    read_csv("a|b\n1|2\n", 0, 0, 0, 0, NULL, NULL);
+    assert_string_equal(out, "L2 O4-8 {\"a\":\"1\",\"b\":\"2\"}\n");
+    assert_int_equal(delim_out, '|');
+    /* A ',' anywhere outside quotes wins; one inside quotes does not count. */
+    read_csv("a,b;c\n1,2;3\n", 0, 0, 0, 0, NULL, NULL);
+    assert_string_equal(out, "L2 O6-12 {\"a\":\"1\",\"b;c\":\"2;3\"}\n");
+    assert_int_equal(delim_out, ',');
+    read_csv("\"x,y\";z|w;v\n1;2|3;4\n", 0, 0, 0, 0, NULL, NULL);
+    assert_string_equal(out, "L2 O12-20 {\"x,y\":\"1\",\"z|w\":\"2|3\",\"v\":\"4\"}\n");
+    assert_int_equal(delim_out, ';');
+    read_csv("a\n1\n", 0, 0, 0, 0, NULL, NULL);
+    assert_int_equal(delim_out, ',');
+    /* A resumed reader detects it from the recorded header, as the first run did. */
+    read_csv("a;b\n1;2\n3;4\n", 0, 0, 8, 3, "a;b", NULL);
+    assert_string_equal(out, "L3 O8-12 {\"a\":\"3\",\"b\":\"4\"}\n");
+    assert_int_equal(delim_out, ';');
+    /* Given explicitly, it is not detected. */
+    read_csv("a;b\n1;2\n", 0, ',', 0, 0, NULL, NULL);
+    assert_string_equal(out, "L2 O4-8 {\"a;b\":\"1;2\"}\n");
+    assert_int_equal(delim_out, ',');
+}
+
+/* A first line that looks like JSON is not taken for a header; names in brackets are fine. */
+static void json_is_not_a_header(void **state)
+{
+    (void)state;
+    static const char hint[] = "; the input starts like JSON, not CSV: give --input-format ndjson "
+                               "(one object per line) or json (an array)\n";
+    char want[512];
+    read_csv("{\"a\":1}\n{\"a\":2}\n", 0, 0, 0, 0, NULL, NULL);
+    snprintf(want, sizeof(want), "E in.csv line 1: expected a CSV header row, got what looks "
+             "like JSON%s", hint);
+    assert_string_equal(out, want);
+    read_csv("\xEF\xBB\xBF[\n  {\"a\": 1}\n]\n", 0, 0, 0, 0, NULL, NULL);
+    assert_string_equal(out, want);
+    read_csv("[id],[name]\n1,x\n", 0, 0, 0, 0, NULL, NULL);
+    assert_string_equal(out, "L2 O12-16 {\"[id]\":\"1\",\"[name]\":\"x\"}\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rfc4180_rows),
         cmocka_unit_test(delimiter_and_quoted_header),
         cmocka_unit_test(errors),
+        cmocka_unit_test(detected_delimiter),
+        cmocka_unit_test(json_is_not_a_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

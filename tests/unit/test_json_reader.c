@@ -360,6 +360,55 @@ static void bad_options(void **state)
     close(fd);
 }
 
+static int file_with(const char *text)
+{
+    return test_file_with(text, strlen(text));
+}
+
+/* A first record that fails because the input is in another format says which flag to give;
+ * a later failure, or one whose input looks like no other format, does not. */
+static void wrong_format_hints(void **state)
+{
+    (void)state;
+    struct run run;
+    read_all(file_with("symbol,date,price\nMSFT,Jan 1 2000,39.81\n"), S3L_INPUT_NDJSON, 0, 0, 0,
+             0, &run);
+    assert_string_equal(run.out,
+                        "E in.json line 1, column 1 (byte offset 0): expected a value (object, "
+                        "array, string, number, true, false, null); the input starts like CSV: "
+                        "give --input-format csv\n"
+                        "E in.json line 2, column 1 (byte offset 18): expected a value "
+                        "(object, array, string, number, true, false, null)\n");
+    static const char as_json[] = "; the input starts like JSON that is not one object per line "
+                                  "(a JSON array, or objects spread over lines): give "
+                                  "--input-format json\n";
+    char want[512];
+    read_all(file_with("[{\"a\":1},{\"a\":2}]\n"), S3L_INPUT_NDJSON, 0, 0, 0, 0, &run);
+    snprintf(want, sizeof(want), "E in.json line 1, column 1 (byte offset 0): expected a JSON "
+             "object, got an array%s", as_json);
+    assert_string_equal(run.out, want);
+    read_all(file_with("[\n"), S3L_INPUT_NDJSON, 0, 0, 0, 0, &run);
+    snprintf(want, sizeof(want), "E in.json line 1, column 2 (byte offset 1): expected a value "
+             "(object, array, string, number, true, false, null)%s", as_json);
+    assert_string_equal(run.out, want);
+    read_all(file_with("{\n"), S3L_INPUT_NDJSON, 0, 0, 0, 0, &run);
+    snprintf(want, sizeof(want), "E in.json line 1, column 2 (byte offset 1): expected a member "
+             "name in double quotes%s", as_json);
+    assert_string_equal(run.out, want);
+    read_all(file_with("oops\n"), S3L_INPUT_NDJSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "E in.json line 1, column 1 (byte offset 0): expected a value "
+                                 "(object, array, string, number, true, false, null)\n");
+    read_all(file_with("a,b\n1,2\n"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "E in.json line 1 (byte offset 0): expected '[' (a JSON array "
+                                 "of objects) or '{' (objects); the input starts like CSV: give "
+                                 "--input-format csv\n");
+    /* Tab-separated. */
+    read_all(file_with("id\trate\n"), S3L_INPUT_JSON, 0, 0, 0, 0, &run);
+    assert_string_equal(run.out, "E in.json line 1 (byte offset 0): expected '[' (a JSON array "
+                                 "of objects) or '{' (objects); the input starts like CSV: give "
+                                 "--input-format csv\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +421,7 @@ int main(void)
         cmocka_unit_test(pretty_printed_positions),
         cmocka_unit_test(records_can_be_kept),
         cmocka_unit_test(bad_options),
+        cmocka_unit_test(wrong_format_hints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,6 +127,28 @@ int s3l__reader_fatal(struct s3l_reader *r, struct s3l_error *err, int code);
 void s3l__reader_record(const struct s3l_reader *r, struct s3l_record *rec, size_t start,
                         size_t end, uint64_t line);
 
+/* ---- what an input's first bytes look like (reader.c) ------------------------------------- */
+
+/* The format the first bytes of an input look like: a guess for messages, never for reading. */
+enum s3l__sniff { S3L__SNIFF_UNKNOWN, S3L__SNIFF_NDJSON, S3L__SNIFF_JSON, S3L__SNIFF_CSV };
+
+/*
+ * Guesses from p[0..n) (the input's first bytes, a UTF-8 BOM already skipped; the first line is
+ * enough) which format it is in: '[' before a JSON value or ']' is a JSON array; '{' before '"'
+ * or '}' is NDJSON when the first line ends with '}', else JSON (an object spread over lines);
+ * a first line holding ',', ';', a tab or '|' is CSV; anything else (a bare word, "[id],...")
+ * is unknown.
+ */
+enum s3l__sniff s3l__input_sniff(const char *p, size_t n);
+
+/*
+ * When err holds a failure of reading p[0..n) (the input's first bytes) as format in_force and
+ * those bytes look like another format, appends to err's message which --input-format to give
+ * ("; the input starts like CSV: give --input-format csv"). Returns true when it did.
+ */
+bool s3l__input_hint(struct s3l_error *err, enum s3l_input_format in_force, const char *p,
+                     size_t n);
+
 /* ---- inference and schema growth over a tape (infer.c, grow.c) ----------------------------- */
 
 /* s3l_infer_value for a value nested depth levels deep, so that a field grown inside a struct

@@ -121,6 +121,64 @@ void s3l__reader_record(const struct s3l_reader *r, struct s3l_record *rec, size
     rec->source = r->name;
 }
 
+static size_t skip_space(const char *p, size_t i, size_t n)
+{
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+        i++;
+    return i;
+}
+
+enum s3l__sniff s3l__input_sniff(const char *p, size_t n)
+{
+    size_t i = skip_space(p, 0, n);
+    if (i == n)
+        return S3L__SNIFF_UNKNOWN;
+    if (p[i] == '[') {
+        size_t j = skip_space(p, i + 1, n);
+        if (j == n || strchr("{[]\"-0123456789tfn", p[j]))
+            return S3L__SNIFF_JSON;
+        return S3L__SNIFF_UNKNOWN;
+    }
+    if (p[i] == '{') {
+        size_t j = skip_space(p, i + 1, n);
+        if (j < n && p[j] != '"' && p[j] != '}')
+            return S3L__SNIFF_UNKNOWN;
+        const char *nl = memchr(p + i, '\n', n - i);
+        size_t e = nl ? (size_t)(nl - p) : n;
+        while (e > i && (p[e - 1] == ' ' || p[e - 1] == '\t' || p[e - 1] == '\r'))
+            e--;
+        return e - 1 > i && p[e - 1] == '}' ? S3L__SNIFF_NDJSON : S3L__SNIFF_JSON;
+    }
+    const char *nl = memchr(p + i, '\n', n - i);
+    size_t e = nl ? (size_t)(nl - p) : n;
+    for (size_t k = i; k < e; k++)
+        if (p[k] == ',' || p[k] == ';' || p[k] == '\t' || p[k] == '|')
+            return S3L__SNIFF_CSV;
+    return S3L__SNIFF_UNKNOWN;
+}
+
+bool s3l__input_hint(struct s3l_error *err, enum s3l_input_format in_force, const char *p,
+                     size_t n)
+{
+    if (!err || !err->code || !p)
+        return false;
+    enum s3l__sniff seen = s3l__input_sniff(p, n);
+    const char *hint = NULL;
+    if (seen == S3L__SNIFF_CSV && in_force != S3L_INPUT_CSV)
+        hint = "; the input starts like CSV: give --input-format csv";
+    else if (seen == S3L__SNIFF_JSON && in_force == S3L_INPUT_NDJSON)
+        hint = "; the input starts like JSON that is not one object per line (a JSON array, or "
+               "objects spread over lines): give --input-format json";
+    else if ((seen == S3L__SNIFF_JSON || seen == S3L__SNIFF_NDJSON) && in_force == S3L_INPUT_CSV)
+        hint = "; the input starts like JSON, not CSV: give --input-format ndjson (one object per "
+               "line) or json (an array)";
+    if (!hint)
+        return false;
+    size_t len = strlen(err->message);
+    snprintf(err->message + len, sizeof(err->message) - len, "%s", hint);
+    return true;
+}
+
 /* The formats by enum s3l_input_format. */
 static const struct s3l__input_format *const formats[] = {
     [S3L_INPUT_NDJSON] = &s3l__ndjson_format,
@@ -174,8 +232,6 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
         r->opt.max_record_bytes = S3L_DEFAULT_MAX_RECORD_BYTES;
     if (!r->opt.block_bytes)
         r->opt.block_bytes = S3L_DEFAULT_BLOCK_BYTES;
-    if (!r->opt.csv_delimiter)
-        r->opt.csv_delimiter = ',';
     r->fd = fd;
     r->line = opt->start_line ? opt->start_line : 1;
     r->line_start = opt->start_offset; /* resumed mid-line: columns count from the offset */

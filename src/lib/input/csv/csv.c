@@ -101,9 +101,36 @@ static long split(struct s3l_reader *r, const char *s, size_t n, uint64_t line, 
     }
 }
 
+/*
+ * The delimiter of a header row: ',' when one occurs outside quotes (or no candidate does), else
+ * the most frequent of ';', tab and '|' outside quotes (in that order on a tie). Semicolons are
+ * what spreadsheets write where the decimal separator is a comma; tabs are TSV.
+ */
+static char detect_delimiter(const char *s, size_t n)
+{
+    static const char cand[] = {',', ';', '\t', '|'};
+    size_t count[4] = {0};
+    bool quoted = false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            quoted = !quoted;
+        else if (!quoted)
+            for (int k = 0; k < 4; k++)
+                count[k] += s[i] == cand[k];
+    }
+    int best = 0;
+    if (count[0] == 0)
+        for (int k = 1; k < 4; k++)
+            if (count[k] > count[best])
+                best = k;
+    return cand[best];
+}
+
 static int set_header(struct s3l_reader *r, const char *text, size_t len, uint64_t line,
                       struct s3l_error *err)
 {
+    if (!r->opt.csv_delimiter)
+        r->opt.csv_delimiter = detect_delimiter(text, len);
     size_t bad;
     if (!s3l__utf8_valid((const uint8_t *)text, len, &bad))
         return s3l_error_set(err, S3L_EINVALID_INPUT,
@@ -284,6 +311,16 @@ static int csv_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
                                  "UTF-8", r->name, (ull)line, bad + 1, (ull)(rec->offset + bad));
         s3l_arena_reset(&r->scan.arena);
         if (!r->columns) {
+            enum s3l__sniff seen = s3l__input_sniff(rec->raw, len);
+            if (seen == S3L__SNIFF_JSON || seen == S3L__SNIFF_NDJSON) {
+                /* A JSON line would be taken for a header of odd column names (or fail on its
+                 * quotes), and the rows would land wrong or not at all. */
+                s3l_error_set(err, S3L_EINVALID_INPUT,
+                              "%s line %llu: expected a CSV header row, got what looks like JSON",
+                              r->name, (ull)line);
+                s3l__input_hint(err, S3L_INPUT_CSV, rec->raw, len);
+                return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
+            }
             rc = set_header(r, rec->raw, len, line, err);
             if (rc)
                 return s3l__reader_fatal(r, err, rc);
@@ -305,6 +342,11 @@ const char *s3l_reader_csv_header(const struct s3l_reader *r, size_t *len)
 {
     *len = r->header ? r->header_len : 0;
     return r->header;
+}
+
+char s3l_reader_csv_delimiter(const struct s3l_reader *r)
+{
+    return r->opt.format == S3L_INPUT_CSV ? r->opt.csv_delimiter : 0;
 }
 
 /* The format's table (input.h): rows are always scanned, so there is no scan step. */

@@ -498,7 +498,7 @@ int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
     if (rc != S3L_CONVERT_FALLBACK)
         return rc;
     c->line_rec = *rec;
-    rc = s3l__record_scan(&c->line_scan, &c->line_rec, rec->offset, err);
+    rc = s3l__line_scan(&c->line_scan, &c->line_rec, err);
     if (rc != 1)
         return rc;
     return s3l_convert(c, &c->line_rec, sink, err);

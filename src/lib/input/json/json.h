@@ -60,6 +60,13 @@ int s3l__json_write_string(struct s3l_buf *b, const char *s, size_t n);
 int s3l__record_scan(struct s3l__jscan *s, struct s3l_record *rec, uint64_t line_start,
                      struct s3l_error *err);
 
+/*
+ * s3l__record_scan for an NDJSON line (its columns count from its own offset). A failure of the
+ * input's first line also says which --input-format to give when the line looks like another
+ * format (s3l__input_hint). Same returns.
+ */
+int s3l__line_scan(struct s3l__jscan *s, struct s3l_record *rec, struct s3l_error *err);
+
 /* Whether the line [q, le) (line end excluded) is a row: not blank (spaces, tabs, CRs). Most
  * start with '{'. */
 static inline bool s3l__is_row(const char *q, const char *le)

@@ -92,6 +92,14 @@ int s3l__record_scan(struct s3l__jscan *s, struct s3l_record *rec, uint64_t line
     return take_object(s, rec, line_start, err);
 }
 
+int s3l__line_scan(struct s3l__jscan *s, struct s3l_record *rec, struct s3l_error *err)
+{
+    int rc = s3l__record_scan(s, rec, rec->offset, err);
+    if (rc == S3L_EINVALID_INPUT && rec->line == 1 && rec->offset <= 3)
+        s3l__input_hint(err, S3L_INPUT_NDJSON, rec->raw, rec->raw_len);
+    return rc;
+}
+
 /* Scans rec's raw bytes as one JSON object. 1 with the tape in rec, or an error. */
 static int scan_object(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
@@ -214,7 +222,7 @@ static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
         }
         if (!s3l__is_row(rec->raw, rec->raw + len))
             continue;
-        return r->defer ? 1 : scan_object(r, rec, err);
+        return r->defer ? 1 : s3l__line_scan(&r->scan, rec, err);
     }
 }
 
@@ -391,8 +399,14 @@ static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_er
                 r->jstate = J_AFTER;
                 break;
             }
-            if (c != '[')
-                return json_fatal(r, err, "'[' (a JSON array of objects) or '{' (objects)");
+            if (c != '[') {
+                json_fatal(r, err, "'[' (a JSON array of objects) or '{' (objects)");
+                if (r->base + r->head <= 3 && r->line == 1 &&
+                    s3l__input_hint(err, S3L_INPUT_JSON, (const char *)r->buf.ptr + r->head,
+                                    r->buf.len - r->head))
+                    r->sticky_err = *err;
+                return S3L_EINVALID_INPUT;
+            }
             r->head++;
             r->jstate = J_FIRST;
             break;
@@ -431,7 +445,7 @@ static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_er
 /* A deferred NDJSON line, maybe from a span: it starts its line. */
 static int ndjson_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
-    return s3l__record_scan(&r->scan, rec, rec->offset, err);
+    return s3l__line_scan(&r->scan, rec, err);
 }
 
 /* A reader opened at an offset or on a resumed stream expects ',' or ']' (an array) or '{'. */
