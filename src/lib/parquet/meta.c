@@ -203,3 +203,34 @@ int s3l__pq_offset_index(const struct pq_chunk_meta *m, struct s3l_buf *out)
     s3l__tc_struct_end(&e);
     return s3l__tc_status(&e);
 }
+
+int s3l__pq_row_group_footer_bytes(struct s3l_pq_writer *w, size_t g, uint64_t *out)
+{
+    const struct pq_row_group_meta *rg = &w->rgs[g];
+    struct s3l_tc_enc e;
+    s3l_buf_reset(&w->scratch);
+    s3l__tc_init(&e, &w->scratch);
+    row_group(w, &e, rg, (int16_t)g);
+    int rc = s3l__tc_status(&e);
+    uint64_t n = w->scratch.len;
+    for (size_t i = 0; rc == 0 && i < w->n_cols; i++) {
+        const struct pq_chunk_meta *m = &rg->chunks[i];
+        if (!w->opts.page_index || m->n_pages == 0)
+            continue;
+        /* ColumnChunk 4-7 are written at close: two i64 offsets and two i32 lengths, each a
+         * field header and a zigzag varint (<= 10 and <= 5 bytes). */
+        n += 2 * (1 + 10 + 1 + 5);
+        if (m->ci_offset >= 0) {
+            s3l_buf_reset(&w->scratch);
+            rc = s3l__pq_column_index(&w->cols[i], m, &w->scratch);
+            n += w->scratch.len;
+        }
+        if (rc == 0) {
+            s3l_buf_reset(&w->scratch);
+            rc = s3l__pq_offset_index(m, &w->scratch);
+            n += w->scratch.len;
+        }
+    }
+    *out = n;
+    return rc;
+}
