@@ -272,6 +272,23 @@ int s3l_s3_list_uploads(struct s3l_s3_client *c, const char *bucket, const char 
  */
 struct s3l_s3_upload;
 
+/* S3's limits on one object: at most 5 TiB, at most 10,000 parts (the S3 API Reference, "Amazon
+ * S3 multipart upload limits"). */
+#define S3L_S3_MAX_OBJECT (5ull << 40)
+#define S3L_S3_MAX_PARTS 10000u
+
+/*
+ * The part size for a multipart upload of an object of at most object_size bytes, all parts but
+ * the last of this size: min_part (bytes; 0: 8 MiB, the AWS CLI's and SDKs' default chunk size)
+ * when 10,000 parts of it hold object_size, else the smallest whole number of MiB whose 10,000
+ * parts hold it (as the AWS SDKs' transfer managers raise their part size to
+ * ceil(size / 10,000); whole MiB leave room for a file that passes its size by a row). So
+ * 78.125 GiB (10,000 x 8 MiB) takes 8 MiB parts, one byte more 9 MiB, 5 TiB 525 MiB (S3's part
+ * limit is 5 GiB). Returns 0 when object_size exceeds S3L_S3_MAX_OBJECT: no part size can
+ * upload it.
+ */
+uint64_t s3l_s3_part_size(uint64_t object_size, uint64_t min_part);
+
 /* Starts an upload of bucket/key. opts (may be NULL) is copied. */
 int s3l_s3_upload_begin(struct s3l_s3_client *c, const char *bucket, const char *key,
                         const struct s3l_s3_put_options *opts, size_t part_size,

@@ -132,6 +132,9 @@ bool cli_parse_path_style(const char *arg, int *out);
  * must outlive the store's opening. */
 void cli_s3_store_options(struct cli_s3 *s, struct s3l_store_options *so);
 
+/* write: --file-size over S3's 5 TiB object limit with an s3:// URL is a usage error (1). */
+int cli_check_file_size(struct cli *c, const char *url, uint64_t file_size);
+
 /* The destination URL: --url if given, else file://$PWD/lake. Caller frees with s3l_free. */
 int cli_default_url(const char *url, char **out, struct s3l_error *err);
 

@@ -774,6 +774,10 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     if (rc)
         return cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
     a.o.url = a.url;
+    if ((ex = cli_check_file_size(c, a.url, a.o.file_size)) != 0) {
+        s3l_free(a.url);
+        return ex;
+    }
     struct s3l_schema *schema = NULL;
     if (a.schema_file) {
         ex = load_schema(c, a.schema_file, &schema);

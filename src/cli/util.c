@@ -247,6 +247,18 @@ int cli_default_url(const char *url, char **out, struct s3l_error *err)
     return s3l_url_canonical(url ? url : "lake", out, err);
 }
 
+int cli_check_file_size(struct cli *c, const char *url, uint64_t file_size)
+{
+    /* A data file is one object: S3 stores at most 5 TiB in one (its part size is chosen from
+     * the file size, s3l_s3_part_size, so 10,000 parts always hold it). */
+    if (strncmp(url, "s3://", 5) == 0 && file_size > S3L_S3_MAX_OBJECT)
+        return cli_usage(c, "write",
+                         "--file-size %llu bytes: over S3's limit of 5 TiB (%llu bytes) per "
+                         "object, and every data file is one object of the s3:// destination",
+                         (unsigned long long)file_size, (unsigned long long)S3L_S3_MAX_OBJECT);
+    return 0;
+}
+
 int cli_s3_option(struct cli *c, const char *cmd, int opt, struct cli_s3 *s3)
 {
     switch (opt) {

@@ -19,14 +19,14 @@ const schema = schemaFile(work, 'schema.json', [
     { name: 'id', type: 'int64', key: true }, { name: 'name', type: 'string' },
     { name: 'score', type: 'double' }, { name: 'ok', type: 'bool' }]);
 const args = ['write', '--url', lake, '--table', 'rows', '--schema', schema, '--epoch-rows', '30000',
-    '--file-size', '256KiB', '--quiet', input];
+    '--file-size', '64KiB', '--quiet', input];
 runOk(args);
 const dir = path.join(lake, 'rows');
 const src = `SELECT * FROM read_json(${lit(input)}, format='newline_delimited', columns={'id': 'BIGINT', 'name': 'VARCHAR', 'score': 'DOUBLE', 'ok': 'BOOLEAN'})`;
 check(await scalar(`SELECT count(*) FROM (${tableSql(dir)})`) === 100000, '100,000 rows');
 await exceptAll(src, tableSql(dir), '100,000 rows exactly');
 check(await scalar(`SELECT count(DISTINCT filename) FROM read_parquet(${lit(path.join(dir, '*.parquet'))}, filename=true)`) > 4,
-    'several files (epochs of 30,000 rows, 256 KiB files)');
+    'several files (epochs of 30,000 rows, 64 KiB files)');
 fs.appendFileSync(input, gen(100000, 100500));
 runOk(args);
 check(await scalar(`SELECT count(*) FROM (${tableSql(dir)})`) === 100500, '100,500 rows after the append');

@@ -64,6 +64,11 @@ expect 1 "--url needs a value" "a missing value is named" -- write --table t --u
 expect 0 "check +check that a destination \(file:// or s3://\)" "the main help: check is not local-only" -- --help
 expect 1 "--table is required" "write without --table" -- write --url "$lake" "$work/good.ndjson"
 expect 1 "--file-size 12XB" "bad size" -- write --table t --file-size 12XB "$work/good.ndjson"
+# An s3:// data file is one object: over S3's 5 TiB limit is refused before anything moves; 100 GiB
+# is accepted (its parts are sized to fit 10,000: the missing input is the next thing to fail).
+expect 1 "over S3's limit of 5 TiB" "--file-size 6TiB on s3://" -- write --url s3://bucket/p --table t --file-size 6TiB "$work/good.ndjson"
+expect 1 "over S3's limit of 5 TiB" "--file-size 60TiB on s3://" -- write --url s3://bucket/p --table t --file-size 60TiB "$work/good.ndjson"
+expect 2 "no-such-input" "--file-size 100GiB on s3:// passes the check" -- write --url s3://bucket/p --table t --file-size 100GiB "$work/no-such-input.ndjson"
 expect 1 "--input-format xml" "bad input format" -- write --table t --input-format xml "$work/good.ndjson"
 expect 1 "expected a UUID" "bad pipeline id" -- write --table t --pipeline-id nope "$work/good.ndjson"
 

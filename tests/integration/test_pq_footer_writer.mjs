@@ -50,6 +50,37 @@ const cols = [
 const schema = cols.map(([name, type, nullable]) => ({ name, type, nullable }));
 const rows = Array.from({ length: N }, (_, i) => cols.map(c => c[3](i)));
 
+// Statistics 1 max and 2 min (deprecated, no sort order: old readers compare them signed) are
+// written, as Arrow C++ and parquet-mr write them, for the leaves whose type-defined order is
+// signed (BOOLEAN, INT32, INT64, FLOAT, DOUBLE but unsigned integers), with the bytes of
+// max_value/min_value; unsigned integers and (fixed-length) byte arrays get none. Both readers
+// are asked: our footer dump (hex of fields 1/2 and 5/6) and DuckDB's parquet_metadata()
+// (stats_min/stats_max against stats_min_value/stats_max_value).
+const LEGACY = new Set(['id', 'i8', 'f64', 'dt', 'ts', 'tns', 't32', 'dec', 'iv.months', 'iv.days',
+  'iv.nanoseconds', 'l.list.element', 'st.a', 'm.key_value.value']);
+const NO_LEGACY = new Set(['u32', 's', 'bin', 'dec30', 'u', 'fx', 'js', 'f16', 'st.b', 'm.key_value.key']);
+function checkLegacyStats(d, m) {
+  const cols = d.row_groups.flatMap(rg => rg.columns);
+  const seen = new Set();
+  cols.forEach((c, k) => {
+    const e = m.columns[k], st = c.statistics, at = `column ${c.path}`;
+    seen.add(c.path);
+    assert.ok(LEGACY.has(c.path) || NO_LEGACY.has(c.path), `${at} is classified`);
+    if (LEGACY.has(c.path) && st.min_value !== null) {
+      assert.equal(st.min, st.min_value, `${at}: Statistics.min = min_value`);
+      assert.equal(st.max, st.max_value, `${at}: Statistics.max = max_value`);
+      assert.equal(String(e.stats_min), String(e.stats_min_value), `${at}: DuckDB stats_min`);
+      assert.equal(String(e.stats_max), String(e.stats_max_value), `${at}: DuckDB stats_max`);
+    } else if (NO_LEGACY.has(c.path)) {
+      assert.equal(st.min, null, `${at}: no Statistics.min`);
+      assert.equal(st.max, null, `${at}: no Statistics.max`);
+      assert.equal(e.stats_min, null, `${at}: DuckDB stats_min null`);
+      assert.equal(e.stats_max, null, `${at}: DuckDB stats_max null`);
+    }
+  });
+  for (const p of [...LEGACY, ...NO_LEGACY]) assert.ok(seen.has(p), `column ${p} was checked`);
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'footer-writer-'));
 let passed = 0;
 try {
@@ -65,7 +96,9 @@ try {
       const d = dumpFooter(file, '--page-index', '--arrow', '--pages');
       assert.equal(d.num_rows, N);
       assert.equal(d.row_groups.length, 3);
-      checkAgainstDuck(d, await pqMeta(file, { duck }));
+      const meta = await pqMeta(file, { duck });
+      checkAgainstDuck(d, meta);
+      checkLegacyStats(d, meta);
       checkPageIndex(d, await readPageIndexChecked(file));
       assert.ok(checkPages(d, file) > 20);
       const pages = d.row_groups[0].columns[0].page_index.page_locations.length;

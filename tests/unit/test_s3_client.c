@@ -328,6 +328,36 @@ static void signing_key_cache(void **state)
     s3l__sigv4_result_free(&r1), s3l__sigv4_result_free(&r2), s3l__sigv4_result_free(&r3);
 }
 
+/* The part size rule (s3l_s3_part_size) at its boundaries; expected values by hand:
+ * 10,000 x 8 MiB = 83,886,080,000 bytes; 100 GiB / 10,000 = 10,737,418.24 bytes = 10.24 MiB;
+ * 5 TiB / 10,000 = 549,755,813.888 bytes = 524.288 MiB; 60 GiB / 10,000 = 6,442,450.944. */
+static void part_size_rule(void **state)
+{
+    (void)state;
+    const uint64_t MiB = 1u << 20, GiB = 1ull << 30;
+    assert_int_equal(s3l_s3_part_size(0, 0), 8 * MiB);
+    assert_int_equal(s3l_s3_part_size(256 * MiB, 0), 8 * MiB);
+    assert_int_equal(s3l_s3_part_size(83886080000ull, 0), 8 * MiB);
+    assert_int_equal(s3l_s3_part_size(83886080001ull, 0), 9 * MiB);
+    assert_int_equal(s3l_s3_part_size(100 * GiB, 0), 11 * MiB);
+    assert_int_equal(s3l_s3_part_size(100 * GiB, 16 * MiB), 16 * MiB);
+    assert_int_equal(s3l_s3_part_size(60 * GiB, 5 * MiB), 7 * MiB);
+    assert_int_equal(s3l_s3_part_size(5ull << 40, 0), 525 * MiB);
+    assert_int_equal(s3l_s3_part_size((5ull << 40) + 1, 0), 0);
+    assert_int_equal(s3l_s3_part_size(60ull << 40, 0), 0);
+    /* Around every MiB step from 8 to 600 MiB: 10,000 parts hold the size, and a part of one MiB
+     * less would not (the smallest whole MiB), all within S3's 5 GiB part limit. */
+    for (uint64_t p = 9 * MiB; p <= 600 * MiB && p * 10000 <= (5ull << 40); p += MiB) {
+        for (int64_t d = -1; d <= 1; d++) {
+            uint64_t size = (p - MiB) * 10000 + (uint64_t)((int64_t)1 + d);
+            uint64_t got = s3l_s3_part_size(size, 0);
+            assert_true(got * 10000 >= size);
+            assert_true(got == 8 * MiB || (got - MiB) * 10000 < size);
+            assert_true(got % MiB == 0 && got <= 5 * GiB);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,7 +365,7 @@ int main(void)
         cmocka_unit_test(taxonomy),        cmocka_unit_test(checksums),
         cmocka_unit_test(config_from_env), cmocka_unit_test(signing_key_cache),
         cmocka_unit_test(piecewise_digests), cmocka_unit_test(part_buffer_pool),
-        cmocka_unit_test(md5_two_at_once),
+        cmocka_unit_test(md5_two_at_once), cmocka_unit_test(part_size_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

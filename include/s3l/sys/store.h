@@ -60,6 +60,10 @@ struct s3l_put_options {
     bool if_none_match;
     const char *if_match;
     const char *content_type;
+    /* upload_begin: the most bytes the upload will hold (0: unknown). The S3 backend picks its
+     * part size from it (s3l_s3_part_size) and refuses one over S3's 5 TiB object limit with
+     * S3L_ETOO_LARGE before anything is sent; the local backend ignores it. */
+    uint64_t size_hint;
 };
 
 struct s3l_store;

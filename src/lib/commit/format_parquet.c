@@ -139,5 +139,8 @@ int s3l_dest_open(struct s3l_store *store, const struct s3l_dest_options *o, str
     rc = s3l__format_parquet(o->parquet, o->memory, &format, err);
     if (rc)
         return rc;
+    /* The writers close files at file_size: they measure their pages there (parquet/size.c). */
+    ((struct pq_ctx *)format.ctx)->opts.file_size =
+        o->file_size ? o->file_size : S3L_DEST_DEFAULT_FILE_SIZE;
     return s3l__dest_open_format(store, o, &format, out, err);
 }

@@ -27,8 +27,10 @@ int s3l__staging_begin(struct s3l_dest *d, struct s3l__staging *f, const char *t
     int rc = f->staged && f->final && f->sha ? 0 : S3L_ENOMEM;
     if (rc == 0 && !EVP_DigestInit_ex(f->sha, EVP_sha256(), NULL))
         rc = s3l_error_set(err, S3L_EINTERNAL, "sha256 init failed");
+    /* The store sizes its parts so that a file of file_size fits (S3: 10,000 parts). */
+    struct s3l_put_options po = {.size_hint = d->file_size};
     if (rc == 0)
-        rc = s3l_store_upload_begin(d->store, f->staged, NULL, &f->up, err);
+        rc = s3l_store_upload_begin(d->store, f->staged, &po, &f->up, err);
     return rc;
 }
 

@@ -408,7 +408,7 @@ static size_t piece(const struct s3l_pq_writer *w, const struct s3l_pq_column_ba
     if (w->budget)
         k = S3L_MIN(k, (size_t)(16 - (w->rg_rows & 15)));
     /* s3l_pq_writer_size_estimate is base + added: it reaches the limit when added does this */
-    uint64_t base = (w->written ? w->written : 4) + w->rg_bytes;
+    uint64_t base = w->est_base;
     uint64_t slack = S3L_MIN(w->slack, size_limit > base ? size_limit - base : 0);
     uint64_t g = 0;
     for (size_t i = 0; i < w->n_cols; i++)

@@ -282,6 +282,9 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
     if (c->n_levels > INT32_MAX || c->values.len > INT32_MAX)
         return S3L_ETOO_LARGE;
     bool v2 = w->opts.data_page_version == 2;
+    /* For the size estimate (size.c): what this page's buffers hold, and the dictionary before. */
+    uint64_t buffered = c->values.len + c->defs.len + c->reps.len;
+    size_t dict_before = c->dict.values.len;
     struct s3l_buf *body = &w->scratch, *comp = &w->scratch2;
     s3l_buf_reset(body);
     s3l_buf_reset(comp);
@@ -337,6 +340,10 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
         rc = record_page(w, c, offset, w->hdr.len + comp->len, want_stats ? &so : NULL);
     if (rc)
         return rc;
+    c->est_raw += buffered;
+    c->est_out += w->hdr.len + comp->len;
+    if (c->dict.values.len > dict_before)
+        c->est_dict += c->dict.values.len - dict_before;
     c->chunk_values += (int64_t)c->n_levels;
     c->chunk_uncompressed += (int64_t)(w->hdr.len + raw);
     /* The page buffers are reused for the next page. */

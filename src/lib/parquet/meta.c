@@ -8,9 +8,23 @@
 void s3l__pq_write_stats(struct s3l_tc_enc *e, int16_t id, const struct pq_stats_out *s,
                          const struct pq_col *c)
 {
-    /* Statistics: 3 null_count, 5 max_value, 6 min_value, 7 is_max_value_exact,
-     * 8 is_min_value_exact, 9 nan_count (FLOAT, DOUBLE, FLOAT16 only). */
+    /* Statistics: 1 max, 2 min (deprecated), 3 null_count, 5 max_value, 6 min_value,
+     * 7 is_max_value_exact, 8 is_min_value_exact, 9 nan_count (FLOAT, DOUBLE, FLOAT16 only). */
     s3l__tc_field_struct(e, id);
+    /* The deprecated max/min carry no sort order: readers that know only them (parquet-mr before
+     * 1.10, Hive, older Impala and Presto) compare them signed, as every reader did before
+     * ColumnOrder. So, as Arrow C++ and parquet-mr write them, they are written for the
+     * columns whose TypeDefinedOrder is signed (parquet.thrift ColumnOrder: BOOLEAN, INT32,
+     * INT64, FLOAT, DOUBLE with signed logical types: integers, dates, times, timestamps,
+     * INT32/INT64 decimals), with the same bytes as max_value/min_value. Unsigned integers,
+     * byte arrays, fixed-length byte arrays (float16, FLBA decimals, uuid) get only
+     * min_value/max_value: a signed or bytewise comparison of those would be wrong. */
+    bool legacy = s->has_minmax && (c->order == PQ_ORD_SIGNED || c->order == PQ_ORD_FLOAT ||
+                                    c->order == PQ_ORD_BOOL);
+    if (legacy) {
+        s3l__tc_field_binary(e, 1, s->max, s->max_len);
+        s3l__tc_field_binary(e, 2, s->min, s->min_len);
+    }
     s3l__tc_field_i64(e, 3, s->null_count);
     if (s->has_minmax) {
         s3l__tc_field_binary(e, 5, s->max, s->max_len);
@@ -202,4 +216,35 @@ int s3l__pq_offset_index(const struct pq_chunk_meta *m, struct s3l_buf *out)
     }
     s3l__tc_struct_end(&e);
     return s3l__tc_status(&e);
+}
+
+int s3l__pq_row_group_footer_bytes(struct s3l_pq_writer *w, size_t g, uint64_t *out)
+{
+    const struct pq_row_group_meta *rg = &w->rgs[g];
+    struct s3l_tc_enc e;
+    s3l_buf_reset(&w->scratch);
+    s3l__tc_init(&e, &w->scratch);
+    row_group(w, &e, rg, (int16_t)g);
+    int rc = s3l__tc_status(&e);
+    uint64_t n = w->scratch.len;
+    for (size_t i = 0; rc == 0 && i < w->n_cols; i++) {
+        const struct pq_chunk_meta *m = &rg->chunks[i];
+        if (!w->opts.page_index || m->n_pages == 0)
+            continue;
+        /* ColumnChunk 4-7 are written at close: two i64 offsets and two i32 lengths, each a
+         * field header and a zigzag varint (<= 10 and <= 5 bytes). */
+        n += 2 * (1 + 10 + 1 + 5);
+        if (m->ci_offset >= 0) {
+            s3l_buf_reset(&w->scratch);
+            rc = s3l__pq_column_index(&w->cols[i], m, &w->scratch);
+            n += w->scratch.len;
+        }
+        if (rc == 0) {
+            s3l_buf_reset(&w->scratch);
+            rc = s3l__pq_offset_index(m, &w->scratch);
+            n += w->scratch.len;
+        }
+    }
+    *out = n;
+    return rc;
 }

@@ -200,6 +200,14 @@ struct pq_col {
     bool page_index_ok; /* every page had min/max or was all null */
     size_t n_pages, pages_cap;
     struct pq_page_info *pages;
+
+    /* The file size estimate (size.c), over the whole file: page buffer bytes given to page
+     * encoding (est_raw), the bytes they became on storage (est_out: page header and compressed
+     * body), and the dictionary values those pages added (est_dict); the dictionary's value
+     * bytes when last compressed to measure it (dict_meas_raw) and its compressed size then. */
+    uint64_t est_raw, est_out, est_dict;
+    size_t dict_meas_raw, dict_meas_out;
+    uint32_t meta_chunk, meta_page; /* footer bytes guessed per chunk and per page */
 };
 
 /* A frame of the row cursor: a group being filled. */
@@ -261,6 +269,16 @@ struct s3l_pq_writer {
     struct s3l_buf bitmap;   /* dictionary entries used by a page */
     struct s3l_buf dense;    /* dict.c: value -> index + 1 over a narrow page's integer range */
     struct pq_stats pstats;  /* the statistics of the page being encoded */
+
+    /* The size estimate (size.c): est_base is what the file would have on storage if closed at
+     * the last look at the columns, plus the reserve (opts.file_size / 50); est_base + added is
+     * s3l_pq_writer_size_estimate. footer_done: exact footer bytes of the row groups written
+     * (their RowGroup, ColumnIndex and OffsetIndex); footer_fixed: the rest of the footer
+     * (schema, created_by, column orders, key/value metadata, length and magic). size_reached:
+     * a look with every page and dictionary measured found opts.file_size reached. */
+    uint64_t est_base, footer_done, footer_fixed;
+    uint64_t next_measure; /* the estimate at which the next look measures */
+    bool size_reached;
 
     /* Budget membership. */
     size_t budget_charged;
@@ -349,6 +367,16 @@ int s3l__pq_sink_write(struct s3l_pq_writer *w, const void *p, size_t n);
 void s3l__pq_write_stats(struct s3l_tc_enc *e, int16_t id, const struct pq_stats_out *s,
                          const struct pq_col *c);
 int s3l__pq_footer(struct s3l_pq_writer *w, struct s3l_buf *out);
+/* Footer bytes of row group g once its chunks are written (RowGroup in FileMetaData with room
+ * for the page-index locations, ColumnIndex and OffsetIndex); encodes into w->scratch. */
+int s3l__pq_row_group_footer_bytes(struct s3l_pq_writer *w, size_t g, uint64_t *out);
+
+/* size.c: the file size estimate. init after the schema is built (measures the fixed footer);
+ * look at a row boundary after the columns were looked at (may encode pages early and measure
+ * dictionaries, see size.c); *measured: pages were encoded, so buffered totals changed. */
+int s3l__pq_size_init(struct s3l_pq_writer *w);
+int s3l__pq_size_look(struct s3l_pq_writer *w, bool *measured);
+uint64_t s3l__pq_size_now(const struct s3l_pq_writer *w);
 int s3l__pq_column_index(const struct pq_col *c, const struct pq_chunk_meta *m,
                          struct s3l_buf *out);
 int s3l__pq_offset_index(const struct pq_chunk_meta *m, struct s3l_buf *out);

@@ -136,6 +136,12 @@ int s3l_pq_writer_new(const struct s3l_schema *schema, const struct s3l_pq_optio
             n->col->top_field = (int32_t)i;
         }
     }
+    rc = s3l__pq_size_init(w);
+    if (rc) {
+        s3l_error_set(err, rc, "parquet writer: measuring the footer: %s", s3l_strerror(rc));
+        s3l_pq_writer_free(w);
+        return rc;
+    }
     *out = w;
     return 0;
 }
@@ -170,9 +176,17 @@ void s3l__pq_recount(struct s3l_pq_writer *w)
         const struct pq_col *c = &w->cols[i];
         total += c->chunk.len + col_bytes(c) + c->dict.values.len;
     }
+    /* A rollback takes back only bytes of the row in progress, which a look never counted: the
+     * writer is as it was before the row (added back to what the committed rows had added), so
+     * the estimate and the next look are those of a writer that never saw the row. */
+    if (total >= w->rg_bytes) {
+        w->added = total - w->rg_bytes;
+        return;
+    }
     w->rg_bytes = total;
     w->added = 0;
     w->slack = 0;
+    w->est_base = s3l__pq_size_now(w);
 }
 
 int s3l__pq_set_sticky(struct s3l_pq_writer *w, int rc, const char *what)
@@ -229,8 +243,22 @@ int s3l__pq_rows_committed(struct s3l_pq_writer *w, bool check_all, struct s3l_e
         slack = S3L_MIN(slack, (uint64_t)(w->opts.page_size - n));
         total += c->chunk.len + n + c->dict.values.len;
     }
+    bool measured = false;
+    int rc = s3l__pq_size_look(w, &measured);
+    if (rc)
+        return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "encoding a page"), err));
+    if (measured) { /* every page was encoded: the page buffers are empty */
+        total = 0;
+        slack = w->opts.page_size;
+        for (size_t i = 0; i < w->n_cols; i++)
+            total += w->cols[i].chunk.len + w->cols[i].dict.values.len;
+    }
     w->rg_bytes = total;
     w->added = 0;
+    /* The next look comes before the estimate can pass file_size (size.c). */
+    if (w->opts.file_size && !w->size_reached)
+        slack = S3L_MIN(slack, w->opts.file_size > w->est_base ? w->opts.file_size - w->est_base
+                                                                 : 0);
     bool flush = rows_due || total >= w->opts.row_group_bytes;
     /* The budget (a mutex) is charged every 16 rows (a row usually adds little), and as soon as
      * the row group grew by a page since the last charge: wide rows (a 15 MiB string each) must
@@ -333,11 +361,17 @@ int s3l_pq_writer_flush(struct s3l_pq_writer *w, struct s3l_error *err)
         rg->total_byte_size += rg->chunks[i].total_uncompressed;
         rg->total_compressed += rg->chunks[i].total_compressed;
     }
+    uint64_t footer = 0;
+    rc = s3l__pq_row_group_footer_bytes(w, w->n_rgs - 1, &footer);
+    if (rc)
+        return s3l__pq_report(w, (s3l__pq_set_sticky(w, rc, "measuring the footer"), err));
+    w->footer_done += footer;
     w->rg_rows = 0;
     w->rg_bytes = 0;
     w->added = 0;
     w->slack = 0; /* the next row looks at the columns (and charges the budget) */
     w->budget_mark = 0;
+    w->est_base = s3l__pq_size_now(w);
     if (w->budget)
         s3l__pq_budget_update(w->budget, w, held_bytes(w));
     return 0;
@@ -453,9 +487,9 @@ uint64_t s3l_pq_writer_bytes_written(const struct s3l_pq_writer *w)
 
 uint64_t s3l_pq_writer_size_estimate(const struct s3l_pq_writer *w)
 {
-    /* Raw page bytes are counted uncompressed: an over-estimate, so files close early, not late. */
-    /* rg_bytes + added is the sum over the columns of chunk, page and dictionary bytes. */
-    return (w->written ? w->written : 4) + w->rg_bytes + w->added;
+    /* size.c: est_base at the last look, and the raw bytes the rows added since (an upper
+     * bound of what they compress to). */
+    return w->est_base + w->added;
 }
 
 /* The row sink adapter (include/s3l/row.h). */

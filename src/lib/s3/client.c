@@ -193,6 +193,24 @@ static const char *first_env(const char *a, const char *b)
 /* Splits an endpoint URL into scheme and host[:port]; only "/" may follow the authority. */
 static int parse_endpoint(struct s3l_s3_client *c, const char *ep, struct s3l_error *err)
 {
+    /* Userinfo (http://USER:PASSWORD@host) is refused before the endpoint enters any message:
+     * the password would be in every error that names the endpoint. S3 does not use it anyway
+     * (requests are signed with the access keys). The message shows the host only. */
+    const char *auth = strstr(ep, "://");
+    auth = auth ? auth + 3 : ep;
+    size_t alen = strcspn(auth, "/?#");
+    const char *at = memchr(auth, '@', alen);
+    if (at) {
+        const char *host = at + 1;
+        while (memchr(host, '@', alen - (size_t)(host - auth)))
+            host = (const char *)memchr(host, '@', alen - (size_t)(host - auth)) + 1;
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "endpoint %.*s[userinfo]@%.*s: a user name or password in the "
+                             "endpoint URL is refused (it would show in messages and logs; S3 "
+                             "requests are signed with AWS_ACCESS_KEY_ID and "
+                             "AWS_SECRET_ACCESS_KEY instead)",
+                             (int)(auth - ep), ep, (int)(alen - (size_t)(host - auth)), host);
+    }
     CURLU *u = curl_url();
     char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL;
     int rc = u ? 0 : S3L_ENOMEM;

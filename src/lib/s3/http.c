@@ -358,6 +358,54 @@ static const char *what(const struct s3l__http_req *r)
     return r->key && *r->key ? r->key : (r->bucket ? r->bucket : "");
 }
 
+/*
+ * Removes credentials from text (cap bytes, NUL-terminated) that came from the store: a store may
+ * echo a request header in its <Message> (a crafted one: "token ${x-amz-security-token} is
+ * invalid"), or any text of its own. Every run of 8 or more bytes that is part of the secret
+ * access key or the session token (a store may cut them), and the access key id whole, become
+ * "[redacted]", before the text enters a message, the --json output or a trace line.
+ */
+static void redact(const struct s3l_s3_client *c, char *text, size_t cap)
+{
+    const char *secrets[3] = {c->secret_key, c->session_token, c->access_key};
+    char out[S3L_ERROR_MESSAGE_MAX + 16];
+    size_t o = 0, n = strlen(text);
+    bool changed = false;
+    for (size_t i = 0; i < n;) {
+        size_t best = 0;
+        for (int k = 0; k < 3; k++) {
+            const char *sec = secrets[k];
+            size_t len = sec ? strlen(sec) : 0;
+            if (len == 0)
+                continue;
+            size_t need = k == 2 ? len : S3L_MIN(len, (size_t)8);
+            for (size_t j = 0; j < len && (k != 2 || j == 0); j++) {
+                size_t m = 0;
+                while (i + m < n && j + m < len && text[i + m] == sec[j + m])
+                    m++;
+                if (m >= need && m > best)
+                    best = m;
+            }
+        }
+        if (best) {
+            const char *mark = "[redacted]";
+            for (size_t q = 0; mark[q] && o < sizeof(out) - 1; q++)
+                out[o++] = mark[q];
+            i += best;
+            changed = true;
+        } else if (o < sizeof(out) - 1) {
+            out[o++] = text[i++];
+        } else {
+            i++;
+        }
+    }
+    if (changed) {
+        size_t k = S3L_MIN(o, cap - 1);
+        memcpy(text, out, k);
+        text[k] = 0;
+    }
+}
+
 /* Fills r->err from an S3 answer; returns the code. */
 static int s3_failure(struct s3l_s3_client *c, struct s3l__http_req *r,
                       const struct s3l__s3_error_body *e, bool xml)
@@ -386,6 +434,11 @@ static int s3_failure(struct s3l_s3_client *c, struct s3l__http_req *r,
     snprintf(r->err.request_id, sizeof(r->err.request_id), "%s",
              r->request_id[0] ? r->request_id : e->request_id);
     r->err.retryable = s3l_error_retryable(rc);
+    /* Everything above but op and key came from the store: its code, message, request ids and
+     * region. */
+    redact(c, r->err.message, sizeof(r->err.message));
+    redact(c, r->err.s3_code, sizeof(r->err.s3_code));
+    redact(c, r->err.request_id, sizeof(r->err.request_id));
     return rc;
 }
 
@@ -533,10 +586,18 @@ static void trace(struct s3l_s3_client *c, const struct s3l__http_req *r, int64_
         else
             fputc(*k, c->trace);
     }
+    /* The request id is the store's text (a header): redacted, and kept to printable ASCII other
+     * than quote and backslash so that the line stays JSON. */
+    char rid[sizeof(r->request_id)];
+    snprintf(rid, sizeof(rid), "%s", r->request_id);
+    redact(c, rid, sizeof(rid));
+    for (char *p = rid; *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e || *p == '"' || *p == '\\')
+            *p = '?';
     fprintf(c->trace,
             "\",\"status\":%ld,\"bytes_out\":%lld,\"bytes_in\":%lld,\"ms\":%lld,"
             "\"request_id\":\"%s\",\"attempt\":%d,\"error\":\"%s\"}\n",
-            r->status, (long long)up, (long long)down, (long long)ms, r->request_id,
+            r->status, (long long)up, (long long)down, (long long)ms, rid,
             r->attempts, r->rc ? s3l_error_name(r->rc) : "");
     fflush(c->trace);
 }

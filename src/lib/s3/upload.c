@@ -121,6 +121,18 @@ static int random_token(char out[33])
     return 0;
 }
 
+uint64_t s3l_s3_part_size(uint64_t object_size, uint64_t min_part)
+{
+    if (object_size > S3L_S3_MAX_OBJECT)
+        return 0;
+    uint64_t part = min_part ? min_part : DEFAULT_PART;
+    if (object_size <= part * S3L_S3_MAX_PARTS)
+        return part;
+    const uint64_t mib = 1u << 20;
+    uint64_t need = (object_size + S3L_S3_MAX_PARTS - 1) / S3L_S3_MAX_PARTS;
+    return (need + mib - 1) / mib * mib;
+}
+
 int s3l_s3_upload_begin(struct s3l_s3_client *c, const char *bucket, const char *key,
                         const struct s3l_s3_put_options *opts, size_t part_size,
                         struct s3l_s3_upload **out, struct s3l_error *err)

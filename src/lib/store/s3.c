@@ -78,12 +78,25 @@ static int s3_upload_begin(struct s3l_store *st, const char *key,
         return nomem(err);
     }
     struct s3l_s3_put_options po = {0};
+    size_t part = s->part_size;
     if (opts) {
         po.if_none_match = opts->if_none_match;
         po.if_match = opts->if_match;
         po.content_type = opts->content_type;
     }
-    int rc = s3l_s3_upload_begin(s->c, s->bucket, k, &po, s->part_size, &up->u, err);
+    int rc = 0;
+    if (opts && opts->size_hint) {
+        /* 10,000 parts must hold the object: a data file of up to fileSize bytes. */
+        uint64_t p = s3l_s3_part_size(opts->size_hint, part);
+        if (p == 0 || p > SIZE_MAX)
+            rc = s3l_error_set(err, S3L_ETOO_LARGE,
+                               "upload of %s: an object of up to %llu bytes exceeds S3's limit "
+                               "of 5 TiB per object", key, (unsigned long long)opts->size_hint);
+        else
+            part = (size_t)p;
+    }
+    if (rc == 0)
+        rc = s3l_s3_upload_begin(s->c, s->bucket, k, &po, part, &up->u, err);
     s3l_free(k);
     if (rc != 0) {
         s3l_free(up->base.key);
