@@ -177,16 +177,18 @@ static int on_marker(void *ctx, const struct s3l_dest_marker *m)
     if (!t->print)
         return 0; /* the table overview only counts epochs */
     if (t->c->json) {
-        cli_emit_json_to(t->out, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "marker", m->key,
-                                "table", t->table, "pipeline", m->pipeline, "epoch",
-                                (json_int_t)m->epoch, "generation", (json_int_t)m->generation,
-                                "files", (json_int_t)m->n_files, "rows", (json_int_t)m->rows,
-                                "deadletter_files", (json_int_t)m->n_deadletter));
+        cli_emit_json_to(t->out,
+                         json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "marker", m->key,
+                                   "table", t->table, "pipeline", m->pipeline, "epoch",
+                                   (json_int_t)m->epoch, "generation", (json_int_t)m->generation,
+                                   "files", (json_int_t)m->n_files, "rows", (json_int_t)m->rows,
+                                   "deadletter_files", (json_int_t)m->n_deadletter));
         return 0;
     }
     fprintf(t->out, "  epoch %llu  pipeline %s  generation %llu  %zu file%s  %llu row%s",
-           (unsigned long long)m->epoch, m->pipeline, (unsigned long long)m->generation, m->n_files,
-           m->n_files == 1 ? "" : "s", (unsigned long long)m->rows, m->rows == 1 ? "" : "s");
+            (unsigned long long)m->epoch, m->pipeline, (unsigned long long)m->generation,
+            m->n_files, m->n_files == 1 ? "" : "s", (unsigned long long)m->rows,
+            m->rows == 1 ? "" : "s");
     if (m->n_deadletter)
         fprintf(t->out, "  %zu dead-letter file%s", m->n_deadletter,
                 m->n_deadletter == 1 ? "" : "s");
@@ -232,14 +234,14 @@ static void show_file(struct table_ls *t, const struct listed_file *f)
     if (!t->print)
         return;
     if (t->c->json) {
-        cli_emit_json_to(t->out, json_pack("{s:s, s:s, s:I, s:I, s:b}", "file", f->key, "table", t->table,
-                                "size", (json_int_t)f->size, "rows", (json_int_t)rows, "committed",
-                                f->committed));
+        cli_emit_json_to(t->out, json_pack("{s:s, s:s, s:I, s:I, s:b}", "file", f->key, "table",
+                                           t->table, "size", (json_int_t)f->size, "rows",
+                                           (json_int_t)rows, "committed", f->committed));
         return;
     }
     char sz[32];
     fprintf(t->out, "  %s  %s  %lld row%s%s\n", f->key, cli_fmt_bytes(f->size, sz, sizeof(sz)),
-           (long long)rows, rows == 1 ? "" : "s", f->committed ? "" : "  (not committed yet)");
+            (long long)rows, rows == 1 ? "" : "s", f->committed ? "" : "  (not committed yet)");
 }
 
 static int list_and_show_files(struct table_ls *t, bool committed_only, struct s3l_error *err)
@@ -293,23 +295,24 @@ static int ls_table(struct cli *c, FILE *out, struct s3l_store *s, const char *u
     char sz[32];
     if (c->json) {
         cli_emit_json_to(out, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "table", tpath, "files",
-                                (json_int_t)t.files, "rows", (json_int_t)t.rows, "bytes",
-                                (json_int_t)t.bytes, "epochs", (json_int_t)t.markers,
-                                "uncommitted_files", (json_int_t)t.uncommitted));
+                                        (json_int_t)t.files, "rows", (json_int_t)t.rows, "bytes",
+                                        (json_int_t)t.bytes, "epochs", (json_int_t)t.markers,
+                                        "uncommitted_files", (json_int_t)t.uncommitted));
     } else if (detail) {
         if (!c->quiet)
-            fprintf(out, "total: %llu file%s, %llu row%s (from footers), %s of data files; "
-                         "%llu epoch%s\n",
-                   (unsigned long long)t.files, t.files == 1 ? "" : "s", (unsigned long long)t.rows,
-                   t.rows == 1 ? "" : "s",
-                   cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
-                   t.markers == 1 ? "" : "s");
+            fprintf(out,
+                    "total: %llu file%s, %llu row%s (from footers), %s of data files; "
+                    "%llu epoch%s\n",
+                    (unsigned long long)t.files, t.files == 1 ? "" : "s",
+                    (unsigned long long)t.rows, t.rows == 1 ? "" : "s",
+                    cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
+                    t.markers == 1 ? "" : "s");
     } else {
         fprintf(out, "  %-30s %6llu %-5s %12llu %-4s %12s %6llu %s\n", tpath,
-               (unsigned long long)t.files, t.files == 1 ? "file" : "files",
-               (unsigned long long)t.rows, t.rows == 1 ? "row" : "rows",
-               cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
-               t.markers == 1 ? "epoch" : "epochs");
+                (unsigned long long)t.files, t.files == 1 ? "file" : "files",
+                (unsigned long long)t.rows, t.rows == 1 ? "row" : "rows",
+                cli_fmt_bytes(t.bytes, sz, sizeof(sz)), (unsigned long long)t.markers,
+                t.markers == 1 ? "epoch" : "epochs");
     }
     return CLI_EX_OK;
 }

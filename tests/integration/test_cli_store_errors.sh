@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Exit codes of store failures, whichever step meets them (issue 10, item 7), on the s3 label's
 # RADOS Gateway (tests/stores, the fixture's env file S3L_RGW_ENV; or one started here): write,
-# ls, schema and check each exit 3 (destination) for a missing bucket, an unreachable endpoint
-# and a host that does not resolve, and 8 (access) for a wrong secret and an unknown access key.
+# ls, schema, check, recover and gc each exit 3 (destination) for a missing bucket, an
+# unreachable endpoint and a host that does not resolve, and 8 (access) for a wrong secret and an
+# unknown access key.
 # `write` with a file input meets the store first in the check for inputs other pipelines landed,
 # which once reported every failure as the input's (exit 2). A failing `ls` prints nothing on
 # stdout (it once printed its header first). And the env file works with `. env` alone: a
@@ -49,7 +50,7 @@ expect() {
     local s3=(--url "$url" --endpoint "$ep" --region "$AWS_DEFAULT_REGION")
     local cmd
     for cmd in "write --table t $work/in.ndjson" "write --table t -" "ls" "ls --table t" \
-               "schema --table t" "check"; do
+               "schema --table t" "check" "recover" "gc"; do
         # shellcheck disable=SC2086
         env "${envs[@]}" timeout 120 "$S3LAND" $cmd "${s3[@]}" <"$work/in.ndjson" \
             >"$work/out" 2>"$work/err"
