@@ -6,6 +6,7 @@
 #define S3L_S3L_H
 
 #include "s3l/alloc.h"
+#include "s3l/creds.h"
 #include "s3l/destination.h"
 #include "s3l/error.h"
 #include "s3l/input.h"
