@@ -16,7 +16,8 @@ BUILD_PKGS=(cmake pkg-config gcc make libc6-dev libcmocka-dev libzstd-dev libsna
             libcurl4-openssl-dev libexpat1-dev uuid-dev libjansson-dev libfyaml-dev ca-certificates)
 TEST_PKGS=(util-linux
            ceph-mon ceph-osd radosgw ceph-common uuid-runtime openssl curl  # the RGW test store
-           awscli)  # bench/s3_upload.sh; brings python3-botocore (tests/golden/sigv4/gen_vectors.py)
+           awscli  # bench/s3_upload.sh
+           python3-botocore)  # the credentials oracle (tests/unit/test_creds_botocore.py), gen_vectors.py
 
 pkgs=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && pkgs+=("${TEST_PKGS[@]}")

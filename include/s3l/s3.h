@@ -25,6 +25,8 @@
 
 #include "s3l/error.h"
 
+struct s3l_creds_provider; /* include/s3l/creds.h */
+
 #define S3L_S3_CONFIG_VERSION 1
 #define S3L_S3_ETAG_MAX 132
 #define S3L_S3_KEY_MAX 1024   /* S3's limit on a key, in bytes of UTF-8 */
@@ -50,7 +52,7 @@ struct s3l_s3_config {
     /* 0: decide (path-style when an endpoint is set, virtual-hosted on AWS); 1: path-style;
      * -1: virtual-hosted even with an endpoint (BUCKET.ENDPOINT-HOST). */
     int path_style;
-    /* NULL: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN. */
+    /* Keys given here are used as they are (static). NULL: from `credentials` below. */
     const char *access_key;
     const char *secret_key;
     const char *session_token;
@@ -75,14 +77,23 @@ struct s3l_s3_config {
      * buffers stay within part_size * (max_part_buffers + 2U); one upload alone:
      * part_size * max_part_buffers. */
     int max_part_buffers;
+    /* Where the credentials come from when access_key and secret_key are NULL: a provider
+     * (include/s3l/creds.h), borrowed (it must outlive the client, and be safe to call from the
+     * client's driving thread: a cache is). NULL: the AWS SDKs' default chain
+     * (s3l_creds_default_chain_new: environment, profiles, credential_process, container,
+     * IMDS), cached, owned by the client. Asked once at s3l_s3_client_new, again when the held
+     * credentials are 5 minutes from expiring, and after an AUTH_EXPIRED answer (once). */
+    struct s3l_creds_provider *credentials;
 };
 
 struct s3l_s3_client;
 
 /*
  * Creates a client. Returns 0; S3L_EINVALID_CONFIG when the endpoint is not an http(s) URL, the
- * region is empty or credentials are missing (message names which); S3L_EIO when the trace file
- * cannot be opened; S3L_ENOMEM. *out is NULL on failure.
+ * region is empty, or only one of access_key and secret_key is given (message names which);
+ * the provider's failure when it gives no credentials (S3L_EAUTH_INVALID listing every source
+ * tried, when the default chain finds none; see s3l_creds_provider_get); S3L_EIO when the trace
+ * file cannot be opened; S3L_ENOMEM. *out is NULL on failure.
  */
 int s3l_s3_client_new(const struct s3l_s3_config *cfg, struct s3l_s3_client **out,
                       struct s3l_error *err);

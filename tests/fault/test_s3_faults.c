@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <curl/curl.h>
@@ -325,6 +326,73 @@ static void expired_token_and_clock_skew(void **state)
     s3l_s3_client_free(c);
 }
 
+/* A provider that hands out the store's keys (from the environment, as the fixture sets them)
+ * and counts how often it is asked; expires_in_s > 0 gives them an Expiration that far ahead. */
+struct counting_provider {
+    int calls;
+    long expires_in_s;
+};
+
+static int counting_get(void *impl, struct s3l_credentials *out, struct s3l_error *e)
+{
+    struct counting_provider *p = impl;
+    p->calls++;
+    out->access_key_id = s3l_strdup(getenv("AWS_ACCESS_KEY_ID"));
+    out->secret_access_key = s3l_strdup(getenv("AWS_SECRET_ACCESS_KEY"));
+    out->expiration_ns = p->expires_in_s ? ((int64_t)time(NULL) + p->expires_in_s) * 1000000000
+                                         : 0;
+    snprintf(out->source, sizeof(out->source), "fixture");
+    return 0;
+}
+
+static const struct s3l_creds_provider_ops counting_ops = {S3L_CREDS_PROVIDER_OPS_VERSION,
+                                                           "fixture", counting_get, NULL};
+
+/* The client takes its credentials from the provider in its config: once at creation, again
+ * after AUTH_EXPIRED (then the retry passes), and before every request while they expire
+ * within 5 minutes. Static keys cannot refresh: a second ExpiredToken ends with AUTH_EXPIRED. */
+static void credentials_come_from_the_provider(void **state)
+{
+    (void)state;
+    struct counting_provider fix = {0, 0};
+    struct s3l_creds_provider *prov = NULL;
+    OK(s3l_creds_provider_new(&counting_ops, &fix, &prov, err));
+    struct s3l_s3_config cfg = {.version = S3L_S3_CONFIG_VERSION, .endpoint = proxy_url,
+                                .backoff_base_ms = 5, .backoff_max_ms = 50,
+                                .credentials = prov};
+    struct s3l_s3_client *c = NULL;
+    OK(s3l_s3_client_new(&cfg, &c, err));
+    assert_int_equal(fix.calls, 1);
+    OK(s3l_s3_put_object(c, bucket, "creds/a", "a", 1, NULL, NULL, err));
+    assert_int_equal(fix.calls, 1); /* no expiration: kept */
+    rules("[{\"op\":\"PutObject\",\"key\":\"creds/b\",\"times\":1,"
+          "\"action\":\"expired_token\"}]");
+    OK(s3l_s3_put_object(c, bucket, "creds/b", "b", 1, NULL, NULL, err));
+    assert_int_equal(count("PutObject", "creds/b", "seen"), 2);
+    assert_int_equal(fix.calls, 2); /* asked again after AUTH_EXPIRED */
+    s3l_s3_client_free(c);
+
+    fix.calls = 0, fix.expires_in_s = 240; /* inside the 5-minute window: asked before each */
+    OK(s3l_s3_client_new(&cfg, &c, err));
+    OK(s3l_s3_put_object(c, bucket, "creds/c", "c", 1, NULL, NULL, err));
+    OK(s3l_s3_put_object(c, bucket, "creds/d", "d", 1, NULL, NULL, err));
+    assert_int_equal(fix.calls, 3);
+    s3l_s3_client_free(c);
+    s3l_creds_provider_free(prov);
+
+    cfg.credentials = NULL;
+    cfg.access_key = getenv("AWS_ACCESS_KEY_ID"), cfg.secret_key = getenv("AWS_SECRET_ACCESS_KEY");
+    OK(s3l_s3_client_new(&cfg, &c, err));
+    rules("[{\"op\":\"PutObject\",\"key\":\"creds/e\",\"times\":-1,"
+          "\"action\":\"expired_token\"}]");
+    struct s3l_error e = {0};
+    assert_int_equal(s3l_s3_put_object(c, bucket, "creds/e", "e", 1, NULL, NULL, &e),
+                     S3L_EAUTH_EXPIRED);
+    assert_int_equal(count("PutObject", "creds/e", "seen"), 2); /* one refresh, one retry */
+    rules("[]");
+    s3l_s3_client_free(c);
+}
+
 static void unknown_complete_is_settled_and_nothing_partial_is_visible(void **state)
 {
     (void)state;
@@ -525,6 +593,7 @@ int main(void)
         cmocka_unit_test(slowdown_lowers_requests_in_flight),
         cmocka_unit_test(permanent_faults_stop_at_once),
         cmocka_unit_test(expired_token_and_clock_skew),
+        cmocka_unit_test(credentials_come_from_the_provider),
         cmocka_unit_test(unknown_complete_is_settled_and_nothing_partial_is_visible),
         cmocka_unit_test(integrity_headers_are_checked),
         cmocka_unit_test(two_threads_share_one_client),

@@ -78,4 +78,17 @@ int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool
 uint64_t s3l__os_unique(void);
 int s3l__os_getpid(void);
 
+/* (proc.c) Reads the whole file at path, appending it to out (an s3l_buf, util.h). A missing
+ * file is S3L_ENOT_FOUND, a file over max bytes S3L_ETOO_LARGE. out is grown once, to the
+ * file's size, and the read buffers are wiped: the file may hold a secret, which must not be
+ * left in freed memory. */
+struct s3l_buf;
+int s3l__os_read_file(const char *path, size_t max, struct s3l_buf *out, struct s3l_error *err);
+/* (proc.c) Runs argv[0] (looked up in PATH, execvp) with argv, stdin /dev/null, and waits for
+ * it, appending its stdout to out and its stderr to errout (each at most max bytes: more is
+ * S3L_ETOO_LARGE and the program is killed). *status is its exit status, 128 + the signal when a
+ * signal ended it, 127 when it could not be started. */
+int s3l__os_run(char *const argv[], size_t max, struct s3l_buf *out, struct s3l_buf *errout,
+                int *status, struct s3l_error *err);
+
 #endif

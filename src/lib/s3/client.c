@@ -278,25 +278,30 @@ static int set_numbers(struct s3l_s3_client *c, const struct s3l_s3_config *cfg)
     return 0;
 }
 
+/* Keys in cfg (static), else cfg's provider, else the default chain behind a cache
+ * (include/s3l/creds.h); then the first answer, so that a client without credentials is not
+ * created. */
 static int set_credentials(struct s3l_s3_client *c, const struct s3l_s3_config *cfg,
                            struct s3l_error *err)
 {
-    const char *ak = cfg->access_key, *sk = cfg->secret_key, *tok = cfg->session_token;
-    if (!ak && !sk) {
-        ak = first_env("AWS_ACCESS_KEY_ID", NULL);
-        sk = first_env("AWS_SECRET_ACCESS_KEY", NULL);
-        tok = first_env("AWS_SESSION_TOKEN", NULL);
-        c->creds_from_env = true;
-    }
-    if (!ak || !sk)
+    int rc = 0;
+    if ((cfg->access_key || cfg->secret_key) && !(cfg->access_key && cfg->secret_key))
         return s3l_error_set(err, S3L_EINVALID_CONFIG,
-                             "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
-    int rc = dup_opt(&c->access_key, ak);
-    if (rc == 0)
-        rc = dup_opt(&c->secret_key, sk);
-    if (rc == 0)
-        rc = dup_opt(&c->session_token, tok);
-    return rc;
+                             "S3 credentials: an access key needs its secret key");
+    if (cfg->access_key) {
+        c->own_creds = true;
+        rc = s3l_creds_static_new(cfg->access_key, cfg->secret_key, cfg->session_token,
+                                  &c->creds, err);
+    } else if (cfg->credentials) {
+        c->creds = cfg->credentials;
+    } else {
+        struct s3l_creds_provider *chain = NULL;
+        c->own_creds = true;
+        rc = s3l_creds_default_chain_new(NULL, &chain, err);
+        if (rc == 0)
+            rc = s3l_creds_cache_new(chain, &c->creds, err);
+    }
+    return rc ? rc : s3l__s3_refresh_creds(c, err);
 }
 
 static int set_where(struct s3l_s3_client *c, const struct s3l_s3_config *cfg,
@@ -452,6 +457,10 @@ void s3l_s3_client_free(struct s3l_s3_client *c)
         fclose(c->trace);
     if (c->secret_key)
         OPENSSL_cleanse(c->secret_key, strlen(c->secret_key));
+    if (c->session_token)
+        OPENSSL_cleanse(c->session_token, strlen(c->session_token));
+    if (c->own_creds)
+        s3l_creds_provider_free(c->creds);
     s3l_free(c->region), s3l_free(c->scheme), s3l_free(c->host), s3l_free(c->ca_file);
     s3l_free(c->access_key), s3l_free(c->secret_key), s3l_free(c->session_token);
     OPENSSL_cleanse(&c->key_cache, sizeof(c->key_cache));

@@ -14,6 +14,9 @@
 #include <strings.h>
 #include <time.h>
 
+#include <openssl/crypto.h>
+
+#include "os/os.h"
 #include "s3/s3_int.h"
 
 enum { ST_NEW, ST_PENDING, ST_ACTIVE, ST_DONE };
@@ -525,19 +528,34 @@ static int64_t backoff_ms(struct s3l_s3_client *c, int attempt)
     return cap > 0 ? (int64_t)(next_rand(c) % (uint64_t)cap) : 0;
 }
 
-static void reread_env_creds(struct s3l_s3_client *c)
+int s3l__s3_refresh_creds(struct s3l_s3_client *c, struct s3l_error *err)
 {
-    const char *ak = getenv("AWS_ACCESS_KEY_ID"), *sk = getenv("AWS_SECRET_ACCESS_KEY");
-    const char *tok = getenv("AWS_SESSION_TOKEN");
-    if (!c->creds_from_env || !ak || !sk)
-        return;
-    char *a = s3l_strdup(ak), *s = s3l_strdup(sk), *t = tok ? s3l_strdup(tok) : NULL;
-    if (!a || !s || (tok && !t)) {
-        s3l_free(a), s3l_free(s), s3l_free(t);
-        return;
-    }
+    struct s3l_credentials got = {0};
+    int rc = s3l_creds_provider_get(c->creds, &got, err);
+    if (rc != 0)
+        return rc;
+    if (c->secret_key)
+        OPENSSL_cleanse(c->secret_key, strlen(c->secret_key));
+    if (c->session_token)
+        OPENSSL_cleanse(c->session_token, strlen(c->session_token));
     s3l_free(c->access_key), s3l_free(c->secret_key), s3l_free(c->session_token);
-    c->access_key = a, c->secret_key = s, c->session_token = t;
+    /* the strings move to the client (s3l_malloc'ed, as include/s3l/creds.h says) */
+    c->access_key = got.access_key_id, c->secret_key = got.secret_access_key;
+    c->session_token = got.session_token;
+    c->creds_expiration_ns = got.expiration_ns;
+    c->creds_stale = false;
+    return 0;
+}
+
+/* Before an attempt: fresh credentials after AUTH_EXPIRED, or within 5 minutes of Expiration
+ * (the cache behind c->creds answers from memory otherwise, so this costs nothing then). */
+static int current_creds(struct s3l_s3_client *c, struct s3l_error *err)
+{
+    const int64_t ahead = 300 * (int64_t)1000000000;
+    if (!c->creds_stale &&
+        (c->creds_expiration_ns == 0 || s3l__os_now_ns() < c->creds_expiration_ns - ahead))
+        return 0;
+    return s3l__s3_refresh_creds(c, err);
 }
 
 /* After a failed attempt: whether to try again, and the adjustments the answer asks for. */
@@ -556,7 +574,8 @@ static bool should_retry(struct s3l_s3_client *c, struct s3l__http_req *r, int64
     if (r->rc == S3L_EAUTH_EXPIRED) {
         if (r->attempts > 1)
             return false; /* refreshed once already: the new credentials are no better */
-        reread_env_creds(c);
+        s3l_creds_cache_invalidate(c->creds); /* a cache asks its source again */
+        c->creds_stale = true;
         return true;
     }
     if (r->rc == S3L_ETHROTTLED) {
@@ -641,6 +660,14 @@ static int start(struct s3l_s3_client *c, struct s3l__http_req *r)
     r->attempts++;
     c->n_requests++;
     r->status = 0;
+    struct s3l_error ce = {0};
+    if (current_creds(c, &ce) != 0) {
+        r->rc = ce.code;
+        r->err = ce;
+        s3l_error_prefix(&r->err, "%s %s: credentials", r->op, what(r));
+        r->state = ST_DONE;
+        return r->rc;
+    }
     int rc = setup_easy(c, r);
     if (rc == 0 && curl_multi_add_handle(c->multi, r->easy) != CURLM_OK)
         rc = S3L_EINTERNAL;

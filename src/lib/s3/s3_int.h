@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "s3l/creds.h"
 #include "s3l/error.h"
 #include "s3l/s3.h"
 #include "util/util.h"
@@ -187,7 +188,10 @@ struct s3l_s3_client {
     char *host;           /* endpoint host[:port], or "s3.REGION.amazonaws.com" on AWS */
     bool aws;             /* no endpoint was set */
     bool path_style;
-    bool creds_from_env;  /* credentials may be re-read after AUTH_EXPIRED */
+    struct s3l_creds_provider *creds; /* where the keys below come from */
+    bool own_creds;       /* creds is ours to free (static keys, the default chain) */
+    bool creds_stale;     /* AUTH_EXPIRED seen: ask creds again before the next attempt */
+    int64_t creds_expiration_ns; /* of the keys below, ns since the epoch; 0: never */
     char *access_key, *secret_key, *session_token;
     char *ca_file;
     struct curl_slist *resolve;
@@ -282,6 +286,10 @@ struct s3l__http_req {
     char payload_hash[65];
     char curl_err[CURL_ERROR_SIZE];
 };
+
+/* Asks c->creds for credentials and makes them the ones requests are signed with (the old ones
+ * wiped). With c->mu held, or before the client is shared. 0 or the provider's failure. */
+int s3l__s3_refresh_creds(struct s3l_s3_client *c, struct s3l_error *err);
 
 /* Runs n requests, at most c->in_flight_limit at once, each retried as include/s3l/s3.h says.
  * Returns 0 when all succeeded, else the first failing request's code with err copied from it;

@@ -1,0 +1,145 @@
+/*
+ * creds: the module's internal header. The public API is include/s3l/creds.h; this adds the
+ * provider struct behind the opaque type, the shared-files reader (an INI parser with the rules
+ * of Python's configparser, which botocore uses, and the profile lookup over both files), and the
+ * helpers the providers share. docs/internals/creds.md is the design note.
+ */
+#ifndef S3L_CREDS_INT_H
+#define S3L_CREDS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/creds.h"
+#include "s3l/error.h"
+
+struct s3l_creds_provider {
+    const struct s3l_creds_provider_ops *ops;
+    void *impl;
+};
+
+/* Largest shared file, credential_process output or endpoint answer we read. */
+#define S3L__CREDS_MAX_FILE (1024 * 1024)
+
+/* Fills out (cleaned first) with copies of the strings; tok may be NULL or "" (none). 0 or
+ * S3L_ENOMEM. */
+int s3l__creds_fill(struct s3l_credentials *out, const char *ak, const char *sk, const char *tok,
+                    int64_t expiration_ns, const char *source);
+
+/* Parses an ISO 8601 / RFC 3339 UTC time ("2026-12-01T20:00:00Z", fractional seconds and a
+ * +hh:mm offset allowed) into ns since the epoch. 0 or S3L_EINVALID_CONFIG (no message set). */
+int s3l__creds_parse_time(const char *s, int64_t *ns);
+
+/* Reads credentials out of a JSON answer (credential_process, container, IMDS): the keys
+ * AccessKeyId, SecretAccessKey, token_key (SessionToken or Token; optional), Expiration
+ * (optional). what names the answer in messages (never the text itself). 0,
+ * S3L_EINVALID_CONFIG, S3L_ENOMEM. When version_required, "Version" must be 1. */
+int s3l__creds_from_json(const char *text, size_t len, const char *what, const char *token_key,
+                         bool version_required, const char *source, struct s3l_credentials *out,
+                         struct s3l_error *err);
+
+/* Splits a command line into words like a POSIX shell without expansions (Python's
+ * shlex.split, which botocore uses for credential_process): blanks separate, '...' is literal,
+ * "..." honours \\ and \" only, a backslash outside quotes escapes the next character. *argv is a
+ * NULL-terminated array in one allocation (free with s3l_free). 0, S3L_EINVALID_CONFIG
+ * (unterminated quote, no words), S3L_ENOMEM. */
+int s3l__creds_split_words(const char *cmd, char ***argv, struct s3l_error *err);
+
+/* Copies the first line of s (at most max - 1 bytes) into out: for quoting a program's stderr. */
+void s3l__creds_first_line(const char *s, size_t n, char *out, size_t max);
+
+/* ---------------------------------------------------------------- INI files (ini.c) */
+
+struct s3l__ini_entry {
+    char *section;
+    char *key; /* NULL: the section header itself */
+    char *value;
+};
+
+struct s3l__ini {
+    struct s3l__ini_entry *e;
+    size_t n, cap;
+};
+
+/* Parses text as configparser does with botocore's settings: `[section]` headers, `key = value`
+ * or `key: value` (key lower-cased, both stripped), full-line comments starting with # or ;,
+ * indented lines continuing the value above (joined with "\n"). A line that is none of these,
+ * a key before any section, a repeated section or a repeated key in one section is
+ * S3L_EINVALID_CONFIG naming path and line. 0, S3L_EINVALID_CONFIG, S3L_ENOMEM. */
+int s3l__ini_parse(const char *text, size_t len, const char *path, struct s3l__ini *ini,
+                   struct s3l_error *err);
+bool s3l__ini_has(const struct s3l__ini *ini, const char *section);
+/* The value of key in section, or NULL. */
+const char *s3l__ini_get(const struct s3l__ini *ini, const char *section, const char *key);
+/* Wipes the values (they may be secrets) and frees everything. */
+void s3l__ini_free(struct s3l__ini *ini);
+
+/* ---------------------------------------------------------------- profiles (profile.c) */
+
+/* The options with every default resolved (strings owned). */
+struct s3l__creds_opts {
+    char *profile;
+    bool profile_explicit; /* given in the options (like Session(profile=...)) */
+    bool profile_named;    /* given in the options or by AWS_PROFILE / AWS_DEFAULT_PROFILE */
+    char *credentials_file;
+    char *config_file;
+};
+
+int s3l__creds_opts_resolve(const struct s3l_creds_options *in, struct s3l__creds_opts *out,
+                            struct s3l_error *err);
+void s3l__creds_opts_free(struct s3l__creds_opts *o);
+
+/* Both files of one profile, read at one get. */
+struct s3l__profile {
+    const struct s3l__creds_opts *opts;
+    struct s3l__ini creds, config;
+    bool creds_found, config_found;
+    char *config_section; /* "profile NAME" or "default", the section that holds it */
+};
+
+/* Reads both files (a missing file is no error: *_found is false). 0, S3L_EINVALID_CONFIG,
+ * S3L_EIO and the other os errors, S3L_ENOMEM. */
+int s3l__profile_load(const struct s3l__creds_opts *opts, struct s3l__profile *p,
+                      struct s3l_error *err);
+/* key of the profile in the credentials file ([NAME]) or NULL. */
+const char *s3l__profile_creds(const struct s3l__profile *p, const char *key);
+/* key of the profile in the config file ([profile NAME], or [default]) or NULL. */
+const char *s3l__profile_config(const struct s3l__profile *p, const char *key);
+/* The merged profile (botocore's full_config): the credentials file's value wins. */
+const char *s3l__profile_get(const struct s3l__profile *p, const char *key);
+/* Whether another profile (a source_profile) exists in either file. */
+bool s3l__profile_exists_named(const struct s3l__profile *p, const char *name);
+const char *s3l__profile_get_named(const struct s3l__profile *p, const char *name,
+                                   const char *key);
+bool s3l__profile_exists(const struct s3l__profile *p);
+void s3l__profile_free(struct s3l__profile *p);
+
+/* ---------------------------------------------------------------- providers (one file each) */
+
+/* A provider whose impl is the resolved options (struct s3l__creds_opts, freed by
+ * s3l__creds_opts_destroy): the profile-based providers. 0, S3L_EINVALID_ARGUMENT, S3L_ENOMEM. */
+int s3l__creds_profile_provider_new(const struct s3l_creds_options *opts,
+                                    const struct s3l_creds_provider_ops *ops,
+                                    struct s3l_creds_provider **out, struct s3l_error *err);
+void s3l__creds_opts_destroy(void *impl);
+
+int s3l__creds_role_new(const struct s3l_creds_options *opts, struct s3l_creds_provider **out,
+                        struct s3l_error *err);
+int s3l__creds_web_identity_new(const struct s3l_creds_options *opts,
+                                struct s3l_creds_provider **out, struct s3l_error *err);
+int s3l__creds_sso_new(const struct s3l_creds_options *opts, struct s3l_creds_provider **out,
+                       struct s3l_error *err);
+
+/* ---------------------------------------------------------------- HTTP for the endpoints (http.c) */
+
+/* One HTTP request through libcurl with a 1 s connect and total timeout. method "GET" or "PUT";
+ * headers NULL-terminated ("Name: value"). *status is the HTTP status, 0 when nothing answered
+ * (then 0 is returned and *reason says why: "no answer in 1 s", "connection refused"). The body
+ * is appended to body (at most S3L__CREDS_MAX_FILE). 0, S3L_ENOMEM, S3L_ETOO_LARGE. */
+struct s3l_buf;
+int s3l__creds_http(const char *method, const char *url, const char *const *headers,
+                    long *status, struct s3l_buf *body, char *reason, size_t reason_max,
+                    struct s3l_error *err);
+
+#endif

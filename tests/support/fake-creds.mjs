@@ -1,0 +1,100 @@
+// fake-creds.mjs: a fake EC2 instance metadata service (IMDSv2 and v1) and a fake container
+// credentials endpoint, for the credentials providers' tests. Listens on 127.0.0.1 only, prints
+// "LISTENING <port>" on stdout when ready, and exits by itself when its stdin closes (the test
+// that started it ended) or after --idle seconds without a request (default 120).
+//
+//   node fake-creds.mjs [--auth TOKEN] [--idle SECONDS]
+//
+// IMDS, the EC2 User Guide's paths, under a mode prefix (empty for the default):
+//   PUT  /latest/api/token          needs X-aws-ec2-metadata-token-ttl-seconds (1..21600),
+//                                   answers a fresh token
+//   GET  /latest/meta-data/iam/security-credentials/       "fake-role\n"
+//   GET  /latest/meta-data/iam/security-credentials/fake-role
+//                                   JSON: Code Success, AccessKeyId AKIDIMDSROLE0001, ...
+//   every GET needs a token this server issued (401 otherwise), except under /v1only.
+// Mode prefixes: /v1only (the token PUT answers 403; GETs need no token), /norole (the role
+// list answers 404), /silent (never answers: the client's timeout must end it), /badjson (the
+// credentials are not JSON).
+// Container: GET /container/creds needs "Authorization: TOKEN" when --auth is given (401
+// otherwise), answers AccessKeyId AKIDCONTAINER001, SecretAccessKey, Token, Expiration.
+// Control: GET /__log answers the JSON list of requests seen ({method, path, ttl, token, auth}:
+// ttl the TTL header, token whether the IMDS token header was right, auth whether the
+// Authorization header was right).
+import http from 'node:http';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const auth = opt('--auth', null);
+const idleMs = Number(opt('--idle', '120')) * 1000;
+const tokens = new Set();
+const log = [];
+let idle = null;
+const touch = () => {
+  clearTimeout(idle);
+  idle = setTimeout(() => process.exit(0), idleMs);
+};
+
+const expiration = () => new Date(Date.now() + 6 * 3600 * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+const answer = (res, status, body, type = 'text/plain') => {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+};
+
+function imds(req, res, mode, path) {
+  const ttl = req.headers['x-aws-ec2-metadata-token-ttl-seconds'];
+  const tokenOk = tokens.has(req.headers['x-aws-ec2-metadata-token']);
+  log.push({ method: req.method, path: req.url, ttl: ttl ?? null, token: tokenOk });
+  if (mode === '/silent') return; // never answered
+  if (path === '/latest/api/token') {
+    if (req.method !== 'PUT') return answer(res, 405, '');
+    if (mode === '/v1only') return answer(res, 403, '');
+    const n = Number(ttl);
+    if (!(n >= 1 && n <= 21600)) return answer(res, 400, '');
+    const t = `TOKEN-${tokens.size + 1}-${Math.random().toString(36).slice(2)}`;
+    tokens.add(t);
+    return answer(res, 200, t);
+  }
+  if (req.method !== 'GET') return answer(res, 405, '');
+  if (mode !== '/v1only' && !tokenOk) return answer(res, 401, '');
+  const base = '/latest/meta-data/iam/security-credentials/';
+  if (path === base) return mode === '/norole' ? answer(res, 404, '') : answer(res, 200, 'fake-role\n');
+  if (path === base + 'fake-role') {
+    if (mode === '/badjson') return answer(res, 200, 'not json');
+    return answer(res, 200, JSON.stringify({
+      Code: 'Success', LastUpdated: new Date().toISOString(), Type: 'AWS-HMAC',
+      AccessKeyId: 'AKIDIMDSROLE0001', SecretAccessKey: 'imds-secret-not-for-output',
+      Token: 'imds-token-not-for-output', Expiration: expiration(),
+    }), 'application/json');
+  }
+  return answer(res, 404, '');
+}
+
+const server = http.createServer((req, res) => {
+  touch();
+  req.resume();
+  req.on('end', () => {
+    const url = new URL(req.url, 'http://x');
+    if (url.pathname === '/__log') return answer(res, 200, JSON.stringify(log), 'application/json');
+    if (url.pathname === '/container/creds') {
+      const ok = auth === null || req.headers.authorization === auth;
+      log.push({ method: req.method, path: req.url, auth: ok });
+      if (!ok) return answer(res, 401, '');
+      return answer(res, 200, JSON.stringify({
+        AccessKeyId: 'AKIDCONTAINER001', SecretAccessKey: 'container-secret-not-for-output',
+        Token: 'container-token-not-for-output', Expiration: expiration(),
+      }), 'application/json');
+    }
+    const m = url.pathname.match(/^(\/v1only|\/norole|\/silent|\/badjson)?(\/.*)$/);
+    return imds(req, res, m[1] ?? '', m[2]);
+  });
+});
+server.listen(0, '127.0.0.1', () => {
+  touch();
+  process.stdout.write(`LISTENING ${server.address().port}\n`);
+});
+process.stdin.on('end', () => process.exit(0));
+process.stdin.on('error', () => process.exit(0));
+process.stdin.resume();
