@@ -125,6 +125,19 @@ static int validate_file(struct cli *c, const char *path, const struct s3l_confi
         s3l_config_free(cfg);
         return cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
     }
+    if (s3l_config_count(cfg) == 0 && s3l_config_problem_count(cfg) == 0) {
+        /* An empty file is almost always a mistake (a wrong path, a failed template). */
+        (*bad)++;
+        if (!*first_code)
+            *first_code = S3L_EINVALID_CONFIG;
+        char msg[512];
+        snprintf(msg, sizeof(msg), "%s: holds no documents", path);
+        if (c->json)
+            cli_emit_json(json_pack("{s:s, s:s, s:I, s:s, s:s, s:s}", "event", "invalid", "file",
+                                    path, "document", (json_int_t)0, "path", "", "code",
+                                    "INVALID_CONFIG", "message", msg));
+        fprintf(stderr, "%s: error: %s [INVALID_CONFIG]\n", c->prog, msg);
+    }
     for (size_t i = 0; i < s3l_config_count(cfg); i++) {
         const struct s3l_config_doc *d = s3l_config_doc(cfg, i);
         (*ok)++;

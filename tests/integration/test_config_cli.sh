@@ -103,6 +103,10 @@ if [ $? -eq 1 ] && grep -q "Pipeline web-logs: valid" "$work/out" && grep -q "no
 else
     bad "unreadable file: $(cat "$work/err")"
 fi
+: >"$work/empty.yaml"
+"$S3LAND" validate "$work/empty.yaml" >"$work/out" 2>&1
+[ $? -eq 1 ] && grep -q "empty.yaml: holds no documents" "$work/out" && ok "an empty file: exit 1, named" \
+    || bad "an empty file: $(cat "$work/out")"
 "$S3LAND" validate >/dev/null 2>&1; [ $? -eq 1 ] && ok "validate without files: exit 1" || bad "validate without files"
 "$S3LAND" validate --bogus x >/dev/null 2>&1; [ $? -eq 1 ] && ok "validate --bogus: exit 1" || bad "validate --bogus"
 
