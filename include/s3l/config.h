@@ -132,17 +132,34 @@ struct s3l_config_doc {
     const struct s3l_config_sink *sink;
 };
 
-/* One invalid document: file and index (from 1; 0 when the file itself could not be read or
- * parsed), path (dotted; "" for the document as a whole) and message, the full line
+/* Which check a document failed: reading the file, its YAML or JSON syntax, the JSON Schema of
+ * its kind (what any JSON Schema 2020-12 validator finds too), the checks beyond the schema
+ * (references between fields, inline column types), or its secrets (missing, unreadable, or a
+ * value the field's rule refuses). */
+enum s3l_config_check {
+    S3L_CONFIG_CHECK_READ = 1,
+    S3L_CONFIG_CHECK_SYNTAX,
+    S3L_CONFIG_CHECK_SCHEMA,
+    S3L_CONFIG_CHECK_REFERENCES,
+    S3L_CONFIG_CHECK_SECRETS,
+};
+
+/* One invalid document: file and index (from 1; 0 when the file itself could not be read),
+ * path (dotted; "" for the document as a whole) and message, the full line
  * "FILE (document N): PATH: TEXT". code is S3L_EINVALID_CONFIG, or the callback's or the read's
- * code (NOT_FOUND, IO, NOMEM ...). */
+ * code (NOT_FOUND, IO, NOMEM ...); check says which check failed. */
 struct s3l_config_problem {
     const char *file;
     size_t index;
     const char *path;
     const char *message;
     int code;
+    enum s3l_config_check check;
 };
+
+/* The name of a check, for messages and JSON: "read", "syntax", "schema", "references",
+ * "secrets"; "unknown" for anything else. Never NULL. */
+const char *s3l_config_check_name(enum s3l_config_check check);
 
 /*
  * Looks up a secret for the config. name is the NAME of `{ secret: NAME }` (letters, digits and

@@ -35,7 +35,8 @@ static const char validate_help[] =
     "  --secrets-dir DIR  the mounted-secret directory (implies --check-secrets)\n"
     "  -q, --quiet        errors only\n"
     "  --json             one event per document: {\"event\":\"valid\"|\"invalid\", \"file\",\n"
-    "                     \"document\", \"kind\", \"name\" | \"path\", \"message\"}, then a summary\n"
+    "                     \"document\", \"kind\", \"name\" | \"path\", \"check\", \"message\"}, then\n"
+    "                     a summary (check: read, syntax, schema, references, secrets)\n"
     "  -h, --help\n"
     "\n"
     "Exit codes: 0 every document is valid; 1 a document is invalid or a file cannot be read;\n"
@@ -125,6 +126,19 @@ static int validate_file(struct cli *c, const char *path, const struct s3l_confi
         s3l_config_free(cfg);
         return cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
     }
+    if (s3l_config_count(cfg) == 0 && s3l_config_problem_count(cfg) == 0) {
+        /* An empty file is almost always a mistake (a wrong path, a failed template). */
+        (*bad)++;
+        if (!*first_code)
+            *first_code = S3L_EINVALID_CONFIG;
+        char msg[512];
+        snprintf(msg, sizeof(msg), "%s: holds no documents", path);
+        if (c->json)
+            cli_emit_json(json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:s}", "event", "invalid",
+                                    "file", path, "document", (json_int_t)0, "path", "", "check",
+                                    "read", "code", "INVALID_CONFIG", "message", msg));
+        fprintf(stderr, "%s: error: %s [INVALID_CONFIG]\n", c->prog, msg);
+    }
     for (size_t i = 0; i < s3l_config_count(cfg); i++) {
         const struct s3l_config_doc *d = s3l_config_doc(cfg, i);
         (*ok)++;
@@ -142,9 +156,10 @@ static int validate_file(struct cli *c, const char *path, const struct s3l_confi
         if (!*first_code)
             *first_code = p->code;
         if (c->json)
-            cli_emit_json(json_pack("{s:s, s:s, s:I, s:s, s:s, s:s}", "event", "invalid", "file",
-                                    p->file, "document", (json_int_t)p->index, "path", p->path,
-                                    "code", s3l_error_name(p->code), "message", p->message));
+            cli_emit_json(json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:s}", "event", "invalid",
+                                    "file", p->file, "document", (json_int_t)p->index, "path",
+                                    p->path, "check", s3l_config_check_name(p->check), "code",
+                                    s3l_error_name(p->code), "message", p->message));
         fprintf(stderr, "%s: error: %s [%s]\n", c->prog, p->message, s3l_error_name(p->code));
     }
     s3l_config_free(cfg);

@@ -79,7 +79,7 @@ function cVerdicts(file) {
     for (const line of r.stdout.split('\n').filter(Boolean)) {
         const ev = JSON.parse(line);
         if (ev.event === 'valid') byDoc.set(ev.document, { valid: true });
-        if (ev.event === 'invalid') byDoc.set(ev.document, { valid: false, path: ev.path, message: ev.message });
+        if (ev.event === 'invalid') byDoc.set(ev.document, { valid: false, path: ev.path, check: ev.check, message: ev.message });
     }
     return { status: r.status, byDoc };
 }
@@ -100,7 +100,7 @@ for (const file of [...examples, ...bad]) {
         if (!cv) return fail(`${rel} document ${i + 1}: no verdict from s3land validate`);
         if (!a.valid) anyInvalid = true;
         if (isExample && !a.valid) fail(`${rel} document ${i + 1}: ajv finds an example invalid: ${a.ajv}`);
-        if (a.valid === cv.valid && (a.valid || a.path === cv.path)) {
+        if (a.valid === cv.valid && (a.valid || (a.path === cv.path && cv.check === 'schema'))) {
             agreed++;
             if (!cv.valid) {
                 badDocs++;
@@ -110,13 +110,83 @@ for (const file of [...examples, ...bad]) {
             }
         } else {
             fail(`${rel} document ${i + 1}: ajv ${a.valid ? 'valid' : `invalid at "${a.path}" (${a.ajv})`}, ` +
-                 `s3land ${cv.valid ? 'valid' : `invalid at "${cv.path}" (${cv.message})`}`);
+                 `s3land ${cv.valid ? 'valid' : `invalid at "${cv.path}" (${cv.check}: ${cv.message})`}`);
         }
     });
     const wantStatus = isExample ? 0 : 1;
     if (c.status !== wantStatus) fail(`${rel}: s3land validate exited ${c.status}, expected ${wantStatus}`);
     if (!isExample && !anyInvalid) fail(`${rel}: a bad document that ajv finds valid`);
 }
+
+// Differential: documents mutated at random from the examples (a key deleted or renamed, a value
+// replaced by another of a pool of tricky values, an unknown key added), written as one YAML
+// stream and judged by both. Seeded (S3L_CONFIG_SEED, printed), so a failure can be replayed.
+// The C side's checks beyond the schema (check "references") may refuse what Ajv accepts; every
+// other verdict and every path must be equal.
+const seed = Number(process.env.S3L_CONFIG_SEED ?? 20261201);
+let state = seed >>> 0;
+const rand = (n) => {
+    state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    state = (state ^ (state >>> 13)) >>> 0;
+    return state % n;
+};
+const pool = ['big', '256MiB', '1m', '1d', '', 'yes', 'file://lake', 'file:///abs', 's3://b', 's3://bkt/x',
+    'http://h:1', 'exactly_once', 'replace', 'append', 'zstd', 'Destination', 'Pipeline', 'openetl.io/v1alpha1',
+    -1, 0, 1, 23, 900, 1.5, 3.0, 1e30, true, false, null, [], ['x'], {}, { secret: 'A' }, { secret: 5 },
+    { secret: 'A', x: 1 }, { name: 'a', files: ['f'] }, '12345678901234567890', 'ÄÖ', 'a'.repeat(70)];
+const clone = (x) => JSON.parse(JSON.stringify(x));
+function places(node, out = [], at = []) {
+    if (node && typeof node === 'object') {
+        for (const k of Object.keys(node)) {
+            out.push([...at, Array.isArray(node) ? Number(k) : k]);
+            places(node[k], out, [...at, Array.isArray(node) ? Number(k) : k]);
+        }
+    }
+    return out;
+}
+function mutate(doc) {
+    const d = clone(doc);
+    const ps = places(d);
+    const n = 1 + rand(2);
+    for (let m = 0; m < n && ps.length; m++) {
+        const at = ps[rand(ps.length)];
+        let parent = d;
+        for (const k of at.slice(0, -1)) parent = parent?.[k];
+        if (!parent || typeof parent !== 'object') continue;
+        const key = at[at.length - 1];
+        const op = rand(4);
+        if (op === 0 && !Array.isArray(parent)) delete parent[key];
+        else if (op === 1 && !Array.isArray(parent)) { parent[`${key}x`] = parent[key]; delete parent[key]; }
+        else if (op === 2 && !Array.isArray(parent)) parent[['extra', 'fileSzie', '0', '10'][rand(4)]] = 1;
+        else parent[key] = clone(pool[rand(pool.length)]);
+    }
+    return d;
+}
+const base = examples.flatMap((f) => documentsOf(f));
+const mutated = [];
+for (let i = 0; i < 600; i++) mutated.push(mutate(base[rand(base.length)]));
+const streamFile = path.join(fs.mkdtempSync('/tmp/s3l-config-ajv-'), 'mutated.yaml');
+fs.writeFileSync(streamFile, mutated.map((d) => YAML.stringify(d)).join('---\n'));
+const reparsed = documentsOf(streamFile);
+const cm = cVerdicts(streamFile);
+let mCompared = 0, mAgreed = 0, mInvalid = 0, mReferences = 0;
+reparsed.forEach((doc, i) => {
+    mCompared++;
+    const a = ajvVerdict(doc);
+    const cv = cm.byDoc.get(i + 1) ?? { valid: undefined };
+    if (a.valid && cv.valid === false && cv.check === 'references') { mAgreed++; mReferences++; return; }
+    if (a.valid === cv.valid && (a.valid || (a.path === cv.path && cv.check === 'schema'))) {
+        mAgreed++;
+        if (!a.valid) mInvalid++;
+        return;
+    }
+    fail(`mutated document ${i + 1} (seed ${seed}): ajv ${a.valid ? 'valid' : `invalid at "${a.path}" (${a.ajv})`}, ` +
+         `s3land ${cv.valid ? 'valid' : `invalid at "${cv.path}" (${cv.check}: ${cv.message})`}\n    ${JSON.stringify(doc)}`);
+});
+fs.rmSync(path.dirname(streamFile), { recursive: true });
+console.log(`seed ${seed}: ${mCompared} mutated documents compared with ajv, ${mAgreed} agreed ` +
+            `(${mInvalid} invalid with the same path, ${mReferences} refused only by the checks beyond the schema)`);
+if (mCompared !== 600) fail(`${mCompared} mutated documents read back, 600 written`);
 
 // Messages the issue gives word for word.
 const words = {
@@ -133,7 +203,9 @@ for (const [f, w] of Object.entries(words)) {
     if (!m.includes(w)) fail(`${f}: message "${m}" lacks "${w}"`);
 }
 
-console.log(`${compared} documents compared with ajv, ${agreed} agreed (${badDocs} invalid ones, same path); ` +
+compared += mCompared;
+agreed += mAgreed;
+console.log(`${compared} documents compared with ajv in all, ${agreed} agreed (${badDocs} invalid ones, same path); ` +
             `${bad.length} bad files, ${examples.length} example files`);
 if (bad.length < 40) fail(`only ${bad.length} bad documents (at least 40)`);
 if (failures) {

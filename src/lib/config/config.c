@@ -101,6 +101,13 @@ const char *s3l_config_schema(enum s3l_config_kind kind, size_t *len)
     return NULL;
 }
 
+const char *s3l_config_check_name(enum s3l_config_check check)
+{
+    static const char *const names[] = {"read", "syntax", "schema", "references", "secrets"};
+    return check >= S3L_CONFIG_CHECK_READ && check <= S3L_CONFIG_CHECK_SECRETS ? names[check - 1]
+                                                                              : "unknown";
+}
+
 enum s3l_config_kind s3l_config_kind_from_name(const char *name)
 {
     static const char *const names[] = {"destination", "pipeline", "sink"};
@@ -127,7 +134,8 @@ static int schema_of(struct s3l_config *c, enum s3l_config_kind kind, json_t **o
 
 /* Records a problem; its message is "FILE (document N): PATH: TEXT". Returns code. */
 static int add_problem(struct s3l_config *c, const char *file, size_t index, const char *path,
-                       const char *text, int code, struct s3l_error *err)
+                       const char *text, int code, enum s3l_config_check check,
+                       struct s3l_error *err)
 {
     char msg[S3L_ERROR_MESSAGE_MAX];
     char where[64] = "";
@@ -149,6 +157,7 @@ static int add_problem(struct s3l_config *c, const char *file, size_t index, con
     p->message = s3l_arena_strndup(&c->arena, msg, strlen(msg));
     p->index = index;
     p->code = code;
+    p->check = check;
     if (!p->file || !p->path || !p->message)
         return S3L_ENOMEM;
     c->n_problems++;
@@ -338,15 +347,17 @@ static int push_doc(struct s3l_config *c, struct s3l_config_doc *d)
 /* One document: checks, secrets, view. Returns 0, 1 (invalid: v and *code set) or a code. */
 static int add_doc(struct s3l_config *c, json_t *doc, const char *file, size_t index,
                    const char *dir, const struct s3l_config_options *opts,
-                   struct s3l__cfg_verdict *v, int *code)
+                   struct s3l__cfg_verdict *v, int *code, enum s3l_config_check *check)
 {
     enum s3l_config_kind kind = kind_of(doc);
     json_t *schema;
     int rc = schema_of(c, kind, &schema);
+    *check = S3L_CONFIG_CHECK_SCHEMA;
     if (rc == 0)
         rc = s3l__cfg_validate(schema, doc, NULL, 0, v);
     if (rc != 0)
         return rc;
+    *check = S3L_CONFIG_CHECK_SECRETS;
     struct refs r = {0};
     char path[S3L__CFG_PATH_MAX] = "";
     rc = find_refs(doc, path, 0, &r);
@@ -367,6 +378,7 @@ static int add_doc(struct s3l_config *c, json_t *doc, const char *file, size_t i
     d->index = index;
     if (!d->file)
         return S3L_ENOMEM;
+    *check = S3L_CONFIG_CHECK_REFERENCES;
     rc = s3l__cfg_extract(doc, kind, dir, c->secrets, c->n_secrets, &c->arena, d, v);
     if (rc == 0)
         rc = push_doc(c, d);
@@ -394,7 +406,7 @@ int s3l_config_add_text(struct s3l_config *c, const char *text, size_t len, cons
     if (rc == S3L_ENOMEM)
         return s3l_error_set(err, rc, "%s: out of memory", file);
     if (rc != 0)
-        return add_problem(c, file, bad, "", perr.message, rc, err);
+        return add_problem(c, file, bad, "", perr.message, rc, S3L_CONFIG_CHECK_SYNTAX, err);
     char dir[4096] = "";
     const char *slash = strrchr(file, '/');
     if (slash)
@@ -403,13 +415,14 @@ int s3l_config_add_text(struct s3l_config *c, const char *text, size_t len, cons
     for (size_t i = 0; i < n; i++) {
         struct s3l__cfg_verdict v;
         int code = S3L_EINVALID_CONFIG;
+        enum s3l_config_check check = S3L_CONFIG_CHECK_SCHEMA;
         if (rc < 0) {
             json_decref(docs[i]);
             continue;
         }
-        int r = add_doc(c, docs[i], file, i + 1, dir, opts, &v, &code);
+        int r = add_doc(c, docs[i], file, i + 1, dir, opts, &v, &code, &check);
         if (r == 1)
-            r = add_problem(c, file, i + 1, v.path, v.text, code, err);
+            r = add_problem(c, file, i + 1, v.path, v.text, code, check, err);
         else if (r == S3L_EINTERNAL)
             r = s3l_error_set(err, r, "%s (document %zu): the built-in schema uses a keyword the "
                                       "validator does not know", file, i + 1);
@@ -447,7 +460,7 @@ int s3l_config_add_file(struct s3l_config *c, const char *path,
     if (rc == 0)
         rc = s3l_config_add_text(c, text, got, path, opts, err);
     else if (rc != S3L_ENOMEM)
-        add_problem(c, path, 0, "", e.message, rc, err);
+        add_problem(c, path, 0, "", e.message, rc, S3L_CONFIG_CHECK_READ, err);
     else
         s3l_error_set(err, rc, "%s", e.message);
     s3l_free(text);

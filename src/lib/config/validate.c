@@ -15,6 +15,7 @@
  * Messages say what was expected in the words of docs/config.md: the innermost $defs entry the
  * value is checked under names the expected form ("a size like 256MiB").
  */
+#include <math.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -142,9 +143,9 @@ static bool is_type(json_t *d, const char *t)
 {
     if (strcmp(t, "string") == 0)
         return json_is_string(d);
-    if (strcmp(t, "integer") == 0)
-        return json_is_integer(d) ||
-               (json_is_real(d) && json_real_value(d) == (double)(long long)json_real_value(d));
+    if (strcmp(t, "integer") == 0) /* JavaScript's Number.isInteger: 3.0 is an integer */
+        return json_is_integer(d) || (json_is_real(d) && fabs(json_real_value(d)) < 9.0e18 &&
+                                      json_real_value(d) == trunc(json_real_value(d)));
     if (strcmp(t, "number") == 0)
         return json_is_number(d);
     if (strcmp(t, "boolean") == 0)
@@ -341,6 +342,8 @@ static int check_object(struct vctx *c, json_t *s, json_t *d)
     json_array_foreach(req, i, e) {
         if (!json_object_get(d, json_string_value(e))) {
             s3l__cfg_path_key(c->path, sizeof(c->path), &c->plen, json_string_value(e));
+            if (c->def && strcmp(c->def, "secretRef") == 0)
+                return fail(c, "missing (required): a secret is written { secret: NAME }");
             return fail(c, "missing (required)");
         }
     }
