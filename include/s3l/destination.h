@@ -209,6 +209,18 @@ struct s3l_dest_marker {
 int s3l_dest_list_tables(struct s3l_store *s, int (*cb)(void *ctx, const char *table), void *ctx,
                          struct s3l_error *err);
 
+/*
+ * The tables pipeline writes or wrote: those with a marker of it, those its checkpoint's pending
+ * epoch holds, and those it has files staged for (a run killed before its commit point). cb(ctx,
+ * T) once per table, in byte order, after every listing ended (so cb may call the store); its
+ * non-zero result stops and is returned. For messages (gc names pipelines by table): reads the
+ * schema records' listing, each table's marker listing, the checkpoint and the pipeline's staging
+ * listing. The store's errors; S3L_ECORRUPT for a checkpoint that cannot be parsed; S3L_ENOMEM.
+ */
+int s3l_dest_pipeline_tables(struct s3l_store *s, const char *pipeline,
+                             int (*cb)(void *ctx, const char *table), void *ctx,
+                             struct s3l_error *err);
+
 /* Calls cb for every marker of table T, in key order (pipeline, then epoch). S3L_ECORRUPT for a
  * marker that cannot be parsed (naming its key); store errors. */
 int s3l_dest_list_markers(struct s3l_store *s, const char *table,

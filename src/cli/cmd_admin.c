@@ -40,6 +40,8 @@ static const char gc_help[] =
     "Removes staged files that can never commit: those of generations below the current one of\n"
     "each pipeline (or just ID) that its checkpoint does not hold as pending. It takes each\n"
     "pipeline over (a new generation): do not run it while a writer of that pipeline runs.\n"
+    "Each pipeline is named with its tables (those it has markers, a pending epoch or staged\n"
+    "files for).\n"
     "\n"
     "  --url URL          the destination (default ./lake)\n"
     "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
@@ -136,21 +138,39 @@ static int one_pipeline(void *ctx, const char *id)
     if (rc == 0)
         rc = s3l_dest_open(a->store, &o, &d, &err);
     uint64_t removed = 0;
+    /* gc names each pipeline with its tables (asked before gc removes what it staged). */
+    struct cli_strings tables = {0};
+    if (rc == 0 && a->gc)
+        rc = s3l_dest_pipeline_tables(a->store, id, cli_strings_add, &tables, &err);
+    if (rc == S3L_ENOMEM && !err.code)
+        s3l_error_set(&err, rc, "out of memory listing the tables of pipeline %s", id);
     if (rc == 0 && a->gc)
         rc = s3l_dest_gc(d, &removed, &err);
     if (rc == 0) {
         uint64_t epoch = s3l_dest_committed_epoch(d);
         a->count += a->gc ? removed : 1;
-        if (a->c->json)
-            cli_emit_json(json_pack("{s:s, s:s, s:I}", "event", a->gc ? "gc" : "recovered",
-                                    "pipeline", id, a->gc ? "removed" : "epoch",
-                                    (json_int_t)(a->gc ? removed : epoch)));
-        else if (!a->c->quiet && a->gc)
-            printf("pipeline %s: removed %llu staged file%s\n", id, (unsigned long long)removed,
+        json_t *tj = a->gc ? json_array() : NULL;
+        for (size_t i = 0; tj && i < tables.n; i++)
+            json_array_append_new(tj, json_string(tables.v[i]));
+        if (a->c->json && a->gc)
+            cli_emit_json(json_pack("{s:s, s:s, s:o, s:I}", "event", "gc", "pipeline", id,
+                                    "tables", tj, "removed", (json_int_t)removed));
+        else if (a->c->json)
+            cli_emit_json(json_pack("{s:s, s:s, s:I}", "event", "recovered", "pipeline", id,
+                                    "epoch", (json_int_t)epoch));
+        else
+            json_decref(tj);
+        if (!a->c->json && !a->c->quiet && a->gc) {
+            printf("pipeline %s (%s", id,
+                   tables.n == 0 ? "no table" : tables.n == 1 ? "table" : "tables");
+            for (size_t i = 0; i < tables.n; i++)
+                printf("%s%s", i ? ", " : " ", tables.v[i]);
+            printf("): removed %llu staged file%s\n", (unsigned long long)removed,
                    removed == 1 ? "" : "s");
-        else if (!a->c->quiet)
+        } else if (!a->c->json && !a->c->quiet)
             printf("pipeline %s: committed pending epoch %llu\n", id, (unsigned long long)epoch);
     }
+    cli_strings_free(&tables);
     s3l_dest_free(d);
     if (rc) {
         s3l_error_prefix(&err, "pipeline %s", id);

@@ -71,6 +71,16 @@ const removed = Object.fromEntries(gc.filter((e) => e.pipeline).map((e) => [e.pi
 check(removed[P4] === 1 && Object.values(removed).reduce((a, b) => a + b, 0) === 1,
     `gc removed P4's staged file and nothing else (${JSON.stringify(removed)})`);
 check(stagedFiles(staging4).length === 0, 'no staged file of P4 after gc');
+// gc names each pipeline with its tables (issue 10 item 12): by its markers, its pending epoch or
+// what it staged (P4 never committed: its table comes from its staged file).
+const tablesOf = Object.fromEntries(gc.filter((e) => e.pipeline).map((e) => [e.pipeline, JSON.stringify(e.tables)]));
+check(tablesOf['11111111-1111-4111-8111-111111111111'] === '["events"]' && tablesOf[P3] === '["logs"]' &&
+    tablesOf['22222222-2222-4222-8222-222222222222'] === '["shop/orders"]' && tablesOf[P4] === '["shop/orders"]',
+    `gc names each pipeline's tables (${JSON.stringify(tablesOf)})`);
+const gcText = runOk(['gc', '--url', lake]).stdout;
+// Again: P4 has nothing left anywhere (never committed, its staged file gone), so no table.
+check(gcText.includes(`pipeline ${P3} (table logs): removed 0 staged files`) &&
+    gcText.includes(`pipeline ${P4} (no table): removed 0 staged files`), `gc's text names the tables:\n${gcText}`);
 check(stagedFiles(path.join(lake, '_openetl/staging')).length === 0, 'no staged file at all after gc');
 
 // Every row exactly once (DuckDB over the inputs and over the tables).

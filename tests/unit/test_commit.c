@@ -387,6 +387,16 @@ static void layout_keys_built_and_parsed(void **state)
     snprintf(k, sizeof(k), "t/p1/%s", g2);
     assert_false(s3l__key_staged_generation(k, "p1", &g));
 
+    char *tt = NULL;
+    snprintf(k, sizeof(k), "_openetl/staging/p1/%s/ns/t/f.parquet", g2);
+    assert_int_equal(s3l__key_staged_table(k, "p1", &tt), 1);
+    assert_string_equal(tt, "ns/t");
+    s3l_free(tt);
+    assert_int_equal(s3l__key_staged_table(k, "p2", &tt), 0);
+    snprintf(k, sizeof(k), "_openetl/staging/p1/%s/f.parquet", g2); /* no table */
+    assert_int_equal(s3l__key_staged_table(k, "p1", &tt), 0);
+    assert_null(tt);
+
     char id[64];
     assert_true(s3l__key_marker_parse("_openetl/markers/ns/t/a-b-00000000000000000012.json", "ns/t",
                                       id, sizeof(id), &e));

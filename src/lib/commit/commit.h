@@ -53,6 +53,8 @@ char *s3l__key_staging_prefix(const char *pipeline);
 char *s3l__key_staged(const char *pipeline, uint64_t gen, const char *table, const char *name);
 /* The generation of a key under pipeline's staging prefix; false for any other key. */
 bool s3l__key_staged_generation(const char *key, const char *pipeline, uint64_t *gen);
+/* The table T of a key staged by pipeline: 1 and *table (s3l_free); 0 for another key; ENOMEM. */
+int s3l__key_staged_table(const char *key, const char *pipeline, char **table);
 /* "_openetl/deadletter/T/<name>": a dead-letter file's final key. */
 char *s3l__key_deadletter(const char *table, const char *name);
 /* "_openetl/markers/T/<pipeline>-<epoch %020>.json" and its prefix "_openetl/markers/T/". */

@@ -146,6 +146,109 @@ int s3l__marker_names(struct s3l_store *s, const char *table,
     return rc;
 }
 
+/* A sorted set of distinct strings (the tables of s3l_dest_pipeline_tables). */
+struct strset {
+    char **v;
+    size_t n, cap;
+};
+
+static int strset_add(struct strset *s, const char *str)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], str) == 0)
+            return 0;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 8;
+        char **p = s3l_realloc(s->v, cap * sizeof(*p));
+        if (!p)
+            return S3L_ENOMEM;
+        s->v = p;
+        s->cap = cap;
+    }
+    if (!(s->v[s->n] = s3l_strdup(str)))
+        return S3L_ENOMEM;
+    s->n++;
+    return 0;
+}
+
+static void strset_free(struct strset *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        s3l_free(s->v[i]);
+    s3l_free(s->v);
+}
+
+static int collect_table(void *ctx, const char *table)
+{
+    return strset_add(ctx, table);
+}
+
+struct has_marker {
+    const char *pipeline;
+    bool found;
+};
+
+static int marker_of(void *ctx, const char *pipeline, uint64_t epoch)
+{
+    struct has_marker *h = ctx;
+    (void)epoch;
+    h->found |= strcmp(pipeline, h->pipeline) == 0;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b);
+
+/* Tables with a marker of pipeline, or in its pending epoch, or in its staging area. */
+static int tables_of(struct s3l_store *s, const char *pipeline, struct strset *out,
+                     struct s3l_error *err)
+{
+    struct strset all = {0};
+    int rc = s3l_dest_list_tables(s, collect_table, &all, err);
+    for (size_t i = 0; rc == 0 && i < all.n; i++) {
+        struct has_marker h = {pipeline, false};
+        rc = s3l__marker_names(s, all.v[i], marker_of, &h, err);
+        if (rc == 0 && h.found)
+            rc = strset_add(out, all.v[i]);
+    }
+    strset_free(&all);
+    struct s3l__ckpt c;
+    if (rc == 0 && (rc = s3l__ckpt_read(s, pipeline, &c, err)) == 0) {
+        for (size_t i = 0; rc == 0 && i < c.n_files; i++)
+            rc = strset_add(out, c.files[i].table);
+        s3l__ckpt_cleanup(&c);
+    }
+    char *prefix = rc == 0 ? s3l__key_staging_prefix(pipeline) : NULL;
+    struct listing l = {0};
+    if (rc == 0)
+        rc = prefix ? list_all(s, prefix, &l, err) : S3L_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < l.n; i++) {
+        char *t = NULL;
+        rc = s3l__key_staged_table(l.items[i].key, pipeline, &t);
+        if (rc == 1)
+            rc = strset_add(out, t);
+        s3l_free(t);
+    }
+    listing_free(&l);
+    s3l_free(prefix);
+    return rc;
+}
+
+int s3l_dest_pipeline_tables(struct s3l_store *s, const char *pipeline,
+                             int (*cb)(void *ctx, const char *table), void *ctx,
+                             struct s3l_error *err)
+{
+    struct strset tables = {0};
+    int rc = tables_of(s, pipeline, &tables, err);
+    if (rc == S3L_ENOMEM && err && err->code == 0)
+        s3l_error_set(err, rc, "out of memory listing the tables of pipeline %s", pipeline);
+    if (rc == 0 && tables.n > 1)
+        qsort(tables.v, tables.n, sizeof(*tables.v), cmp_str);
+    for (size_t i = 0; rc == 0 && i < tables.n; i++)
+        rc = cb(ctx, tables.v[i]);
+    strset_free(&tables);
+    return rc;
+}
+
 /* The set of committed keys, gathered from the markers (sorted for bsearch). */
 struct keyset {
     char **keys;

@@ -169,6 +169,22 @@ bool s3l__key_staged_generation(const char *key, const char *pipeline, uint64_t 
     return true;
 }
 
+int s3l__key_staged_table(const char *key, const char *pipeline, char **table)
+{
+    uint64_t gen = 0;
+    *table = NULL;
+    if (!s3l__key_staged_generation(key, pipeline, &gen))
+        return 0;
+    /* _openetl/staging/<pipeline>/g<gen %020>/T/<name>: T is all between the generation and the
+     * last '/'. */
+    const char *t = key + strlen(STAGING) + strlen(pipeline) + 1 + 1 + 20 + 1;
+    const char *last = strrchr(key, '/');
+    if ((size_t)(t - key) > strlen(key) || t[-1] != '/' || last <= t)
+        return 0;
+    *table = s3l_strndup(t, (size_t)(last - t));
+    return *table ? 1 : S3L_ENOMEM;
+}
+
 char *s3l__key_deadletter(const char *table, const char *name)
 {
     return s3l__key_fmt(DEADLETTER "%s/%s", table, name);
