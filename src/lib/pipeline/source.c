@@ -43,6 +43,7 @@ struct source {
                        stream's reader counts from 0 */
     bool done;
     bool sample_ended; /* the inference sample met the end of the input */
+    bool drained;      /* after a stop request: the lines already buffered were taken */
     /* The inference sample being replayed. */
     struct s3l_arena arena;
     struct held *held;
@@ -545,8 +546,13 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
     if (g->stream && s->span.p != s->span.end)
         return span_rows(s, lane, max_rows, &o, err);
     if (stopping(s)) {
-        *signal = S3L__SOURCE_IDLE; /* nothing more is read; the runner sees the stop */
-        return 0;
+        /* Nothing more is read, but for one last span: the whole lines the reader already has
+         * (read from the stream before the stop) are put too. The runner then sees the stop. */
+        if (!by_spans(s) || s->drained) {
+            *signal = S3L__SOURCE_IDLE;
+            return 0;
+        }
+        s->drained = true;
     }
     if (by_spans(s)) {
         bool alone;
@@ -557,12 +563,14 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
     return next_record(s, lane, &o, err);
 }
 
-/* Whether records were read but not yet put: a stop still puts them (they are "what was read"). */
+/* Whether records were read but not yet put: a stop still puts them (they are "what was read"):
+ * the sample, a record held for growth, the rest of a span, and, until the one last span taken
+ * at a stop, the whole lines the reader may already hold in its buffer. */
 static bool src_holds(struct s3l__source *base)
 {
     struct source *s = (struct source *)base;
     return s->has_pending || s->next_held < s->n_held ||
-           (s->g->stream && s->span.p != s->span.end);
+           (s->g->stream && s->span.p != s->span.end) || (by_spans(s) && !s->drained);
 }
 
 static uint64_t src_bytes(struct s3l__source *base)
