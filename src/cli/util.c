@@ -45,6 +45,11 @@ bool cli_parse_u64(const char *s, uint64_t *out)
 
 bool cli_parse_size(const char *s, uint64_t *out)
 {
+    return cli_parse_size_ex(s, out) == 0;
+}
+
+int cli_parse_size_ex(const char *s, uint64_t *out)
+{
     static const struct {
         const char *suffix;
         uint64_t mult;
@@ -65,22 +70,21 @@ bool cli_parse_size(const char *s, uint64_t *out)
         {"tb", 1000000000000ULL},
     };
     if (!s || !isdigit((unsigned char)*s))
-        return false;
+        return -1;
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno)
-        return false;
+    bool overflow = errno == ERANGE;
     while (*end == ' ')
         end++;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcasecmp(end, units[i].suffix) == 0) {
-            if (__builtin_mul_overflow((uint64_t)v, units[i].mult, out))
-                return false;
-            return true;
+            if (overflow || __builtin_mul_overflow((uint64_t)v, units[i].mult, out))
+                return 1;
+            return 0;
         }
     }
-    return false;
+    return -1;
 }
 
 bool cli_parse_duration(const char *s, int64_t *out_ns)
