@@ -239,6 +239,9 @@ enum s3l_config_kind s3l_config_kind_from_name(const char *name);
  * insensitive: "500ms", "30s", "1m". In ns into *out_ns; false on anything else or overflow.
  */
 bool s3l_parse_size(const char *s, uint64_t *out);
+/* As s3l_parse_size, telling why it failed: 0 parsed, -1 not a size, 1 a size too large for 64
+ * bits (so a caller can say "too large" rather than "expected a size"). */
+int s3l_parse_size_ex(const char *s, uint64_t *out);
 bool s3l_parse_duration(const char *s, int64_t *out_ns);
 
 #endif

@@ -98,8 +98,11 @@ int s3l_input_position_verify(const struct s3l_input_position *recorded,
  * or ".." segments, no trailing slash), a bare path ("lake", "/tmp/lake") taken as a file://
  * URL relative to the working directory, or "s3://bucket/prefix" without trailing slashes.
  * *out is NUL-terminated and owned by the caller (s3l_free).
- * Errors: S3L_EINVALID_CONFIG for an empty URL, an unknown scheme or a relative file:// path;
- * S3L_EIO when the working directory cannot be found; S3L_ENOMEM.
+ * Errors: S3L_EINVALID_CONFIG for an empty URL, an unknown scheme, text that starts like a
+ * scheme ("word:", as s3:/bucket) without being a supported URL, a relative file:// path, the
+ * filesystem root (file:///, also after normalising: file:///..), an s3:// bucket or prefix that
+ * is not valid UTF-8 or holds a "." or ".." segment; S3L_EIO when the working directory cannot
+ * be found; S3L_ENOMEM.
  */
 int s3l_url_canonical(const char *url, char **out, struct s3l_error *err);
 

@@ -54,6 +54,8 @@ int cli_cmd_config_schema(struct cli *c, int argc, char **argv);
  * false on anything else or overflow. The library's s3l_parse_size, which config documents use.
  */
 bool cli_parse_size(const char *s, uint64_t *out);
+/* As cli_parse_size: 0 parsed, -1 not a size, 1 a size too large for 64 bits (s3l_parse_size_ex). */
+int cli_parse_size_ex(const char *s, uint64_t *out);
 /* Parses a duration: digits with ms, s (default), m or h: "500ms", "30s", "2m". In ns.
  * The library's s3l_parse_duration, which config documents use. */
 bool cli_parse_duration(const char *s, int64_t *out_ns);

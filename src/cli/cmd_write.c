@@ -185,6 +185,7 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
     struct s3l_pipeline_options *o = &a->o;
     uint64_t n = 0;
     int64_t ns = 0;
+    int rc;
     switch (opt) {
     case OPT_URL:
         o->url = v;
@@ -225,6 +226,8 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         o->codec_level = (int)n;
         return 0;
     case OPT_FILE_SIZE:
+        if (cli_parse_size_ex(v, &n) > 0)
+            return cli_usage(c, "write", "--file-size %s: too large", v);
         if (!cli_parse_size(v, &n) || n < 4096)
             return cli_usage(c, "write",
                              "--file-size %s: expected a size of at least 4KiB "
@@ -242,7 +245,11 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
             return cli_usage(c, "write", "--row-group-rows %s: expected a row count", v);
         return 0;
     case OPT_MEMORY:
-        if (!cli_parse_size(v, &n) || n < (1u << 20) || n > SIZE_MAX / 2)
+        rc = cli_parse_size_ex(v, &n);
+        if (rc > 0 || (rc == 0 && n > SIZE_MAX / 2))
+            return cli_usage(c, "write", "--memory %s: too large (at most %lluGiB)", v,
+                             (unsigned long long)(SIZE_MAX / 2 >> 30));
+        if (rc < 0 || n < (1u << 20))
             return cli_usage(c, "write", "--memory %s: expected a size of at least 1MiB", v);
         o->memory = (size_t)n;
         return 0;

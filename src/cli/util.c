@@ -48,6 +48,7 @@ bool cli_parse_u64(const char *s, uint64_t *out)
 
 /* The library parses sizes and durations, so options and config documents agree. */
 bool cli_parse_size(const char *s, uint64_t *out) { return s3l_parse_size(s, out); }
+int cli_parse_size_ex(const char *s, uint64_t *out) { return s3l_parse_size_ex(s, out); }
 
 bool cli_parse_duration(const char *s, int64_t *out_ns) { return s3l_parse_duration(s, out_ns); }
 

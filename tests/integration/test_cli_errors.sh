@@ -64,6 +64,15 @@ expect 1 "--url needs a value" "a missing value is named" -- write --table t --u
 expect 0 "check +check that a destination \(file:// or s3://\)" "the main help: check is not local-only" -- --help
 expect 1 "--table is required" "write without --table" -- write --url "$lake" "$work/good.ndjson"
 expect 1 "--file-size 12XB" "bad size" -- write --table t --file-size 12XB "$work/good.ndjson"
+expect 1 "--memory 99999999999G: too large" "--memory 99999999999G says too large" -- write --table t --memory 99999999999G "$work/good.ndjson"
+expect 1 "--file-size 99999999999999999999: too large" "--file-size over 64 bits says too large" -- write --table t --file-size 99999999999999999999 "$work/good.ndjson"
+# Destinations that are not accepted (each says why; exit 1 before anything is written).
+expect 1 "starts like a URL with the scheme \"s3:\"" "--url s3:/bucket is refused" -- write --url s3:/bucket --table t "$work/good.ndjson"
+[ ! -e "s3:" ] && ok "no directory s3: was made" || bad "a directory s3: was made"
+expect 1 "filesystem root" "--url file:/// is refused" -- write --url file:/// --table t "$work/good.ndjson"
+expect 1 '"\.\." segment' "an s3:// prefix with .. is refused" -- write --url s3://bucket/x/../../evil/p --table t "$work/good.ndjson"
+expect 1 "not valid UTF-8" "an s3:// prefix with invalid UTF-8 is refused" -- write --url "$(printf 's3://bucket/p\xff')" --table t "$work/good.ndjson"
+expect 1 "filesystem root" "ls --url file:/// is refused" -- ls --url file:///
 # An s3:// data file is one object: over S3's 5 TiB limit is refused before anything moves; 100 GiB
 # is accepted (its parts are sized to fit 10,000: the missing input is the next thing to fail).
 expect 1 "over S3's limit of 5 TiB" "--file-size 6TiB on s3://" -- write --url s3://bucket/p --table t --file-size 6TiB "$work/good.ndjson"
@@ -119,6 +128,34 @@ expect 2 "utf8\.ndjson.*(UTF-8|utf-8)" "invalid UTF-8 is named" -- \
 { printf '{"a":1}\n{"a":2,"s":"'; head -c 300 /dev/zero | tr '\0' x; printf '"}\n'; } >"$work/long.ndjson"
 expect 2 "long\.ndjson.*line 2" "a line over --max-record-size is named" -- \
     write --url "$lake" --table long --schema "$schema" --max-record-size 128 "$work/long.ndjson"
+# --max-record-size holds to the byte in every format (the line end not counted): a row of
+# exactly the limit lands, one byte more is refused naming the line; CSV once let a row through
+# when its end was already in the buffer. 128 bytes: '1,' + 126 x is 128.
+echo '[{"name": "a", "type": "int64"}, {"name": "s", "type": "string"}]' >"$work/as.json"
+x126=$(head -c 126 /dev/zero | tr '\0' x)
+printf 'a,s\n1,%s\n' "$x126" >"$work/at.csv"
+printf 'a,s\n1,%sx\n2,y\n' "$x126" >"$work/over.csv"
+printf 'a,s\n1,%sx' "$x126" >"$work/over-eof.csv"
+printf 'a,s\r\n1,%s\r\n' "$x126" >"$work/at-crlf.csv"
+expect 0 "" "a CSV row of exactly --max-record-size lands" -- \
+    write --url "$lake" --table rs1 --schema "$work/as.json" --input-format csv --max-record-size 128 --quiet "$work/at.csv"
+expect 0 "" "a CRLF CSV row of exactly --max-record-size lands" -- \
+    write --url "$lake" --table rs4 --schema "$work/as.json" --input-format csv --max-record-size 128 --quiet "$work/at-crlf.csv"
+expect 2 "over\.csv line 2 .*longer than the maximum record size \(128 bytes\)" "a CSV row one byte over is refused" -- \
+    write --url "$lake" --table rs2 --schema "$work/as.json" --input-format csv --max-record-size 128 "$work/over.csv"
+expect 2 "over-eof\.csv line 2 .*longer than the maximum record size" "a last CSV row one byte over is refused" -- \
+    write --url "$lake" --table rs3 --schema "$work/as.json" --input-format csv --max-record-size 128 "$work/over-eof.csv"
+printf '{"a":1,"s":"%s"}\n' "$(head -c 114 /dev/zero | tr '\0' x)" >"$work/at.ndjson"
+printf '{"a":1,"s":"%s"}\n' "$(head -c 115 /dev/zero | tr '\0' x)" >"$work/over.ndjson"
+expect 0 "" "an NDJSON line of exactly --max-record-size lands" -- \
+    write --url "$lake" --table rs5 --schema "$work/as.json" --max-record-size 128 --quiet "$work/at.ndjson"
+expect 2 "over\.ndjson.*line 1" "an NDJSON line one byte over is refused" -- \
+    write --url "$lake" --table rs6 --schema "$work/as.json" --max-record-size 128 "$work/over.ndjson"
+# The issue's case: a 17,000,000-byte CSV field at the default 16 MiB limit.
+{ printf 'a,s\n1,'; head -c 17000000 /dev/zero | tr '\0' x; printf '\n2,y\n'; } >"$work/field17m.csv"
+expect 2 "field17m\.csv line 2 .*longer than the maximum record size \(16777216 bytes\)" "a 17,000,000-byte CSV field is refused at 16 MiB" -- \
+    write --url "$lake" --table rs7 --schema "$work/as.json" --input-format csv "$work/field17m.csv"
+rm -f "$work/field17m.csv"
 printf '{"a":1.5}\n' >"$work/lossy.ndjson"
 expect 2 "lossy\.ndjson.*line 1.*\"?a\"?" "a lossy value names file, line and column" -- \
     write --url "$lake" --table lossy --schema "$schema" "$work/lossy.ndjson"

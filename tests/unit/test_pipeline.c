@@ -64,6 +64,16 @@ static void canon(const char *in, const char *want)
     s3l_free(out);
 }
 
+/* file://CWD/rel as s3l_url_canonical makes it (a static buffer). */
+static const char *want_dir(const char *rel)
+{
+    static char buf[4200];
+    char *cwd = getcwd(NULL, 0);
+    snprintf(buf, sizeof(buf), "file://%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, rel);
+    free(cwd);
+    return buf;
+}
+
 static void url_canonical_forms(void **state)
 {
     (void)state;
@@ -71,8 +81,6 @@ static void url_canonical_forms(void **state)
     canon("file:///tmp/lake/", "file:///tmp/lake");
     canon("file:///tmp//lake///", "file:///tmp/lake");
     canon("file:///tmp/./x/../lake", "file:///tmp/lake");
-    canon("file:///", "file:///");
-    canon("file:///..", "file:///");
     canon("/var/lake/", "file:///var/lake");
     canon("s3://bucket/raw/", "s3://bucket/raw");
     canon("s3://bucket", "s3://bucket");
@@ -95,6 +103,35 @@ static void url_canonical_forms(void **state)
     assert_int_equal(s3l_url_canonical("", &out, &err), S3L_EINVALID_CONFIG);
     s3l_error_clear(&err);
     assert_int_equal(s3l_url_canonical("s3://", &out, &err), S3L_EINVALID_CONFIG);
+    /* Issue 10 items 8 and 18: refused, each with why. */
+    static const struct {
+        const char *url, *says;
+    } refused[] = {
+        {"s3:/bucket", "starts like a URL"},
+        {"s3:bucket/x", "starts like a URL"},
+        {"file:/tmp/x", "starts like a URL"},
+        {"S3+x.y-z:/a", "starts like a URL"},
+        {"file:///", "filesystem root"},
+        {"file:///..", "filesystem root"},
+        {"file:///tmp/..", "filesystem root"},
+        {"/", "filesystem root"},
+        {"s3://bucket/x/../../evil/p", "\"..\" segment"},
+        {"s3://bucket/./p", "\".\" segment"},
+        {"s3://bucket/p/..", "\"..\" segment"},
+        {"s3://bucket/p/\xff", "not valid UTF-8"},
+        {"s3://bucket/p/\xc0\xaf", "not valid UTF-8"},
+        {"s3://bucket/\xed\xa0\x80", "not valid UTF-8"},
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        s3l_error_clear(&err);
+        out = NULL;
+        assert_int_equal(s3l_url_canonical(refused[i].url, &out, &err), S3L_EINVALID_CONFIG);
+        assert_null(out);
+        if (!strstr(err.message, refused[i].says))
+            fail_msg("%s: %s", refused[i].url, err.message);
+    }
+    canon("./s3:/bucket", want_dir("s3:/bucket"));
+    canon("s3://bucket/a..b/.x/\xc3\xa9", "s3://bucket/a..b/.x/\xc3\xa9");
 }
 
 /* A destination reached through a symbolic link is its target (the same pipeline id): the

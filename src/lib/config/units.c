@@ -13,6 +13,11 @@
 
 bool s3l_parse_size(const char *s, uint64_t *out)
 {
+    return s3l_parse_size_ex(s, out) == 0;
+}
+
+int s3l_parse_size_ex(const char *s, uint64_t *out)
+{
     /* IEC 80000-13 binary prefixes (K, KiB ...) and SI decimal ones (KB ...), as docs/cli.md. */
     static const struct {
         const char *suffix;
@@ -34,24 +39,23 @@ bool s3l_parse_size(const char *s, uint64_t *out)
         {"tb", 1000000000000ULL},
     };
     if (!s || !isdigit((unsigned char)*s))
-        return false;
+        return -1;
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno)
-        return false;
+    bool overflow = errno == ERANGE;
     while (*end == ' ')
         end++;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcasecmp(end, units[i].suffix) == 0) {
             uint64_t r;
-            if (__builtin_mul_overflow((uint64_t)v, units[i].mult, &r))
-                return false;
+            if (overflow || __builtin_mul_overflow((uint64_t)v, units[i].mult, &r))
+                return 1;
             *out = r;
-            return true;
+            return 0;
         }
     }
-    return false;
+    return -1;
 }
 
 bool s3l_parse_duration(const char *s, int64_t *out_ns)

@@ -115,8 +115,75 @@ static int canonical_file(const char *path, struct s3l_buf *b, struct s3l_error 
     return rc ? rc : resolve_existing(b, base);
 }
 
+/* Offset of the first byte that is not valid UTF-8 (RFC 3629: no overlongs, surrogates or code
+ * points over U+10FFFF), or n when all are. */
+static size_t utf8_bad(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        size_t k = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
+                 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (k == 0 || i + k > n)
+            return i;
+        uint32_t cp = k == 1 ? c : k == 2 ? c & 0x1F : k == 3 ? c & 0x0F : c & 0x07;
+        for (size_t j = 1; j < k; j++) {
+            if ((p[i + j] & 0xC0) != 0x80)
+                return i;
+            cp = cp << 6 | (p[i + j] & 0x3F);
+        }
+        static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min[k] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return i;
+        i += k;
+    }
+    return n;
+}
+
+/* An s3:// URL's bucket and prefix (after "s3://", n bytes): valid UTF-8 (S3 keys are UTF-8; a
+ * store answers otherwise with what is not XML), no "." or ".." segment (a store or a reader that
+ * normalises paths would put the table elsewhere: s3://b/x/../../evil). */
+static int check_s3(const char *url, const char *p, size_t n, struct s3l_error *err)
+{
+    size_t bad = utf8_bad((const unsigned char *)p, n);
+    if (bad < n)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "destination URL: byte %zu after s3:// (0x%02x) is not valid UTF-8: "
+                             "S3 keys are UTF-8 text", bad, (unsigned)(unsigned char)p[bad]);
+    for (size_t i = 0; i < n;) {
+        size_t len = strcspn(p + i, "/");
+        len = len > n - i ? n - i : len;
+        if ((len == 1 && p[i] == '.') || (len == 2 && p[i] == '.' && p[i + 1] == '.'))
+            return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                                 "destination URL %.300s: a \"%.*s\" segment in an s3:// prefix is "
+                                 "refused (readers and tools that normalise paths would take it "
+                                 "for another place); give the prefix without it", url, (int)len,
+                                 p + i);
+        i += len + 1;
+    }
+    return 0;
+}
+
+/* "word:" at the start: something meant as a URL (s3:/bucket, file:/x, http:x) that is not one
+ * of ours; a plain path has no scheme. */
+static bool scheme_like(const char *url)
+{
+    if (!((*url >= 'a' && *url <= 'z') || (*url >= 'A' && *url <= 'Z')))
+        return false;
+    const char *p = url + 1;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+           *p == '+' || *p == '-' || *p == '.')
+        p++;
+    return *p == ':';
+}
+
 int s3l_url_canonical(const char *url, char **out, struct s3l_error *err)
 {
+    if (url && scheme_like(url) && !strstr(url, "://"))
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "destination URL %.300s: starts like a URL with the scheme \"%.*s\" "
+                             "but is not one: expected file:///ABS/PATH, s3://BUCKET/PREFIX, or a "
+                             "plain directory path (for a directory of that name, write ./%.300s)",
+                             url, (int)(strchr(url, ':') - url + 1), url, url);
     if (!url || !*url)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "destination URL is empty");
     struct s3l_buf b;
@@ -138,7 +205,9 @@ int s3l_url_canonical(const char *url, char **out, struct s3l_error *err)
         size_t n = strlen(url);
         while (n > 5 && url[n - 1] == '/')
             n--;
-        rc = s3l_buf_append_str(&b, "s3://");
+        rc = check_s3(url, url + 5, n - 5, err);
+        if (rc == 0)
+            rc = s3l_buf_append_str(&b, "s3://");
         if (rc == 0)
             rc = s3l_buf_append(&b, url + 5, n - 5);
         if (rc == 0 && n == 5)
@@ -147,6 +216,12 @@ int s3l_url_canonical(const char *url, char **out, struct s3l_error *err)
         rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
                            "destination URL %s: unknown scheme (expected file:// or s3://)", url);
     }
+    /* The root: s3land would write TABLE/ and _openetl/ into / itself. */
+    if (rc == 0 && b.len == 8 && memcmp(b.ptr, "file:///", 8) == 0)
+        rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                           "destination URL %.300s is the filesystem root: s3land would create "
+                           "the table's directory and _openetl/ in / itself; give a directory "
+                           "such as file:///srv/lake", url);
     if (rc == 0) {
         size_t len;
         rc = s3l_buf_detach(&b, (uint8_t **)out, &len);

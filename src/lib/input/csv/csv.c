@@ -189,6 +189,16 @@ static void csv_cleanup(struct s3l_reader *r)
 
 /* Finds the end of the row at head: 1 with *end at its '\n' (or the input's end), 0 at the end
  * of the input, < 0 on failure. Resumable: the quote state survives refills. */
+/* The row at head is over max_record_bytes (its bytes without the line end): fatal. */
+static int too_long(struct s3l_reader *r, struct s3l_error *err)
+{
+    s3l_error_set(err, S3L_EINVALID_INPUT,
+                  "%s line %llu (byte offset %llu): the row is longer than the maximum "
+                  "record size (%zu bytes)", r->name, (ull)r->line,
+                  (ull)(r->base + r->head), r->opt.max_record_bytes);
+    return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
+}
+
 static int row_end(struct s3l_reader *r, size_t *end, struct s3l_error *err)
 {
     char delim = r->opt.csv_delimiter;
@@ -221,19 +231,20 @@ static int row_end(struct s3l_reader *r, size_t *end, struct s3l_error *err)
                 r->cfield_start = true;
                 r->scan_pos = i;
                 *end = i - 1;
+                /* A row found whole in the buffer is held to the limit too, as NDJSON lines are
+                 * (the line end and a CR before it not counted): the check below sees only rows
+                 * whose end is not in the buffer yet. */
+                if (*end - r->head - (*end > r->head && p[*end - 1] == '\r') >
+                    r->opt.max_record_bytes)
+                    return too_long(r, err);
                 return 1;
             } else {
                 r->cfield_start = false;
             }
         }
         r->scan_pos = n;
-        if (n - r->head > r->opt.max_record_bytes) {
-            s3l_error_set(err, S3L_EINVALID_INPUT,
-                          "%s line %llu (byte offset %llu): the row is longer than the maximum "
-                          "record size (%zu bytes)", r->name, (ull)r->line,
-                          (ull)(r->base + r->head), r->opt.max_record_bytes);
-            return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
-        }
+        if (n - r->head > r->opt.max_record_bytes)
+            return too_long(r, err);
         int rc = s3l__reader_fill(r, err);
         if (rc < 0)
             return rc;
@@ -251,6 +262,8 @@ static int row_end(struct s3l_reader *r, size_t *end, struct s3l_error *err)
             r->scan_pos = r->buf.len;
             r->cfield_start = true;
             r->cafter_quote = false;
+            if (*end - r->head > r->opt.max_record_bytes)
+                return too_long(r, err);
             return 1;
         }
     }
