@@ -52,7 +52,8 @@ int s3l_credentials_copy(struct s3l_credentials *dst, const struct s3l_credentia
 struct s3l_creds_provider;
 
 /*
- * Asks p for credentials and fills *out (cleaned up first; the caller cleans it up after).
+ * Asks p for credentials and fills *out, which must be zeroed or hold credentials (it is cleaned
+ * up first; the caller cleans it up after).
  * Returns 0; S3L_ENOT_FOUND when this source has none (err's message says why, e.g.
  * "AWS_ACCESS_KEY_ID not set"; a chain then asks the next source); S3L_EAUTH_INVALID when a
  * chain found nothing anywhere (the message lists each source tried and why it gave nothing) or
