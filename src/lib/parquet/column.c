@@ -273,6 +273,23 @@ static int chunk_reserve(struct s3l_buf *b, size_t extra, size_t step)
     return 0;
 }
 
+/* The page's statistics (for its header and the page index), merged into the chunk's. */
+static int page_stats(struct s3l_pq_writer *w, struct pq_col *c, enum pq_encoding enc,
+                      struct pq_stats_out *so)
+{
+    int rc;
+    if (enc == PQ_ENC_RLE_DICTIONARY && (c->phys == PQ_BYTE_ARRAY || c->phys == PQ_FLBA))
+        rc = s3l__pq_stats_page_dict(c, (const uint32_t *)(const void *)w->idx.ptr, &c->dict,
+                                     &w->bitmap, &w->pstats);
+    else
+        rc = s3l__pq_stats_page(c, &w->pstats);
+    if (!rc)
+        rc = s3l__pq_stats_export(c, &w->pstats, w->opts.statistics_max_len, &w->arena, so);
+    if (!rc)
+        rc = s3l__pq_stats_merge(c, &c->chunk_stats, &w->pstats);
+    return rc;
+}
+
 int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
 {
     if (c->n_levels == 0)
@@ -305,19 +322,8 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
     /* Statistics first: they read c->values, which compress_page may rewrite. */
     struct pq_stats_out so;
     bool want_stats = w->opts.statistics || w->opts.page_index;
-    if (want_stats) {
-        if (enc == PQ_ENC_RLE_DICTIONARY && (c->phys == PQ_BYTE_ARRAY || c->phys == PQ_FLBA))
-            rc = s3l__pq_stats_page_dict(c, (const uint32_t *)(const void *)w->idx.ptr, &c->dict,
-                                         &w->bitmap, &w->pstats);
-        else
-            rc = s3l__pq_stats_page(c, &w->pstats);
-        if (!rc)
-            rc = s3l__pq_stats_export(c, &w->pstats, w->opts.statistics_max_len, &w->arena, &so);
-        if (!rc)
-            rc = s3l__pq_stats_merge(c, &c->chunk_stats, &w->pstats);
-        if (rc)
-            return rc;
-    }
+    if (want_stats && (rc = page_stats(w, c, enc, &so)) != 0)
+        return rc;
     size_t raw = 0;
     if ((rc = compress_page(w, c, v2, levels_len, in_place, &raw)) != 0)
         return rc;
