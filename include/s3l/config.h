@@ -144,7 +144,8 @@ enum s3l_config_check {
     S3L_CONFIG_CHECK_SECRETS,
 };
 
-/* One invalid document: file and index (from 1; 0 when the file itself could not be read),
+/* One invalid document: file and index (from 1; 0 when the file itself could not be read or is
+ * not UTF-8),
  * path (dotted; "" for the document as a whole) and message, the full line
  * "FILE (document N): PATH: TEXT". code is S3L_EINVALID_CONFIG, or the callback's or the read's
  * code (NOT_FOUND, IO, NOMEM ...); check says which check failed. */

@@ -510,7 +510,13 @@ static void options_and_files(void **state)
                      S3L_ENOT_FOUND);
     assert_int_equal(s3l_config_problem_count(c), 1);
     assert_int_equal(s3l_config_problem(c, 0)->index, 0);
+    assert_int_equal(s3l_config_problem(c, 0)->check, S3L_CONFIG_CHECK_READ);
     assert_non_null(strstr(err.message, "/nonexistent/s3land.yaml"));
+    /* Bytes that are not UTF-8 are refused before libfyaml sees them (it can loop on some). */
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_config_add_text(c, "a: 1\nb: \xc3\x28\n", 11, "u.yaml", NULL, &err),
+                     S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "u.yaml: line 2, column 4: not valid UTF-8"));
     /* An empty YAML stream has no documents: nothing added, nothing wrong. */
     s3l_error_clear(&err);
     assert_int_equal(s3l_config_add_text(c, "", 0, "empty.yaml", NULL, &err), 0);

@@ -262,9 +262,47 @@ static void quiet_output(struct fy_diag *diag, void *user, const char *buf, size
     (void)diag, (void)user, (void)buf, (void)len;
 }
 
+/* The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629 section 4: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), or len when all of it is. */
+static size_t utf8_prefix(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = s[i];
+        size_t n = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3
+                                : (c >= 0xF0 && c <= 0xF4)   ? 4
+                                                             : 0;
+        if (n == 0 || i + n > len)
+            return i;
+        for (size_t k = 1; k < n; k++)
+            if ((s[i + k] & 0xC0) != 0x80)
+                return i;
+        if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] > 0x9F) ||
+            (c == 0xF0 && s[i + 1] < 0x90) || (c == 0xF4 && s[i + 1] > 0x8F))
+            return i;
+        i += n;
+    }
+    return len;
+}
+
 static int parse_yaml(const char *text, size_t len, json_t ***docs, size_t *n, size_t *cap,
                       size_t *bad_index, struct s3l_error *err)
 {
+    /* YAML 1.2 streams are Unicode; a config file is UTF-8. Checked before libfyaml sees it:
+     * libfyaml 0.7.12 loops forever on some malformed bytes in a directive (found by fuzzing). */
+    size_t ok = utf8_prefix((const unsigned char *)text, len);
+    if (ok < len) {
+        int line = 1, col = 1;
+        for (size_t i = 0; i < ok; i++) {
+            if (text[i] == '\n')
+                line++, col = 1;
+            else if (((unsigned char)text[i] & 0xC0) != 0x80)
+                col++;
+        }
+        *bad_index = 0; /* the file as a whole: its documents are not delimited yet */
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "line %d, column %d: not valid UTF-8",
+                             line, col);
+    }
     struct fy_diag_cfg dcfg;
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
