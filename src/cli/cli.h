@@ -162,4 +162,27 @@ int cli_s3_option(struct cli *c, const char *cmd, int opt, struct cli_s3 *s3);
 int cli_open_store(struct cli *c, const char *url_arg, struct cli_s3 *s3, bool create,
                    struct s3l_store **store, char **url);
 
+/* ---- write's reports (write_report.c) ---- */
+
+/* The state of write's reporting: the report callback's context (s3l_pipeline_options.report). */
+struct cli_write_reporter {
+    struct cli *c;
+    bool progress_drawn;
+    bool up_to_date; /* the run found every input read and nothing pending */
+    bool printed;    /* a stream's committed offset was printed, printed_offset */
+    uint64_t printed_offset;
+};
+/* What the summary names: the run's options (inputs, table) and its destination URL. */
+struct cli_write_run {
+    const struct s3l_pipeline_options *o;
+    const char *url;
+};
+/* The pipeline's report callback: progress, commits, recoveries, stdin offsets, the end event. */
+void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p);
+/* Erases a progress line drawn on the terminal, if any. */
+void cli_write_clear_progress(struct cli_write_reporter *r);
+/* The run's summary: one JSON event with --json, else a line on stderr (none when quiet). */
+void cli_write_summary(struct cli *c, const struct cli_write_run *a,
+                       const struct s3l_pipeline_stats *s, bool up_to_date, int rc);
+
 #endif

@@ -341,8 +341,11 @@ static const char *format_of_name(const char *path, bool *compressed)
 {
     static const struct {
         const char *ext, *format;
-    } known[] = {{".ndjson", "ndjson"}, {".jsonl", "ndjson"}, {".json", "json"},
-                 {".csv", "csv"},       {".tsv", "csv"}};
+    } known[] = {{".ndjson", "ndjson"},
+                 {".jsonl", "ndjson"},
+                 {".json", "json"},
+                 {".csv", "csv"},
+                 {".tsv", "csv"}};
     static const char *const packed[] = {".gz", ".zst", ".zstd"};
     size_t n = strlen(path);
     *compressed = false;
@@ -374,7 +377,8 @@ static int choose_format(struct cli *c, struct s3l_pipeline_options *o, bool giv
             return cli_usage(c, "write",
                              "input %s is compressed: compressed inputs are not read yet; "
                              "decompress it into a pipe (zcat or zstdcat %s | s3land write "
-                             "--input-format F ... -)", o->inputs[i], o->inputs[i]);
+                             "--input-format F ... -)",
+                             o->inputs[i], o->inputs[i]);
         if (!f || given)
             continue;
         if (chosen && strcmp(chosen, f) != 0)
@@ -407,7 +411,8 @@ static void note_csv_delimiters(struct cli *c, const struct s3l_pipeline_options
         if (fd < 0)
             continue;
         struct s3l_reader_options ro = {.version = S3L_READER_OPTIONS_VERSION,
-                                        .format = S3L_INPUT_CSV, .name = o->inputs[i],
+                                        .format = S3L_INPUT_CSV,
+                                        .name = o->inputs[i],
                                         .max_record_bytes = o->max_record_size};
         struct s3l_reader *rd = NULL;
         struct s3l_error err = {0};
@@ -424,8 +429,13 @@ static void note_csv_delimiters(struct cli *c, const struct s3l_pipeline_options
             cli_emit_json(json_pack("{s:s, s:s, s:s}", "event", "csv_delimiter", "input",
                                     o->inputs[i], "delimiter", text));
         else
-            fprintf(stderr, "note: %s: CSV fields separated by %s (detected from the header "
-                    "row)\n", o->inputs[i], d == '\t' ? "tabs" : d == ';' ? "';'" : "'|'");
+            fprintf(stderr,
+                    "note: %s: CSV fields separated by %s (detected from the header "
+                    "row)\n",
+                    o->inputs[i],
+                    d == '\t'  ? "tabs"
+                    : d == ';' ? "';'"
+                               : "'|'");
     }
 }
 
@@ -483,214 +493,8 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
     return choose_format(c, &a->o, a->format_given);
 }
 
-/* ---- Reporting ------------------------------------------------------------------------------- */
-
-struct reporter {
-    struct cli *c;
-    bool progress_drawn;
-    bool up_to_date; /* the run found every input read and nothing pending */
-    bool printed;    /* a stream's committed offset was printed, printed_offset */
-    uint64_t printed_offset;
-};
-
-static double rate(uint64_t n, int64_t ns)
-{
-    return ns > 0 ? (double)n * 1e9 / (double)ns : 0.0;
-}
-
-static void clear_progress(struct reporter *r)
-{
-    if (r->progress_drawn) {
-        fputs("\r\033[K", stderr);
-        r->progress_drawn = false;
-    }
-}
-
-static void report_commit(struct reporter *r, const struct s3l_pipeline_report *p)
-{
-    struct cli *c = r->c;
-    const struct s3l_pipeline_stats *s = p->stats;
-    if (c->json) {
-        json_t *inputs = json_array();
-        for (size_t i = 0; i < p->n_inputs; i++)
-            json_array_append_new(inputs, json_pack("{s:s, s:I}", "path", p->inputs[i].path,
-                                                    "offset", (json_int_t)p->inputs[i].offset));
-        cli_emit_json(json_pack("{s:s, s:I, s:I, s:I, s:o}", "event",
-                                p->event == S3L_EVENT_COMMIT ? "commit" : "recovered", "epoch",
-                                (json_int_t)s->last_epoch, "rows", (json_int_t)s->rows, "files",
-                                (json_int_t)s->files, "inputs", inputs));
-    }
-    /* stdin cannot be replayed: its committed offset is printed even with --quiet. */
-    for (size_t i = 0; i < p->n_inputs; i++) {
-        if (p->inputs[i].replayable || c->json)
-            continue;
-        clear_progress(r);
-        fprintf(stderr, "committed: %s offset %llu (epoch %llu)\n", p->inputs[i].path,
-                (unsigned long long)p->inputs[i].offset, (unsigned long long)s->last_epoch);
-        r->printed = true;
-        r->printed_offset = p->inputs[i].offset;
-    }
-    if (p->event == S3L_EVENT_RECOVERED && !c->quiet && !c->json) {
-        clear_progress(r);
-        fprintf(stderr, "recovered: committed epoch %llu left pending by an earlier run\n",
-                (unsigned long long)s->last_epoch);
-    }
-}
-
-/*
- * The end of a run with stdin (or another stream): where to resend from. Every such run says it,
- * also when nothing was new (a stream resent with only committed bytes), so that the caller never
- * keeps a stale offset: the committed line unless the last one printed already said it, and an
- * `end` event with --json.
+/* ---- Stopping on SIGINT and SIGTERM -----------------------------------------------------------
  */
-static void report_end(struct reporter *r, const struct s3l_pipeline_report *p)
-{
-    struct cli *c = r->c;
-    if (c->json) {
-        json_t *inputs = json_array();
-        for (size_t i = 0; i < p->n_inputs; i++)
-            json_array_append_new(inputs, json_pack("{s:s, s:I}", "path", p->inputs[i].path,
-                                                    "offset", (json_int_t)p->inputs[i].offset));
-        cli_emit_json(json_pack("{s:s, s:I, s:o}", "event", "end", "epoch",
-                                (json_int_t)p->stats->last_epoch, "inputs", inputs));
-        return;
-    }
-    for (size_t i = 0; i < p->n_inputs; i++) {
-        if (p->inputs[i].replayable || (r->printed && r->printed_offset == p->inputs[i].offset))
-            continue;
-        clear_progress(r);
-        fprintf(stderr, "committed: %s offset %llu (epoch %llu)\n", p->inputs[i].path,
-                (unsigned long long)p->inputs[i].offset,
-                (unsigned long long)p->stats->last_epoch);
-        r->printed = true;
-        r->printed_offset = p->inputs[i].offset;
-    }
-}
-
-static void on_report(void *ctx, const struct s3l_pipeline_report *p)
-{
-    struct reporter *r = ctx;
-    struct cli *c = r->c;
-    const struct s3l_pipeline_stats *s = p->stats;
-    switch (p->event) {
-    case S3L_EVENT_PROGRESS:
-        if (c->json) {
-            cli_emit_json(json_pack("{s:s, s:I, s:I, s:I, s:f}", "event", "progress", "rows",
-                                    (json_int_t)s->rows, "bytes_in", (json_int_t)s->bytes_in,
-                                    "bytes_out", (json_int_t)s->bytes_out, "rows_per_s",
-                                    rate(s->rows, s->elapsed_ns)));
-            return;
-        }
-        if (c->quiet || !c->tty)
-            return;
-        char in[32], out[32];
-        fprintf(stderr, "\r\033[K%llu rows, %s read, %s committed, %.0f rows/s",
-                (unsigned long long)s->rows, cli_fmt_bytes(s->bytes_in, in, sizeof(in)),
-                cli_fmt_bytes(s->bytes_out, out, sizeof(out)), rate(s->rows, s->elapsed_ns));
-        r->progress_drawn = true;
-        return;
-    case S3L_EVENT_COMMIT:
-    case S3L_EVENT_RECOVERED:
-        report_commit(r, p);
-        return;
-    case S3L_EVENT_END:
-        report_end(r, p);
-        return;
-    case S3L_EVENT_UP_TO_DATE:
-        /* The summary says "nothing new" on a terminal; scripts get the event. */
-        r->up_to_date = true;
-        if (c->json)
-            cli_emit_json(json_pack("{s:s}", "event", "up_to_date"));
-        return;
-    case S3L_EVENT_PARTIAL_LINE:
-        if (c->json)
-            cli_emit_json(json_pack("{s:s, s:s}", "event", "partial_line", "message",
-                                    p->message ? p->message : ""));
-        else if (!c->quiet) {
-            clear_progress(r);
-            fprintf(stderr, "note: %s\n", p->message ? p->message : "");
-        }
-        return;
-    case S3L_EVENT_BAD_RECORD:
-        if (c->json)
-            cli_emit_json(json_pack("{s:s, s:s}", "event", "bad_record", "message",
-                                    p->message ? p->message : ""));
-        else if (!c->quiet) {
-            clear_progress(r);
-            fprintf(stderr, "bad record: %s\n", p->message ? p->message : "");
-        }
-        return;
-    }
-}
-
-/* "1 file", "2 files". */
-static const char *plural(uint64_t n, const char *one, const char *many)
-{
-    return n == 1 ? one : many;
-}
-
-static void summary(struct cli *c, const struct write_args *a, const struct s3l_pipeline_stats *s,
-                    bool up_to_date, int rc)
-{
-    if (c->json) {
-        cli_emit_json(
-            json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "event",
-                      "summary", "url", a->url ? a->url : "", "table", a->o.table, "ok", rc == 0,
-                      "rows", (json_int_t)s->rows, "rows_bad", (json_int_t)s->rows_bad,
-                      "values_ignored", (json_int_t)s->values_ignored, "bytes_in",
-                      (json_int_t)s->bytes_in, "bytes_out", (json_int_t)s->bytes_out, "files",
-                      (json_int_t)s->files, "epochs", (json_int_t)s->epochs, "elapsed_ns",
-                      (json_int_t)s->elapsed_ns, "rows_per_s", rate(s->rows, s->elapsed_ns)));
-        return;
-    }
-    if (c->quiet || rc != 0)
-        return;
-    char in[32], out[32];
-    /* Empty input files land nothing and are not an error: say so, for each of them. */
-    size_t n_empty = 0;
-    for (size_t i = 0; i < a->o.n_inputs; i++) {
-        struct stat st;
-        const char *path = a->o.inputs[i];
-        if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-            st.st_size != 0)
-            continue;
-        n_empty++;
-        if (a->o.n_inputs > 1 || !up_to_date)
-            fprintf(stderr, "note: input %s is empty: nothing to write from it\n", path);
-    }
-    if (up_to_date && n_empty == 1 && a->o.n_inputs == 1) {
-        fprintf(stderr, "nothing to write: input %s is empty (table %s at %s is unchanged)\n",
-                a->o.inputs[0], a->o.table, a->url);
-        return;
-    }
-    if (up_to_date) {
-        fprintf(stderr, "nothing new: table %s at %s already holds every input record\n",
-                a->o.table, a->url);
-        return;
-    }
-    fprintf(stderr,
-            "wrote %llu %s to table %s at %s: %llu %s, %s put to the store (data files and "
-            "commit records) from %s of input, %llu %s, %.2f s, %.0f rows/s",
-            (unsigned long long)s->rows, plural(s->rows, "row", "rows"), a->o.table, a->url,
-            (unsigned long long)s->files, plural(s->files, "file", "files"),
-            cli_fmt_bytes(s->bytes_out, out, sizeof(out)),
-            cli_fmt_bytes(s->bytes_in, in, sizeof(in)), (unsigned long long)s->epochs,
-            plural(s->epochs, "epoch", "epochs"), (double)s->elapsed_ns / 1e9,
-            rate(s->rows, s->elapsed_ns));
-    if (s->rows_bad)
-        fprintf(stderr, ", %llu bad %s", (unsigned long long)s->rows_bad,
-                plural(s->rows_bad, "record", "records"));
-    fputc('\n', stderr);
-    if (s->values_ignored)
-        fprintf(stderr,
-                "note: %llu %s not written: of keys that the table's schema lacks (declare "
-                "those columns with --schema, or give them a value within the first --infer-rows "
-                "records), or of a key repeated in a record (its last value is written)\n",
-                (unsigned long long)s->values_ignored,
-                s->values_ignored == 1 ? "value was" : "values were");
-}
-
-/* ---- Stopping on SIGINT and SIGTERM ----------------------------------------------------------- */
 
 /* The signal that asked the run to stop (0: none): the run commits what it read and returns. A
  * second one ends the process at once (the default action is back). */
@@ -794,8 +598,8 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
         }
         a.o.schema = schema;
     }
-    struct reporter r = {c, false, false, false, 0};
-    a.o.report = on_report;
+    struct cli_write_reporter r = {c, false, false, false, 0};
+    a.o.report = cli_write_on_report;
     a.o.report_ctx = &r;
     struct s3l_pipeline_stats stats;
     memset(&stats, 0, sizeof(stats));
@@ -804,9 +608,10 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     note_csv_delimiters(c, &a.o);
     catch_stop_signals();
     rc = s3l_pipeline_run(&a.o, &stats, &side, &err);
-    clear_progress(&r);
+    cli_write_clear_progress(&r);
     ex = rc ? cli_fail(c, rc, &err, side) : CLI_EX_OK;
-    summary(c, &a, &stats, r.up_to_date, rc);
+    struct cli_write_run run = {&a.o, a.url};
+    cli_write_summary(c, &run, &stats, r.up_to_date, rc);
     if (rc == 0 && stats.stopped) {
         int sig = stop_signal;
         if (!c->json)
