@@ -1,7 +1,7 @@
 /*
  * The Parquet table destination: lands rows of one or more tables (streams) under a store root,
  * exactly once per epoch, with the layout and protocol of docs/internals/commit.md (issue 3,
- * item 6; DESIGN.md section 3). T below is "NAMESPACE/TABLE", or "TABLE" without a namespace.
+ * item 6; docs/design.md section 3). T below is "NAMESPACE/TABLE", or "TABLE" without a namespace.
  *
  *   URL/T/<pipeline>-<epoch %020>-g<generation %020>-<file %05>.parquet        lane 0
  *   URL/T/<pipeline>-<epoch %020>-g<generation %020>-<lane %05>-<file %05>.parquet  lanes 1..
@@ -56,8 +56,9 @@ struct s3l_dest_stream;
 
 /*
  * Checks a write disposition. NULL and "append" pass; "replace" and "merge" are refused with
- * S3L_EUNSUPPORTED and the reason (plain files cannot be replaced or merged atomically; DESIGN.md
- * section 8); anything else S3L_EINVALID_CONFIG. s3l_dest_open calls it before touching the store.
+ * S3L_EUNSUPPORTED and the reason (plain files cannot be replaced or merged atomically;
+ * docs/design.md section 8); anything else S3L_EINVALID_CONFIG. s3l_dest_open calls it before
+ * touching the store.
  */
 int s3l_dest_check_disposition(const char *disposition, struct s3l_error *err);
 

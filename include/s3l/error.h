@@ -7,8 +7,8 @@
  * fault (path, key, line, column). The first message set wins; outer layers may prefix context.
  * Messages never hold credentials or signatures.
  *
- * The taxonomy follows DESIGN.md section 5: AUTH_INVALID .. PRECONDITION_FAILED are the store's
- * answers, SCHEMA_DRIFT, INVALID_INPUT and INVALID_CONFIG are the destination's.
+ * The taxonomy follows docs/design.md section 5: AUTH_INVALID .. PRECONDITION_FAILED are the
+ * store's answers, SCHEMA_DRIFT, INVALID_INPUT and INVALID_CONFIG are the destination's.
  */
 #ifndef S3L_ERROR_H
 #define S3L_ERROR_H

@@ -1,7 +1,8 @@
 /*
  * The S3 client of libs3land: the operations the destination and the s3 store backend need,
  * signed with SigV4, sent over libcurl (multi interface, connections reused), answers parsed
- * with expat, every failure mapped to the taxonomy of include/s3l/error.h (DESIGN.md section 5).
+ * with expat, every failure mapped to the taxonomy of include/s3l/error.h (docs/design.md section
+ * 5).
  *
  * Addressing: virtual-hosted (https://BUCKET.s3.REGION.amazonaws.com/KEY) on AWS; path-style
  * (ENDPOINT/BUCKET/KEY) when an endpoint is set, unless path_style says otherwise. Retries:

@@ -148,7 +148,7 @@ struct s3l_schema_merge_options {
 
 /*
  * Merges the schema of a stream (incoming) into the table's record (recorded; NULL when the table
- * has no record yet), per DESIGN.md section 3:
+ * has no record yet), per docs/design.md section 3:
  *  - columns of recorded keep their order; columns only in incoming are appended in its order;
  *  - a column missing from incoming is kept, made nullable (files written now lack it);
  *  - a column whose type differs (s3l_type_equal, nested names and nullability included) fails

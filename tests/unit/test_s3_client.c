@@ -62,7 +62,7 @@ static void bucket_and_key_rules(void **state)
 static void taxonomy(void **state)
 {
     (void)state;
-    /* DESIGN.md section 5 and the S3 API Reference's error code list */
+    /* docs/design.md section 5 and the S3 API Reference's error code list */
     static const struct {
         long status;
         const char *code;

@@ -1,7 +1,7 @@
 /*
  * The transport: S3 requests over libcurl's multi interface, several in flight on reused
  * connections, each signed afresh for every attempt (SigV4 dates must be current), with the
- * retry rules of DESIGN.md section 5: THROTTLED, TRANSIENT and AUTH_EXPIRED are retried with
+ * retry rules of docs/design.md section 5: THROTTLED, TRANSIENT and AUTH_EXPIRED are retried with
  * capped exponential backoff and full jitter; RequestTimeTooSkewed corrects our clock from the
  * server's Date header; SlowDown halves the number of requests in flight, which then grows back
  * by one per 8 successes. Everything else fails at once, carrying S3 code, status and request id.

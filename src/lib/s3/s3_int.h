@@ -313,7 +313,7 @@ void s3l__http_req_reset(struct s3l__http_req *r);
 int s3l__http_add_header(struct s3l__http_req *r, const char *name, const char *value);
 int s3l__http_add_query(struct s3l__http_req *r, const char *name, const char *value);
 
-/* Maps an HTTP status and S3 error code to the taxonomy (DESIGN.md section 5). */
+/* Maps an HTTP status and S3 error code to the taxonomy (docs/design.md section 5). */
 int s3l__s3_code_to_error(long status, const char *s3_code);
 
 /* Checks a bucket name and a key against S3's rules before anything is sent. */

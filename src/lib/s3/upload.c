@@ -9,7 +9,7 @@
  * throughput of one MD5), so a full part waits for the next one to fill before both are sent,
  * and an upload then holds one more buffer. curl reads each part straight from its buffer.
  * Publishing settles
- * the cases where S3 leaves the outcome unknown (DESIGN.md section 5 and issue 4): a Complete
+ * the cases where S3 leaves the outcome unknown (docs/design.md section 5 and issue 4): a Complete
  * whose answer was lost is retried by the transport; if the retry says NoSuchUpload, 5xx or
  * times out, a HEAD decides, by the random token stored in x-amz-meta-s3land-upload at create and
  * the size, never by an ETag computed from the parts (not an MD5 under SSE-KMS). Ceph RGW's

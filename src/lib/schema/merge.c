@@ -1,7 +1,7 @@
 /*
  * Schema evolution: merging the schema a stream brings with the table's schema record
- * (URL/_openetl/schemas/T.json, DESIGN.md section 3), and the widening lattice inference uses to
- * combine the types seen in a sample (int64 + double -> double, date32 + timestamp -> timestamp,
+ * (URL/_openetl/schemas/T.json, docs/design.md section 3), and the widening lattice inference uses
+ * to combine the types seen in a sample (int64 + double -> double, date32 + timestamp -> timestamp,
  * struct + struct -> the union of their fields, mixed scalars -> string, nested + scalar -> json).
  */
 #include <string.h>
