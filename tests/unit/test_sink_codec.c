@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "s3l/alloc.h"
 #include "s3l/ndjson_sink.h"
 #include "sink/sink.h"
 #include "util/util.h"
@@ -257,12 +258,84 @@ static void encoder_refuses(void **state)
     }
 }
 
+static uint64_t n_alloc, fail_at;
+static bool failed_alloc;
+
+static void *t_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    if (++n_alloc == fail_at) {
+        failed_alloc = true;
+        return NULL;
+    }
+    return malloc(n);
+}
+
+static void *t_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (++n_alloc == fail_at) {
+        failed_alloc = true;
+        return NULL;
+    }
+    return realloc(p, n);
+}
+
+static void t_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+/* Allocation k fails, for every k: encode and decode either give the golden result or NOMEM,
+ * with nothing half-decoded and nothing leaked (ASan's leak check in the sanitizer build). */
+static void fail_every_allocation(void **state)
+{
+    (void)state;
+    struct s3l_allocator a = {t_malloc, t_realloc, t_free, NULL};
+    uint8_t want[512];
+    size_t n = unhex(golden_hex, want);
+    for (unsigned k = 1;; k++) {
+        n_alloc = 0;
+        fail_at = k;
+        failed_alloc = false;
+        s3l_set_allocator(&a);
+        uint8_t *b = NULL;
+        size_t len = 0;
+        struct s3l_error err = {0};
+        int erc = s3l_committable_encode(&golden, &b, &len, &err);
+        struct s3l_committable c;
+        s3l_error_clear(&err);
+        int drc = s3l_committable_decode(want, n, &c, &err);
+        s3l_set_allocator(NULL);
+        if (erc == 0) {
+            assert_int_equal(len, n);
+            assert_memory_equal(b, want, n);
+        } else {
+            assert_int_equal(erc, S3L_ENOMEM);
+            assert_null(b);
+        }
+        if (drc == 0) {
+            assert_same(&c, &golden);
+        } else {
+            assert_int_equal(drc, S3L_ENOMEM);
+            assert_null(c.key);
+            assert_null(c.parts);
+        }
+        s3l_committable_cleanup(&c);
+        s3l_free(b);
+        if (!failed_alloc)
+            break; /* k is past the last allocation: every one has been failed once */
+        assert_true(erc != 0 || drc != 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(golden_vector),         cmocka_unit_test(round_trips),
         cmocka_unit_test(truncated_and_altered), cmocka_unit_test(foreign),
-        cmocka_unit_test(encoder_refuses),
+        cmocka_unit_test(encoder_refuses),       cmocka_unit_test(fail_every_allocation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
