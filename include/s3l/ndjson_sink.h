@@ -1,0 +1,237 @@
+/*
+ * The raw-object connector's sink, for stream engines that embed it: records in, NDJSON objects
+ * on a store (s3:// or file://, through the storage vtable of s3l/sys/store.h), one record per
+ * line. Issue 13 is the specification; docs/internals/sink.md has the invariants, the names of
+ * the objects and the loss window.
+ *
+ * The engine's calls, per checkpoint interval:
+ *
+ *     s3l_sink_open(options)            once
+ *     s3l_sink_begin(ckpt)              before the interval's first record
+ *     s3l_sink_write(record, len)       any number of times
+ *     s3l_sink_prepare(ckpt)            at the barrier: the committable, as bytes
+ *     ... the engine stores the bytes in its checkpoint ckpt ...
+ *     s3l_sink_commit(bytes)            once the checkpoint is complete (also after a restore)
+ *     s3l_sink_abort(bytes)             for a checkpoint the engine abandons
+ *     s3l_sink_close(), s3l_sink_free() at the end of the stream
+ *
+ * Sinks: the rolling text sink (S3L_SINK_AT_MOST_ONCE, `s3_text_sink`) puts a part object each
+ * time its buffer reaches rollover_bytes and at close; its committables are empty. The
+ * two-phase sink (S3L_SINK_EXACTLY_ONCE, `s3_2pc_string_sink`, one multipart upload per
+ * checkpoint interval) is not built yet: s3l_sink_open refuses it with S3L_EUNSUPPORTED, and so
+ * does s3l_sink_commit for a multipart committable. The committable codec below already carries
+ * everything it needs (key, UploadId, token, parts with ETags and sizes, counts).
+ *
+ * Thread safety: one sink is used by one thread at a time. Every error is also in err (may be
+ * NULL), naming the key, the record or the byte at fault; messages never hold credentials.
+ */
+#ifndef S3L_NDJSON_SINK_H
+#define S3L_NDJSON_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s3l/error.h"
+#include "s3l/sys/store.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* The committable: what prepare hands the engine, what commit and abort take back.           */
+
+#define S3L_COMMITTABLE_VERSION 1 /* the encoding's version; see s3l_committable_encode */
+
+enum s3l_committable_kind {
+    S3L_COMMITTABLE_EMPTY = 0,     /* nothing to publish (text sink; an empty interval) */
+    S3L_COMMITTABLE_MULTIPART = 1, /* a multipart upload to complete (two-phase sink) */
+};
+
+/* Limits the decoder enforces (S3: keys up to 1024 bytes, parts numbered 1..10,000,
+ * UploadPart; ETags as s3l_object_info holds them). */
+#define S3L_COMMITTABLE_KEY_MAX   1024
+#define S3L_COMMITTABLE_ID_MAX    1024
+#define S3L_COMMITTABLE_TOKEN_MAX 64
+#define S3L_COMMITTABLE_ETAG_MAX  131
+#define S3L_COMMITTABLE_PARTS_MAX 10000
+
+/* One uploaded part: its PartNumber (1..10,000), size in bytes and ETag as UploadPart answered
+ * it (quotes included, as CompleteMultipartUpload takes it back). */
+struct s3l_committable_part {
+    uint32_t number;
+    uint64_t size;
+    char *etag; /* NUL-terminated */
+};
+
+/*
+ * A committable, decoded. For S3L_COMMITTABLE_EMPTY every other field is zero or NULL.
+ * key: the object's key relative to the store's root; upload_id: CreateMultipartUpload's
+ * UploadId; token: the x-amz-meta-s3land-upload token the upload was created with (a HEAD of
+ * the key settles a repeated CompleteMultipartUpload by it); parts: in increasing number, no
+ * number twice; records and bytes: what the interval holds (bytes = the sum of the part sizes).
+ */
+struct s3l_committable {
+    enum s3l_committable_kind kind;
+    uint64_t checkpoint; /* the checkpoint id prepare was given */
+    char *key;
+    char *upload_id;
+    char *token;
+    uint32_t n_parts;
+    struct s3l_committable_part *parts;
+    uint64_t records;
+    uint64_t bytes;
+};
+
+/*
+ * Encodes c as bytes an engine can store in its checkpoint. *out (s3l_free) holds, little
+ * endian: the magic "S3LC", u16 version (S3L_COMMITTABLE_VERSION), u8 kind, u64 checkpoint,
+ * then key, upload_id, token as (u32 length, bytes), u64 records, u64 bytes, u32 n_parts and
+ * per part (u32 number, u64 size, u32 length, ETag bytes); last, the CRC-32 (ISO-HDLC, as zlib's
+ * crc32) of everything before it, u32. Errors: S3L_EINVALID_ARGUMENT when c breaks the rules of
+ * struct s3l_committable or the limits above (naming the field); S3L_ENOMEM. The same checks as
+ * s3l_committable_decode, so whatever encodes also decodes.
+ */
+int s3l_committable_encode(const struct s3l_committable *c, uint8_t **out, size_t *out_len,
+                           struct s3l_error *err);
+
+/*
+ * Decodes len bytes made by s3l_committable_encode into *c (zeroed first; free its contents
+ * with s3l_committable_cleanup, also after a failure). Everything is checked before anything
+ * is returned, so a committable is used whole or not at all. Errors, all S3L_ECORRUPT with a
+ * message saying which: fewer bytes than a field needs ("truncated at byte N"), a magic other
+ * than "S3LC" ("not an s3land sink committable"), a version other than 1 ("version V is not
+ * one this build reads"), an unknown kind, a length or part count over the limits above, parts
+ * out of order or numbered 0, a byte count that is not the sum of the part sizes, a string
+ * holding a NUL, bytes after the checksum, a checksum that does not match. S3L_ENOMEM.
+ */
+int s3l_committable_decode(const uint8_t *data, size_t len, struct s3l_committable *c,
+                           struct s3l_error *err);
+
+/* Frees what s3l_committable_decode allocated in c and zeroes it. NULL is a no-op. */
+void s3l_committable_cleanup(struct s3l_committable *c);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The sink.                                                                                   */
+
+#define S3L_SINK_OPTIONS_VERSION 1
+
+enum s3l_sink_delivery {
+    S3L_SINK_AT_MOST_ONCE = 0, /* the rolling text sink */
+    S3L_SINK_EXACTLY_ONCE = 1, /* the two-phase sink (not built yet: S3L_EUNSUPPORTED) */
+};
+
+#define S3L_SINK_ROLLOVER_DEFAULT (16u << 20) /* 16 MiB, the seed's rollover_bytes default */
+
+/* Options of s3l_sink_open. Zero-initialise, then set version, store and what differs. */
+struct s3l_sink_options {
+    int version; /* S3L_SINK_OPTIONS_VERSION */
+    /* Where the objects go (borrowed: it must outlive the sink). Open it with s3l_store_open
+     * (s3://bucket[/prefix] or file:///dir); the store must have S3L_STORE_CAP_PUT_IF_ABSENT. */
+    struct s3l_store *store;
+    enum s3l_sink_delivery delivery;
+    /* Key prefix under the store's root ("" or NULL: none, and no leading slash). A key that
+     * the store's key rules refuse is S3L_EINVALID_CONFIG at open. */
+    const char *key_prefix;
+    uint64_t rollover_bytes;      /* text sink: bytes per part object (0: 16 MiB) */
+    int64_t rollover_interval_ms; /* text sink: a part is also put once its oldest record is
+                                     this old (checked at each write and s3l_sink_poll; 0: off) */
+    const char *content_type;     /* of each object (NULL: application/x-ndjson) */
+    uint32_t subtask;             /* this sink's index, 0 .. parallelism - 1 */
+    uint32_t parallelism;         /* subtasks of the job (0 or 1: names without sub<i>-) */
+    /* The engine restores this sink from a checkpoint: the text sink lists its own parts
+     * (needs s3:ListBucket) and numbers new ones after the highest. */
+    bool restore;
+};
+
+struct s3l_sink;
+
+/*
+ * Opens a sink. *out is freed with s3l_sink_free. The text sink, with restore set, lists
+ * `<key_prefix>/part-` (or `sub<i>-part-`) and numbers its next part after the highest found.
+ * Errors: S3L_EINVALID_ARGUMENT for a NULL out, opts or store, a wrong version;
+ * S3L_EINVALID_CONFIG for subtask >= parallelism or a key prefix the store's key rules refuse;
+ * S3L_EUNSUPPORTED for S3L_SINK_EXACTLY_ONCE (not built yet) or a store without put-if-absent;
+ * the store's errors of list (restore); S3L_ENOMEM.
+ */
+int s3l_sink_open(const struct s3l_sink_options *opts, struct s3l_sink **out,
+                  struct s3l_error *err);
+
+/*
+ * Announces the checkpoint interval ckpt, before its first record. The text sink only records
+ * it (its part names do not depend on it). S3L_ESTATE after a failure or when an interval is
+ * already begun and not prepared.
+ */
+int s3l_sink_begin(struct s3l_sink *s, uint64_t ckpt, struct s3l_error *err);
+
+/*
+ * Writes one record of len bytes as one line: a final "\n" of the record is kept as its line
+ * end (not doubled), else one is added. S3L_EINVALID_INPUT for a record with a newline before
+ * its last byte, naming the record (its 1-based number in this sink) and the byte offset; the
+ * record is not written and the sink stays usable. The text sink puts a part object when its
+ * buffer reaches rollover_bytes (or rollover_interval_ms passed since its oldest record):
+ * `<key_prefix>/part-<n>` or `sub<i>-part-<n>`, PutObject with If-None-Match: * (S3 API
+ * Reference, PutObject; local: link(2)), the next free number on a conflict. A put's error
+ * (the store's codes, naming the key) is returned and the sink is failed: later calls return
+ * S3L_ESTATE, and the buffered records are lost (at most once; the engine replays). S3L_ESTATE
+ * before begin.
+ */
+int s3l_sink_write(struct s3l_sink *s, const void *record, size_t len, struct s3l_error *err);
+
+/*
+ * The rollover_interval_ms check without a record: puts the buffer if its oldest record is that
+ * old. For engines that call it from their timer. Errors as s3l_sink_write's puts.
+ */
+int s3l_sink_poll(struct s3l_sink *s, struct s3l_error *err);
+
+/*
+ * Ends the interval ckpt (the one begin announced) and returns its committable as bytes in
+ * *out (s3l_free), encoded by s3l_committable_encode. The text sink flushes nothing and returns
+ * an empty committable (kind S3L_COMMITTABLE_EMPTY): it has no barrier hook. S3L_ESTATE when no
+ * interval is begun or after a failure; S3L_EINVALID_ARGUMENT when ckpt is not the begun one;
+ * S3L_ENOMEM.
+ */
+int s3l_sink_prepare(struct s3l_sink *s, uint64_t ckpt, uint8_t **out, size_t *out_len,
+                     struct s3l_error *err);
+
+/*
+ * Commits a committable prepare returned (this run's, or an earlier run's restored from the
+ * engine's checkpoint). Decoded whole first: S3L_ECORRUPT as s3l_committable_decode, with
+ * nothing done. An empty committable is done at once (0). A multipart one is
+ * S3L_EUNSUPPORTED until the two-phase sink exists.
+ */
+int s3l_sink_commit(struct s3l_sink *s, const uint8_t *data, size_t len, struct s3l_error *err);
+
+/* One committable's bytes, for s3l_sink_commit_group. */
+struct s3l_committable_bytes {
+    const uint8_t *data;
+    size_t len;
+};
+
+/*
+ * Commits n committables of the sinks of one commit_group, in order, with s3l_sink_commit. A
+ * failure stops the call: *done (may be NULL) gets the number committed, and the error is the
+ * failed one's (its message prefixed with its index); the rest are committed by recovery from
+ * the same checkpoint. Not atomic across sinks: readers may see the first ones before the
+ * others.
+ */
+int s3l_sink_commit_group(struct s3l_sink *s, const struct s3l_committable_bytes *c, size_t n,
+                          size_t *done, struct s3l_error *err);
+
+/*
+ * Drops a committable the engine abandons (AbortMultipartUpload for a multipart one, once the
+ * two-phase sink exists: S3L_EUNSUPPORTED until then). An empty one: nothing to do (0).
+ * S3L_ECORRUPT as s3l_committable_decode, with nothing done.
+ */
+int s3l_sink_abort(struct s3l_sink *s, const uint8_t *data, size_t len, struct s3l_error *err);
+
+/*
+ * Ends the stream: the text sink puts what it buffers (as at a rollover; nothing when empty).
+ * Errors as s3l_sink_write's puts; S3L_ESTATE after a failure. The sink must still be freed.
+ */
+int s3l_sink_close(struct s3l_sink *s, struct s3l_error *err);
+
+/* What the sink has done: records written, part objects put, their bytes. NULL fields skipped. */
+void s3l_sink_stats(const struct s3l_sink *s, uint64_t *records, uint64_t *parts, uint64_t *bytes);
+
+/* Frees the sink; buffered records that close did not put are dropped. NULL is a no-op. */
+void s3l_sink_free(struct s3l_sink *s);
+
+#endif
