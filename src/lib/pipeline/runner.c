@@ -256,9 +256,11 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             since_clock++;
             rc = bad_record(l, raw, err);
             if (rc) {
-                /* fail: the record's error; dead-letter: the destination refused the record. */
-                *side = l->o->bad_records == S3L_BAD_RECORDS_FAIL ? S3L_SIDE_INPUT
-                                                                  : S3L_SIDE_DESTINATION;
+                /* fail: the record's error; dead-letter: the destination refused the record,
+                 * or could not take it for want of a column (an error of the input). */
+                *side = l->o->bad_records == S3L_BAD_RECORDS_FAIL || rc == S3L_EINVALID_INPUT
+                            ? S3L_SIDE_INPUT
+                            : S3L_SIDE_DESTINATION;
                 break;
             }
         } else {

@@ -175,6 +175,19 @@ static int hold_sampled(struct source *s, struct s3l_infer *inf, int r,
     return r != 1 && (s->n_held > cap || h->broken || h->partial);
 }
 
+/* The sample inferred no column (its keys were all null, empty or unnamable): an error of the
+ * input, naming it and the lines sampled, as the records held cannot be converted. */
+static int no_column(const struct source *s, struct s3l_error *err)
+{
+    const struct held *first = &s->held[0], *last = &s->held[s->n_held - 1];
+    return s3l_error_set(err, S3L_EINVALID_INPUT,
+                         "%s lines %llu to %llu: the %zu sampled records give no column of table "
+                         "%s: no key that can name a column (not empty, without NUL) has a "
+                         "non-null value; declare the schema with --schema", s->pos->path,
+                         (unsigned long long)first->rec.line, (unsigned long long)last->rec.line,
+                         s->n_held, s->g->tpath);
+}
+
 /*
  * Reads the inference sample of the first input with records: up to infer_rows records, or fewer
  * once sample_bytes are held (bad records are kept in order too, to be reported when replayed),
@@ -225,6 +238,8 @@ static int sample(struct source *s, struct s3l_error *err)
     }
     if (rc == 0 && s3l_infer_count(inf) > 0)
         rc = s3l__glue_sample_schema(g, inf, err);
+    if (rc == 0 && g->schema && g->schema->n_fields == 0)
+        rc = no_column(s, err);
     if (rc == 0 && g->schema)
         rc = s3l__glue_open_stream(g, err);
     s3l_infer_free(inf);
@@ -534,8 +549,15 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
         return 0;
     if (!g->stream && !g->schema) {
         int rc = begin_schema(s, err);
-        if (rc)
+        if (rc) {
+            /* Not a bad record the runner may skip: the sample gave no schema (no column), or
+             * its input could not be read on. Its records have no converter to go to, so the
+             * input fails here (before, --bad-records skip skipped this error and the next
+             * call converted a sampled record without a converter). */
+            if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE)
+                *signal = S3L__SOURCE_BROKEN;
             return rc;
+        }
         if (s->next_held < s->n_held)
             return replay_held(s, lane, &o, err);
         if (!g->schema && !s->pos->replayable && !s->sample_ended) {

@@ -107,6 +107,16 @@ static int t_reject(void *ctx, const void *raw, size_t len, const char *reason,
 {
     struct s3l__glue *g = ctx;
     int rc = s3l__glue_ensure_stream(g, err);
+    if (rc == S3L_EINVALID_INPUT && g->schema && g->schema->n_fields == 0) {
+        /* A bad record before any record gave a column (every sampled record bad): its dead
+         * letter goes with an epoch of the table, which cannot open without a column. The error
+         * names the record (its file, line and column), not only the table. */
+        s3l_error_clear(err);
+        return s3l_error_set(err, S3L_EINVALID_INPUT,
+                             "%.600s: not dead-lettered: no record before it gave table %s a "
+                             "column, so no epoch can hold it; declare the schema with --schema",
+                             reason, g->tpath);
+    }
     return rc ? rc : s3l_dest_reject(g->stream, raw, len, reason, err);
 }
 

@@ -187,11 +187,14 @@ static void csv_cleanup(struct s3l_reader *r)
     s3l_free(r->cfields);
 }
 
-/* Finds the end of the row at head: 1 with *end at its '\n' (or the input's end), 0 at the end
- * of the input, < 0 on failure. Resumable: the quote state survives refills. */
-/* The row at head is over max_record_bytes (its bytes without the line end): fatal. */
-static int too_long(struct s3l_reader *r, struct s3l_error *err)
+/* The row at head is over max_record_bytes (its bytes without the line end): fatal. rec then
+ * covers no bytes and starts at the row: it names where the row is, and does not point into the
+ * read buffer, which the refill that found the row too long may have moved (a header or blank
+ * line before the row had left rec pointing into it). */
+static int too_long(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
+    s3l__reader_record(r, rec, r->head, r->head, r->line);
+    rec->raw = NULL;
     s3l_error_set(err, S3L_EINVALID_INPUT,
                   "%s line %llu (byte offset %llu): the row is longer than the maximum "
                   "record size (%zu bytes)", r->name, (ull)r->line,
@@ -199,7 +202,10 @@ static int too_long(struct s3l_reader *r, struct s3l_error *err)
     return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
 }
 
-static int row_end(struct s3l_reader *r, size_t *end, struct s3l_error *err)
+/* Finds the end of the row at head: 1 with *end at its '\n' (or the input's end), 0 at the end
+ * of the input, < 0 on failure. Resumable: the quote state survives refills. */
+static int row_end(struct s3l_reader *r, struct s3l_record *rec, size_t *end,
+                   struct s3l_error *err)
 {
     char delim = r->opt.csv_delimiter;
     for (;;) {
@@ -236,7 +242,7 @@ static int row_end(struct s3l_reader *r, size_t *end, struct s3l_error *err)
                  * whose end is not in the buffer yet. */
                 if (*end - r->head - (*end > r->head && p[*end - 1] == '\r') >
                     r->opt.max_record_bytes)
-                    return too_long(r, err);
+                    return too_long(r, rec, err);
                 return 1;
             } else {
                 r->cfield_start = false;
@@ -244,7 +250,7 @@ static int row_end(struct s3l_reader *r, size_t *end, struct s3l_error *err)
         }
         r->scan_pos = n;
         if (n - r->head > r->opt.max_record_bytes)
-            return too_long(r, err);
+            return too_long(r, rec, err);
         int rc = s3l__reader_fill(r, err);
         if (rc < 0)
             return rc;
@@ -263,7 +269,7 @@ static int row_end(struct s3l_reader *r, size_t *end, struct s3l_error *err)
             r->cfield_start = true;
             r->cafter_quote = false;
             if (*end - r->head > r->opt.max_record_bytes)
-                return too_long(r, err);
+                return too_long(r, rec, err);
             return 1;
         }
     }
@@ -297,7 +303,7 @@ static int csv_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
 {
     for (;;) {
         size_t end = 0;
-        int rc = row_end(r, &end, err);
+        int rc = row_end(r, rec, &end, err);
         if (rc <= 0)
             return rc;
         size_t start = r->head, next = end < r->buf.len ? end + 1 : end;
