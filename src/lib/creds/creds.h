@@ -114,6 +114,15 @@ const char *s3l__profile_get_named(const struct s3l__profile *p, const char *nam
                                    const char *key);
 bool s3l__profile_exists(const struct s3l__profile *p);
 void s3l__profile_free(struct s3l__profile *p);
+/* A lookup of one file's section of the profile: s3l__profile_creds or s3l__profile_config. */
+typedef const char *(*s3l__profile_lookup)(const struct s3l__profile *p, const char *key);
+/* The keys found through get (aws_access_key_id, aws_secret_access_key, aws_session_token or
+ * aws_security_token, botocore's names) into out, reported as `method`; section and path name the
+ * place in messages. 0; S3L_ENOT_FOUND without a key id; S3L_EAUTH_INVALID with a key id but no
+ * secret; S3L_ENOMEM. */
+int s3l__profile_keys(const struct s3l__profile *p, s3l__profile_lookup get, const char *section,
+                      const char *path, const char *method, struct s3l_credentials *out,
+                      struct s3l_error *err);
 
 /* ---------------------------------------------------------------- providers (one file each) */
 

@@ -233,3 +233,24 @@ int s3l__creds_profile_provider_new(const struct s3l_creds_options *opts,
         s3l__creds_opts_destroy(o);
     return rc;
 }
+
+int s3l__profile_keys(const struct s3l__profile *p, s3l__profile_lookup get, const char *section,
+                      const char *path, const char *method, struct s3l_credentials *out,
+                      struct s3l_error *err)
+{
+    const char *ak = get(p, "aws_access_key_id");
+    const char *sk = get(p, "aws_secret_access_key");
+    const char *tok = get(p, "aws_security_token");
+    if (!tok)
+        tok = get(p, "aws_session_token");
+    if (!ak)
+        return s3l_error_set(err, S3L_ENOT_FOUND, "[%.100s] in %s has no aws_access_key_id",
+                             section, path);
+    if (!sk)
+        return s3l_error_set(err, S3L_EAUTH_INVALID,
+                             "[%.100s] in %s has aws_access_key_id but no aws_secret_access_key",
+                             section, path);
+    if (s3l__creds_fill(out, ak, sk, tok, 0, method) != 0)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory for credentials");
+    return 0;
+}
