@@ -130,7 +130,7 @@ static char *get_str(json_t *o, const char *name)
     return json_is_string(x) ? s3l_strdup(json_string_value(x)) : NULL;
 }
 
-/* The pending epoch's optional "schemas": [{"table": T, "record": <object>, "etag"?}...]. */
+/* The pending epoch's optional "schemas": [{"table": T, "record": <JSON>, "etag"?}...]. */
 static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struct s3l_error *err)
 {
     if (!a)
@@ -146,7 +146,7 @@ static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struc
         struct s3l__ckpt_schema *cs = &c->schemas[i];
         c->n_schemas = i + 1;
         cs->table = get_str(e, "table");
-        if (!cs->table || !json_is_object(rec))
+        if (!cs->table || !(json_is_object(rec) || json_is_array(rec)))
             return bad(err, key, "a pending schema record lacks table or record");
         json_t *etag = json_object_get(e, "etag");
         if (etag && (!json_is_string(etag) || strlen(json_string_value(etag)) >= 132))
