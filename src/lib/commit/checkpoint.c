@@ -74,7 +74,8 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
         json_t *schemas = c->n_schemas ? json_array() : NULL;
         int bad_rec = 0;
         for (size_t i = 0; schemas && i < c->n_schemas; i++) {
-            json_t *rec = json_loads(c->schemas[i].record, 0, NULL);
+            /* The record's exact bytes, as a string: recovery writes the same bytes again. */
+            json_t *rec = json_string(c->schemas[i].record);
             bad_rec |= !rec;
             json_t *e = json_pack("{s:s, s:o*}", "table", c->schemas[i].table, "record", rec);
             if (e && c->schemas[i].etag)
@@ -85,7 +86,7 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
             json_decref(schemas);
             json_decref(pending);
             json_decref(state);
-            return s3l_error_set(err, S3L_EINVALID_CONFIG, "a schema record is not JSON");
+            return s3l_error_set(err, S3L_EINVALID_CONFIG, "a schema record is not UTF-8 text");
         }
         if (schemas && pending)
             json_object_set_new(pending, "schemas", schemas);
@@ -130,7 +131,7 @@ static char *get_str(json_t *o, const char *name)
     return json_is_string(x) ? s3l_strdup(json_string_value(x)) : NULL;
 }
 
-/* The pending epoch's optional "schemas": [{"table": T, "record": <JSON>, "etag"?}...]. */
+/* The pending epoch's optional "schemas": [{"table": T, "record": the record's text, "etag"?}...]. */
 static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struct s3l_error *err)
 {
     if (!a)
@@ -146,17 +147,14 @@ static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struc
         struct s3l__ckpt_schema *cs = &c->schemas[i];
         c->n_schemas = i + 1;
         cs->table = get_str(e, "table");
-        if (!cs->table || !(json_is_object(rec) || json_is_array(rec)))
+        if (!cs->table || !json_is_string(rec))
             return bad(err, key, "a pending schema record lacks table or record");
         json_t *etag = json_object_get(e, "etag");
         if (etag && (!json_is_string(etag) || strlen(json_string_value(etag)) >= 132))
             return bad(err, key, "a pending schema record has a bad etag");
         if (etag && !(cs->etag = s3l_strdup(json_string_value(etag))))
             return S3L_ENOMEM;
-        char *t = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
-        cs->record = t ? s3l_strdup(t) : NULL;
-        free(t);
-        if (!cs->record)
+        if (!(cs->record = s3l_strdup(json_string_value(rec))))
             return S3L_ENOMEM;
     }
     return 0;

@@ -119,13 +119,10 @@ static int carry_records(struct s3l_dest *d)
         struct s3l_dest_stream *st = d->streams[i];
         if (!st->pending_record || !has_data_rows(d, st->table))
             continue;
-        json_t *rec = json_loads(st->pending_record, 0, NULL);
-        char *text = rec ? json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        json_decref(rec);
+        /* The record's bytes as the format made them (the same bytes a write at open made). */
         struct s3l__ckpt_schema *cs = &d->ck.schemas[d->ck.n_schemas];
         cs->table = s3l_strdup(st->table);
-        cs->record = text ? s3l_strdup(text) : NULL;
-        free(text);
+        cs->record = s3l_strdup(st->pending_record);
         cs->etag = st->record_etag ? s3l_strdup(st->record_etag) : NULL;
         d->ck.n_schemas++;
         if (!cs->table || !cs->record || (st->record_etag && !cs->etag))
