@@ -102,7 +102,8 @@ const char *s3l_dest_state(const struct s3l_dest *d);
 
 /*
  * Adds a stream writing table T = ns/table with schema (borrowed: it must outlive d). Checks the
- * schema against URL/_openetl/schemas/T.json and records new columns there (conditional write).
+ * schema against URL/_openetl/schemas/T.json (reads only); new columns or types are recorded
+ * there with the first epoch of this stream that has rows, when that epoch commits, never before.
  * Errors: S3L_EINVALID_CONFIG for a bad name (s3l_name_check) or a table added twice;
  * S3L_ESCHEMA_DRIFT when a recorded column changed type (unless allow_type_changes), naming
  * table, column, old and new type, and saying to remove the record to accept it (the other

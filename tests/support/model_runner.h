@@ -31,7 +31,9 @@ int s3l_test_run(const struct s3l_test_run *r, struct s3l_error *err);
 
 /*
  * Checks the destination at url. Always: every marker's files exist with the marker's size,
- * SHA-256 and row count, and no row is visible twice. complete: also every row of the model is
+ * SHA-256 and row count, no row is visible twice, and a table's schema record exists only when
+ * an epoch holding its rows passed its commit point (a marker, or the pending epoch carries the
+ * record). complete: also every row of the model is
  * visible and no data file lies outside a marker. Returns 0, or -1 with why filled.
  */
 int s3l_test_verify(const struct s3l_test_run *r, bool complete, char *why, size_t cap);

@@ -234,6 +234,41 @@ static int c_merge(void *ctx, const char *table, const char *record_url, const c
     return changed && !*out ? S3L_ENOMEM : 0;
 }
 
+/* The columns of carried that current lacks, appended; a column both name keeps current's type. */
+static int c_union(void *ctx, const char *record_url, const char *current, size_t clen,
+                   const char *carried, size_t alen, char **out, struct s3l_error *err)
+{
+    (void)ctx;
+    json_t *cur = json_loadb(current, clen, 0, NULL), *ours = json_loadb(carried, alen, 0, NULL);
+    json_t *cc = json_object_get(cur, "columns"), *oc = json_object_get(ours, "columns");
+    int rc = 0;
+    *out = NULL;
+    if (!json_is_array(cc) || !json_is_array(oc))
+        rc = s3l_error_set(err, S3L_ECORRUPT, "schema record %s unreadable", record_url);
+    bool added = false;
+    for (size_t i = 0; rc == 0 && i < json_array_size(oc); i++) {
+        json_t *c = json_array_get(oc, i);
+        const char *name = json_string_value(json_object_get(c, "name"));
+        bool seen = false;
+        for (size_t j = 0; j < json_array_size(cc) && !seen; j++)
+            seen = name && strcmp(json_string_value(json_object_get(json_array_get(cc, j), "name")),
+                                  name) == 0;
+        if (!seen) {
+            json_array_append(cc, c);
+            added = true;
+        }
+    }
+    if (rc == 0 && added) {
+        char *t = json_dumps(cur, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        *out = t ? s3l_strdup(t) : NULL;
+        free(t);
+        rc = *out ? 0 : S3L_ENOMEM;
+    }
+    json_decref(cur);
+    json_decref(ours);
+    return rc;
+}
+
 void s3l_test_format(struct s3l__dest_format *c)
 {
     memset(c, 0, sizeof(*c));
@@ -245,6 +280,7 @@ void s3l_test_format(struct s3l__dest_format *c)
     c->close = c_close;
     c->free = c_free;
     c->schema_merge = c_merge;
+    c->record_union = c_union;
 }
 
 long s3l_test_format_parse(const char *data, size_t len,

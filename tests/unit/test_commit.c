@@ -119,6 +119,63 @@ static bool exists(struct fx *f, const char *key)
     return s3l_store_stat(f->s, key, &info, NULL) == 0;
 }
 
+/*
+ * The checkpoint codec with and without the pending epoch's "schemas" (issue 10 item 14): a
+ * checkpoint written before the field decodes with no record and encodes to the same bytes; one
+ * with records (with and without an ETag) round-trips; a malformed entry is S3L_ECORRUPT.
+ */
+static void checkpoint_codec_schemas(void **state)
+{
+    (void)state;
+    const char *old = "{\"version\":1,\"pipeline\":\"p\",\"generation\":2,\"committed_epoch\":1,"
+                      "\"pending\":{\"epoch\":2,\"generation\":2,\"files\":[{\"table\":\"t\",\"kind\":"
+                      "\"data\",\"staged\":\"s/a\",\"final\":\"t/a\",\"size\":3,\"rows\":1,\"sha256\":"
+                      "\"0000000000000000000000000000000000000000000000000000000000000000\"}]},"
+                      "\"state\":null}";
+    struct s3l__ckpt c = {0};
+    struct s3l_error err = {0};
+    assert_int_equal(s3l__ckpt_decode(old, strlen(old), "k", &c, &err), 0);
+    assert_true(c.has_pending);
+    assert_int_equal(c.n_schemas, 0);
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(s3l__ckpt_encode(&c, &text, &len, &err), 0);
+    assert_string_equal(text, old);
+    s3l_free(text);
+    c.schemas = s3l_calloc(2, sizeof(*c.schemas));
+    c.n_schemas = 2;
+    c.schemas[0].table = s3l_strdup("t");
+    c.schemas[0].record = s3l_strdup("{\"columns\":[{\"name\":\"id\",\"type\":5}]}");
+    c.schemas[1].table = s3l_strdup("ns/u");
+    c.schemas[1].record = s3l_strdup("{\"columns\":[]}");
+    c.schemas[1].etag = s3l_strdup("\"abc-1\"");
+    assert_int_equal(s3l__ckpt_encode(&c, &text, &len, &err), 0);
+    assert_non_null(strstr(text, ",\"schemas\":[{\"table\":\"t\",\"record\":{\"columns\":[{\"name\":"
+                                 "\"id\",\"type\":5}]}},{\"table\":\"ns/u\",\"record\":{\"columns\":"
+                                 "[]},\"etag\":\"\\\"abc-1\\\"\"}]}"));
+    struct s3l__ckpt back = {0};
+    assert_int_equal(s3l__ckpt_decode(text, len, "k", &back, &err), 0);
+    assert_int_equal(back.n_schemas, 2);
+    assert_string_equal(back.schemas[0].table, "t");
+    assert_string_equal(back.schemas[0].record, c.schemas[0].record);
+    assert_null(back.schemas[0].etag);
+    assert_string_equal(back.schemas[1].table, "ns/u");
+    assert_string_equal(back.schemas[1].record, "{\"columns\":[]}");
+    assert_string_equal(back.schemas[1].etag, "\"abc-1\"");
+    char *again = NULL;
+    assert_int_equal(s3l__ckpt_encode(&back, &again, &len, &err), 0);
+    assert_string_equal(again, text);
+    s3l_free(again);
+    s3l_free(text);
+    s3l__ckpt_cleanup(&back);
+    s3l__ckpt_cleanup(&c);
+    const char *bad = "{\"version\":1,\"pipeline\":\"p\",\"generation\":2,\"committed_epoch\":1,"
+                      "\"pending\":{\"epoch\":2,\"generation\":2,\"files\":[],\"schemas\":[{\"table\":"
+                      "\"t\",\"record\":\"not an object\"}]},\"state\":null}";
+    assert_int_equal(s3l__ckpt_decode(bad, strlen(bad), "k", &back, &err), S3L_ECORRUPT);
+    s3l__ckpt_cleanup(&back);
+}
+
 static void layout_checkpoint_and_marker(void **state)
 {
     struct fx *f = *state;
@@ -301,6 +358,27 @@ static void dead_letters_commit_with_their_epoch(void **state)
     s3l_dest_free(d);
 }
 
+/* Puts one row of the first n_cols columns of fields (id, name) into lane 0 and commits it. */
+static void commit_rows(struct s3l_dest *d, struct s3l_dest_stream *st, size_t n_cols)
+{
+    struct s3l_row_sink k;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_dest_lane_sink(st, 0, &k), 0);
+    if (n_cols == 2) {
+        put_row(&k, 1, "one");
+    } else {
+        assert_int_equal(k.ops->row_begin(k.ctx), 0);
+        assert_int_equal(k.ops->put_int(k.ctx, 1), 0);
+        assert_int_equal(k.ops->row_end(k.ctx, &err), 0);
+    }
+    assert_int_equal(s3l_dest_commit(d, "{}", NULL, &err), 0);
+}
+
+/*
+ * A schema record changes only with the first epoch holding its new columns (issue 10 item 14):
+ * opening a stream, an epoch without rows and a writer that stops without committing leave it as
+ * it was; drift is still refused when the stream opens.
+ */
 static void schema_record_added_columns_and_drift(void **state)
 {
     struct fx *f = *state;
@@ -309,16 +387,28 @@ static void schema_record_added_columns_and_drift(void **state)
     struct s3l_error err = {0};
     struct s3l_schema one = {1, fields};
     assert_int_equal(s3l_dest_stream(d, NULL, "a", &one, &st, &err), 0);
+    assert_false(exists(f, "_openetl/schemas/a.json"));
+    assert_int_equal(s3l_dest_commit(d, "{\"n\":1}", NULL, &err), 0); /* no rows */
+    assert_false(exists(f, "_openetl/schemas/a.json"));
+    commit_rows(d, st, 1);
     char *rec = NULL;
     size_t len;
     assert_int_equal(s3l_dest_read_schema(f->s, "a", &rec, &len, &err), 0);
     assert_string_equal(rec, "{\"columns\":[{\"name\":\"id\",\"type\":5}]}");
     s3l_free(rec);
     s3l_dest_free(d);
+    /* A writer that opens with a new column and stops without committing changes nothing. */
     d = open_dest(f, 1, 0);
     assert_int_equal(s3l_dest_stream(d, NULL, "a", &schema2, &st, &err), 0);
+    s3l_dest_free(d);
     assert_int_equal(s3l_dest_read_schema(f->s, "a", &rec, &len, &err), 0);
-    assert_non_null(strstr(rec, "\"name\""));
+    assert_null(strstr(rec, "\"name\":\"name\""));
+    s3l_free(rec);
+    d = open_dest(f, 1, 0);
+    assert_int_equal(s3l_dest_stream(d, NULL, "a", &schema2, &st, &err), 0);
+    commit_rows(d, st, 2);
+    assert_int_equal(s3l_dest_read_schema(f->s, "a", &rec, &len, &err), 0);
+    assert_non_null(strstr(rec, "\"name\":\"name\""));
     s3l_free(rec);
     struct s3l_field changed[] = {{"id", {.id = S3L_TYPE_UTF8}, false, true}};
     struct s3l_schema drift = {1, changed};
@@ -595,7 +685,9 @@ static void gc_and_open_remove_stale_temp_files(void **state)
     assert_int_equal(s3l_store_upload_write(live, "ok", 2, &err), 0);
     assert_int_equal(s3l_store_upload_publish(live, NULL, &err), 0);
     assert_true(exists(f, "t/live"));
-    assert_true(exists(f, "_openetl/schemas/t.json")); /* objects are never swept */
+    /* Objects are never swept; the killed writer committed nothing, so it left no schema record
+     * (issue 10 item 14). */
+    assert_false(exists(f, "_openetl/schemas/t.json"));
     assert_true(exists(f, "_openetl/checkpoints/" PIPE ".json"));
     s3l_dest_free(d);
 }
@@ -874,6 +966,16 @@ static void unwritable_destination(void **state)
         struct s3l_dest_stream *st;
         if (rc == 0)
             rc = s3l_dest_stream(d, NULL, "t", &schema2, &st, &err);
+        /* Opening a stream only reads; the first write is the epoch's (claim, staging). */
+        struct s3l_row_sink k;
+        if (rc == 0)
+            rc = s3l_dest_lane_sink(st, 0, &k);
+        /* A row that cannot start its file fails the lane (sticky); the commit names why. */
+        if (rc == 0 && k.ops->row_begin(k.ctx) == 0 && k.ops->put_int(k.ctx, 1) == 0 &&
+            k.ops->put_null(k.ctx) == 0)
+            k.ops->row_end(k.ctx, &err);
+        if (rc == 0)
+            rc = s3l_dest_commit(d, "{}", NULL, &err);
         s3l_dest_free(d);
         _exit(rc == S3L_EPERMISSION_DENIED && strstr(err.message, f->dir) ? 0 : 1);
     }
@@ -959,6 +1061,7 @@ static void fault_model(bool lost_reply)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(checkpoint_codec_schemas),
         cmocka_unit_test_setup_teardown(layout_checkpoint_and_marker, setup, teardown),
         cmocka_unit_test_setup_teardown(rollover_and_listing, setup, teardown),
         cmocka_unit_test_setup_teardown(fencing_stops_a_zombie, setup, teardown),

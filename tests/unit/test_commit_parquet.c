@@ -113,6 +113,23 @@ static int check_marker(void *ctx, const struct s3l_dest_marker *m)
     return 0;
 }
 
+/* One row (id, then a string in every other column) committed as an epoch of its own. */
+static void commit_one_row(struct s3l_dest *d, struct s3l_dest_stream *st, size_t n_cols, bool id_text)
+{
+    struct s3l_row_sink k;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_dest_lane_sink(st, 0, &k), 0);
+    assert_int_equal(k.ops->row_begin(k.ctx), 0);
+    if (id_text)
+        assert_int_equal(k.ops->put_bytes(k.ctx, "7", 1), 0);
+    else
+        assert_int_equal(k.ops->put_int(k.ctx, 7), 0);
+    for (size_t c = 1; c < n_cols; c++)
+        assert_int_equal(k.ops->put_null(k.ctx), 0);
+    assert_int_equal(k.ops->row_end(k.ctx, &err), 0);
+    assert_int_equal(s3l_dest_commit(d, "{}", NULL, &err), 0);
+}
+
 static void parquet_files_and_schema_records(void **state)
 {
     (void)state;
@@ -160,6 +177,13 @@ static void parquet_files_and_schema_records(void **state)
         " {\"name\": \"s\", \"type\": \"string\"}, {\"name\": \"x\", \"type\": \"double\"}]");
     d = open_dest(false);
     assert_int_equal(s3l_dest_stream(d, NULL, "t", added, &st, &err), 0);
+    /* ... with the first epoch that holds it (issue 10 item 14), not when the stream opens. */
+    assert_int_equal(s3l_dest_read_schema(store, "t", &rec, &len, &err), 0);
+    rs = schema_of(rec);
+    assert_int_equal(rs->n_fields, 2);
+    s3l_schema_free(rs);
+    s3l_free(rec);
+    commit_one_row(d, st, 3, false);
     s3l_dest_free(d);
     assert_int_equal(s3l_dest_read_schema(store, "t", &rec, &len, &err), 0);
     rs = schema_of(rec);
@@ -179,6 +203,7 @@ static void parquet_files_and_schema_records(void **state)
     s3l_error_clear(&err);
     d = open_dest(true);
     assert_int_equal(s3l_dest_stream(d, NULL, "t", drift, &st, &err), 0);
+    commit_one_row(d, st, 1, true);
     s3l_dest_free(d);
     assert_int_equal(s3l_dest_read_schema(store, "t", &rec, &len, &err), 0);
     rs = schema_of(rec);

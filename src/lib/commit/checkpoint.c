@@ -24,6 +24,14 @@ void s3l__ckpt_clear_pending(struct s3l__ckpt *c)
     s3l_free(c->files);
     c->files = NULL;
     c->n_files = 0;
+    for (size_t i = 0; i < c->n_schemas; i++) {
+        s3l_free(c->schemas[i].table);
+        s3l_free(c->schemas[i].record);
+        s3l_free(c->schemas[i].etag);
+    }
+    s3l_free(c->schemas);
+    c->schemas = NULL;
+    c->n_schemas = 0;
     c->has_pending = false;
     c->pending_epoch = 0;
     c->pending_generation = 0;
@@ -61,6 +69,29 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
             json_array_append_new(files, file_json(&c->files[i]));
         pending = json_pack("{s:I, s:I, s:o}", "epoch", (json_int_t)c->pending_epoch, "generation",
                             (json_int_t)c->pending_generation, "files", files);
+        /* "schemas" only when the epoch carries records: an epoch without keeps the bytes of
+         * checkpoints written before the field existed. */
+        json_t *schemas = c->n_schemas ? json_array() : NULL;
+        int bad_rec = 0;
+        for (size_t i = 0; schemas && i < c->n_schemas; i++) {
+            /* The record's exact bytes, as a string: recovery writes the same bytes again. */
+            json_t *rec = json_string(c->schemas[i].record);
+            bad_rec |= !rec;
+            json_t *e = json_pack("{s:s, s:o*}", "table", c->schemas[i].table, "record", rec);
+            if (e && c->schemas[i].etag)
+                json_object_set_new(e, "etag", json_string(c->schemas[i].etag));
+            json_array_append_new(schemas, e);
+        }
+        if (bad_rec) {
+            json_decref(schemas);
+            json_decref(pending);
+            json_decref(state);
+            return s3l_error_set(err, S3L_EINVALID_CONFIG, "a schema record is not UTF-8 text");
+        }
+        if (schemas && pending)
+            json_object_set_new(pending, "schemas", schemas);
+        else
+            json_decref(schemas);
     }
     json_t *doc = json_pack("{s:i, s:s, s:I, s:I, s:o, s:o}", "version", 1, "pipeline", c->pipeline,
                             "generation", (json_int_t)c->generation, "committed_epoch",
@@ -100,6 +131,35 @@ static char *get_str(json_t *o, const char *name)
     return json_is_string(x) ? s3l_strdup(json_string_value(x)) : NULL;
 }
 
+/* The pending epoch's optional "schemas": [{"table": T, "record": the record's text, "etag"?}...]. */
+static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struct s3l_error *err)
+{
+    if (!a)
+        return 0; /* checkpoints written before the field, or an epoch carrying no record */
+    if (!json_is_array(a))
+        return bad(err, key, "pending schemas is not an array");
+    size_t n = json_array_size(a);
+    c->schemas = s3l_calloc(n ? n : 1, sizeof(*c->schemas));
+    if (!c->schemas)
+        return S3L_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(a, i), *rec = json_object_get(e, "record");
+        struct s3l__ckpt_schema *cs = &c->schemas[i];
+        c->n_schemas = i + 1;
+        cs->table = get_str(e, "table");
+        if (!cs->table || !json_is_string(rec))
+            return bad(err, key, "a pending schema record lacks table or record");
+        json_t *etag = json_object_get(e, "etag");
+        if (etag && (!json_is_string(etag) || strlen(json_string_value(etag)) >= 132))
+            return bad(err, key, "a pending schema record has a bad etag");
+        if (etag && !(cs->etag = s3l_strdup(json_string_value(etag))))
+            return S3L_ENOMEM;
+        if (!(cs->record = s3l_strdup(json_string_value(rec))))
+            return S3L_ENOMEM;
+    }
+    return 0;
+}
+
 static int decode_pending(json_t *p, const char *key, struct s3l__ckpt *c, struct s3l_error *err)
 {
     json_t *files = json_object_get(p, "files");
@@ -128,7 +188,7 @@ static int decode_pending(json_t *p, const char *key, struct s3l__ckpt *c, struc
         memcpy(cf->sha256, json_string_value(sha), 65);
         cf->deadletter = strcmp(json_string_value(kind), "deadletter") == 0;
     }
-    return 0;
+    return decode_schemas(json_object_get(p, "schemas"), key, c, err);
 }
 
 int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__ckpt *c,

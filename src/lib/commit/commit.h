@@ -89,6 +89,10 @@ bool s3l__key_checkpoint_parse(const char *key, char *pipeline, size_t cap);
  * new record text (s3l_free) or NULL when the record already covers schema; S3L_ESCHEMA_DRIFT
  * naming table, column, old and new type and record_url (the record's full URL, to remove it)
  * unless allow; S3L_ECORRUPT for a bad record.
+ * record_union: (optional) the record `current` (clen bytes, as found in the store) with every
+ * column of `carried` (the record an epoch carries, alen bytes) that it lacks appended; a column
+ * both have keeps current's type. *out a new record text (s3l_free) or NULL when current already
+ * has every column; S3L_ECORRUPT naming record_url for an unreadable record; S3L_ENOMEM.
  * destroy: frees ctx (may be NULL).
  */
 struct s3l__dest_format {
@@ -105,6 +109,8 @@ struct s3l__dest_format {
                         size_t len, const struct s3l_schema *schema, bool allow, char **out,
                         struct s3l_error *err);
     void (*destroy)(void *ctx);
+    int (*record_union)(void *ctx, const char *record_url, const char *current, size_t clen,
+                        const char *carried, size_t alen, char **out, struct s3l_error *err);
     /* Optional (NULL: the lanes take rows one by one): rows [first, n_rows) of a column batch
      * (include/s3l/row.h) into w, stopping after the row at which size_estimate reaches
      * size_limit; *done: rows written. As s3l_pq_write_columns_until (include/s3l/parquet.h). */
@@ -135,6 +141,13 @@ struct s3l__ckpt_file {
     bool deadletter;
 };
 
+/* A schema record a pending epoch carries: written to _openetl/schemas/T.json before its copies. */
+struct s3l__ckpt_schema {
+    char *table;  /* T */
+    char *record; /* the record as compact JSON text */
+    char *etag;   /* the ETag of the record it was merged with; NULL when there was none */
+};
+
 /* The checkpoint document (URL/_openetl/checkpoints/<pipeline>.json). */
 struct s3l__ckpt {
     char *pipeline;
@@ -145,6 +158,8 @@ struct s3l__ckpt {
     uint64_t pending_generation;
     size_t n_files;
     struct s3l__ckpt_file *files;
+    size_t n_schemas; /* the pending epoch's "schemas" (optional: absent when none) */
+    struct s3l__ckpt_schema *schemas;
     char *state; /* the runner's JSON value as compact text, or NULL */
     /* Not serialised: the version read or written last. */
     bool exists;
@@ -244,6 +259,11 @@ struct s3l_dest_stream {
     struct s3l_dest *d;
     char *table;
     const struct s3l_schema *schema;
+    /* The record merged at open (the format's schema_merge), not yet written: NULL when the
+     * record read already covered schema. Carried by the next epoch with data rows of this stream
+     * into the checkpoint and written when that epoch finishes (protocol.c), never before. */
+    char *pending_record;
+    char *record_etag; /* the ETag of the record pending_record was merged with (NULL: none) */
     struct s3l__lane *lanes;
     pthread_mutex_t dl_mu;
     struct s3l__staging dl;
@@ -305,8 +325,13 @@ void s3l__stream_free(struct s3l_dest_stream *st);
 int s3l__dest_sweep_temps(struct s3l_dest *d, const char *prefix, int64_t since, uint64_t *n,
                           struct s3l_error *err);
 
-/* Commits the pending epoch recorded in c: copies, markers, checkpoint, staged deletes. */
-int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
-                        struct s3l_error *err);
+/*
+ * Commits the pending epoch recorded in c: its schema records (conditional writes, re-read and
+ * re-merged through f->record_union on a race), then copies, markers, checkpoint, staged deletes.
+ * Idempotent: run again on the same c (recovery) it writes the same bytes or finds them there.
+ * The store's errors; S3L_ECONFLICT when a record kept changing under it; S3L_ENOMEM.
+ */
+int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, struct s3l__ckpt *c,
+                        uint64_t mine, struct s3l_error *err);
 
 #endif

@@ -85,6 +85,64 @@ static int prepare(struct s3l_dest *d, struct s3l_error *err)
     return 0;
 }
 
+static void free_carried(struct s3l_dest *d)
+{
+    for (size_t i = 0; i < d->ck.n_schemas; i++) {
+        s3l_free(d->ck.schemas[i].table);
+        s3l_free(d->ck.schemas[i].record);
+        s3l_free(d->ck.schemas[i].etag);
+    }
+    s3l_free(d->ck.schemas);
+    d->ck.schemas = NULL;
+    d->ck.n_schemas = 0;
+}
+
+static bool has_data_rows(const struct s3l_dest *d, const char *table)
+{
+    for (size_t i = 0; i < d->n_staged; i++)
+        if (!d->staged[i].deadletter && d->staged[i].rows && strcmp(d->staged[i].table, table) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * The schema records this epoch carries into its commit point: the pending record of each stream
+ * that staged data rows in it (a stream without rows keeps its record for a later epoch), as
+ * compact JSON, the bytes a recovery decodes from the checkpoint too. S3L_ENOMEM.
+ */
+static int carry_records(struct s3l_dest *d)
+{
+    d->ck.schemas = s3l_calloc(d->n_streams ? d->n_streams : 1, sizeof(*d->ck.schemas));
+    if (!d->ck.schemas)
+        return S3L_ENOMEM;
+    for (size_t i = 0; i < d->n_streams; i++) {
+        struct s3l_dest_stream *st = d->streams[i];
+        if (!st->pending_record || !has_data_rows(d, st->table))
+            continue;
+        /* The record's bytes as the format made them (the same bytes a write at open made). */
+        struct s3l__ckpt_schema *cs = &d->ck.schemas[d->ck.n_schemas];
+        cs->table = s3l_strdup(st->table);
+        cs->record = s3l_strdup(st->pending_record);
+        cs->etag = st->record_etag ? s3l_strdup(st->record_etag) : NULL;
+        d->ck.n_schemas++;
+        if (!cs->table || !cs->record || (st->record_etag && !cs->etag))
+            return S3L_ENOMEM;
+    }
+    return 0;
+}
+
+/* After the commit point: the carried records are the checkpoint's now, not the streams'. */
+static void records_carried(struct s3l_dest *d)
+{
+    for (size_t i = 0; i < d->n_streams; i++)
+        for (size_t j = 0; j < d->ck.n_schemas; j++)
+            if (strcmp(d->streams[i]->table, d->ck.schemas[j].table) == 0) {
+                s3l_free(d->streams[i]->pending_record);
+                s3l_free(d->streams[i]->record_etag);
+                d->streams[i]->pending_record = d->streams[i]->record_etag = NULL;
+            }
+}
+
 static int set_state(struct s3l_dest *d, const char *state_json, char **old)
 {
     *old = d->ck.state;
@@ -150,11 +208,14 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
         d->ck.pending_generation = d->generation;
         d->ck.files = d->staged;
         d->ck.n_files = d->n_staged;
-        /* The commit point. */
-        rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
+        /* The commit point, covering the schema records too. */
+        rc = carry_records(d);
+        if (rc == 0)
+            rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
         d->ck.files = NULL;
         d->ck.n_files = 0;
         if (rc) {
+            free_carried(d); /* the streams keep theirs */
             d->ck.has_pending = false;
             d->ck.pending_epoch = d->ck.pending_generation = 0;
             /* The write may have happened even so (a reply lost after the publish, an error
@@ -164,11 +225,12 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
             d->broken = rc;
         } else {
             s3l_store_event(d->store, S3L__EV_AFTER_CHECKPOINT);
+            records_carried(d);
             d->ck.files = d->staged;
             d->ck.n_files = d->n_staged;
             d->staged = NULL;
             d->n_staged = d->cap_staged = 0;
-            rc = s3l__finish_pending(d->store, &d->ck, d->generation, err);
+            rc = s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, err);
             if (rc)
                 d->broken = rc;
         }
@@ -248,7 +310,7 @@ int s3l__dest_open_format(struct s3l_store *store, const struct s3l_dest_options
         if (d->ck.has_pending) {
             rc = s3l__dest_claim(d, err);
             if (rc == 0)
-                rc = s3l__finish_pending(store, &d->ck, d->generation, err);
+                rc = s3l__finish_pending(store, &d->format, &d->ck, d->generation, err);
         }
     }
     if (rc == 0 && d->ck.has_pending) {

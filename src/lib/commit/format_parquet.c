@@ -82,6 +82,41 @@ static int pq_merge(void *ctx, const char *table, const char *record_url, const 
     return rc;
 }
 
+/*
+ * A concurrent writer's record (current) with the columns of ours (carried) it lacks appended. A
+ * column both name keeps current's type: the files carry their own types in their footers.
+ */
+static int pq_union(void *ctx, const char *record_url, const char *current, size_t clen,
+                    const char *carried, size_t alen, char **out, struct s3l_error *err)
+{
+    (void)ctx;
+    struct s3l_schema *cur = NULL, *ours = NULL;
+    struct s3l_error e2 = {0};
+    *out = NULL;
+    int rc = s3l_schema_from_json(current, clen, &cur, &e2);
+    if (rc == 0)
+        rc = s3l_schema_from_json(carried, alen, &ours, &e2);
+    if (rc) {
+        s3l_schema_free(cur);
+        return s3l_error_set(err, S3L_ECORRUPT, "schema record %s: %s", record_url, e2.message);
+    }
+    bool added = false;
+    for (size_t i = 0; rc == 0 && i < ours->n_fields; i++) {
+        const struct s3l_field *f = &ours->fields[i];
+        if (s3l_schema_find(cur, f->name, strlen(f->name)) >= 0)
+            continue;
+        rc = s3l_schema_add_field(cur, f, err);
+        added = true;
+    }
+    if (rc == 0 && added) {
+        size_t n = 0;
+        rc = s3l_schema_to_json(cur, out, &n);
+    }
+    s3l_schema_free(ours);
+    s3l_schema_free(cur);
+    return rc;
+}
+
 static void pq_destroy(void *ctx)
 {
     struct pq_ctx *c = ctx;
@@ -121,6 +156,7 @@ int s3l__format_parquet(const struct s3l_pq_options *opts, size_t memory,
     out->close = pq_close;
     out->free = pq_free;
     out->schema_merge = pq_merge;
+    out->record_union = pq_union;
     out->destroy = pq_destroy;
     out->put_columns = pq_put_columns;
     return 0;

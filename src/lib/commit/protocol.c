@@ -1,7 +1,8 @@
 /*
  * Steps 4 and 5 of the protocol (docs/internals/commit.md): finishing a pending epoch, whether
- * right after its commit point or on the next start (recovery). For each stream of the epoch:
- * copy every staged file to its final name, then write the stream's marker put-if-absent; then
+ * right after its commit point or on the next start (recovery). First the schema records the epoch
+ * carries (a record changes only with the first epoch holding its new columns or types, and only
+ * once that epoch passed its commit point); then, for each stream of the epoch: copy every staged file to its final name, then write the stream's marker put-if-absent; then
  * record the epoch as committed; then delete the staged files. Every step is idempotent (a copy
  * replaces its target with the same bytes, a marker that exists with the same bytes is success),
  * so a crash anywhere is repaired by running this again with the same checkpoint; the names come
@@ -28,6 +29,70 @@ static int copy_one(struct s3l_store *s, const struct s3l__ckpt_file *f, struct 
     }
     if (rc && err && err->code == 0)
         *err = e2;
+    return rc;
+}
+
+/*
+ * Writes the record an epoch carries for table T, conditionally on the record it was merged with
+ * at open (If-Match on that ETag; If-None-Match when there was none). On a race (412) it re-reads:
+ * a concurrent writer's record is united with ours through the format's record_union, columns
+ * only added. A column the other writer recorded with another type keeps the recorded type: every
+ * data file carries its own types in its footer, so the record keeps naming every column and
+ * taking ours would undo the other writer's choice. Finding the record already holding every
+ * column (a repeated finish in recovery, whose first write then fails its condition, or a writer
+ * that added the same columns) writes nothing.
+ */
+static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
+                        const struct s3l__ckpt_schema *cs, struct s3l_error *err)
+{
+    char *key = s3l__key_schema(cs->table);
+    char *url = key ? s3l__key_fmt("%s/%s", s->url, key) : NULL;
+    if (!url) {
+        s3l_free(key);
+        return S3L_ENOMEM;
+    }
+    size_t alen = strlen(cs->record);
+    struct s3l_put_options po = {.if_none_match = !cs->etag,
+                                 .if_match = cs->etag,
+                                 .content_type = "application/json"};
+    struct s3l_error e2 = {0};
+    int rc = s3l_store_put(s, key, cs->record, alen, &po, NULL, &e2);
+    for (int attempt = 0; attempt < 10 && rc == S3L_EPRECONDITION_FAILED; attempt++) {
+        uint8_t *cur = NULL;
+        size_t len = 0;
+        struct s3l_object_info info;
+        s3l_error_clear(&e2);
+        rc = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &cur, &len, &info, &e2);
+        bool exists = rc == 0;
+        if (rc && rc != S3L_ENOT_FOUND)
+            break;
+        char *text = NULL;
+        rc = 0;
+        if (!exists)
+            rc = (text = s3l_strdup(cs->record)) ? 0 : S3L_ENOMEM;
+        else if (!(len == alen && memcmp(cur, cs->record, len) == 0))
+            rc = f && f->record_union ? f->record_union(f->ctx, url, (const char *)cur, len,
+                                                        cs->record, alen, &text, err)
+                                      : s3l_error_set(err, S3L_ECONFLICT,
+                                                      "schema record %s changed under this "
+                                                      "writer",
+                                                      url);
+        s3l_free(cur);
+        if (rc || !text)
+            break; /* an error, or the record already holds every column */
+        po.if_none_match = !exists;
+        po.if_match = exists ? info.etag : NULL;
+        s3l_error_clear(&e2);
+        rc = s3l_store_put(s, key, text, strlen(text), &po, NULL, &e2);
+        s3l_free(text);
+    }
+    if (rc == S3L_EPRECONDITION_FAILED)
+        rc = s3l_error_set(err, S3L_ECONFLICT, "schema record %s kept changing under this writer",
+                           url);
+    else if (rc && err && err->code == 0 && e2.code)
+        *err = e2;
+    s3l_free(url);
+    s3l_free(key);
     return rc;
 }
 
@@ -69,11 +134,14 @@ static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *ta
     return rc;
 }
 
-int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
-                        struct s3l_error *err)
+int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, struct s3l__ckpt *c,
+                        uint64_t mine, struct s3l_error *err)
 {
     int rc = 0;
     bool copied = false;
+    /* The records first: a reader or writer finding a copied file finds its columns recorded. */
+    for (size_t i = 0; i < c->n_schemas && rc == 0; i++)
+        rc = write_record(s, f, &c->schemas[i], err);
     for (size_t i = 0; i < c->n_files && rc == 0; i++) {
         bool seen = false;
         for (size_t j = 0; j < i && !seen; j++)
@@ -86,11 +154,14 @@ int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
         return rc; /* not prefix's result: ENOMEM leaves err empty (code 0) */
     }
     /* Record the epoch as committed, keeping the staged keys to delete afterwards. */
-    size_t n = c->n_files;
+    size_t n = c->n_files, n_schemas = c->n_schemas;
     struct s3l__ckpt_file *files = c->files;
+    struct s3l__ckpt_schema *schemas = c->schemas;
     uint64_t epoch = c->pending_epoch, gen = c->pending_generation, before = c->committed_epoch;
     c->files = NULL;
     c->n_files = 0;
+    c->schemas = NULL;
+    c->n_schemas = 0;
     c->has_pending = false;
     c->pending_epoch = 0;
     c->pending_generation = 0;
@@ -100,6 +171,8 @@ int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
         /* Still pending as far as the store knows: restore it for the caller. */
         c->files = files;
         c->n_files = n;
+        c->schemas = schemas;
+        c->n_schemas = n_schemas;
         c->has_pending = true;
         c->pending_epoch = epoch;
         c->pending_generation = gen;
@@ -115,5 +188,11 @@ int s3l__finish_pending(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine,
         s3l_free(files[i].final);
     }
     s3l_free(files);
+    for (size_t i = 0; i < n_schemas; i++) {
+        s3l_free(schemas[i].table);
+        s3l_free(schemas[i].record);
+        s3l_free(schemas[i].etag);
+    }
+    s3l_free(schemas);
     return 0;
 }

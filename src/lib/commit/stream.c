@@ -1,8 +1,10 @@
 /*
  * Streams: one per table of the destination, with its lanes, its schema record and its dead
  * letters. Adding a stream checks that the table does not nest in or hold another one, then
- * merges its schema into URL/_openetl/schemas/T.json through the file format's schema_merge with
- * conditional writes (two writers adding columns cannot lose each other's). Rejected records go,
+ * merges its schema with URL/_openetl/schemas/T.json through the file format's schema_merge
+ * (drift is refused at once) and keeps the merged record as pending, unwritten: the first epoch
+ * with rows carries it through its commit point (dest.c) and writes it (protocol.c), so a run
+ * that fails before committing leaves the record as it was (issue 10 item 14). Rejected records go,
  * one JSON line each with the reason, into one dead-letter file per stream and epoch, staged and
  * committed with the epoch's data (under the stream's dl_mu: any thread may reject).
  */
@@ -73,48 +75,41 @@ int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, 
 
 /* --- streams --- */
 
-static int record_schema(struct s3l_dest *d, const char *table, const struct s3l_schema *schema,
-                         struct s3l_error *err)
+/*
+ * Reads URL/_openetl/schemas/T.json and merges schema into it (drift is reported here, at once),
+ * without writing: *merged (s3l_free) is the record the stream's first epoch with rows will carry
+ * into its commit point, NULL when the record already covers schema; *etag (s3l_free) the ETag of
+ * the record read, NULL when there was none (the write at finish is conditional on it).
+ */
+static int merge_schema(struct s3l_dest *d, const char *table, const struct s3l_schema *schema,
+                        char **merged, char **etag, struct s3l_error *err)
 {
     char *key = s3l__key_schema(table);
     if (!key)
         return S3L_ENOMEM;
-    int rc = 0;
-    /* Conditional writes: two writers adding columns at once cannot lose each other's. */
-    for (int attempt = 0; attempt < 10; attempt++) {
-        uint8_t *rec = NULL;
-        size_t len = 0;
-        struct s3l_object_info info;
-        struct s3l_error e2 = {0};
-        rc = s3l_store_get(d->store, key, 0, UINT64_MAX, S3L__DOC_MAX, &rec, &len, &info, &e2);
-        bool exists = rc == 0;
-        if (rc && rc != S3L_ENOT_FOUND) {
-            if (err && err->code == 0)
-                *err = e2;
-            break;
-        }
-        char *merged = NULL;
+    uint8_t *rec = NULL;
+    size_t len = 0;
+    struct s3l_object_info info;
+    struct s3l_error e2 = {0};
+    int rc = s3l_store_get(d->store, key, 0, UINT64_MAX, S3L__DOC_MAX, &rec, &len, &info, &e2);
+    bool exists = rc == 0;
+    if (rc && rc != S3L_ENOT_FOUND) {
+        if (err && err->code == 0)
+            *err = e2;
+    } else {
         char *url = s3l__key_fmt("%s/%s", d->store->url, key);
         rc = url ? d->format.schema_merge(d->format.ctx, table, url,
                                           exists ? (const char *)rec : NULL, len, schema,
-                                          d->allow_type_changes, &merged, err)
+                                          d->allow_type_changes, merged, err)
                  : S3L_ENOMEM;
         s3l_free(url);
-        s3l_free(rec);
-        if (rc || !merged)
-            break;
-        struct s3l_put_options po = {.if_none_match = !exists,
-                                     .if_match = exists ? info.etag : NULL,
-                                     .content_type = "application/json"};
-        s3l_error_clear(&e2);
-        rc = s3l_store_put(d->store, key, merged, strlen(merged), &po, NULL, &e2);
-        s3l_free(merged);
-        if (rc != S3L_EPRECONDITION_FAILED) {
-            if (rc && err && err->code == 0)
-                *err = e2;
-            break;
+        if (rc == 0 && *merged && exists && !(*etag = s3l_strdup(info.etag))) {
+            s3l_free(*merged);
+            *merged = NULL;
+            rc = S3L_ENOMEM;
         }
     }
+    s3l_free(rec);
     s3l_free(key);
     return rc;
 }
@@ -177,6 +172,8 @@ void s3l__stream_free(struct s3l_dest_stream *st)
     s3l__staging_cleanup(&st->dl);
     pthread_mutex_destroy(&st->dl_mu);
     s3l_free(st->lanes);
+    s3l_free(st->pending_record);
+    s3l_free(st->record_etag);
     s3l_free(st->table);
     s3l_free(st);
 }
@@ -195,9 +192,10 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
             s3l_free(t);
             return rc;
         }
+    char *merged = NULL, *etag = NULL;
     rc = check_nesting(d, t, err);
     if (rc == 0)
-        rc = record_schema(d, t, schema, err);
+        rc = merge_schema(d, t, schema, &merged, &etag, err);
     struct s3l_dest_stream *st = rc ? NULL : s3l_calloc(1, sizeof(*st));
     struct s3l_dest_stream **arr = NULL;
     if (rc == 0 && st) {
@@ -205,6 +203,9 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
         st->table = t;
         t = NULL;
         st->schema = schema;
+        st->pending_record = merged;
+        st->record_etag = etag;
+        merged = etag = NULL;
         pthread_mutex_init(&st->dl_mu, NULL);
         st->lanes = s3l_calloc(d->lanes, sizeof(*st->lanes));
         arr = s3l_realloc(d->streams, (d->n_streams + 1) * sizeof(*arr));
@@ -214,8 +215,12 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
             d->streams = arr;
         s3l__stream_free(st);
         s3l_free(t);
+        s3l_free(merged);
+        s3l_free(etag);
         return S3L_ENOMEM;
     }
+    s3l_free(merged);
+    s3l_free(etag);
     s3l_free(t);
     if (rc)
         return rc;
