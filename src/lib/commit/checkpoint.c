@@ -154,6 +154,12 @@ static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struc
             return bad(err, key, "a pending schema record has a bad etag");
         if (etag && !(cs->etag = s3l_strdup(json_string_value(etag))))
             return S3L_ENOMEM;
+        /* The record's text must be a JSON record (an object or a list) to be written again. */
+        json_t *parsed = json_loads(json_string_value(rec), 0, NULL);
+        bool ok = json_is_object(parsed) || json_is_array(parsed);
+        json_decref(parsed);
+        if (!ok)
+            return bad(err, key, "a pending schema record is not a JSON record");
         if (!(cs->record = s3l_strdup(json_string_value(rec))))
             return S3L_ENOMEM;
     }
