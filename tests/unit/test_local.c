@@ -1,8 +1,9 @@
 /*
  * Unit tests of the local (file://) backend: write-then-publish, put-if-absent, conditional put
  * with the documented ETag, get ranges and caps, stat, sorted recursive listing that hides temp
- * files, remove (idempotent, prunes empty directories), copy, and errno mapping: a full tmpfs
- * gives NO_SPACE, an unprivileged writer PERMISSION_DENIED, a missing key NOT_FOUND.
+ * files, remove (idempotent, prunes empty directories, keeps a lock file in use), copy, and
+ * errno mapping: a full tmpfs gives NO_SPACE, an unprivileged writer PERMISSION_DENIED, a missing
+ * key NOT_FOUND.
  * Expected SHA-256 values are the published digests of the strings (sha256sum of "hello").
  */
 #include <errno.h>
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -210,6 +213,34 @@ static void remove_is_idempotent_and_prunes(void **state)
     assert_int_not_equal(stat(path, &st), 0);
     snprintf(path, sizeof(path), "%s/s", f->dir);
     assert_int_equal(stat(path, &st), 0);
+}
+
+/* A remove keeps the directory's lock file while other objects are left beside it, even when a
+ * publisher holds the lock (before: every remove unlinked it, so a second publisher could lock a
+ * new file and pass its If-Match check beside the first); the last object takes it along. */
+static void remove_keeps_a_lock_in_use(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    struct s3l_object_info info;
+    assert_int_equal(s3l_store_put(f->s, "c/a", "a", 1, NULL, &info, &err), 0);
+    assert_int_equal(s3l_store_put(f->s, "c/b", "b", 1, NULL, NULL, &err), 0);
+    struct s3l_put_options cas = {.if_match = info.etag};
+    assert_int_equal(s3l_store_put(f->s, "c/a", "A", 1, &cas, NULL, &err), 0);
+    char lock[128], dir[96];
+    snprintf(dir, sizeof(dir), "%s/c", f->dir);
+    snprintf(lock, sizeof(lock), "%s/.s3l-lock-dir", dir);
+    struct stat before, after;
+    assert_int_equal(stat(lock, &before), 0);
+    int fd = open(lock, O_RDWR);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX), 0); /* held, as a publisher in its If-Match check */
+    assert_int_equal(s3l_store_remove(f->s, "c/b", &err), 0);
+    assert_int_equal(stat(lock, &after), 0);
+    assert_true(after.st_ino == before.st_ino);
+    close(fd);
+    assert_int_equal(s3l_store_remove(f->s, "c/a", &err), 0);
+    assert_int_not_equal(stat(dir, &after), 0); /* the last object took the directory along */
 }
 
 static void remove_sweeps_abandoned_temp_files(void **state)
@@ -478,6 +509,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(get_ranges_and_caps, setup, teardown),
         cmocka_unit_test_setup_teardown(list_is_sorted_recursive_and_hides_temp, setup, teardown),
         cmocka_unit_test_setup_teardown(remove_is_idempotent_and_prunes, setup, teardown),
+        cmocka_unit_test_setup_teardown(remove_keeps_a_lock_in_use, setup, teardown),
         cmocka_unit_test_setup_teardown(remove_sweeps_abandoned_temp_files, setup, teardown),
         cmocka_unit_test_setup_teardown(copy_links_and_replaces, setup, teardown),
         cmocka_unit_test_setup_teardown(sweep_removes_only_dead_temp_files, setup, teardown),

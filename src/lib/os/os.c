@@ -236,23 +236,33 @@ bool s3l__os_rmdir_if_empty(const char *path)
 
 int s3l__os_lock(const char *path, int *fd, struct s3l_error *err)
 {
-    int f;
-    do
-        f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    while (f < 0 && errno == EINTR);
-    if (f < 0)
-        return s3l__os_fail(err, errno, "open", path);
-    int r;
-    do
-        r = flock(f, LOCK_EX);
-    while (r != 0 && errno == EINTR);
-    if (r != 0) {
-        int e = errno;
+    for (;;) {
+        int f;
+        do
+            f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        while (f < 0 && errno == EINTR);
+        if (f < 0)
+            return s3l__os_fail(err, errno, "open", path);
+        int r;
+        do
+            r = flock(f, LOCK_EX);
+        while (r != 0 && errno == EINTR);
+        if (r != 0) {
+            int e = errno;
+            close(f);
+            return s3l__os_fail(err, e, "flock", path);
+        }
+        /* The lock file may have been unlinked (by the remove of its directory's last object)
+         * between our open and our flock: the lock is then on a file no one else will open.
+         * Hold it only while the path still names the file we locked; else open it anew. */
+        struct stat held, now;
+        if (fstat(f, &held) == 0 && stat(path, &now) == 0 && held.st_dev == now.st_dev &&
+            held.st_ino == now.st_ino) {
+            *fd = f;
+            return 0;
+        }
         close(f);
-        return s3l__os_fail(err, e, "flock", path);
     }
-    *fd = f;
-    return 0;
 }
 
 void s3l__os_unlock(int fd)

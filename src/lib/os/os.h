@@ -56,7 +56,9 @@ int s3l__os_link(const char *from, const char *to, struct s3l_error *err);
 int s3l__os_unlink(const char *path, bool missing_ok, struct s3l_error *err);
 /* rmdir(2) if empty; any failure is ignored (returns false). */
 bool s3l__os_rmdir_if_empty(const char *path);
-/* Opens (creating, 0644) path and takes an exclusive flock(2) on it; *fd is the held lock. */
+/* Opens (creating, 0644) path and takes an exclusive flock(2) on it; *fd is the held lock. The
+ * lock is held only on the file path names once it is taken: when the file was unlinked between
+ * the open and the flock, it is opened anew (so a lock file may be removed under its lock). */
 int s3l__os_lock(const char *path, int *fd, struct s3l_error *err);
 void s3l__os_unlock(int fd);
 /* Takes a shared flock(2) on an open file: held while the process lives, it marks the file as

@@ -708,6 +708,37 @@ static int local_sweep(struct s3l_store *s, const char *prefix, int64_t before_n
     return rc;
 }
 
+static int count_other(void *ctx, const char *name, bool is_dir)
+{
+    (void)is_dir;
+    if (strcmp(name, S3L__LOCAL_LOCK_PREFIX "dir") != 0)
+        ++*(size_t *)ctx;
+    return 0;
+}
+
+/* The directory's lock file goes only with its last object, and only under the lock: a lock
+ * file unlinked while a publisher holds it would let a second publisher lock a new file and
+ * both pass their If-Match check (a lost update). A publisher always has its temp file in the
+ * directory, so a directory that holds nothing but the lock file has none. True when the lock
+ * file is gone (the directory may then be removed). */
+static bool prune_lock(const char *dir)
+{
+    size_t others = 0;
+    if (s3l__os_readdir(dir, count_other, &others, NULL) != 0 || others > 0)
+        return false;
+    char *lock = join(dir, S3L__LOCAL_LOCK_PREFIX "dir");
+    int fd = -1;
+    bool gone = false;
+    if (lock && s3l__os_lock(lock, &fd, NULL) == 0) {
+        others = 0;
+        gone = s3l__os_readdir(dir, count_other, &others, NULL) == 0 && others == 0 &&
+               s3l__os_unlink(lock, true, NULL) == 0;
+        s3l__os_unlock(fd);
+    }
+    s3l_free(lock);
+    return gone;
+}
+
 static int local_remove(struct s3l_store *s, const char *key, struct s3l_error *err)
 {
     struct local_store *ls = (struct local_store *)s;
@@ -728,12 +759,8 @@ static int local_remove(struct s3l_store *s, const char *key, struct s3l_error *
     /* Prune directories left empty, up to (not including) the root: staging leaves many. */
     size_t root_len = strlen(ls->root);
     while (rc == 0 && dir && strlen(dir) > root_len) {
-        char *lock = join(dir, S3L__LOCAL_LOCK_PREFIX "dir");
-        if (lock)
-            s3l__os_unlink(lock, true, NULL);
-        s3l_free(lock);
         sweep_dir(dir);
-        if (!s3l__os_rmdir_if_empty(dir))
+        if (!s3l__os_rmdir_if_empty(dir) && !(prune_lock(dir) && s3l__os_rmdir_if_empty(dir)))
             break;
         char *up = dir_of(dir);
         s3l_free(dir);
