@@ -1,8 +1,8 @@
 /*
  * Unit tests of inference: NDJSON samples (ints mixed with floats, numbers mixed with strings,
  * ISO-8601 dates and timestamps with and without offsets, nested objects and arrays, all-null
- * columns that wait), the json-text option, CSV text shapes, and typing a late value. Expected
- * schemas are written by hand as Arrow type names.
+ * columns that wait, objects with no typed member), the json-text option, CSV text shapes, and
+ * typing a late value. Expected schemas are written by hand as Arrow type names.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -163,6 +163,29 @@ static void late_value_typing(void **state)
     s3l__jscan_cleanup(&sc);
 }
 
+/* An object with no typed member ({} or {"c": null}) is still an object: beside a scalar, in one
+ * list or across records, the column is json text (before: it was taken for a null, so
+ * [1, {"c": null}] gave list<item: int64> and the converter then refused the object); beside a
+ * struct it adds no field; alone it has no type yet, as a null. */
+static void fieldless_objects_are_objects(void **state)
+{
+    (void)state;
+    assert_string_equal(infer("{\"b\":[1,{\"c\":null}]}\n", S3L_INPUT_NDJSON, false),
+                        "b: list<item: json>");
+    assert_string_equal(infer("{\"b\":[{},1]}\n", S3L_INPUT_NDJSON, false),
+                        "b: list<item: json>");
+    assert_string_equal(infer("{\"a\":{\"b\":[1,{\"c\":null}]}}\n", S3L_INPUT_NDJSON, false),
+                        "a: struct<b: list<item: json>>");
+    assert_string_equal(infer("{\"a\":1}\n{\"a\":{}}\n", S3L_INPUT_NDJSON, false), "a: json");
+    assert_string_equal(infer("{\"a\":{}}\n{\"a\":{\"b\":1}}\n", S3L_INPUT_NDJSON, false),
+                        "a: struct<b: int64>");
+    assert_string_equal(infer("{\"a\":{\"x\":{},\"y\":1},\"l\":[{}],\"e\":{}}\n",
+                              S3L_INPUT_NDJSON, false),
+                        "a: struct<y: int64> | l, e");
+    assert_string_equal(infer("{\"a\":[{\"x\":null},{\"x\":2}]}\n", S3L_INPUT_NDJSON, false),
+                        "a: list<item: struct<x: int64>>");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +194,7 @@ int main(void)
         cmocka_unit_test(big_integers),
         cmocka_unit_test(csv_shapes),
         cmocka_unit_test(late_value_typing),
+        cmocka_unit_test(fieldless_objects_are_objects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -173,25 +173,69 @@ static int struct_type(const struct s3l_value *values, size_t i,
             acc = w;
         }
     }
-    if (rc || acc.n_children == 0) {
+    if (rc) {
         s3l_type_cleanup(&acc);
         set_simple(out, (enum s3l_type_id)S3L__TYPE_NONE);
         return rc;
     }
+    /* An object with no typed member ({} or {"c": null}) is a struct with no fields: still an
+     * object, so it widens to json beside a scalar and into the fields of a struct beside one
+     * (as a null would not: [1, {"c": null}] was list<int64>, then the object was refused). What
+     * is left of it when inference ends has no type, as a null (settle). */
+    acc.id = S3L_TYPE_STRUCT;
     *out = acc;
     return 0;
+}
+
+/* True when t holds no typed leaf: no value but nulls and fieldless objects was seen. */
+static bool untyped(const struct s3l_type *t)
+{
+    if ((int)t->id == S3L__TYPE_NONE)
+        return true;
+    if (t->id == S3L_TYPE_LIST)
+        return t->n_children == 1 && untyped(&t->children[0].type);
+    if (t->id != S3L_TYPE_STRUCT)
+        return false;
+    for (size_t i = 0; i < t->n_children; i++)
+        if (!untyped(&t->children[i].type))
+            return false;
+    return true;
+}
+
+/* The inferred type as a column gets it: struct fields without a type dropped, and a type with
+ * no typed leaf left none (S3L__TYPE_NONE), as only nulls give. */
+static void settle(struct s3l_type *t)
+{
+    if (untyped(t)) {
+        s3l_type_cleanup(t); /* id 0: S3L__TYPE_NONE */
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < t->n_children; i++) {
+        struct s3l_field *f = &t->children[i];
+        if (t->id == S3L_TYPE_STRUCT && untyped(&f->type)) {
+            s3l_field_cleanup(f);
+            continue;
+        }
+        settle(&f->type);
+        t->children[k++] = *f;
+    }
+    t->n_children = k;
 }
 
 int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
                     struct s3l_type *out)
 {
-    return infer_at(values, i, opt, 0, out);
+    return s3l__infer_value_at(values, i, opt, 0, out);
 }
 
 int s3l__infer_value_at(const struct s3l_value *values, size_t i,
                         const struct s3l_infer_options *opt, int depth, struct s3l_type *out)
 {
-    return infer_at(values, i, opt, depth, out);
+    int rc = infer_at(values, i, opt, depth, out);
+    if (rc == 0)
+        settle(out);
+    return rc;
 }
 
 static int infer_at(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
@@ -289,7 +333,7 @@ int s3l_infer_add(struct s3l_infer *inf, const struct s3l_record *rec)
         if (!c)
             return S3L_ENOMEM;
         struct s3l_type t;
-        int rc = s3l_infer_value(values, j + 1, &inf->opt, &t);
+        int rc = infer_at(values, j + 1, &inf->opt, 0, &t); /* settled in s3l_infer_schema */
         if (rc == 0)
             rc = widen_into(&c->type, &t);
         if (rc)
@@ -312,10 +356,15 @@ int s3l_infer_schema(const struct s3l_infer *inf, struct s3l_schema **out)
         return S3L_ENOMEM;
     for (size_t i = 0; i < inf->n; i++) {
         const struct col *c = &inf->cols[i];
-        if ((int)c->type.id == S3L__TYPE_NONE)
+        if (untyped(&c->type))
             continue;
-        struct s3l_field f = {.name = c->name, .type = c->type, .nullable = true};
-        int rc = s3l_schema_add_field(s, &f, NULL);
+        struct s3l_field f = {.name = c->name, .nullable = true};
+        int rc = s3l_type_copy(&f.type, &c->type);
+        if (rc == 0) {
+            settle(&f.type);
+            rc = s3l_schema_add_field(s, &f, NULL);
+        }
+        s3l_type_cleanup(&f.type);
         if (rc) {
             s3l_schema_free(s);
             return rc;
@@ -329,14 +378,14 @@ size_t s3l_infer_n_pending(const struct s3l_infer *inf)
 {
     size_t n = 0;
     for (size_t i = 0; i < inf->n; i++)
-        n += (int)inf->cols[i].type.id == S3L__TYPE_NONE;
+        n += untyped(&inf->cols[i].type);
     return n;
 }
 
 const char *s3l_infer_pending(const struct s3l_infer *inf, size_t i)
 {
     for (size_t k = 0; k < inf->n; k++)
-        if ((int)inf->cols[k].type.id == S3L__TYPE_NONE && i-- == 0)
+        if (untyped(&inf->cols[k].type) && i-- == 0)
             return inf->cols[k].name;
     return NULL;
 }
