@@ -10,6 +10,7 @@
 // - a truncate (op "t") is refused naming its line;
 // - Connect's logical types become DuckDB's types, with their values;
 // - the input landed in two runs (the file grown in between) equals the input landed in one.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { check, done, exceptAll, lit, query, run, runOk, tableSql, tmpdir } from '../conformance/harness.mjs';
@@ -246,6 +247,39 @@ runOk(['write', '--url', lake, '--table', 'plain', '--input-format', 'debezium',
 const ptypes = await query(`SELECT column_name AS c, column_type AS t FROM (DESCRIBE ${tableSql(path.join(lake, 'plain'))})`);
 check(JSON.stringify(ptypes.map((r) => r.t)) === JSON.stringify(['BIGINT', 'VARCHAR', 'DATE', 'VARCHAR', 'BIGINT', 'UUID']),
     `without the wrapper: inferred types, and the _openetl_ columns typed (${JSON.stringify(ptypes)})`);
+
+// _openetl_id recomputed here from its definition (docs/internals/input.md, "debezium"): a
+// UUID v5 (RFC 4122 section 4.3: SHA-1 of the namespace's bytes and the name) over the table,
+// the source position fields, the op and the images, each value written as kind letter, length
+// and bytes.
+const canon = (v) => {
+    if (v === null) return 'n0:';
+    if (v === true) return 't0:';
+    if (v === false) return 'f0:';
+    if (typeof v === 'number') return `N${String(v).length}:${v}`;
+    if (typeof v === 'string') return `S${Buffer.byteLength(v)}:${v}`;
+    if (Array.isArray(v)) return `A${v.length}:` + v.map(canon).join('');
+    const keys = Object.keys(v);
+    return `O${keys.length}:` + keys.map((k) => canon(k) + canon(v[k])).join('');
+};
+const positionFields = ['lsn', 'txId', 'sequence', 'xmin', 'file', 'pos', 'row', 'gtid', 'change_lsn', 'commit_lsn',
+    'event_serial_no', 'scn', 'commit_scn', 'rs_id', 'ssn', 'row_id', 'ord'];
+const eventId = (e) => {
+    const src = e.source ?? {};
+    let name = ['db', 'schema', 'table', 'collection'].map((f) => `${f}=${f in src ? canon(src[f]) : ''}\n`).join('');
+    for (const f of positionFields) if (f in src) name += `${f}=${canon(src[f])}\n`;
+    name += `op=${e.op}\n` + `before=${'before' in e ? canon(e.before) : ''}\n` + `after=${'after' in e ? canon(e.after) : ''}\n`;
+    const ns = Buffer.from('5f0f6bd27c4e5b529a3e2f4bb7d0c1a9', 'hex');
+    const h = createHash('sha1').update(Buffer.concat([ns, Buffer.from(name)])).digest().subarray(0, 16);
+    h[6] = (h[6] & 0x0f) | 0x50;
+    h[8] = (h[8] & 0x3f) | 0x80;
+    const x = h.toString('hex');
+    return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+};
+const wantIds = plain.filter((l) => l !== 'null').map((l) => eventId(JSON.parse(l))).sort();
+const gotIds = (await query(`SELECT _openetl_id::VARCHAR AS id FROM (${table}) ORDER BY 1`)).map((r) => r.id);
+check(JSON.stringify(gotIds) === JSON.stringify(wantIds),
+    `every _openetl_id equals the UUID v5 recomputed from its definition (${wantIds.length} ids; first ${gotIds[0]} vs ${wantIds[0]})`);
 
 // ---- refusals ---------------------------------------------------------------------------------
 const truncFile = path.join(work, 'trunc.ndjson');
