@@ -101,9 +101,11 @@ enum s3l_input_format {
     S3L_INPUT_NDJSON = 1, /* one JSON object per line (blank lines skipped) */
     S3L_INPUT_JSON,       /* one JSON array of objects [{...}, {...}], or objects back to back */
     S3L_INPUT_CSV,        /* RFC 4180 with a header row */
+    S3L_INPUT_DEBEZIUM,   /* Debezium change events, one per line, each becoming one row */
 };
 
-/* "ndjson" (also "jsonl"), "json", "csv". S3L_EINVALID_CONFIG naming the accepted names. */
+/* "ndjson" (also "jsonl"), "json", "csv", "debezium". S3L_EINVALID_CONFIG naming the accepted
+ * names. */
 int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct s3l_error *err);
 
 #define S3L_READER_OPTIONS_VERSION   1
@@ -245,6 +247,23 @@ uint64_t s3l_reader_offset(const struct s3l_reader *r);
 
 /* Number of the line at s3l_reader_offset (1-based): start_line for a resumed reader. */
 uint64_t s3l_reader_line(const struct s3l_reader *r);
+
+/*
+ * The column types the input declares itself, as a schema of nullable columns (NULL when it
+ * declares none): for the debezium format (docs/cli.md, "CDC rows"), _openetl_op string,
+ * _openetl_seq int64 and _openetl_id uuid, and, once events with the schema/payload wrapper were
+ * read, the table's columns with the types their Connect schemas give (the first type a column
+ * was declared with wins; nested Connect types are left to inference). The runner lays it over
+ * the inferred schema. *out: s3l_schema_free. Errors: S3L_ENOMEM. Other formats: *out NULL.
+ */
+int s3l_reader_schema_hint(const struct s3l_reader *r, struct s3l_schema **out);
+
+/*
+ * Records read and skipped by the format's own rules so far: for the debezium format its
+ * tombstones (a null value: the line `null`, or a wrapper whose payload is null). 0 for the
+ * other formats. Cannot fail.
+ */
+uint64_t s3l_reader_skipped(const struct s3l_reader *r);
 
 /*
  * CSV: the header line's bytes (line end excluded), to record in the checkpoint; available after

@@ -210,6 +210,8 @@ struct s3l_pipeline_stats {
     uint64_t rows;           /* rows accepted into the table */
     uint64_t rows_bad;       /* rows skipped or dead-lettered */
     uint64_t values_ignored; /* values of keys the schema lacks (not written; see --schema) */
+    uint64_t records_skipped; /* records the input format skips by its rules (Debezium's
+                                 tombstones), read by this run */
     uint64_t bytes_in;       /* input bytes consumed */
     uint64_t bytes_out;      /* bytes put to the store by committed epochs: data files and
                                 commit records (checkpoint, marker, schema record) */

@@ -38,6 +38,8 @@ static const char write_help[] =
     "  --input-format F       ndjson (one JSON object per line), json (one array of objects)\n"
     "                         or csv (RFC 4180 with a header row; fields separated by ',', or\n"
     "                         by ';', tab or '|' when the header has no ',', as detected)\n"
+    "                         or debezium (Debezium change events, one per line: rows with\n"
+    "                         _openetl_op, _openetl_seq and _openetl_id; see docs/cli.md)\n"
     "                         (default: from the inputs' extensions, .ndjson .jsonl .json\n"
     "                         .csv .tsv; else ndjson)\n"
     "  --schema FILE          declared schema: a JSON list of columns, e.g.\n"
@@ -210,8 +212,9 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         a->schema_file = v;
         return 0;
     case OPT_FORMAT:
-        if (strcmp(v, "ndjson") && strcmp(v, "json") && strcmp(v, "csv"))
-            return cli_usage(c, "write", "--input-format %s: expected ndjson, json or csv", v);
+        if (strcmp(v, "ndjson") && strcmp(v, "json") && strcmp(v, "csv") && strcmp(v, "debezium"))
+            return cli_usage(c, "write",
+                             "--input-format %s: expected ndjson, json, csv or debezium", v);
         o->input_format = v;
         a->format_given = true;
         return 0;

@@ -153,9 +153,10 @@ void cli_write_summary(struct cli *c, const struct cli_write_run *a,
 {
     if (c->json) {
         cli_emit_json(
-            json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "event",
-                      "summary", "url", a->url ? a->url : "", "table", a->o->table, "ok", rc == 0,
-                      "rows", (json_int_t)s->rows, "rows_bad", (json_int_t)s->rows_bad,
+            json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
+                      "event", "summary", "url", a->url ? a->url : "", "table", a->o->table, "ok",
+                      rc == 0, "rows", (json_int_t)s->rows, "rows_bad", (json_int_t)s->rows_bad,
+                      "records_skipped", (json_int_t)s->records_skipped,
                       "values_ignored", (json_int_t)s->values_ignored, "bytes_in",
                       (json_int_t)s->bytes_in, "bytes_out", (json_int_t)s->bytes_out, "files",
                       (json_int_t)s->files, "epochs", (json_int_t)s->epochs, "elapsed_ns",
@@ -199,6 +200,9 @@ void cli_write_summary(struct cli *c, const struct cli_write_run *a,
     if (s->rows_bad)
         fprintf(stderr, ", %llu bad %s", (unsigned long long)s->rows_bad,
                 plural(s->rows_bad, "record", "records"));
+    if (s->records_skipped)
+        fprintf(stderr, ", %llu %s skipped", (unsigned long long)s->records_skipped,
+                plural(s->records_skipped, "tombstone", "tombstones"));
     fputc('\n', stderr);
     if (s->values_ignored)
         fprintf(stderr,

@@ -5,7 +5,8 @@
  * directory, removed after each input. The parser targets (fuzz_ndjson, fuzz_csv, ...) stop at the
  * reader; the crashes of issue 10 item 15 were on the way from the sample to the converter.
  *
- * The first two bytes choose the run: byte 0 the format (ndjson, json, csv: % 3), the
+ * The first two bytes choose the run: byte 0 the format (ndjson, json, csv: % 3; debezium
+ * change events when / 18 % 2, so that the seeds below 18 keep their meaning), the
  * --bad-records mode (fail, skip, dead-letter: / 3 % 3) and inferred or a small declared schema
  * (/ 9 % 2); byte 1 a small --max-record-size (9 .. 70 bytes, 2 MiB, or 0: the default) and
  * --infer-rows (1 .. 4), so that the limits are reached. The rest is the input file.
@@ -106,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.table = "t";
     o.inputs = inputs;
     o.n_inputs = 1;
-    o.input_format = formats[data[0] % 3];
+    o.input_format = (data[0] / 18) % 2 ? "debezium" : formats[data[0] % 3];
     o.bad_records = (enum s3l_bad_records)((data[0] / 3) % 3);
     o.schema = schema;
     /* 63: 2 MiB, past two of the reader's 1 MiB blocks: a row over it is found after refills

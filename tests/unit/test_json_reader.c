@@ -332,7 +332,8 @@ static void bad_options(void **state)
     assert_int_equal(f, S3L_INPUT_NDJSON);
     assert_int_equal(s3l_input_format_parse("xml", &f, &err), S3L_EINVALID_CONFIG);
     assert_string_equal(err.message,
-                        "input format \"xml\": expected ndjson (or jsonl), json or csv");
+                        "input format \"xml\": expected ndjson (or jsonl), json, csv or "
+                        "debezium");
     /* A pipe that ends before the resume offset. */
     opt.version = S3L_READER_OPTIONS_VERSION;
     opt.start_offset = 100;

@@ -4,7 +4,8 @@
  * record is built in, and the small table of functions through which the framework calls a
  * format. The formats live below this folder (json/: NDJSON and JSON arrays; csv/: RFC 4180) and
  * include only this header from the framework; the framework calls them only through their
- * tables (s3l__ndjson_format, s3l__json_format, s3l__csv_format), so no format calls another and
+ * tables (s3l__ndjson_format, s3l__json_format, s3l__csv_format, s3l__debezium_format), so no
+ * format includes another's header (debezium/ calls the NDJSON format through its table) and
  * the framework includes no format's header. docs/internals/input.md describes the whole.
  */
 #ifndef S3L_INPUT_INT_H
@@ -53,6 +54,9 @@ struct s3l_reader;
  *   scan     scans a record that next handed over unscanned (rec->values NULL) into the tape:
  *            1 or a negative code. NULL: the format always scans.
  *   cleanup  frees what open and next allocated. NULL: nothing to free.
+ *   hint     the column types the input declares itself (s3l_reader_schema_hint): *out a new
+ *            schema or NULL; 0 or S3L_ENOMEM. NULL: the format declares none.
+ *   skipped  records the format skipped by its own rules (s3l_reader_skipped). NULL: none.
  */
 struct s3l__input_format {
     const char *name;
@@ -60,12 +64,18 @@ struct s3l__input_format {
     int (*next)(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
     int (*scan)(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err);
     void (*cleanup)(struct s3l_reader *r);
+    int (*hint)(const struct s3l_reader *r, struct s3l_schema **out);
+    uint64_t (*skipped)(const struct s3l_reader *r);
 };
 
-/* The formats (json/reader.c, csv/csv.c). */
+/* The formats (json/reader.c, csv/csv.c, debezium/reader.c). The debezium format frames and
+ * scans its lines through s3l__ndjson_format's table: the one format built on another. */
 extern const struct s3l__input_format s3l__ndjson_format;
 extern const struct s3l__input_format s3l__json_format;
 extern const struct s3l__input_format s3l__csv_format;
+extern const struct s3l__input_format s3l__debezium_format;
+
+struct s3l__dbz;
 
 /*
  * A reader's state. The unconsumed input is buf.ptr[head .. buf.len); buf.ptr[0] is at input
@@ -112,6 +122,8 @@ struct s3l_reader {
     size_t n_columns;
     struct s3l_value *columns; /* key entries: name str/len into header_names */
     char *header_names;
+    /* Debezium (debezium/reader.c; it also uses the NDJSON fields above) */
+    struct s3l__dbz *dbz;
 };
 
 /*

@@ -38,9 +38,12 @@ int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct 
         *out = S3L_INPUT_JSON;
     else if (name && strcmp(name, "csv") == 0)
         *out = S3L_INPUT_CSV;
+    else if (name && strcmp(name, "debezium") == 0)
+        *out = S3L_INPUT_DEBEZIUM;
     else
         return s3l_error_set(err, S3L_EINVALID_CONFIG,
-                             "input format \"%s\": expected ndjson (or jsonl), json or csv",
+                             "input format \"%s\": expected ndjson (or jsonl), json, csv or "
+                             "debezium",
                              name ? name : "");
     return 0;
 }
@@ -184,6 +187,7 @@ static const struct s3l__input_format *const formats[] = {
     [S3L_INPUT_NDJSON] = &s3l__ndjson_format,
     [S3L_INPUT_JSON] = &s3l__json_format,
     [S3L_INPUT_CSV] = &s3l__csv_format,
+    [S3L_INPUT_DEBEZIUM] = &s3l__debezium_format,
 };
 
 static int seek_to(struct s3l_reader *r, struct s3l_error *err)
@@ -216,7 +220,7 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
                     struct s3l_error *err)
 {
     if (!opt || opt->version != S3L_READER_OPTIONS_VERSION || opt->format < S3L_INPUT_NDJSON ||
-        opt->format > S3L_INPUT_CSV)
+        opt->format > S3L_INPUT_DEBEZIUM)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "reader options: bad version or format");
     if (opt->csv_delimiter == '"' || opt->csv_delimiter == '\n' || opt->csv_delimiter == '\r')
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
@@ -302,6 +306,17 @@ uint64_t s3l_reader_offset(const struct s3l_reader *r)
 uint64_t s3l_reader_line(const struct s3l_reader *r)
 {
     return r->line;
+}
+
+int s3l_reader_schema_hint(const struct s3l_reader *r, struct s3l_schema **out)
+{
+    *out = NULL;
+    return r->fmt->hint ? r->fmt->hint(r, out) : 0;
+}
+
+uint64_t s3l_reader_skipped(const struct s3l_reader *r)
+{
+    return r->fmt->skipped ? r->fmt->skipped(r) : 0;
 }
 
 void s3l_reader_free(struct s3l_reader *r)

@@ -14,12 +14,37 @@
 #include "runner.h"
 #include "schema/schema_int.h"
 
-int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf, struct s3l_error *err)
+/* Lays the declared types of hint over the inferred schema s (see runner.h). 0 or S3L_ENOMEM. */
+static int apply_hint(struct s3l_schema *s, const struct s3l_schema *hint)
+{
+    for (size_t i = 0; hint && i < hint->n_fields; i++) {
+        const struct s3l_field *h = &hint->fields[i];
+        int at = s3l_schema_find(s, h->name, strlen(h->name));
+        if (at < 0) {
+            if (s3l_schema_add_field(s, h, NULL) != 0)
+                return S3L_ENOMEM;
+            continue;
+        }
+        struct s3l_type t;
+        if (s3l_type_copy(&t, &h->type) != 0)
+            return S3L_ENOMEM;
+        s3l_type_cleanup(&s->fields[at].type);
+        s->fields[at].type = t;
+    }
+    return 0;
+}
+
+int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf,
+                            const struct s3l_schema *hint, struct s3l_error *err)
 {
     struct s3l_schema *inferred = NULL, *rec = NULL;
     int rc = s3l_infer_schema(inf, &inferred);
-    if (rc)
+    if (rc == 0)
+        rc = apply_hint(inferred, hint);
+    if (rc) {
+        s3l_schema_free(inferred);
         return s3l_error_set(err, rc, "out of memory inferring the schema of %s", g->tpath);
+    }
     rc = s3l__glue_read_record(g, &rec, err);
     if (rc == 0 && rec) {
         rc = s3l__schema_fit_sample(rec, inferred, g->fmt == S3L_INPUT_CSV, err);

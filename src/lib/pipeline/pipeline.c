@@ -38,9 +38,9 @@ static int check_options(const struct s3l_pipeline_options *o, struct s3l_error 
     if (!o->inputs || o->n_inputs == 0)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "at least one input is required");
     const char *f = o->input_format ? o->input_format : "ndjson";
-    if (strcmp(f, "ndjson") && strcmp(f, "json") && strcmp(f, "csv"))
+    if (strcmp(f, "ndjson") && strcmp(f, "json") && strcmp(f, "csv") && strcmp(f, "debezium"))
         return s3l_error_set(err, S3L_EINVALID_CONFIG,
-                             "input format %s: expected ndjson, json or csv", f);
+                             "input format %s: expected ndjson, json, csv or debezium", f);
     if (o->pipeline_id && !s3l_uuid_valid(o->pipeline_id))
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "pipeline id %s is not a UUID",
                              o->pipeline_id);

@@ -230,12 +230,15 @@ int s3l__glue_read_record(struct s3l__glue *g, struct s3l_schema **out, struct s
 
 /*
  * Schema growth (growth.c). s3l__glue_sample_schema: the schema of an inference sample (inf),
- * fitted to the table's schema record (s3l__schema_fit_sample), into g->schema, with growth on.
+ * with the types the input declares (hint, s3l_reader_schema_hint; may be NULL) laid over it
+ * (a hinted column takes the hint's type; one the sample had no type for is added), fitted to
+ * the table's schema record (s3l__schema_fit_sample), into g->schema, with growth on.
  * s3l__glue_check_growth: with growth on and the stream open, whether rec brings keys with typed
  * values that the schema lacks: 1 with the grown schema in g->grown (the source then holds rec
  * and answers S3L__SOURCE_GROW), 0 when not. Both: S3L_ENOMEM, record errors.
  */
-int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf, struct s3l_error *err);
+int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf,
+                            const struct s3l_schema *hint, struct s3l_error *err);
 /* An inferred run's schema from the table's schema record alone, with growth on: *found false
  * (nothing set) when the table has none. Errors as s3l__glue_read_record and
  * s3l__glue_open_stream (the stream is opened with it). */

@@ -236,8 +236,12 @@ static int sample(struct source *s, struct s3l_error *err)
         *err = e;
         rc = r;
     }
+    struct s3l_schema *hint = NULL;
+    if (rc == 0 && s3l_infer_count(inf) > 0 && s3l_reader_schema_hint(s->reader, &hint) != 0)
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
     if (rc == 0 && s3l_infer_count(inf) > 0)
-        rc = s3l__glue_sample_schema(g, inf, err);
+        rc = s3l__glue_sample_schema(g, inf, hint, err);
+    s3l_schema_free(hint);
     if (rc == 0 && g->schema && g->schema->n_fields == 0)
         rc = no_column(s, err);
     if (rc == 0 && g->schema)
@@ -604,6 +608,8 @@ static uint64_t src_bytes(struct s3l__source *base)
 static void src_free(struct s3l__source *base)
 {
     struct source *s = (struct source *)base;
+    if (s->reader)
+        s->g->stats->records_skipped += s3l_reader_skipped(s->reader);
     s3l_reader_free(s->reader);
     s3l_arena_free(&s->arena);
     s3l_arena_free(&s->pend_arena);
