@@ -106,6 +106,15 @@ enum s3l_input_format {
 /* "ndjson" (also "jsonl"), "json", "csv". S3L_EINVALID_CONFIG naming the accepted names. */
 int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct s3l_error *err);
 
+/*
+ * A CSV field delimiter as a user writes it (--csv-delimiter, a Pipeline document's csvDelimiter):
+ * one ASCII character, or "tab" or "\t" (a backslash and t) for a tab, into *out. Errors:
+ * S3L_EINVALID_CONFIG, err saying what was expected, for empty text, more than one character, a
+ * non-ASCII byte, and the quote, CR and LF (RFC 4180 section 2: they quote fields and end rows).
+ * The same rule as the config documents' (util/delim.c).
+ */
+int s3l_csv_delimiter_parse(const char *text, char *out, struct s3l_error *err);
+
 #define S3L_READER_OPTIONS_VERSION   1
 #define S3L_DEFAULT_MAX_RECORD_BYTES (16u << 20)
 #define S3L_DEFAULT_BLOCK_BYTES      (1u << 20)

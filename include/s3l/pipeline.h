@@ -48,6 +48,8 @@ struct s3l_input_position {
     char sha256[65];  /* lowercase hex SHA-256 of bytes [max(0, offset - 4096), offset); "" when
                          not replayable */
     char *csv_header; /* the CSV header line as read (no line end), or NULL */
+    char csv_delimiter; /* CSV: the delimiter its rows were split on, once known; 0: unknown (a
+                           checkpoint from before it was recorded: detected from csv_header) */
     uint64_t line;    /* 1-based number of the line at offset (the next record's line when the
                          offset is at a line start); 0: unknown, taken as 1 */
     bool mid_line;    /* replayable and the byte before offset is not a line break (LF or CR):
@@ -122,9 +124,9 @@ bool s3l_uuid_valid(const char *s);
 /*
  * Serialises n positions as the JSON object the destination keeps in its checkpoint:
  * {"version":1,"inputs":[{"path":..,"replayable":..,"dev":..,"ino":..,"offset":..,
- * "sha256":..,"line":..,"mid_line":true,"csv_header":..}, ...]} (csv_header omitted when NULL,
- * mid_line when false; both, and line, are optional when read back, for checkpoints written
- * before they existed). *out is NUL-terminated,
+ * "sha256":..,"line":..,"mid_line":true,"csv_header":..,"csv_delimiter":";"}, ...]} (csv_header
+ * omitted when NULL, csv_delimiter when 0, mid_line when false; those, and line, are optional
+ * when read back, for checkpoints written before they existed). *out is NUL-terminated,
  * owned by the caller (s3l_free). S3L_ENOMEM.
  */
 int s3l_positions_to_json(const struct s3l_input_position *pos, size_t n, char **out);
@@ -246,6 +248,11 @@ struct s3l_pipeline_options {
     const char *ns;       /* namespace, or NULL */
     const struct s3l_schema *schema; /* declared schema, or NULL to infer */
     const char *input_format;        /* "ndjson" (default), "json" (an array) or "csv" */
+    /* CSV: the field delimiter (s3l_csv_delimiter_parse's rule: never '"', CR or LF); 0 (the
+     * default): detected from each input's header row. An input resumed from the checkpoint
+     * splits on the delimiter recorded there; a different one given is refused
+     * (S3L_EINVALID_INPUT), as its rows would be split otherwise than the rows committed. */
+    char csv_delimiter;
     const char *const *inputs;       /* paths, "-" for stdin; n_inputs >= 1 */
     size_t n_inputs;
     enum s3l_codec codec;       /* default ZSTD */

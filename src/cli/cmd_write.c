@@ -40,6 +40,8 @@ static const char write_help[] =
     "                         by ';', tab or '|' when the header has no ',', as detected)\n"
     "                         (default: from the inputs' extensions, .ndjson .jsonl .json\n"
     "                         .csv .tsv; else ndjson)\n"
+    "  --csv-delimiter C      CSV: fields are separated by C, one character (tab: \\t or tab;\n"
+    "                         not '\"', CR or LF), instead of the one detected from the header\n"
     "  --schema FILE          declared schema: a JSON list of columns, e.g.\n"
     "                         [{\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\",\n"
     "                           \"nullable\": true, \"key\": false}]\n"
@@ -118,6 +120,7 @@ enum {
     OPT_REGION,
     OPT_PATH_STYLE,
     OPT_STDIN_OFFSET,
+    OPT_CSV_DELIMITER,
 };
 
 static const struct option write_options[] = {
@@ -126,6 +129,7 @@ static const struct option write_options[] = {
     {"namespace", required_argument, NULL, OPT_NAMESPACE},
     {"schema", required_argument, NULL, OPT_SCHEMA},
     {"input-format", required_argument, NULL, OPT_FORMAT},
+    {"csv-delimiter", required_argument, NULL, OPT_CSV_DELIMITER},
     {"compression", required_argument, NULL, OPT_COMPRESSION},
     {"compression-level", required_argument, NULL, OPT_LEVEL},
     {"file-size", required_argument, NULL, OPT_FILE_SIZE},
@@ -215,6 +219,12 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         o->input_format = v;
         a->format_given = true;
         return 0;
+    case OPT_CSV_DELIMITER: {
+        struct s3l_error e = {0};
+        if (s3l_csv_delimiter_parse(v, &o->csv_delimiter, &e) != 0)
+            return cli_usage(c, "write", "--csv-delimiter: %s", e.message);
+        return 0;
+    }
     case OPT_COMPRESSION:
         if (!parse_codec(v, &o->codec))
             return cli_usage(c, "write", "--compression %s: expected zstd, snappy, gzip or none",
@@ -399,8 +409,8 @@ static int choose_format(struct cli *c, struct s3l_pipeline_options *o, bool giv
  * that cannot be read is left for the run to report. */
 static void note_csv_delimiters(struct cli *c, const struct s3l_pipeline_options *o)
 {
-    if (c->quiet || !o->input_format || strcmp(o->input_format, "csv") != 0)
-        return;
+    if (c->quiet || !o->input_format || strcmp(o->input_format, "csv") != 0 || o->csv_delimiter)
+        return; /* not CSV, or --csv-delimiter given: nothing is detected */
     for (size_t i = 0; i < o->n_inputs; i++) {
         if (strcmp(o->inputs[i], "-") == 0)
             continue; /* stdin cannot be read twice */
@@ -490,7 +500,13 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
         n_stdin += strcmp(a->o.inputs[i], "-") == 0;
     if (n_stdin > 1)
         return cli_usage(c, "write", "stdin (-) can be given once only");
-    return choose_format(c, &a->o, a->format_given);
+    int rc = choose_format(c, &a->o, a->format_given);
+    if (rc == 0 && a->o.csv_delimiter && strcmp(a->o.input_format, "csv") != 0)
+        return cli_usage(c, "write",
+                         "--csv-delimiter applies to CSV input only, and the input format is %s "
+                         "(give --input-format csv, or name the inputs .csv)",
+                         a->o.input_format);
+    return rc;
 }
 
 /* ---- Stopping on SIGINT and SIGTERM -----------------------------------------------------------

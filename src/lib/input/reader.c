@@ -45,6 +45,15 @@ int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct 
     return 0;
 }
 
+int s3l_csv_delimiter_parse(const char *text, char *out, struct s3l_error *err)
+{
+    const char *why = NULL;
+    int rc = s3l__csv_delimiter_parse(text, out, &why);
+    if (rc)
+        return s3l_error_set(err, rc, "CSV delimiter \"%s\": %s", text ? text : "", why);
+    return 0;
+}
+
 int s3l__reader_fatal(struct s3l_reader *r, struct s3l_error *err, int code)
 {
     r->sticky = code;

@@ -225,6 +225,10 @@ static json_t *position_json(const struct s3l_input_position *p)
         bad |= json_object_set_new(o, "mid_line", json_true());
     if (p->csv_header)
         bad |= json_object_set_new(o, "csv_header", json_string(p->csv_header));
+    if (p->csv_delimiter) {
+        char d[2] = {p->csv_delimiter, 0};
+        bad |= json_object_set_new(o, "csv_delimiter", json_string(d));
+    }
     if (bad) {
         json_decref(o);
         return NULL;
@@ -270,15 +274,18 @@ static int parse_position(json_t *o, size_t i, struct s3l_input_position *p, str
 {
     json_t *path = json_object_get(o, "path"), *rep = json_object_get(o, "replayable");
     json_t *sha = json_object_get(o, "sha256"), *hdr = json_object_get(o, "csv_header");
-    json_t *mid = json_object_get(o, "mid_line");
+    json_t *mid = json_object_get(o, "mid_line"), *dl = json_object_get(o, "csv_delimiter");
     if (!json_is_object(o) || !json_is_string(path) || !json_is_boolean(rep) ||
         !json_is_string(sha) || strlen(json_string_value(sha)) > 64 ||
-        (hdr && !json_is_string(hdr)) || (mid && !json_is_boolean(mid)))
+        (hdr && !json_is_string(hdr)) || (mid && !json_is_boolean(mid)) ||
+        (dl && (!json_is_string(dl) || json_string_length(dl) != 1)))
         return s3l_error_set(err, S3L_ECORRUPT,
                              "checkpoint input %zu: expected an object with string \"path\", "
                              "boolean \"replayable\", string \"sha256\" (and string "
-                             "\"csv_header\", boolean \"mid_line\")",
+                             "\"csv_header\", boolean \"mid_line\", a one-byte string "
+                             "\"csv_delimiter\")",
                              i);
+    p->csv_delimiter = dl ? json_string_value(dl)[0] : 0;
     int rc = 0;
     if (json_object_get(o, "line"))
         rc = get_u64(o, "line", i, &p->line, err);

@@ -348,6 +348,33 @@ static int stream_start(struct loop *l, size_t i, uint64_t committed, struct s3l
     return 0;
 }
 
+/*
+ * A resumed CSV input takes the header and the delimiter its committed rows were split on (r, the
+ * recorded position) into p. A --csv-delimiter other than the recorded one is refused: the rows
+ * after the offset would be split otherwise than the rows before it, under the same header.
+ */
+static int resume_csv(struct loop *l, struct s3l_input_position *p,
+                      const struct s3l_input_position *r, struct s3l_error *err)
+{
+    char given = l->o->csv_delimiter, was = r->csv_delimiter;
+    if (given && was && given != was && r->offset > 0) {
+        char g[3] = {given, 0, 0}, w[3] = {was, 0, 0};
+        if (given == '\t')
+            memcpy(g, "\\t", 3);
+        if (was == '\t')
+            memcpy(w, "\\t", 3);
+        return s3l_error_set(err, S3L_EINVALID_INPUT,
+                             "input %s: --csv-delimiter '%s' differs from the delimiter '%s' its "
+                             "committed rows were split on; give the same one (or none), or "
+                             "land it as a new input with a new --pipeline-id",
+                             p->path, g, w);
+    }
+    p->csv_delimiter = r->csv_delimiter;
+    if (r->csv_header && !(p->csv_header = s3l_strdup(r->csv_header)))
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
+    return 0;
+}
+
 static int resume_positions(struct loop *l, const char *json, bool *all_done, struct s3l_error *err)
 {
     struct s3l_input_position *rec = NULL;
@@ -372,15 +399,13 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
             memcpy(p->sha256, r->sha256, sizeof(p->sha256));
             if (have_size && (rc = check_mid_line(l, p, l->fds[i], (uint64_t)st.st_size, err)))
                 break;
-            if (r->csv_header && !(p->csv_header = s3l_strdup(r->csv_header)))
-                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
+            rc = resume_csv(l, p, r, err);
         } else if (r && !p->replayable) {
             /* A stream cannot seek: its offsets continue from the committed one, so they stay
              * offsets into the original stream when the caller resumes it from there. */
             p->offset = l->cur[i] = r->offset;
             p->line = l->line[i] = r->line;
-            if (r->csv_header && !(p->csv_header = s3l_strdup(r->csv_header)))
-                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
+            rc = resume_csv(l, p, r, err);
         }
         if (rc == 0 && !p->replayable)
             rc = stream_start(l, i, r ? r->offset : 0, err);

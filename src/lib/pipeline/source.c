@@ -246,10 +246,14 @@ static int sample(struct source *s, struct s3l_error *err)
     return rc;
 }
 
-/* Records a CSV input's header in its position, once known. */
+/* Records a CSV input's header and delimiter in its position, once known. */
 static int note_header(struct source *s)
 {
-    if (s->g->fmt != S3L_INPUT_CSV || s->pos->csv_header)
+    if (s->g->fmt != S3L_INPUT_CSV)
+        return 0;
+    if (!s->pos->csv_delimiter)
+        s->pos->csv_delimiter = s3l_reader_csv_delimiter(s->reader);
+    if (s->pos->csv_header)
         return 0;
     size_t len = 0;
     const char *h = s3l_reader_csv_header(s->reader, &len);
@@ -648,6 +652,9 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     ro.start_offset = pos->replayable ? offset : skip;
     ro.resume = !pos->replayable && offset > 0; /* a stream resent from after a record */
     ro.start_line = pos->line; /* line numbers go on where the last commit left them */
+    /* A resumed input splits as its committed rows were (the runner refused another delimiter
+     * given); else the one given, or 0: detected from the header row. */
+    ro.csv_delimiter = pos->csv_delimiter ? pos->csv_delimiter : g->o->csv_delimiter;
     ro.csv_header = pos->csv_header;
     ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
     /* A stream that goes quiet hands control back, so that --commit-interval holds while it
