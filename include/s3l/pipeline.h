@@ -52,7 +52,8 @@ struct s3l_input_position {
                            checkpoint from before it was recorded: detected from csv_header) */
     uint64_t line;    /* 1-based number of the line at offset (the next record's line when the
                          offset is at a line start); 0: unknown, taken as 1 */
-    bool mid_line;    /* replayable and the byte before offset is not a line break (LF or CR):
+    bool mid_line;    /* replayable, the byte before offset is not a line break (LF or CR) and
+                         offset is not just after a UTF-8 BOM at offset 0 (a line start too):
                          the last committed record was the file's unterminated last line, so
                          bytes appended later must start with a line break (NDJSON, CSV) */
 };
