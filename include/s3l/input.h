@@ -88,7 +88,8 @@ enum s3l_input_control {
     /* s3l_reader_next_lines: the next line cannot come in a span; read it with
      * s3l_reader_next_raw (which reports it when it is too long). */
     S3L_READER_ONE = 2,
-    /* s3l_reader_next_lines: no whole line came within idle_ms (nothing consumed). */
+    /* s3l_reader_next, s3l_reader_next_raw, s3l_reader_next_lines (opened with idle_ms): no
+     * byte came within idle_ms and no record is whole yet; nothing consumed (call again). */
     S3L_READER_IDLE = 3,
     /* s3l_convert_fast, s3l_convert_fast_lines: the fast path cannot decide this record;
      * nothing was written. */
@@ -137,9 +138,9 @@ struct s3l_reader_options {
      * resent from its committed offset): read as at a start_offset > 0, but without seeking
      * (JSON expects ',' ']' or '{', CSV takes csv_header and reads no header line). */
     bool resume;
-    /* s3l_reader_next_lines: wait at most this long (ms) for more bytes of a stream (a pipe, a
-     * socket) before answering S3L_READER_IDLE, so that the caller can commit what it has
-     * while the stream is quiet; 0: wait as long as it takes. */
+    /* Every read of a stream (a pipe, a socket; any format): wait at most this long (ms) for
+     * more bytes before answering S3L_READER_IDLE, so that the caller can commit what it has
+     * and see a stop request while the stream is quiet; 0: wait as long as it takes. */
     int idle_ms;
 };
 
@@ -169,6 +170,8 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
  *    limit is crossed, without reading on to its end; an NDJSON line over it is then skipped by
  *    the next calls, each reading at most max_record_bytes plus a block and returning
  *    S3L_EINVALID_INPUT ("still skipping") until the line ends, so no call does unbounded work.
+ *  - S3L_READER_IDLE (opened with idle_ms > 0): no byte came within idle_ms and the next record
+ *    is not whole yet; nothing is consumed, the next call goes on where this one stopped.
  *  - S3L_EIO: read() failed (sticky, errno in err->sys_errno); S3L_ENOMEM.
  * Nothing in *rec outlives the next call or s3l_reader_free.
  */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "input/input.h"
+#include "os/os.h"
 
 typedef unsigned long long ull;
 
@@ -82,12 +83,16 @@ int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
             r, err, s3l_error_set(err, S3L_EINTERNAL, "%s: read buffer full", r->name));
     if (s3l_buf_reserve(&r->buf, want) != 0)
         return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory for the read buffer", r->name);
-    ssize_t n;
-    do {
-        n = read(r->fd, r->buf.ptr + r->buf.len, want);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) {
-        s3l_error_set_errno(err, S3L_EIO, errno, "read %s at byte offset %llu", r->name,
+    /* A quiet stream hands control back within idle_ms (a file is always readable), so that
+     * the caller can commit by time or see a stop request while no byte comes. */
+    if (r->opt.idle_ms > 0 && !s3l__os_wait_readable(r->fd, r->opt.idle_ms))
+        return S3L_READER_IDLE;
+    size_t n = 0;
+    int rc = s3l__os_read(r->fd, r->buf.ptr + r->buf.len, want, &n, r->name, err);
+    if (rc) {
+        int e = err ? err->sys_errno : 0;
+        s3l_error_clear(err);
+        s3l_error_set_errno(err, S3L_EIO, e, "read %s at byte offset %llu", r->name,
                             (ull)(r->base + r->buf.len));
         return s3l__reader_fatal(r, err, S3L_EIO);
     }
@@ -95,7 +100,7 @@ int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
         r->eof = true;
         return 0;
     }
-    r->buf.len += (size_t)n;
+    r->buf.len += n;
     r->buf.ptr[r->buf.len] = 0;
     return 1;
 }
@@ -106,8 +111,8 @@ int s3l__reader_skip_bom(struct s3l_reader *r, struct s3l_error *err)
         return 0;
     while (r->buf.len < 3 && !r->eof) {
         int rc = s3l__reader_fill(r, err);
-        if (rc < 0)
-            return rc;
+        if (rc < 0 || rc == S3L_READER_IDLE)
+            return rc; /* idle: the check is made again at the next call */
     }
     r->started = true;
     if (r->buf.len >= 3 && memcmp(r->buf.ptr, "\xEF\xBB\xBF", 3) == 0) {
@@ -210,6 +215,8 @@ static int seek_to(struct s3l_reader *r, struct s3l_error *err)
             int rc = s3l__reader_fill(r, err);
             if (rc < 0)
                 return rc;
+            if (rc == S3L_READER_IDLE)
+                continue; /* the bytes resent before the offset are still to come */
             if (rc == 0)
                 return s3l_error_set(err, S3L_EIO, "%s ends before byte offset %llu", r->name,
                                      (ull)off);
@@ -278,7 +285,7 @@ int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
         return r->sticky;
     }
     int rc = r->started ? 0 : s3l__reader_skip_bom(r, err);
-    if (rc < 0)
+    if (rc != 0)
         return rc;
     return r->fmt->next(r, rec, err);
 }

@@ -489,6 +489,14 @@ static int next_record(struct source *s, unsigned lane, struct out *o, struct s3
     }
     if (rc == 0)
         return at_end(s, o);
+    if (rc == S3L_READER_IDLE) {
+        /* A quiet stream (CSV, a JSON array, or a line read alone): nothing consumed; the
+         * runner commits by time and sees a stop request, then calls again. */
+        *o->offset = s3l_reader_offset(s->reader) + s->add;
+        *o->line = s3l_reader_line(s->reader);
+        *o->signal = S3L__SOURCE_IDLE;
+        return 0;
+    }
     if (rc != 1) {
         if (rc == S3L_EINVALID_INPUT && !s3l_reader_broken(s->reader) &&
             partial_last_line(s, &rec, err, o)) {
