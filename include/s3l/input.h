@@ -104,6 +104,13 @@ enum s3l_input_format {
     S3L_INPUT_CSV,        /* RFC 4180 with a header row */
 };
 
+/* How an input's bytes are compressed (the runner takes it from the file name: .gz, .zst). */
+enum s3l_input_compression {
+    S3L_INPUT_PLAIN = 0, /* not compressed */
+    S3L_INPUT_GZIP,      /* gzip (RFC 1952), one member or several back to back */
+    S3L_INPUT_ZSTD,      /* zstd (RFC 8878), one frame or several; windows up to 16 MiB */
+};
+
 /* "ndjson" (also "jsonl"), "json", "csv". S3L_EINVALID_CONFIG naming the accepted names. */
 int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct s3l_error *err);
 
@@ -142,6 +149,13 @@ struct s3l_reader_options {
      * more bytes before answering S3L_READER_IDLE, so that the caller can commit what it has
      * and see a stop request while the stream is quiet; 0: wait as long as it takes. */
     int idle_ms;
+    /* The input's bytes are compressed so: the reader decompresses them as it reads (offsets,
+     * lines and start_offset are then those of the decompressed bytes; resuming decompresses
+     * from the start and drops the bytes before start_offset). Corrupt compressed data is a
+     * sticky S3L_EINVALID_INPUT naming the compressed byte offset; a last member or frame cut
+     * short ends the input there (s3l_reader_cut), and an unterminated last CSV row or JSON
+     * element in it is left unread. */
+    enum s3l_input_compression compression;
 };
 
 struct s3l_reader;
@@ -270,6 +284,14 @@ const char *s3l_reader_csv_header(const struct s3l_reader *r, size_t *len);
  * or at open when resumed). 0 before that, and for the other formats. Cannot fail.
  */
 char s3l_reader_csv_delimiter(const struct s3l_reader *r);
+
+/*
+ * A compressed input: the compressed bytes the decoder consumed so far (0 for a plain input), and
+ * whether the input ended inside its last gzip member or zstd frame (a file still being written:
+ * what it decoded to is read, an unterminated last record is left unread). Cannot fail.
+ */
+uint64_t s3l_reader_raw_offset(const struct s3l_reader *r);
+bool s3l_reader_cut(const struct s3l_reader *r);
 
 /* Frees the reader (not its fd). NULL is a no-op. */
 void s3l_reader_free(struct s3l_reader *r);

@@ -56,11 +56,21 @@ struct s3l_input_position {
                          offset is not just after a UTF-8 BOM at offset 0 (a line start too):
                          the last committed record was the file's unterminated last line, so
                          bytes appended later must start with a line break (NDJSON, CSV) */
+    /* A compressed file (by its name's extension: .gz gzip, .zst or .zstd zstd; enum
+     * s3l_input_compression of input.h, 0 plain). Its offset counts decompressed bytes; what
+     * proves it unchanged is the compressed bytes: raw_size of them were read by the commit
+     * (the file may have grown past them since), sha256 hashes the up to 4 KiB before raw_size,
+     * and raw_done says the decompressed input was read to its end at that size. mid_line is
+     * false. */
+    uint8_t compression;
+    uint64_t raw_size;
+    bool raw_done;
 };
 
 /*
  * Opens the input at `path` for reading ("-" is stdin: *fd_out is 0, not to be closed) and fills
- * *pos with its identity: real path, device and inode, offset 0 and the hash of no bytes.
+ * *pos with its identity: real path, device and inode, offset 0 and the hash of no bytes, and for
+ * a regular file named *.gz, *.zst or *.zstd (any case) its compression.
  * *pos is overwritten (call s3l_input_position_cleanup when done); *fd_out is owned by the caller.
  * Errors: S3L_ENOT_FOUND (missing), S3L_EPERMISSION_DENIED (unreadable), S3L_EINVALID_INPUT (a
  * directory), S3L_EIO, S3L_ENOMEM; each names the path.
@@ -78,7 +88,8 @@ int s3l_input_position_copy(struct s3l_input_position *dst, const struct s3l_inp
  * Records that the input read through fd (the file pos describes) is consumed up to `offset`
  * bytes: sets pos->offset and, for a replayable input, re-hashes the window before it with
  * pread(2), leaving the file position unchanged, and sets pos->mid_line from the byte before
- * the offset (pos->line is the caller's to set). Errors: S3L_EIO (read failed or the file is
+ * the offset (pos->line is the caller's to set). A compressed input hashes the window before
+ * pos->raw_size instead (the compressed bytes read, which its reader's caller keeps up to date). Errors: S3L_EIO (read failed or the file is
  * shorter than offset), naming the path.
  */
 int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t offset,
@@ -89,7 +100,9 @@ int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t 
  * same file, with the same bytes before the offset, as `recorded` (from the checkpoint). Rotated
  * (another device/inode at the path), truncated (shorter than the offset) and rewritten (the
  * hashed window differs) inputs are refused with S3L_EINVALID_INPUT naming the path and what
- * changed; so is a recorded position for stdin when the input now is a file, or the reverse.
+ * changed (a compressed input by its compressed bytes: shorter than raw_size, or the window
+ * before raw_size differs; compressed bytes appended after raw_size, whole members or frames or
+ * the rest of a cut one, are not a change); so is a recorded position for stdin when the input now is a file, or the reverse.
  * A non-replayable recorded position verifies trivially. S3L_EIO when reading fails.
  */
 int s3l_input_position_verify(const struct s3l_input_position *recorded,
@@ -125,9 +138,11 @@ bool s3l_uuid_valid(const char *s);
 /*
  * Serialises n positions as the JSON object the destination keeps in its checkpoint:
  * {"version":1,"inputs":[{"path":..,"replayable":..,"dev":..,"ino":..,"offset":..,
- * "sha256":..,"line":..,"mid_line":true,"csv_header":..,"csv_delimiter":";"}, ...]} (csv_header
- * omitted when NULL, csv_delimiter when 0, mid_line when false; those, and line, are optional
- * when read back, for checkpoints written before they existed). *out is NUL-terminated,
+ * "sha256":..,"line":..,"mid_line":true,"csv_header":..,"csv_delimiter":";",
+ * "compression":"gzip","raw_size":..,"raw_done":true}, ...]} (csv_header omitted when NULL,
+ * csv_delimiter when 0, mid_line and raw_done when false, compression and raw_size for a plain
+ * input; those, and line, are optional when read back, for checkpoints written before they
+ * existed). *out is NUL-terminated,
  * owned by the caller (s3l_free). S3L_ENOMEM.
  */
 int s3l_positions_to_json(const struct s3l_input_position *pos, size_t n, char **out);

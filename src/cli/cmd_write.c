@@ -346,7 +346,7 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
 /* ---- The input format ----------------------------------------------------------------------- */
 
 /* The format a file name's extension gives (case-insensitive), or NULL; *compressed when it
- * ends in .gz, .zst or .zstd. */
+ * ends in .gz, .zst or .zstd, and then the format is the extension before that one. */
 static const char *format_of_name(const char *path, bool *compressed)
 {
     static const struct {
@@ -361,12 +361,15 @@ static const char *format_of_name(const char *path, bool *compressed)
     *compressed = false;
     for (size_t i = 0; i < sizeof(packed) / sizeof(*packed); i++) {
         size_t k = strlen(packed[i]);
-        if (n > k && strcasecmp(path + n - k, packed[i]) == 0)
+        if (n > k && strcasecmp(path + n - k, packed[i]) == 0) {
             *compressed = true;
+            n -= k; /* the format is the extension before: x.ndjson.gz, x.csv.zst */
+            break;
+        }
     }
     for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++) {
         size_t k = strlen(known[i].ext);
-        if (n > k && strcasecmp(path + n - k, known[i].ext) == 0)
+        if (n > k && strncasecmp(path + n - k, known[i].ext, k) == 0)
             return known[i].format;
     }
     return NULL;
@@ -375,20 +378,14 @@ static const char *format_of_name(const char *path, bool *compressed)
 /*
  * Without --input-format, the format comes from the inputs' extensions; inputs without a known
  * one (stdin among them) are read in that format too, and ndjson is the default when no input
- * has one. Inputs whose extensions disagree, and compressed inputs, are usage errors.
+ * has one (x.ndjson.gz is ndjson). Inputs whose extensions disagree are usage errors.
  */
 static int choose_format(struct cli *c, struct s3l_pipeline_options *o, bool given)
 {
     const char *chosen = NULL, *from = NULL;
     for (size_t i = 0; i < o->n_inputs; i++) {
-        bool compressed;
+        bool compressed; /* read by the library, which takes it from the name too */
         const char *f = format_of_name(o->inputs[i], &compressed);
-        if (compressed)
-            return cli_usage(c, "write",
-                             "input %s is compressed: compressed inputs are not read yet; "
-                             "decompress it into a pipe (zcat or zstdcat %s | s3land write "
-                             "--input-format F ... -)",
-                             o->inputs[i], o->inputs[i]);
         if (!f || given)
             continue;
         if (chosen && strcmp(chosen, f) != 0)
@@ -420,10 +417,15 @@ static void note_csv_delimiters(struct cli *c, const struct s3l_pipeline_options
         int fd = open(o->inputs[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0)
             continue;
-        struct s3l_reader_options ro = {.version = S3L_READER_OPTIONS_VERSION,
-                                        .format = S3L_INPUT_CSV,
-                                        .name = o->inputs[i],
-                                        .max_record_bytes = o->max_record_size};
+        size_t len = strlen(o->inputs[i]);
+        bool gz = len > 3 && strcasecmp(o->inputs[i] + len - 3, ".gz") == 0, compressed;
+        format_of_name(o->inputs[i], &compressed);
+        struct s3l_reader_options ro = {
+            .version = S3L_READER_OPTIONS_VERSION,
+            .format = S3L_INPUT_CSV,
+            .name = o->inputs[i],
+            .max_record_bytes = o->max_record_size,
+            .compression = !compressed ? S3L_INPUT_PLAIN : gz ? S3L_INPUT_GZIP : S3L_INPUT_ZSTD};
         struct s3l_reader *rd = NULL;
         struct s3l_error err = {0};
         struct s3l_record rec;

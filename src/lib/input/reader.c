@@ -88,7 +88,16 @@ int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
     if (r->opt.idle_ms > 0 && !s3l__os_wait_readable(r->fd, r->opt.idle_ms))
         return S3L_READER_IDLE;
     size_t n = 0;
-    int rc = s3l__os_read(r->fd, r->buf.ptr + r->buf.len, want, &n, r->name, err);
+    int rc;
+    if (r->unpack) {
+        rc = s3l__unpack_read(r->unpack, r->fd, r->name, r->buf.ptr + r->buf.len, want, &n, err);
+        if (rc < 0)
+            return s3l__reader_fatal(r, err, rc); /* corrupt: nothing after it can be read */
+        r->cut = rc == 0 && s3l__unpack_cut(r->unpack);
+        rc = 0;
+    } else {
+        rc = s3l__os_read(r->fd, r->buf.ptr + r->buf.len, want, &n, r->name, err);
+    }
     if (rc) {
         int e = err ? err->sys_errno : 0;
         s3l_error_clear(err);
@@ -203,12 +212,15 @@ static const struct s3l__input_format *const formats[] = {
 static int seek_to(struct s3l_reader *r, struct s3l_error *err)
 {
     uint64_t off = r->opt.start_offset;
-    if (lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
-        return 0;
-    if (errno != ESPIPE)
-        return s3l_error_set_errno(err, S3L_EIO, errno, "seek %s to byte offset %llu", r->name,
-                                   (ull)off);
-    /* A pipe: read and drop the bytes before the offset. */
+    if (!r->unpack) {
+        if (lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
+            return 0;
+        if (errno != ESPIPE)
+            return s3l_error_set_errno(err, S3L_EIO, errno, "seek %s to byte offset %llu",
+                                       r->name, (ull)off);
+    }
+    /* A pipe, or a compressed input (decompressed from its start): read and drop the bytes
+     * before the offset. */
     uint64_t left = off;
     while (left > 0) {
         if (r->head == r->buf.len) {
@@ -232,7 +244,8 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
                     struct s3l_error *err)
 {
     if (!opt || opt->version != S3L_READER_OPTIONS_VERSION || opt->format < S3L_INPUT_NDJSON ||
-        opt->format > S3L_INPUT_CSV)
+        opt->format > S3L_INPUT_CSV || opt->compression < S3L_INPUT_PLAIN ||
+        opt->compression > S3L_INPUT_ZSTD)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "reader options: bad version or format");
     if (opt->csv_delimiter == '"' || opt->csv_delimiter == '\n' || opt->csv_delimiter == '\r')
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
@@ -255,6 +268,11 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
     r->fmt = formats[opt->format];
     s3l__jscan_init(&r->scan, r->opt.max_record_bytes / 2 + 16);
     int rc = 0;
+    if (opt->compression != S3L_INPUT_PLAIN &&
+        (rc = s3l__unpack_new(opt->compression, &r->unpack, err)) != 0) {
+        s3l_reader_free(r);
+        return rc;
+    }
     if (opt->start_offset > 0) {
         rc = seek_to(r, err);
         if (r->buf.len == 0)
@@ -315,6 +333,16 @@ uint64_t s3l_reader_offset(const struct s3l_reader *r)
     return r->offset;
 }
 
+uint64_t s3l_reader_raw_offset(const struct s3l_reader *r)
+{
+    return r->unpack ? s3l__unpack_raw_offset(r->unpack) : 0;
+}
+
+bool s3l_reader_cut(const struct s3l_reader *r)
+{
+    return r->cut;
+}
+
 uint64_t s3l_reader_line(const struct s3l_reader *r)
 {
     return r->line;
@@ -327,6 +355,7 @@ void s3l_reader_free(struct s3l_reader *r)
     if (r->fmt && r->fmt->cleanup)
         r->fmt->cleanup(r);
     s3l__jscan_cleanup(&r->scan);
+    s3l__unpack_free(r->unpack);
     s3l_free(r->span_lens);
     s3l_buf_free(&r->buf);
     s3l_free(r->name);

@@ -256,6 +256,12 @@ static int row_end(struct s3l_reader *r, struct s3l_record *rec, size_t *end,
         if (rc < 0 || rc == S3L_READER_IDLE)
             return rc; /* idle: the scan state is kept, the next call goes on from scan_pos */
         if (rc == 0) {
+            /* A compressed input cut inside its last member: an unterminated last row may be
+             * cut too; it is left unread (the next run reads it once the member is whole). */
+            if (r->cut && r->head < r->buf.len) {
+                r->head = r->scan_pos = r->buf.len;
+                return 0;
+            }
             if (r->cin_quotes) {
                 s3l_error_set(err, S3L_EINVALID_INPUT,
                               "%s line %llu (byte offset %llu): a quoted field is not closed "

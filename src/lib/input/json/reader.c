@@ -321,6 +321,8 @@ static int element_extent(struct s3l_reader *r, size_t *end, struct s3l_error *e
         if (rc < 0 || rc == S3L_READER_IDLE)
             return rc; /* idle: json_element starts over at the next call (nothing consumed) */
         if (rc == 0) {
+            if (r->cut)
+                return 0; /* a compressed input cut short: the element is left unread */
             if (r->jdepth == 0 && !r->jin_str) {
                 *end = r->buf.len;
                 return 1;
@@ -351,7 +353,7 @@ static int json_element(struct s3l_reader *r, struct s3l_record *rec, struct s3l
         r->jin_str = r->jesc = false;
         rc = element_extent(r, &end, err);
         if (rc != 1)
-            return rc;
+            return rc; /* idle, or 0: cut short (left unread) */
         if (end - r->head > r->opt.max_record_bytes)
             return element_too_long(r, err);
     }
@@ -380,6 +382,9 @@ static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_er
         if (rc < 0 || rc == S3L_READER_IDLE)
             return rc;
         if (rc == 0) {
+            if (r->cut)
+                return 0; /* cut short inside the array: what follows the last element is
+                             left unread, at the offset after it */
             if (r->jstate == J_START || r->jstate == J_DONE || r->jstate == J_OBJECTS ||
                 r->jstate == J_RESUME) {
                 /* The closing ']' and trailing whitespace are consumed too: the resume offset
