@@ -89,8 +89,8 @@ int s3l_input_position_copy(struct s3l_input_position *dst, const struct s3l_inp
  * bytes: sets pos->offset and, for a replayable input, re-hashes the window before it with
  * pread(2), leaving the file position unchanged, and sets pos->mid_line from the byte before
  * the offset (pos->line is the caller's to set). A compressed input hashes the window before
- * pos->raw_size instead (the compressed bytes read, which its reader's caller keeps up to date). Errors: S3L_EIO (read failed or the file is
- * shorter than offset), naming the path.
+ * pos->raw_size instead (the compressed bytes read, which its reader's caller keeps up to
+ * date). Errors: S3L_EIO (read failed or the file is shorter than offset), naming the path.
  */
 int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t offset,
                                struct s3l_error *err);
@@ -102,7 +102,8 @@ int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t 
  * hashed window differs) inputs are refused with S3L_EINVALID_INPUT naming the path and what
  * changed (a compressed input by its compressed bytes: shorter than raw_size, or the window
  * before raw_size differs; compressed bytes appended after raw_size, whole members or frames or
- * the rest of a cut one, are not a change); so is a recorded position for stdin when the input now is a file, or the reverse.
+ * the rest of a cut one, are not a change); so is a recorded position for stdin when the input
+ * now is a file, or the reverse.
  * A non-replayable recorded position verifies trivially. S3L_EIO when reading fails.
  */
 int s3l_input_position_verify(const struct s3l_input_position *recorded,

@@ -24,13 +24,16 @@ struct seen {
     bool cut;
 };
 
-static void read_all(FILE *f, enum s3l_input_compression c, enum s3l_input_format fmt,
-                     size_t block, uint64_t start, struct seen *out)
+static void read_all(FILE *f, enum s3l_input_compression c, enum s3l_input_format fmt, size_t block,
+                     uint64_t start, struct seen *out)
 {
     rewind(f);
-    struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION, .format = fmt,
-                                     .name = "fuzz.gz", .block_bytes = block,
-                                     .max_record_bytes = 1 << 16, .compression = c,
+    struct s3l_reader_options opt = {.version = S3L_READER_OPTIONS_VERSION,
+                                     .format = fmt,
+                                     .name = "fuzz.gz",
+                                     .block_bytes = block,
+                                     .max_record_bytes = 1 << 16,
+                                     .compression = c,
                                      .start_offset = start};
     struct s3l_reader *r;
     struct s3l_error err = {0};
