@@ -17,7 +17,8 @@ BUILD_PKGS=(cmake pkg-config gcc make libc6-dev libcmocka-dev libzstd-dev libsna
 TEST_PKGS=(util-linux
            ceph-mon ceph-osd radosgw ceph-common uuid-runtime openssl curl  # the RGW test store
            awscli  # bench/s3_upload.sh
-           python3-botocore)  # the credentials oracle (tests/unit/test_creds_botocore.py), gen_vectors.py
+           python3-botocore  # the credentials oracle (tests/unit/test_creds_botocore.py), gen_vectors.py
+           zstd)  # compresses inputs in tests/integration/test_cli_compressed.mjs (gzip is node's zlib)
 
 pkgs=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && pkgs+=("${TEST_PKGS[@]}")

@@ -88,7 +88,8 @@ enum s3l_input_control {
     /* s3l_reader_next_lines: the next line cannot come in a span; read it with
      * s3l_reader_next_raw (which reports it when it is too long). */
     S3L_READER_ONE = 2,
-    /* s3l_reader_next_lines: no whole line came within idle_ms (nothing consumed). */
+    /* s3l_reader_next, s3l_reader_next_raw, s3l_reader_next_lines (opened with idle_ms): no
+     * byte came within idle_ms and no record is whole yet; nothing consumed (call again). */
     S3L_READER_IDLE = 3,
     /* s3l_convert_fast, s3l_convert_fast_lines: the fast path cannot decide this record;
      * nothing was written. */
@@ -104,9 +105,25 @@ enum s3l_input_format {
     S3L_INPUT_DEBEZIUM,   /* Debezium change events, one per line, each becoming one row */
 };
 
+/* How an input's bytes are compressed (the runner takes it from the file name: .gz, .zst). */
+enum s3l_input_compression {
+    S3L_INPUT_PLAIN = 0, /* not compressed */
+    S3L_INPUT_GZIP,      /* gzip (RFC 1952), one member or several back to back */
+    S3L_INPUT_ZSTD,      /* zstd (RFC 8878), one frame or several; windows up to 16 MiB */
+};
+
 /* "ndjson" (also "jsonl"), "json", "csv", "debezium". S3L_EINVALID_CONFIG naming the accepted
  * names. */
 int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct s3l_error *err);
+
+/*
+ * A CSV field delimiter as a user writes it (--csv-delimiter, a Pipeline document's csvDelimiter):
+ * one ASCII character, or "tab" or "\t" (a backslash and t) for a tab, into *out. Errors:
+ * S3L_EINVALID_CONFIG, err saying what was expected, for empty text, more than one character, a
+ * non-ASCII byte, and the quote, CR and LF (RFC 4180 section 2: they quote fields and end rows).
+ * The same rule as the config documents' (util/delim.c).
+ */
+int s3l_csv_delimiter_parse(const char *text, char *out, struct s3l_error *err);
 
 #define S3L_READER_OPTIONS_VERSION   1
 #define S3L_DEFAULT_MAX_RECORD_BYTES (16u << 20)
@@ -130,10 +147,17 @@ struct s3l_reader_options {
      * resent from its committed offset): read as at a start_offset > 0, but without seeking
      * (JSON expects ',' ']' or '{', CSV takes csv_header and reads no header line). */
     bool resume;
-    /* s3l_reader_next_lines: wait at most this long (ms) for more bytes of a stream (a pipe, a
-     * socket) before answering S3L_READER_IDLE, so that the caller can commit what it has
-     * while the stream is quiet; 0: wait as long as it takes. */
+    /* Every read of a stream (a pipe, a socket; any format): wait at most this long (ms) for
+     * more bytes before answering S3L_READER_IDLE, so that the caller can commit what it has
+     * and see a stop request while the stream is quiet; 0: wait as long as it takes. */
     int idle_ms;
+    /* The input's bytes are compressed so: the reader decompresses them as it reads (offsets,
+     * lines and start_offset are then those of the decompressed bytes; resuming decompresses
+     * from the start and drops the bytes before start_offset). Corrupt compressed data is a
+     * sticky S3L_EINVALID_INPUT naming the compressed byte offset; a last member or frame cut
+     * short ends the input there (s3l_reader_cut), and an unterminated last CSV row or JSON
+     * element in it is left unread. */
+    enum s3l_input_compression compression;
 };
 
 struct s3l_reader;
@@ -162,6 +186,8 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
  *    limit is crossed, without reading on to its end; an NDJSON line over it is then skipped by
  *    the next calls, each reading at most max_record_bytes plus a block and returning
  *    S3L_EINVALID_INPUT ("still skipping") until the line ends, so no call does unbounded work.
+ *  - S3L_READER_IDLE (opened with idle_ms > 0): no byte came within idle_ms and the next record
+ *    is not whole yet; nothing is consumed, the next call goes on where this one stopped.
  *  - S3L_EIO: read() failed (sticky, errno in err->sys_errno); S3L_ENOMEM.
  * Nothing in *rec outlives the next call or s3l_reader_free.
  */
@@ -277,6 +303,14 @@ const char *s3l_reader_csv_header(const struct s3l_reader *r, size_t *len);
  * or at open when resumed). 0 before that, and for the other formats. Cannot fail.
  */
 char s3l_reader_csv_delimiter(const struct s3l_reader *r);
+
+/*
+ * A compressed input: the compressed bytes the decoder consumed so far (0 for a plain input), and
+ * whether the input ended inside its last gzip member or zstd frame (a file still being written:
+ * what it decoded to is read, an unterminated last record is left unread). Cannot fail.
+ */
+uint64_t s3l_reader_raw_offset(const struct s3l_reader *r);
+bool s3l_reader_cut(const struct s3l_reader *r);
 
 /* Frees the reader (not its fd). NULL is a no-op. */
 void s3l_reader_free(struct s3l_reader *r);

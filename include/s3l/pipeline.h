@@ -48,16 +48,29 @@ struct s3l_input_position {
     char sha256[65];  /* lowercase hex SHA-256 of bytes [max(0, offset - 4096), offset); "" when
                          not replayable */
     char *csv_header; /* the CSV header line as read (no line end), or NULL */
+    char csv_delimiter; /* CSV: the delimiter its rows were split on, once known; 0: unknown (a
+                           checkpoint from before it was recorded: detected from csv_header) */
     uint64_t line;    /* 1-based number of the line at offset (the next record's line when the
                          offset is at a line start); 0: unknown, taken as 1 */
-    bool mid_line;    /* replayable and the byte before offset is not a line break (LF or CR):
+    bool mid_line;    /* replayable, the byte before offset is not a line break (LF or CR) and
+                         offset is not just after a UTF-8 BOM at offset 0 (a line start too):
                          the last committed record was the file's unterminated last line, so
                          bytes appended later must start with a line break (NDJSON, CSV) */
+    /* A compressed file (by its name's extension: .gz gzip, .zst or .zstd zstd; enum
+     * s3l_input_compression of input.h, 0 plain). Its offset counts decompressed bytes; what
+     * proves it unchanged is the compressed bytes: raw_size of them were read by the commit
+     * (the file may have grown past them since), sha256 hashes the up to 4 KiB before raw_size,
+     * and raw_done says the decompressed input was read to its end at that size. mid_line is
+     * false. */
+    uint8_t compression;
+    uint64_t raw_size;
+    bool raw_done;
 };
 
 /*
  * Opens the input at `path` for reading ("-" is stdin: *fd_out is 0, not to be closed) and fills
- * *pos with its identity: real path, device and inode, offset 0 and the hash of no bytes.
+ * *pos with its identity: real path, device and inode, offset 0 and the hash of no bytes, and for
+ * a regular file named *.gz, *.zst or *.zstd (any case) its compression.
  * *pos is overwritten (call s3l_input_position_cleanup when done); *fd_out is owned by the caller.
  * Errors: S3L_ENOT_FOUND (missing), S3L_EPERMISSION_DENIED (unreadable), S3L_EINVALID_INPUT (a
  * directory), S3L_EIO, S3L_ENOMEM; each names the path.
@@ -75,8 +88,9 @@ int s3l_input_position_copy(struct s3l_input_position *dst, const struct s3l_inp
  * Records that the input read through fd (the file pos describes) is consumed up to `offset`
  * bytes: sets pos->offset and, for a replayable input, re-hashes the window before it with
  * pread(2), leaving the file position unchanged, and sets pos->mid_line from the byte before
- * the offset (pos->line is the caller's to set). Errors: S3L_EIO (read failed or the file is
- * shorter than offset), naming the path.
+ * the offset (pos->line is the caller's to set). A compressed input hashes the window before
+ * pos->raw_size instead (the compressed bytes read, which its reader's caller keeps up to
+ * date). Errors: S3L_EIO (read failed or the file is shorter than offset), naming the path.
  */
 int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t offset,
                                struct s3l_error *err);
@@ -86,7 +100,10 @@ int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t 
  * same file, with the same bytes before the offset, as `recorded` (from the checkpoint). Rotated
  * (another device/inode at the path), truncated (shorter than the offset) and rewritten (the
  * hashed window differs) inputs are refused with S3L_EINVALID_INPUT naming the path and what
- * changed; so is a recorded position for stdin when the input now is a file, or the reverse.
+ * changed (a compressed input by its compressed bytes: shorter than raw_size, or the window
+ * before raw_size differs; compressed bytes appended after raw_size, whole members or frames or
+ * the rest of a cut one, are not a change); so is a recorded position for stdin when the input
+ * now is a file, or the reverse.
  * A non-replayable recorded position verifies trivially. S3L_EIO when reading fails.
  */
 int s3l_input_position_verify(const struct s3l_input_position *recorded,
@@ -122,9 +139,11 @@ bool s3l_uuid_valid(const char *s);
 /*
  * Serialises n positions as the JSON object the destination keeps in its checkpoint:
  * {"version":1,"inputs":[{"path":..,"replayable":..,"dev":..,"ino":..,"offset":..,
- * "sha256":..,"line":..,"mid_line":true,"csv_header":..}, ...]} (csv_header omitted when NULL,
- * mid_line when false; both, and line, are optional when read back, for checkpoints written
- * before they existed). *out is NUL-terminated,
+ * "sha256":..,"line":..,"mid_line":true,"csv_header":..,"csv_delimiter":";",
+ * "compression":"gzip","raw_size":..,"raw_done":true}, ...]} (csv_header omitted when NULL,
+ * csv_delimiter when 0, mid_line and raw_done when false, compression and raw_size for a plain
+ * input; those, and line, are optional when read back, for checkpoints written before they
+ * existed). *out is NUL-terminated,
  * owned by the caller (s3l_free). S3L_ENOMEM.
  */
 int s3l_positions_to_json(const struct s3l_input_position *pos, size_t n, char **out);
@@ -248,6 +267,11 @@ struct s3l_pipeline_options {
     const char *ns;       /* namespace, or NULL */
     const struct s3l_schema *schema; /* declared schema, or NULL to infer */
     const char *input_format;        /* "ndjson" (default), "json" (an array) or "csv" */
+    /* CSV: the field delimiter (s3l_csv_delimiter_parse's rule: never '"', CR or LF); 0 (the
+     * default): detected from each input's header row. An input resumed from the checkpoint
+     * splits on the delimiter recorded there; a different one given is refused
+     * (S3L_EINVALID_INPUT), as its rows would be split otherwise than the rows committed. */
+    char csv_delimiter;
     const char *const *inputs;       /* paths, "-" for stdin; n_inputs >= 1 */
     size_t n_inputs;
     enum s3l_codec codec;       /* default ZSTD */

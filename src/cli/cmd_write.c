@@ -42,6 +42,8 @@ static const char write_help[] =
     "                         _openetl_op, _openetl_seq and _openetl_id; see docs/cli.md)\n"
     "                         (default: from the inputs' extensions, .ndjson .jsonl .json\n"
     "                         .csv .tsv; else ndjson)\n"
+    "  --csv-delimiter C      CSV: fields are separated by C, one character (tab: \\t or tab;\n"
+    "                         not '\"', CR or LF), instead of the one detected from the header\n"
     "  --schema FILE          declared schema: a JSON list of columns, e.g.\n"
     "                         [{\"name\": \"ts\", \"type\": \"timestamp[us, tz=UTC]\",\n"
     "                           \"nullable\": true, \"key\": false}]\n"
@@ -120,6 +122,7 @@ enum {
     OPT_REGION,
     OPT_PATH_STYLE,
     OPT_STDIN_OFFSET,
+    OPT_CSV_DELIMITER,
 };
 
 static const struct option write_options[] = {
@@ -128,6 +131,7 @@ static const struct option write_options[] = {
     {"namespace", required_argument, NULL, OPT_NAMESPACE},
     {"schema", required_argument, NULL, OPT_SCHEMA},
     {"input-format", required_argument, NULL, OPT_FORMAT},
+    {"csv-delimiter", required_argument, NULL, OPT_CSV_DELIMITER},
     {"compression", required_argument, NULL, OPT_COMPRESSION},
     {"compression-level", required_argument, NULL, OPT_LEVEL},
     {"file-size", required_argument, NULL, OPT_FILE_SIZE},
@@ -218,6 +222,12 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         o->input_format = v;
         a->format_given = true;
         return 0;
+    case OPT_CSV_DELIMITER: {
+        struct s3l_error e = {0};
+        if (s3l_csv_delimiter_parse(v, &o->csv_delimiter, &e) != 0)
+            return cli_usage(c, "write", "--csv-delimiter: %s", e.message);
+        return 0;
+    }
     case OPT_COMPRESSION:
         if (!parse_codec(v, &o->codec))
             return cli_usage(c, "write", "--compression %s: expected zstd, snappy, gzip or none",
@@ -339,7 +349,7 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
 /* ---- The input format ----------------------------------------------------------------------- */
 
 /* The format a file name's extension gives (case-insensitive), or NULL; *compressed when it
- * ends in .gz, .zst or .zstd. */
+ * ends in .gz, .zst or .zstd, and then the format is the extension before that one. */
 static const char *format_of_name(const char *path, bool *compressed)
 {
     static const struct {
@@ -354,12 +364,15 @@ static const char *format_of_name(const char *path, bool *compressed)
     *compressed = false;
     for (size_t i = 0; i < sizeof(packed) / sizeof(*packed); i++) {
         size_t k = strlen(packed[i]);
-        if (n > k && strcasecmp(path + n - k, packed[i]) == 0)
+        if (n > k && strcasecmp(path + n - k, packed[i]) == 0) {
             *compressed = true;
+            n -= k; /* the format is the extension before: x.ndjson.gz, x.csv.zst */
+            break;
+        }
     }
     for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++) {
         size_t k = strlen(known[i].ext);
-        if (n > k && strcasecmp(path + n - k, known[i].ext) == 0)
+        if (n > k && strncasecmp(path + n - k, known[i].ext, k) == 0)
             return known[i].format;
     }
     return NULL;
@@ -368,20 +381,14 @@ static const char *format_of_name(const char *path, bool *compressed)
 /*
  * Without --input-format, the format comes from the inputs' extensions; inputs without a known
  * one (stdin among them) are read in that format too, and ndjson is the default when no input
- * has one. Inputs whose extensions disagree, and compressed inputs, are usage errors.
+ * has one (x.ndjson.gz is ndjson). Inputs whose extensions disagree are usage errors.
  */
 static int choose_format(struct cli *c, struct s3l_pipeline_options *o, bool given)
 {
     const char *chosen = NULL, *from = NULL;
     for (size_t i = 0; i < o->n_inputs; i++) {
-        bool compressed;
+        bool compressed; /* read by the library, which takes it from the name too */
         const char *f = format_of_name(o->inputs[i], &compressed);
-        if (compressed)
-            return cli_usage(c, "write",
-                             "input %s is compressed: compressed inputs are not read yet; "
-                             "decompress it into a pipe (zcat or zstdcat %s | s3land write "
-                             "--input-format F ... -)",
-                             o->inputs[i], o->inputs[i]);
         if (!f || given)
             continue;
         if (chosen && strcmp(chosen, f) != 0)
@@ -402,8 +409,8 @@ static int choose_format(struct cli *c, struct s3l_pipeline_options *o, bool giv
  * that cannot be read is left for the run to report. */
 static void note_csv_delimiters(struct cli *c, const struct s3l_pipeline_options *o)
 {
-    if (c->quiet || !o->input_format || strcmp(o->input_format, "csv") != 0)
-        return;
+    if (c->quiet || !o->input_format || strcmp(o->input_format, "csv") != 0 || o->csv_delimiter)
+        return; /* not CSV, or --csv-delimiter given: nothing is detected */
     for (size_t i = 0; i < o->n_inputs; i++) {
         if (strcmp(o->inputs[i], "-") == 0)
             continue; /* stdin cannot be read twice */
@@ -413,10 +420,15 @@ static void note_csv_delimiters(struct cli *c, const struct s3l_pipeline_options
         int fd = open(o->inputs[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0)
             continue;
-        struct s3l_reader_options ro = {.version = S3L_READER_OPTIONS_VERSION,
-                                        .format = S3L_INPUT_CSV,
-                                        .name = o->inputs[i],
-                                        .max_record_bytes = o->max_record_size};
+        size_t len = strlen(o->inputs[i]);
+        bool gz = len > 3 && strcasecmp(o->inputs[i] + len - 3, ".gz") == 0, compressed;
+        format_of_name(o->inputs[i], &compressed);
+        struct s3l_reader_options ro = {
+            .version = S3L_READER_OPTIONS_VERSION,
+            .format = S3L_INPUT_CSV,
+            .name = o->inputs[i],
+            .max_record_bytes = o->max_record_size,
+            .compression = !compressed ? S3L_INPUT_PLAIN : gz ? S3L_INPUT_GZIP : S3L_INPUT_ZSTD};
         struct s3l_reader *rd = NULL;
         struct s3l_error err = {0};
         struct s3l_record rec;
@@ -493,7 +505,13 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
         n_stdin += strcmp(a->o.inputs[i], "-") == 0;
     if (n_stdin > 1)
         return cli_usage(c, "write", "stdin (-) can be given once only");
-    return choose_format(c, &a->o, a->format_given);
+    int rc = choose_format(c, &a->o, a->format_given);
+    if (rc == 0 && a->o.csv_delimiter && strcmp(a->o.input_format, "csv") != 0)
+        return cli_usage(c, "write",
+                         "--csv-delimiter applies to CSV input only, and the input format is %s "
+                         "(give --input-format csv, or name the inputs .csv)",
+                         a->o.input_format);
+    return rc;
 }
 
 /* ---- Stopping on SIGINT and SIGTERM -----------------------------------------------------------

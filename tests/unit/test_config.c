@@ -251,7 +251,30 @@ static void cross_checks(void **state)
     expect_problem(doc, "spec.sources[0].schema", "int65");
     snprintf(doc, sizeof(doc), "%s  sources: [{name: a, files: [x], csvDelimiter: \"\xc3\xa9\"}]\n",
              head);
-    expect_problem(doc, "spec.sources[0].csvDelimiter", "one byte");
+    expect_problem(doc, "spec.sources[0].csvDelimiter", "one printable character");
+    /* The rule --csv-delimiter follows (util/delim.c): a quote, a line break or two characters
+     * are refused; tab, "tab" and "\\t" are a tab. */
+    static const char *const refused[] = {"'\"'", "\"\\n\"", "\"\\r\"", "';;'", "''",
+                                          "\"\\x01\""};
+    for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+        snprintf(doc, sizeof(doc), "%s  sources: [{name: a, files: [x], csvDelimiter: %s}]\n",
+                 head, refused[i]);
+        expect_problem(doc, "spec.sources[0].csvDelimiter", "one printable character");
+    }
+    static const char *const tabs[] = {"tab", "'\\t'", "\"\\t\""};
+    for (size_t i = 0; i < sizeof(tabs) / sizeof(*tabs); i++) {
+        snprintf(doc, sizeof(doc), "%s  sources: [{name: a, files: [x], csvDelimiter: %s}]\n",
+                 head, tabs[i]);
+        struct s3l_error err = {0};
+        int rc;
+        struct s3l_config *c = load(doc, "dir/t.yaml", NULL, &rc, &err);
+        if (rc != 0)
+            fail_msg("csvDelimiter %s: %s", tabs[i], err.message);
+        const struct s3l_config_doc *d = s3l_config_find(c, S3L_CONFIG_PIPELINE, "p");
+        assert_non_null(d);
+        assert_int_equal(d->pipeline->sources[0].csv_delimiter, '\t');
+        s3l_config_free(c);
+    }
 }
 
 static void destination_and_sink_views(void **state)

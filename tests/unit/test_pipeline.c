@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "s3l/input.h"
 #include "s3l/pipeline.h"
 #include "s3l/store.h"
 #include "util/util.h"
@@ -356,6 +357,10 @@ static void positions_json_round_trip(void **state)
     in[0].csv_header = s3l_strdup("a,\"b \"\"x\"\"\",c");
     in[0].line = 4000000001ULL;
     in[0].mid_line = true;
+    in[0].csv_delimiter = '\t';
+    in[0].compression = S3L_INPUT_ZSTD;
+    in[0].raw_size = 5000000000ULL;
+    in[0].raw_done = true;
     in[1].path = s3l_strdup("-");
     in[1].offset = 42;
     char *json = NULL;
@@ -374,6 +379,10 @@ static void positions_json_round_trip(void **state)
         assert_string_equal(out[i].sha256, in[i].sha256);
         assert_true(out[i].line == in[i].line);
         assert_int_equal(out[i].mid_line, in[i].mid_line);
+        assert_int_equal(out[i].csv_delimiter, in[i].csv_delimiter);
+        assert_int_equal(out[i].compression, in[i].compression);
+        assert_true(out[i].raw_size == in[i].raw_size);
+        assert_int_equal(out[i].raw_done, in[i].raw_done);
     }
     assert_string_equal(out[0].csv_header, in[0].csv_header);
     assert_null(out[1].csv_header);
@@ -389,6 +398,13 @@ static void positions_json_round_trip(void **state)
         "not json",
         "{\"version\":2,\"inputs\":[]}",
         "{\"version\":1,\"inputs\":[{\"path\":\"/x\"}]}",
+        /* A compression we do not know, one without raw_size, a delimiter of two bytes. */
+        "{\"version\":1,\"inputs\":[{\"path\":\"/x\",\"replayable\":true,\"sha256\":\"\","
+        "\"dev\":1,\"ino\":1,\"offset\":0,\"compression\":\"xz\",\"raw_size\":0}]}",
+        "{\"version\":1,\"inputs\":[{\"path\":\"/x\",\"replayable\":true,\"sha256\":\"\","
+        "\"dev\":1,\"ino\":1,\"offset\":0,\"compression\":\"gzip\"}]}",
+        "{\"version\":1,\"inputs\":[{\"path\":\"/x\",\"replayable\":true,\"sha256\":\"\","
+        "\"dev\":1,\"ino\":1,\"offset\":0,\"csv_delimiter\":\";;\"}]}",
         "{\"version\":1,\"inputs\":[{\"path\":\"/x\",\"replayable\":true,\"sha256\":\"\","
         "\"dev\":1,\"ino\":-1,\"offset\":0}]}",
     };

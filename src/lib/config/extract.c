@@ -4,7 +4,7 @@
  * as the command line, relative paths joined to the document's directory) and runs the checks a
  * JSON Schema cannot state: a stream's source must be a source of the document, source names and
  * (source, table) pairs are unique, inline columns must be a schema s3l_schema_from_json reads,
- * and a CSV delimiter is one byte.
+ * and a CSV delimiter follows --csv-delimiter's rule (util/delim.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -235,13 +235,14 @@ static int source(struct ex *x, json_t *o, size_t i, struct s3l_config_source *s
     s->missing = text(x, o, "missing");
     s->infer_rows = (uint64_t)integer_of(o, "inferRows");
     s->max_record_size = size_of(x, o, "maxRecordSize");
-    const char *d = json_string_value(json_object_get(o, "csvDelimiter"));
-    if (d && strlen(d) != 1) {
+    const char *d = json_string_value(json_object_get(o, "csvDelimiter")), *why = NULL;
+    if (d && s3l__csv_delimiter_parse(d, &s->csv_delimiter, &why) != 0) {
+        /* The schema's pattern admits the same texts; this is the rule itself (util/delim.c),
+         * the one --csv-delimiter follows, for a document checked without its schema. */
         char path[S3L__CFG_PATH_MAX];
         snprintf(path, sizeof(path), "spec.sources[%zu].csvDelimiter", i);
-        return fail(x, path, "expected one byte (an ASCII character), got %zu bytes", strlen(d));
+        return fail(x, path, "%s", why);
     }
-    s->csv_delimiter = d ? d[0] : 0;
     s->nested_as_json = tristate(o, "nestedAsJson");
     s->bad_records = text(x, o, "badRecords");
     s->timestamp_unit = text(x, o, "timestampUnit");

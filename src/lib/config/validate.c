@@ -51,6 +51,7 @@ static const struct {
     {"storageClass", "a storage class like STANDARD_IA"},
     {"bucket", "a bucket name (3 to 63 of a-z 0-9 . -) or file:///ABSOLUTE/PATH"},
     {"keyPrefix", "a key prefix without a leading or trailing /"},
+    {"csvDelimiter", "one printable character other than '\"', or a tab (also written tab or \\t)"},
 };
 
 static const char *phrase_of(const char *def)

@@ -42,6 +42,23 @@ void s3l__jscan_cleanup(struct s3l__jscan *s);
 struct s3l_reader;
 
 /*
+ * The decompressing byte source under the framework's fill (unpack.c): gzip or zstd.
+ * s3l__unpack_new: S3L_ENOMEM. s3l__unpack_read decompresses into dst[0..want) (want > 0)
+ * reading the compressed bytes from fd: 1 with *got > 0, 0 at the end of the compressed input
+ * (then s3l__unpack_cut says whether it ended inside a member or frame), or S3L_EINVALID_INPUT
+ * for corrupt data ("NAME: the gzip data is corrupt at compressed byte offset N (why)"), the read
+ * error of s3l__os_read. s3l__unpack_raw_offset: compressed bytes consumed so far.
+ */
+struct s3l__unpack;
+int s3l__unpack_new(enum s3l_input_compression kind, struct s3l__unpack **out,
+                    struct s3l_error *err);
+int s3l__unpack_read(struct s3l__unpack *u, int fd, const char *name, void *dst, size_t want,
+                     size_t *got, struct s3l_error *err);
+uint64_t s3l__unpack_raw_offset(const struct s3l__unpack *u);
+bool s3l__unpack_cut(const struct s3l__unpack *u);
+void s3l__unpack_free(struct s3l__unpack *u);
+
+/*
  * One input format, as the framework (reader.c) calls it. Every function gets the reader with
  * its buffer, positions and options set; none is called after a sticky failure.
  *   open     after the framework opened the input (and, for a resumed reader, sought to
@@ -88,7 +105,9 @@ struct s3l_reader {
     const struct s3l__input_format *fmt;
     char *name;
     int fd;
+    struct s3l__unpack *unpack; /* a compressed input's decoder, or NULL */
     bool eof;                /* read() returned 0 */
+    bool cut;                /* eof inside the last gzip member or zstd frame (unpack.c) */
     int sticky;              /* a fatal error repeated on every call, or 0 */
     struct s3l_error sticky_err;
     struct s3l_buf buf;

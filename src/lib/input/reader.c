@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "input/input.h"
+#include "os/os.h"
 
 typedef unsigned long long ull;
 
@@ -48,6 +49,15 @@ int s3l_input_format_parse(const char *name, enum s3l_input_format *out, struct 
     return 0;
 }
 
+int s3l_csv_delimiter_parse(const char *text, char *out, struct s3l_error *err)
+{
+    const char *why = NULL;
+    int rc = s3l__csv_delimiter_parse(text, out, &why);
+    if (rc)
+        return s3l_error_set(err, rc, "CSV delimiter \"%s\": %s", text ? text : "", why);
+    return 0;
+}
+
 int s3l__reader_fatal(struct s3l_reader *r, struct s3l_error *err, int code)
 {
     r->sticky = code;
@@ -76,12 +86,25 @@ int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
             r, err, s3l_error_set(err, S3L_EINTERNAL, "%s: read buffer full", r->name));
     if (s3l_buf_reserve(&r->buf, want) != 0)
         return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory for the read buffer", r->name);
-    ssize_t n;
-    do {
-        n = read(r->fd, r->buf.ptr + r->buf.len, want);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) {
-        s3l_error_set_errno(err, S3L_EIO, errno, "read %s at byte offset %llu", r->name,
+    /* A quiet stream hands control back within idle_ms (a file is always readable), so that
+     * the caller can commit by time or see a stop request while no byte comes. */
+    if (r->opt.idle_ms > 0 && !s3l__os_wait_readable(r->fd, r->opt.idle_ms))
+        return S3L_READER_IDLE;
+    size_t n = 0;
+    int rc;
+    if (r->unpack) {
+        rc = s3l__unpack_read(r->unpack, r->fd, r->name, r->buf.ptr + r->buf.len, want, &n, err);
+        if (rc < 0)
+            return s3l__reader_fatal(r, err, rc); /* corrupt: nothing after it can be read */
+        r->cut = rc == 0 && s3l__unpack_cut(r->unpack);
+        rc = 0;
+    } else {
+        rc = s3l__os_read(r->fd, r->buf.ptr + r->buf.len, want, &n, r->name, err);
+    }
+    if (rc) {
+        int e = err ? err->sys_errno : 0;
+        s3l_error_clear(err);
+        s3l_error_set_errno(err, S3L_EIO, e, "read %s at byte offset %llu", r->name,
                             (ull)(r->base + r->buf.len));
         return s3l__reader_fatal(r, err, S3L_EIO);
     }
@@ -89,7 +112,7 @@ int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
         r->eof = true;
         return 0;
     }
-    r->buf.len += (size_t)n;
+    r->buf.len += n;
     r->buf.ptr[r->buf.len] = 0;
     return 1;
 }
@@ -100,8 +123,8 @@ int s3l__reader_skip_bom(struct s3l_reader *r, struct s3l_error *err)
         return 0;
     while (r->buf.len < 3 && !r->eof) {
         int rc = s3l__reader_fill(r, err);
-        if (rc < 0)
-            return rc;
+        if (rc < 0 || rc == S3L_READER_IDLE)
+            return rc; /* idle: the check is made again at the next call */
     }
     r->started = true;
     if (r->buf.len >= 3 && memcmp(r->buf.ptr, "\xEF\xBB\xBF", 3) == 0) {
@@ -193,18 +216,23 @@ static const struct s3l__input_format *const formats[] = {
 static int seek_to(struct s3l_reader *r, struct s3l_error *err)
 {
     uint64_t off = r->opt.start_offset;
-    if (lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
-        return 0;
-    if (errno != ESPIPE)
-        return s3l_error_set_errno(err, S3L_EIO, errno, "seek %s to byte offset %llu", r->name,
-                                   (ull)off);
-    /* A pipe: read and drop the bytes before the offset. */
+    if (!r->unpack) {
+        if (lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
+            return 0;
+        if (errno != ESPIPE)
+            return s3l_error_set_errno(err, S3L_EIO, errno, "seek %s to byte offset %llu",
+                                       r->name, (ull)off);
+    }
+    /* A pipe, or a compressed input (decompressed from its start): read and drop the bytes
+     * before the offset. */
     uint64_t left = off;
     while (left > 0) {
         if (r->head == r->buf.len) {
             int rc = s3l__reader_fill(r, err);
             if (rc < 0)
                 return rc;
+            if (rc == S3L_READER_IDLE)
+                continue; /* the bytes resent before the offset are still to come */
             if (rc == 0)
                 return s3l_error_set(err, S3L_EIO, "%s ends before byte offset %llu", r->name,
                                      (ull)off);
@@ -220,7 +248,8 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
                     struct s3l_error *err)
 {
     if (!opt || opt->version != S3L_READER_OPTIONS_VERSION || opt->format < S3L_INPUT_NDJSON ||
-        opt->format > S3L_INPUT_DEBEZIUM)
+        opt->format > S3L_INPUT_DEBEZIUM || opt->compression < S3L_INPUT_PLAIN ||
+        opt->compression > S3L_INPUT_ZSTD)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "reader options: bad version or format");
     if (opt->csv_delimiter == '"' || opt->csv_delimiter == '\n' || opt->csv_delimiter == '\r')
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
@@ -243,6 +272,11 @@ int s3l_reader_open(int fd, const struct s3l_reader_options *opt, struct s3l_rea
     r->fmt = formats[opt->format];
     s3l__jscan_init(&r->scan, r->opt.max_record_bytes / 2 + 16);
     int rc = 0;
+    if (opt->compression != S3L_INPUT_PLAIN &&
+        (rc = s3l__unpack_new(opt->compression, &r->unpack, err)) != 0) {
+        s3l_reader_free(r);
+        return rc;
+    }
     if (opt->start_offset > 0) {
         rc = seek_to(r, err);
         if (r->buf.len == 0)
@@ -273,7 +307,7 @@ int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
         return r->sticky;
     }
     int rc = r->started ? 0 : s3l__reader_skip_bom(r, err);
-    if (rc < 0)
+    if (rc != 0)
         return rc;
     return r->fmt->next(r, rec, err);
 }
@@ -303,6 +337,16 @@ uint64_t s3l_reader_offset(const struct s3l_reader *r)
     return r->offset;
 }
 
+uint64_t s3l_reader_raw_offset(const struct s3l_reader *r)
+{
+    return r->unpack ? s3l__unpack_raw_offset(r->unpack) : 0;
+}
+
+bool s3l_reader_cut(const struct s3l_reader *r)
+{
+    return r->cut;
+}
+
 uint64_t s3l_reader_line(const struct s3l_reader *r)
 {
     return r->line;
@@ -326,6 +370,7 @@ void s3l_reader_free(struct s3l_reader *r)
     if (r->fmt && r->fmt->cleanup)
         r->fmt->cleanup(r);
     s3l__jscan_cleanup(&r->scan);
+    s3l__unpack_free(r->unpack);
     s3l_free(r->span_lens);
     s3l_buf_free(&r->buf);
     s3l_free(r->name);

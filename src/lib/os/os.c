@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -173,6 +174,26 @@ int s3l__os_pread_full(int fd, void *buf, size_t len, uint64_t offset, size_t *g
     }
     *got = done;
     return 0;
+}
+
+int s3l__os_read(int fd, void *buf, size_t len, size_t *got, const char *path,
+                 struct s3l_error *err)
+{
+    ssize_t r;
+    do {
+        r = read(fd, buf, len);
+    } while (r < 0 && errno == EINTR);
+    *got = r > 0 ? (size_t)r : 0;
+    return r < 0 ? s3l__os_fail(err, errno, "read", path) : 0;
+}
+
+bool s3l__os_wait_readable(int fd, int timeout_ms)
+{
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int n = poll(&pfd, 1, timeout_ms);
+    if (n < 0)
+        return errno != EINTR; /* interrupted: back to the caller; else the read reports it */
+    return n > 0;
 }
 
 int s3l__os_fsync(int fd, const char *path, struct s3l_error *err)

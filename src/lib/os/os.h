@@ -44,6 +44,14 @@ int s3l__os_write_all(int fd, const void *data, size_t len, const char *path,
 /* Reads up to len bytes at offset; *got < len only at end of file. */
 int s3l__os_pread_full(int fd, void *buf, size_t len, uint64_t offset, size_t *got,
                        const char *path, struct s3l_error *err);
+/* read(2) of up to len bytes at the file position into buf (EINTR retried): *got is 0 only at the
+ * end of the input. Errors: the mapped code, "read <path>: <strerror>". */
+int s3l__os_read(int fd, void *buf, size_t len, size_t *got, const char *path,
+                 struct s3l_error *err);
+/* Waits up to timeout_ms (>= 0) for fd to be readable (poll(2), POLLIN): true when a read will
+ * not block (bytes, the end of the input, or an error the read then reports), false when the
+ * time passed or a signal interrupted the wait (the caller may look at a stop request). */
+bool s3l__os_wait_readable(int fd, int timeout_ms);
 int s3l__os_fsync(int fd, const char *path, struct s3l_error *err);
 /* close(2); errors are reported (a close error after write can mean lost data on NFS). */
 int s3l__os_close(int fd, const char *path, struct s3l_error *err);

@@ -77,7 +77,9 @@ static void report(struct loop *l, enum s3l_pipeline_event ev, const char *messa
 static int commit(struct loop *l, struct s3l_error *err)
 {
     for (size_t i = 0; i < l->n; i++) {
-        if (l->cur[i] == l->pos[i].offset)
+        /* A compressed input is re-hashed at every commit: its source moves raw_size (the
+         * compressed bytes read) also when the decompressed offset stays. */
+        if (l->cur[i] == l->pos[i].offset && !l->pos[i].compression)
             continue;
         int rc = s3l_input_position_advance(&l->pos[i], l->fds[i], l->cur[i], err);
         if (rc)
@@ -181,6 +183,8 @@ static int signalled(struct loop *l, size_t i, enum s3l__source_signal signal, u
         /* The end: the source may have consumed bytes after its last record (blank lines, a
          * JSON array's closing bracket), which belong to no epoch but must be recorded. */
         moved(l, i, off, line);
+        if (l->pos[i].compression)
+            l->dirty = true; /* raw_done and raw_size are recorded: a rerun is up to date */
         *end = true;
     } else if (signal == S3L__SOURCE_IDLE) {
         /* A quiet stream: what was read is committed when the interval is due. */
@@ -348,6 +352,33 @@ static int stream_start(struct loop *l, size_t i, uint64_t committed, struct s3l
     return 0;
 }
 
+/*
+ * A resumed CSV input takes the header and the delimiter its committed rows were split on (r, the
+ * recorded position) into p. A --csv-delimiter other than the recorded one is refused: the rows
+ * after the offset would be split otherwise than the rows before it, under the same header.
+ */
+static int resume_csv(struct loop *l, struct s3l_input_position *p,
+                      const struct s3l_input_position *r, struct s3l_error *err)
+{
+    char given = l->o->csv_delimiter, was = r->csv_delimiter;
+    if (given && was && given != was && r->offset > 0) {
+        char g[3] = {given, 0, 0}, w[3] = {was, 0, 0};
+        if (given == '\t')
+            memcpy(g, "\\t", 3);
+        if (was == '\t')
+            memcpy(w, "\\t", 3);
+        return s3l_error_set(err, S3L_EINVALID_INPUT,
+                             "input %s: --csv-delimiter '%s' differs from the delimiter '%s' its "
+                             "committed rows were split on; give the same one (or none), or "
+                             "land it as a new input with a new --pipeline-id",
+                             p->path, g, w);
+    }
+    p->csv_delimiter = r->csv_delimiter;
+    if (r->csv_header && !(p->csv_header = s3l_strdup(r->csv_header)))
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
+    return 0;
+}
+
 static int resume_positions(struct loop *l, const char *json, bool *all_done, struct s3l_error *err)
 {
     struct s3l_input_position *rec = NULL;
@@ -369,24 +400,27 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
             p->offset = l->cur[i] = r->offset;
             p->line = l->line[i] = r->line;
             p->mid_line = r->mid_line;
+            p->raw_size = r->raw_size;
+            p->raw_done = r->raw_done;
             memcpy(p->sha256, r->sha256, sizeof(p->sha256));
             if (have_size && (rc = check_mid_line(l, p, l->fds[i], (uint64_t)st.st_size, err)))
                 break;
-            if (r->csv_header && !(p->csv_header = s3l_strdup(r->csv_header)))
-                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
+            rc = resume_csv(l, p, r, err);
         } else if (r && !p->replayable) {
             /* A stream cannot seek: its offsets continue from the committed one, so they stay
              * offsets into the original stream when the caller resumes it from there. */
             p->offset = l->cur[i] = r->offset;
             p->line = l->line[i] = r->line;
-            if (r->csv_header && !(p->csv_header = s3l_strdup(r->csv_header)))
-                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
+            rc = resume_csv(l, p, r, err);
         }
         if (rc == 0 && !p->replayable)
             rc = stream_start(l, i, r ? r->offset : 0, err);
         /* An empty file is done at offset 0: it lands nothing and is not an error (as a file of
          * blank lines is not); the caller says so. */
-        if (!have_size || (uint64_t)st.st_size != p->offset)
+        /* A compressed file is done when it was read to its end and has not grown since. */
+        bool done = p->compression ? p->raw_done && (uint64_t)st.st_size == p->raw_size
+                                   : (uint64_t)st.st_size == p->offset;
+        if (!have_size || !done)
             *all_done = false;
     }
     s3l_positions_free(rec, n_rec);

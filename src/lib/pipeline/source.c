@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "os/os.h"
 #include "runner.h"
 #include "s3l/input.h"
 
@@ -250,10 +251,14 @@ static int sample(struct source *s, struct s3l_error *err)
     return rc;
 }
 
-/* Records a CSV input's header in its position, once known. */
+/* Records a CSV input's header and delimiter in its position, once known. */
 static int note_header(struct source *s)
 {
-    if (s->g->fmt != S3L_INPUT_CSV || s->pos->csv_header)
+    if (s->g->fmt != S3L_INPUT_CSV)
+        return 0;
+    if (!s->pos->csv_delimiter)
+        s->pos->csv_delimiter = s3l_reader_csv_delimiter(s->reader);
+    if (s->pos->csv_header)
         return 0;
     size_t len = 0;
     const char *h = s3l_reader_csv_header(s->reader, &len);
@@ -330,6 +335,34 @@ static bool by_spans(const struct source *s)
     return g->fmt == S3L_INPUT_NDJSON && g->stream;
 }
 
+/*
+ * The reader met the end of the input. A compressed input records that it was read to its end
+ * at the compressed size read (a rerun with the file unchanged is up to date), and one that ended
+ * inside its last gzip member or zstd frame (a file still being written) says so: what that
+ * member decoded to so far is read, an unterminated last record in it is left unread.
+ */
+static void reached_end(struct source *s)
+{
+    if (!s->pos->compression)
+        return;
+    s->pos->raw_size = s3l_reader_raw_offset(s->reader);
+    s->pos->raw_done = true;
+    const struct s3l__glue *g = s->g;
+    if (!s3l_reader_cut(s->reader) || !g->o->report)
+        return;
+    char msg[S3L_ERROR_MESSAGE_MAX + 512];
+    snprintf(msg, sizeof(msg),
+             "%s: the compressed data ends inside its last %s at compressed byte offset %llu, "
+             "as a file still being written: what it decompressed to is read up to byte offset "
+             "%llu, an unterminated last record is left unread; the next run reads on once it is "
+             "whole", s->pos->path, s->pos->compression == S3L_INPUT_GZIP ? "gzip member"
+                                                                          : "zstd frame",
+             (unsigned long long)s->pos->raw_size,
+             (unsigned long long)s3l_reader_offset(s->reader));
+    struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg};
+    g->o->report(g->o->report_ctx, &r);
+}
+
 /* Reports a half-written last line (rec; why: its error) as left unread. */
 static void note_partial(struct source *s, const struct s3l_record *rec, const char *why)
 {
@@ -358,6 +391,7 @@ static bool partial_last_line(struct source *s, const struct s3l_record *rec,
     if (!is_partial(s, rec))
         return false; /* a line end was read: the line is whole */
     s->done = true;
+    reached_end(s);
     *o->offset = rec->offset + s->add;
     *o->line = rec->line;
     note_partial(s, rec, why->message);
@@ -416,11 +450,13 @@ static int at_end(struct source *s, struct out *o)
     s->done = true;
     *o->offset = s3l_reader_offset(s->reader) + s->add;
     *o->line = s3l_reader_line(s->reader);
+    reached_end(s);
     /* After a JSON array's last element come "]" and white space, which no append can
-     * extend: the input is consumed to its end, so a rerun finds it up to date. */
+     * extend: the input is consumed to its end, so a rerun finds it up to date. (A compressed
+     * input's size counts compressed bytes: its reader consumed what follows already.) */
     struct stat st;
-    if (s->g->fmt == S3L_INPUT_JSON && s->pos->replayable && fstat(s->fd, &st) == 0 &&
-        (uint64_t)st.st_size > *o->offset)
+    if (s->g->fmt == S3L_INPUT_JSON && s->pos->replayable && !s->pos->compression &&
+        fstat(s->fd, &st) == 0 && (uint64_t)st.st_size > *o->offset)
         *o->offset = (uint64_t)st.st_size;
     return 0;
 }
@@ -436,6 +472,7 @@ static int replay_held(struct source *s, unsigned lane, struct out *o, struct s3
     if (h->partial) {
         /* The input ends before it; nothing after it was sampled. */
         s->done = true;
+        reached_end(s);
         *o->offset = h->rec.offset + s->add;
         *o->line = h->rec.line;
         note_partial(s, &h->rec, h->message);
@@ -489,6 +526,14 @@ static int next_record(struct source *s, unsigned lane, struct out *o, struct s3
     }
     if (rc == 0)
         return at_end(s, o);
+    if (rc == S3L_READER_IDLE) {
+        /* A quiet stream (CSV, a JSON array, or a line read alone): nothing consumed; the
+         * runner commits by time and sees a stop request, then calls again. */
+        *o->offset = s3l_reader_offset(s->reader) + s->add;
+        *o->line = s3l_reader_line(s->reader);
+        *o->signal = S3L__SOURCE_IDLE;
+        return 0;
+    }
     if (rc != 1) {
         if (rc == S3L_EINVALID_INPUT && !s3l_reader_broken(s->reader) &&
             partial_last_line(s, &rec, err, o)) {
@@ -528,9 +573,9 @@ static int begin_schema(struct source *s, struct s3l_error *err)
     return rc;
 }
 
-static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
-                    uint64_t *offset_after, uint64_t *line_after, struct s3l_slice *raw,
-                    enum s3l__source_signal *signal, struct s3l_error *err)
+static int next_rows(struct s3l__source *base, unsigned lane, uint64_t max_rows,
+                     uint64_t *offset_after, uint64_t *line_after, struct s3l_slice *raw,
+                     enum s3l__source_signal *signal, struct s3l_error *err)
 {
     struct source *s = (struct source *)base;
     struct s3l__glue *g = s->g;
@@ -589,6 +634,18 @@ static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
     return next_record(s, lane, &o, err);
 }
 
+static int src_next(struct s3l__source *base, unsigned lane, uint64_t max_rows,
+                    uint64_t *offset_after, uint64_t *line_after, struct s3l_slice *raw,
+                    enum s3l__source_signal *signal, struct s3l_error *err)
+{
+    struct source *s = (struct source *)base;
+    int rc = next_rows(base, lane, max_rows, offset_after, line_after, raw, signal, err);
+    /* A compressed input: the commit hashes the compressed bytes read by then. */
+    if (s->pos->compression && s->reader && !s->pos->raw_done)
+        s->pos->raw_size = s3l_reader_raw_offset(s->reader);
+    return rc;
+}
+
 /* Whether records were read but not yet put: a stop still puts them (they are "what was read"):
  * the sample, a record held for growth, the rest of a span, and, until the one last span taken
  * at a stop, the whole lines the reader may already hold in its buffer. */
@@ -619,6 +676,14 @@ static void src_free(struct s3l__source *base)
 
 static const struct s3l__source_ops source_ops = {src_next, src_bytes, src_free, src_holds};
 
+/* Whether the file open as fd has size bytes. */
+static bool st_size_is(int fd, uint64_t size)
+{
+    struct s3l__os_stat st;
+    struct s3l_error e = {0};
+    return s3l__os_fstat(fd, "input", &st, &e) == 0 && st.size == size;
+}
+
 int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
                           uint64_t offset, uint64_t skip, struct s3l__source **out,
                           struct s3l_error *err)
@@ -639,13 +704,16 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     s->add = pos->replayable ? 0 : offset - skip;
     s3l_arena_init(&s->arena, 1u << 20);
     s3l_arena_init(&s->pend_arena, 64u << 10);
-    struct stat st;
-    /* A file already read to its end: nothing to open (a JSON array cannot resume at its end). */
-    if (pos->replayable && fstat(fd, &st) == 0 && (uint64_t)st.st_size == offset && offset > 0) {
+    /* A file already read to its end: nothing to open (a JSON array cannot resume at its end);
+     * a compressed one was read to its end and has not grown since. */
+    bool read_all = pos->compression ? pos->raw_done && st_size_is(fd, pos->raw_size)
+                                     : offset > 0 && st_size_is(fd, offset);
+    if (pos->replayable && read_all) {
         s->done = true;
         *out = &s->base;
         return 0;
     }
+    pos->raw_done = false; /* grown since (or never read to its end): read on */
     struct s3l_reader_options ro = {0};
     ro.version = S3L_READER_OPTIONS_VERSION;
     ro.format = g->fmt;
@@ -654,6 +722,10 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     ro.start_offset = pos->replayable ? offset : skip;
     ro.resume = !pos->replayable && offset > 0; /* a stream resent from after a record */
     ro.start_line = pos->line; /* line numbers go on where the last commit left them */
+    /* A resumed input splits as its committed rows were (the runner refused another delimiter
+     * given); else the one given, or 0: detected from the header row. */
+    ro.csv_delimiter = pos->csv_delimiter ? pos->csv_delimiter : g->o->csv_delimiter;
+    ro.compression = (enum s3l_input_compression)pos->compression;
     ro.csv_header = pos->csv_header;
     ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
     /* A stream that goes quiet hands control back, so that --commit-interval holds while it

@@ -178,4 +178,16 @@ static inline size_t s3l_utf8_seq(const uint8_t *p, const uint8_t *end)
  */
 bool s3l__utf8_valid(const uint8_t *p, size_t n, size_t *bad);
 
+/* ---- CSV delimiter (delim.c) --------------------------------------------------------------- */
+
+/*
+ * A CSV field delimiter as a user writes it: one printable ASCII character or a tab, or "tab" or
+ * "\t" (backslash, t) for a tab. Refused (S3L_EINVALID_CONFIG, *why a static sentence saying
+ * what was expected): empty text, more than one character, a byte of a multi-byte character,
+ * other control characters, and the quote, CR and LF, which RFC 4180 section 2 gives their own
+ * meaning (they quote fields and end rows). *out gets the byte (0 on failure). The Pipeline
+ * schema's $defs/csvDelimiter pattern admits the same texts.
+ */
+int s3l__csv_delimiter_parse(const char *text, char *out, const char **why);
+
 #endif

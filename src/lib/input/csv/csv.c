@@ -203,7 +203,8 @@ static int too_long(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
 }
 
 /* Finds the end of the row at head: 1 with *end at its '\n' (or the input's end), 0 at the end
- * of the input, < 0 on failure. Resumable: the quote state survives refills. */
+ * of the input, S3L_READER_IDLE when a quiet stream gave no byte within idle_ms, < 0 on failure.
+ * Resumable: the quote state survives refills and idle answers. */
 static int row_end(struct s3l_reader *r, struct s3l_record *rec, size_t *end,
                    struct s3l_error *err)
 {
@@ -252,9 +253,15 @@ static int row_end(struct s3l_reader *r, struct s3l_record *rec, size_t *end,
         if (n - r->head > r->opt.max_record_bytes)
             return too_long(r, rec, err);
         int rc = s3l__reader_fill(r, err);
-        if (rc < 0)
-            return rc;
+        if (rc < 0 || rc == S3L_READER_IDLE)
+            return rc; /* idle: the scan state is kept, the next call goes on from scan_pos */
         if (rc == 0) {
+            /* A compressed input cut inside its last member: an unterminated last row may be
+             * cut too; it is left unread (the next run reads it once the member is whole). */
+            if (r->cut && r->head < r->buf.len) {
+                r->head = r->scan_pos = r->buf.len;
+                return 0;
+            }
             if (r->cin_quotes) {
                 s3l_error_set(err, S3L_EINVALID_INPUT,
                               "%s line %llu (byte offset %llu): a quoted field is not closed "
@@ -304,7 +311,7 @@ static int csv_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
     for (;;) {
         size_t end = 0;
         int rc = row_end(r, rec, &end, err);
-        if (rc <= 0)
+        if (rc != 1)
             return rc;
         size_t start = r->head, next = end < r->buf.len ? end + 1 : end;
         uint64_t line = r->line;

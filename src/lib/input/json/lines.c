@@ -10,8 +10,6 @@
  * else (a line over the limit, the rest of one being skipped, a sticky failure) is left to
  * s3l_reader_next_raw, which reports it exactly as before.
  */
-#include <errno.h>
-#include <poll.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -143,7 +141,7 @@ int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_by
     if (r->sticky || r->skipping)
         return S3L_READER_ONE;
     int rc = r->started ? 0 : s3l__reader_skip_bom(r, err);
-    if (rc < 0)
+    if (rc != 0)
         return rc;
     if (!r->span_lens && !(r->span_lens = s3l_malloc(SPAN_LINES * sizeof(uint32_t))))
         return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory for a span of lines", r->name);
@@ -177,18 +175,9 @@ int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_by
             return r->head == r->buf.len ? 0 : S3L_READER_ONE;
         if (r->buf.len - r->head > r->opt.max_record_bytes)
             return S3L_READER_ONE; /* ndjson_next reports it without reading on */
-        if (r->opt.idle_ms > 0) {
-            /* A quiet stream: hand control back within idle_ms (a file is always readable). */
-            struct pollfd pfd = {r->fd, POLLIN, 0};
-            int n;
-            do {
-                n = poll(&pfd, 1, r->opt.idle_ms);
-            } while (n < 0 && errno == EINTR);
-            if (n == 0)
-                return S3L_READER_IDLE;
-        }
+        /* A quiet stream hands control back within idle_ms (the framework's fill waits). */
         rc = s3l__reader_fill(r, err);
-        if (rc < 0)
+        if (rc < 0 || rc == S3L_READER_IDLE)
             return rc;
     }
 }

@@ -161,8 +161,8 @@ static int ndjson_skip(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
                                  r->opt.max_record_bytes, (ull)rec->end_offset);
         }
         int rc = s3l__reader_fill(r, err);
-        if (rc < 0)
-            return rc;
+        if (rc < 0 || rc == S3L_READER_IDLE)
+            return rc; /* idle: still skipping; the next call goes on */
         if (rc == 0)
             break;
     }
@@ -190,7 +190,7 @@ static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
                 return ndjson_too_long(r, rec, err);
             if (!r->eof) {
                 int rc = s3l__reader_fill(r, err);
-                if (rc < 0)
+                if (rc < 0 || rc == S3L_READER_IDLE)
                     return rc;
                 continue;
             }
@@ -236,7 +236,8 @@ static int ndjson_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_
  */
 enum { J_START, J_FIRST, J_AFTER, J_ELEMENT, J_DONE, J_OBJECTS, J_RESUME };
 
-/* Moves head over whitespace (counting lines). 1 when a byte is at head, 0 at the end, < 0. */
+/* Moves head over whitespace (counting lines). 1 when a byte is at head, 0 at the end,
+ * S3L_READER_IDLE (a quiet stream), < 0. */
 static int skip_ws(struct s3l_reader *r, struct s3l_error *err)
 {
     for (;;) {
@@ -250,7 +251,7 @@ static int skip_ws(struct s3l_reader *r, struct s3l_error *err)
         }
         r->scan_pos = r->head;
         int rc = s3l__reader_fill(r, err);
-        if (rc <= 0)
+        if (rc <= 0 || rc == S3L_READER_IDLE)
             return rc;
     }
 }
@@ -272,7 +273,8 @@ static int element_too_long(struct s3l_reader *r, struct s3l_error *err)
     return s3l__reader_fatal(r, err, S3L_EINVALID_INPUT);
 }
 
-/* Finds the end of the element at head (resumable across fills): 1 with *end, or < 0. */
+/* Finds the end of the element at head (resumable across fills): 1 with *end,
+ * S3L_READER_IDLE (a quiet stream: nothing consumed), or < 0. */
 static int element_extent(struct s3l_reader *r, size_t *end, struct s3l_error *err)
 {
     for (;;) {
@@ -316,9 +318,11 @@ static int element_extent(struct s3l_reader *r, size_t *end, struct s3l_error *e
         if (r->buf.len - r->head > r->opt.max_record_bytes)
             return element_too_long(r, err);
         int rc = s3l__reader_fill(r, err);
-        if (rc < 0)
-            return rc;
+        if (rc < 0 || rc == S3L_READER_IDLE)
+            return rc; /* idle: json_element starts over at the next call (nothing consumed) */
         if (rc == 0) {
+            if (r->cut)
+                return 0; /* a compressed input cut short: the element is left unread */
             if (r->jdepth == 0 && !r->jin_str) {
                 *end = r->buf.len;
                 return 1;
@@ -348,8 +352,8 @@ static int json_element(struct s3l_reader *r, struct s3l_record *rec, struct s3l
         r->jdepth = 0;
         r->jin_str = r->jesc = false;
         rc = element_extent(r, &end, err);
-        if (rc < 0)
-            return rc;
+        if (rc != 1)
+            return rc; /* idle, or 0: cut short (left unread) */
         if (end - r->head > r->opt.max_record_bytes)
             return element_too_long(r, err);
     }
@@ -375,9 +379,12 @@ static int json_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_er
 {
     for (;;) {
         int rc = skip_ws(r, err);
-        if (rc < 0)
+        if (rc < 0 || rc == S3L_READER_IDLE)
             return rc;
         if (rc == 0) {
+            if (r->cut)
+                return 0; /* cut short inside the array: what follows the last element is
+                             left unread, at the offset after it */
             if (r->jstate == J_START || r->jstate == J_DONE || r->jstate == J_OBJECTS ||
                 r->jstate == J_RESUME) {
                 /* The closing ']' and trailing whitespace are consumed too: the resume offset
