@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "s3l/counts.h"
+
 #include "s3l/error.h"
 #include "s3l/parquet.h"
 #include "s3l/pq_footer.h"
@@ -146,6 +148,11 @@ struct s3l_dest_commit_info {
     uint64_t files;    /* data files committed */
     uint64_t rows;     /* data rows committed */
     uint64_t rejected; /* dead-lettered records committed */
+    /* What the epoch cost the store (include/s3l/counts.h): its requests from the end of the
+     * previous s3l_dest_commit (or of s3l_dest_open, or the last s3l_dest_stream, whichever came
+     * last) to the end of this one, so its staging and, in a run's first epoch, the claim (one
+     * checkpoint write). A run's whole cost is s3l_store_counts of the store. */
+    struct s3l_store_counts requests;
 };
 
 /*

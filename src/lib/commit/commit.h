@@ -289,6 +289,9 @@ struct s3l_dest {
     pthread_mutex_t mu;
     struct s3l__ckpt_file *staged;
     size_t n_staged, cap_staged;
+    /* The store's counts at the end of open, of the last stream added or of the last commit:
+     * an epoch's requests are counted from there (struct s3l_dest_commit_info). */
+    struct s3l_store_counts mark;
 };
 
 /*

@@ -230,6 +230,7 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
     }
     d->streams = arr;
     d->streams[d->n_streams++] = st;
+    s3l_store_counts(d->store, &d->mark); /* its reads belong to the run's start */
     *out = st;
     return 0;
 }

@@ -97,6 +97,7 @@ static int t_commit(void *ctx, const char *positions_json, struct s3l__commit_in
     info->epoch = ci.epoch;
     info->files = ci.files;
     info->rows = ci.rows;
+    info->requests = ci.requests;
     info->bytes = g->store->bytes_written - g->bytes0;
     g->bytes0 = g->store->bytes_written;
     return 0;
@@ -176,7 +177,7 @@ static void lanes_report(void *ctx, const char *reason)
     struct s3l__glue *g = ctx;
     if (!g->o->report)
         return;
-    struct s3l_pipeline_report r = {S3L_EVENT_BAD_RECORD, g->stats, NULL, 0, reason};
+    struct s3l_pipeline_report r = {S3L_EVENT_BAD_RECORD, g->stats, NULL, 0, reason, NULL};
     g->o->report(g->o->report_ctx, &r);
 }
 

@@ -271,6 +271,39 @@ static int s3_copy(struct s3l_store *st, const char *src_key, const char *dst_ke
     return rc;
 }
 
+/* The copy of a staged file whose size the checkpoint holds: no HeadObject to learn it. */
+static int s3_copy_sized(struct s3l_store *st, const char *src_key, uint64_t size,
+                         const char *dst_key, struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char *a = full_key(s, src_key), *b = full_key(s, dst_key);
+    int rc = a && b ? 0 : nomem(err);
+    if (rc == 0)
+        rc = s3l_s3_copy_sized(s->c, s->bucket, a, size, s->bucket, b, s->copy_threshold,
+                               s->copy_part_size, NULL, err);
+    s3l_free(a);
+    s3l_free(b);
+    return rc;
+}
+
+/* The client's requests by S3 operation (include/s3l/s3.h s3l_s3_client_op_counts). */
+static void s3_counts(struct s3l_store *st, struct s3l_store_counts *out)
+{
+    const char *names[S3L_S3_N_OPS];
+    uint64_t n[S3L_S3_N_OPS];
+    s3l_s3_client_op_counts(S(st)->c, names, n);
+    out->unit = "s3 requests";
+    out->n = 0;
+    out->total = 0;
+    for (int i = 0; i < S3L_S3_N_OPS && out->n < S3L_STORE_COUNTS_MAX; i++) {
+        if (n[i] == 0)
+            continue;
+        out->ops[out->n].op = names[i];
+        out->ops[out->n++].n = n[i];
+        out->total += n[i];
+    }
+}
+
 static void s3_destroy(struct s3l_store *st)
 {
     struct s3_store *s = S(st);
@@ -297,6 +330,8 @@ static const struct s3l_store_ops s3_ops = {
     .remove = s3_remove,
     .copy = s3_copy,
     .destroy = s3_destroy,
+    .counts = s3_counts,
+    .copy_sized = s3_copy_sized,
 };
 
 /* s3://BUCKET[/PREFIX]: bucket and prefix (no leading or trailing '/', no empty segment). */
