@@ -15,7 +15,7 @@
  * an op is an S3 API operation name ("PutObject", "ListObjectsV2", ...) and n its HTTP attempts,
  * retries included; for the local backend and wrappers (unit "store operations") an op is a
  * dispatch function's name ("put", "get", "stat", "list", "remove", "copy", "upload" for a
- * published upload, "upload_abort"), counted once a call. Names are static strings; ops with a
+ * published upload, "upload_abort", "remove_many"), counted once a call. Names are static strings; ops with a
  * count of 0 are left out; total is the sum of every n.
  */
 #define S3L_STORE_COUNTS_MAX 24

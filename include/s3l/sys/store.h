@@ -80,6 +80,7 @@ enum s3l_store_op {
     S3L_STORE_OP_LIST,
     S3L_STORE_OP_REMOVE,
     S3L_STORE_OP_COPY,
+    S3L_STORE_OP_REMOVE_MANY,
     S3L_STORE_N_OPS
 };
 
@@ -160,6 +161,13 @@ struct s3l_store_ops {
      */
     int (*copy_sized)(struct s3l_store *s, const char *src_key, uint64_t size,
                       const char *dst_key, struct s3l_error *err);
+    /*
+     * Optional (NULL: remove, key by key). Deletes n keys (n >= 2) in as few requests as the
+     * store allows (S3: DeleteObjects, 1,000 keys a request). A missing key is success. The
+     * first key that could not be deleted fails the call, naming it; the others may be gone.
+     */
+    int (*remove_many)(struct s3l_store *s, const char *const *keys, size_t n,
+                       struct s3l_error *err);
 };
 
 /* The base every backend embeds first. */
@@ -203,6 +211,10 @@ int s3l_store_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb
 int s3l_store_remove(struct s3l_store *s, const char *key, struct s3l_error *err);
 int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key,
                    struct s3l_error *err);
+/* Deletes keys[0..n) (ops->remove_many when n >= 2, counted as one "remove_many"; else one
+ * s3l_store_remove each). A missing key is success; the first failure is returned. */
+int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n,
+                          struct s3l_error *err);
 /* As s3l_store_copy, with the source's size known (ops->copy_sized, else ops->copy). */
 int s3l_store_copy_sized(struct s3l_store *s, const char *src_key, uint64_t size,
                          const char *dst_key, struct s3l_error *err);

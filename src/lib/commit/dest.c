@@ -213,7 +213,7 @@ static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci,
         d->ck.n_files = d->n_staged;
         d->staged = NULL;
         d->n_staged = d->cap_staged = 0;
-        rc = s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, err);
+        rc = s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, false, err);
         if (rc)
             d->broken = rc;
     }
@@ -286,6 +286,7 @@ static void dest_free_fields(struct s3l_dest *d)
     for (size_t i = 0; i < d->n_streams; i++)
         s3l__stream_free(d->streams[i]);
     s3l_free(d->streams);
+    s3l__dest_memo_free(d);
     free_staged(d, false);
     s3l_free(d->staged);
     s3l__ckpt_cleanup(&d->ck);
@@ -322,9 +323,10 @@ int s3l__dest_open_format(struct s3l_store *store, const struct s3l_dest_options
         /* Step 5: a pending epoch is committed under the generation recorded with it, by a
          * writer that claimed its own generation first (so an older one is fenced). */
         if (d->ck.has_pending) {
+            d->recovered = d->ck.pending_epoch;
             rc = s3l__dest_claim(d, err);
             if (rc == 0)
-                rc = s3l__finish_pending(store, &d->format, &d->ck, d->generation, err);
+                rc = s3l__finish_pending(store, &d->format, &d->ck, d->generation, true, err);
         }
     }
     if (rc == 0 && d->ck.has_pending) {
@@ -361,6 +363,11 @@ uint64_t s3l_dest_generation(const struct s3l_dest *d)
 uint64_t s3l_dest_committed_epoch(const struct s3l_dest *d)
 {
     return d->ck.committed_epoch;
+}
+
+uint64_t s3l_dest_recovered(const struct s3l_dest *d)
+{
+    return d->recovered;
 }
 
 const char *s3l_dest_state(const struct s3l_dest *d)

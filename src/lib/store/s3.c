@@ -286,6 +286,30 @@ static int s3_copy_sized(struct s3l_store *st, const char *src_key, uint64_t siz
     return rc;
 }
 
+/* DeleteObjects, 1,000 keys a request; one by one when a key holds a byte XML 1.0 cannot carry
+ * (the keys travel in an XML body). */
+static int s3_remove_many(struct s3l_store *st, const char *const *keys, size_t n,
+                          struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char **full = s3l_calloc(n, sizeof(*full));
+    int rc = full ? 0 : nomem(err);
+    bool xml_ok = true;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = (full[i] = full_key(s, keys[i])) ? 0 : nomem(err);
+        for (const unsigned char *p = (const unsigned char *)keys[i]; rc == 0 && *p; p++)
+            xml_ok = xml_ok && *p >= 0x20 && *p != 0x7f;
+    }
+    if (rc == 0 && xml_ok)
+        rc = s3l_s3_delete_objects(s->c, s->bucket, (const char *const *)full, n, err);
+    for (size_t i = 0; rc == 0 && !xml_ok && i < n; i++)
+        rc = s3l_s3_delete_object(s->c, s->bucket, full[i], err);
+    for (size_t i = 0; full && i < n; i++)
+        s3l_free(full[i]);
+    s3l_free(full);
+    return rc;
+}
+
 /* The client's requests by S3 operation (include/s3l/s3.h s3l_s3_client_op_counts). */
 static void s3_counts(struct s3l_store *st, struct s3l_store_counts *out)
 {
@@ -332,6 +356,7 @@ static const struct s3l_store_ops s3_ops = {
     .destroy = s3_destroy,
     .counts = s3_counts,
     .copy_sized = s3_copy_sized,
+    .remove_many = s3_remove_many,
 };
 
 /* s3://BUCKET[/PREFIX]: bucket and prefix (no leading or trailing '/', no empty segment). */

@@ -179,8 +179,27 @@ int s3l_store_copy_sized(struct s3l_store *s, const char *src_key, uint64_t size
     return s->ops->copy_sized(s, src_key, size, dst_key, err);
 }
 
+int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n,
+                          struct s3l_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!s3l_store_key_valid(keys[i]))
+            return bad_key(err, keys[i]);
+    if (n < 2 || !s->ops->remove_many) {
+        int first = 0;
+        for (size_t i = 0; i < n; i++) {
+            int rc = s3l_store_remove(s, keys[i], first ? NULL : err);
+            first = first ? first : rc;
+        }
+        return first;
+    }
+    count(&s->n_ops, 1);
+    count(&s->op_n[S3L_STORE_OP_REMOVE_MANY], 1);
+    return s->ops->remove_many(s, keys, n, err);
+}
+
 static const char *const op_names[S3L_STORE_N_OPS] = {
-    "upload", "upload_abort", "put", "get", "stat", "list", "remove", "copy",
+    "upload", "upload_abort", "put", "get", "stat", "list", "remove", "copy", "remove_many",
 };
 
 void s3l_store_counts(struct s3l_store *s, struct s3l_store_counts *out)
