@@ -341,6 +341,16 @@ int s3l_s3_copy(struct s3l_s3_client *c, const char *src_bucket, const char *src
                 const char *bucket, const char *key, uint64_t threshold, uint64_t part_size,
                 struct s3l_s3_object *out, struct s3l_error *err);
 
+/*
+ * n CopyObjects within bucket, src_keys[i] to keys[i], sent together (up to max_in_flight at
+ * once, each retried as any request): one round trip for all of them instead of n. Each source
+ * must be at most 5 GiB (CopyObject's limit; larger ones: s3l_s3_copy). Returns 0 when every
+ * copy succeeded, else the first failure (S3L_ENOT_FOUND for a missing source, the copy's S3
+ * error; err names its key); the other copies may have happened.
+ */
+int s3l_s3_copy_objects(struct s3l_s3_client *c, const char *bucket, const char *const *src_keys,
+                        const char *const *keys, size_t n, struct s3l_error *err);
+
 /* As s3l_s3_copy, with the source's size in bytes already known (from a checkpoint or a listing):
  * no HeadObject is sent to learn it, so a copy up to threshold is the one CopyObject request.
  * A wrong size only picks the other method: CopyObject refuses a source over 5 GiB (the error is

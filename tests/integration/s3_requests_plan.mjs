@@ -2,8 +2,9 @@
 // multi-epoch run through tests/support/fault-proxy.mjs, every request it sends named by S3
 // operation and key on the proxy's side, compared with the plan of docs/internals/commit.md
 // ("Requests per epoch"). It fails when a run or an epoch costs more than the plan says, so a
-// repeated read (a second GET of the checkpoint, a HEAD before a copy) cannot come back unseen;
-// and when `s3land write --json` reports other counts than the proxy saw (per run and per epoch).
+// repeated read (a second GET of the checkpoint, a HEAD before a copy) cannot come back unseen,
+// when an epoch's copies do not travel together, and when `s3land write --json` reports other
+// counts than the proxy saw (per run and per epoch).
 // Runs in the s3 label against the fixture's RGW (S3L_RGW_ENV).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,8 +31,8 @@ const port = await new Promise((resolve, reject) => {
     rl.on('line', (l) => { const m = /^LISTENING (\d+)/.exec(l); if (m) resolve(Number(m[1])); });
     proxy.on('exit', (c) => reject(new Error(`fault proxy exited (${c})`)));
 });
-const control = async (what, method = 'GET') =>
-    (await fetch(`http://127.0.0.1:${port}/__proxy/${what}`, { method })).text();
+const control = async (what, method = 'GET', body = undefined) =>
+    (await fetch(`http://127.0.0.1:${port}/__proxy/${what}`, { method, body })).text();
 
 const env = {
     ...process.env, AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`, AWS_REGION: rgw.AWS_DEFAULT_REGION,
@@ -53,12 +54,16 @@ const schema = schemaFile(work, 'ev.json', [{ name: 'id', type: 'int64' },
 // One CLI run through the proxy: its --json events and the proxy's log of what it sent.
 async function run(lake, extra) {
     await control('reset', 'POST');
+    // Copies answered 50 ms late: copies sent one after the other can never overlap then.
+    await control('rules', 'POST', JSON.stringify([{ op: 'CopyObject', times: -1, action: 'slow',
+        delayMs: 50 }]));
     const r = spawnSync(S3LAND, ['write', '--url', `s3://${rgw.RGW_BUCKET}/${prefix}/${lake}`,
         '--table', 'ev', '--schema', schema, '--json', ...extra, input], { env, encoding: 'utf8' });
     check(r.status === 0, `s3land write ${lake} exits 0 (${r.status}: ${r.stderr.trim()})`);
     const events = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const { log } = JSON.parse(await control('counts'));
-    return { events, log: log.filter((e) => e.key === '' || e.key.startsWith(`${prefix}/${lake}/`)) };
+    const { log, maxInFlight } = JSON.parse(await control('counts'));
+    return { events, maxInFlight,
+        log: log.filter((e) => e.key === '' || e.key.startsWith(`${prefix}/${lake}/`)) };
 }
 
 const byOp = (log) => {
@@ -90,7 +95,10 @@ function plan(E, f) {
 }
 
 async function checkRun(lake, E, f, extra) {
-    const { events, log } = await run(lake, extra);
+    const { events, log, maxInFlight } = await run(lake, extra);
+    // An epoch's copies go out together (CopyObjects at once), never more than its files.
+    check((maxInFlight.CopyObject || 0) === f, `${lake}: ${f} CopyObject in flight at once ` +
+        `(${maxInFlight.CopyObject})`);
     const want = plan(E, f);
     const seen = byOp(log);
     check(same(seen, want.ops), `${lake}: requests by operation at the proxy ${JSON.stringify(seen)} ` +

@@ -70,6 +70,14 @@ struct s3l_put_options {
 struct s3l_store;
 struct s3l_upload;
 
+/* One copy of a batch (s3l_store_copy_many): src to dst, src's size in bytes as the caller knows
+ * it (the checkpoint's). */
+struct s3l_copy_item {
+    const char *src;
+    const char *dst;
+    uint64_t size;
+};
+
 /* The store operations the dispatch functions count one by one (s3l_store.op_n). */
 enum s3l_store_op {
     S3L_STORE_OP_UPLOAD,
@@ -168,6 +176,13 @@ struct s3l_store_ops {
      */
     int (*remove_many)(struct s3l_store *s, const char *const *keys, size_t n,
                        struct s3l_error *err);
+    /*
+     * Optional (NULL: copy_sized, item by item). n independent copies (n >= 2), sent together
+     * (S3: the CopyObjects at once, up to the client's in-flight limit). 0 when all succeeded,
+     * else the first failure (S3L_ENOT_FOUND for a missing source); the others may be done.
+     */
+    int (*copy_many)(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
+                     struct s3l_error *err);
 };
 
 /* The base every backend embeds first. */
@@ -211,6 +226,10 @@ int s3l_store_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb
 int s3l_store_remove(struct s3l_store *s, const char *key, struct s3l_error *err);
 int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key,
                    struct s3l_error *err);
+/* Copies items[0..n) (ops->copy_many when n >= 2, each counted as a copy; else
+ * s3l_store_copy_sized each, stopping at the first failure). Errors as ops->copy_many. */
+int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
+                        struct s3l_error *err);
 /* Deletes keys[0..n) (ops->remove_many when n >= 2, counted as one "remove_many"; else one
  * s3l_store_remove each). A missing key is success; the first failure is returned. */
 int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n,

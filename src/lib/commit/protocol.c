@@ -98,6 +98,47 @@ static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
 }
 
 /*
+ * Copies one stream's staged files to their final names. A store that copies in batches
+ * (ops->copy_many: S3 sends the CopyObjects at once) gets them all together, since no copy
+ * depends on another; should the batch fail (a staged file gone in a recovery, a store error),
+ * they are copied again one by one, which settles each case as copy_one does (copies are
+ * idempotent). Otherwise one by one, with the event between-copies between two.
+ */
+static int copy_table(struct s3l_store *s, const struct s3l__ckpt *c, const char *table,
+                      bool *copied, struct s3l_error *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_files; i++)
+        n += strcmp(c->files[i].table, table) == 0;
+    struct s3l_copy_item *items =
+        n >= 2 && s->ops->copy_many ? s3l_calloc(n, sizeof(*items)) : NULL;
+    if (items) {
+        size_t k = 0;
+        for (size_t i = 0; i < c->n_files; i++)
+            if (strcmp(c->files[i].table, table) == 0)
+                items[k++] = (struct s3l_copy_item){c->files[i].staged, c->files[i].final,
+                                                    c->files[i].size};
+        struct s3l_error e2 = {0};
+        int rc = s3l_store_copy_many(s, items, n, &e2);
+        s3l_free(items);
+        if (rc == 0) {
+            *copied = true;
+            return 0;
+        }
+    }
+    int rc = 0;
+    for (size_t i = 0; i < c->n_files && rc == 0; i++) {
+        if (strcmp(c->files[i].table, table) != 0)
+            continue;
+        if (*copied)
+            s3l_store_event(s, S3L__EV_BETWEEN_COPIES);
+        rc = copy_one(s, &c->files[i], err);
+        *copied = true;
+    }
+    return rc;
+}
+
+/*
  * Copies and marks one stream's files. In a recovery the marker is looked at first: when it
  * exists the copies were done (its bytes are checked). Right after this writer's own commit point
  * it cannot exist yet (the epoch number is new in the checkpoint every write of which is
@@ -122,14 +163,7 @@ static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *ta
         if (err && err->code == 0)
             *err = e2;
     } else if (rc == 0) {
-        for (size_t i = 0; i < c->n_files && rc == 0; i++) {
-            if (strcmp(c->files[i].table, table) != 0)
-                continue;
-            if (*copied)
-                s3l_store_event(s, S3L__EV_BETWEEN_COPIES);
-            rc = copy_one(s, &c->files[i], err);
-            *copied = true;
-        }
+        rc = copy_table(s, c, table, copied, err);
         if (rc == 0) {
             s3l_store_event(s, S3L__EV_BEFORE_MARKER);
             rc = s3l__marker_put(s, mkey, doc, len, err);

@@ -286,6 +286,37 @@ static int s3_copy_sized(struct s3l_store *st, const char *src_key, uint64_t siz
     return rc;
 }
 
+/* The CopyObjects of a batch at once; a source above the copy threshold (UploadPartCopy) alone. */
+static int s3_copy_many(struct s3l_store *st, const struct s3l_copy_item *items, size_t n,
+                        struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    uint64_t threshold = s->copy_threshold ? s->copy_threshold : (uint64_t)5 << 30;
+    char **src = s3l_calloc(n, sizeof(*src)), **dst = s3l_calloc(n, sizeof(*dst));
+    int rc = src && dst ? 0 : nomem(err);
+    size_t m = 0; /* the small ones, gathered in src/dst[0..m) */
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (items[i].size > threshold) {
+            rc = s3_copy_sized(st, items[i].src, items[i].size, items[i].dst, err);
+            continue;
+        }
+        src[m] = full_key(s, items[i].src);
+        dst[m] = full_key(s, items[i].dst);
+        rc = src[m] && dst[m] ? 0 : nomem(err);
+        m++;
+    }
+    if (rc == 0)
+        rc = s3l_s3_copy_objects(s->c, s->bucket, (const char *const *)src,
+                                 (const char *const *)dst, m, err);
+    for (size_t i = 0; i < m; i++) {
+        s3l_free(src[i]);
+        s3l_free(dst[i]);
+    }
+    s3l_free(src);
+    s3l_free(dst);
+    return rc;
+}
+
 /* DeleteObjects, 1,000 keys a request; one by one when a key holds a byte XML 1.0 cannot carry
  * (the keys travel in an XML body). */
 static int s3_remove_many(struct s3l_store *st, const char *const *keys, size_t n,
@@ -357,6 +388,7 @@ static const struct s3l_store_ops s3_ops = {
     .counts = s3_counts,
     .copy_sized = s3_copy_sized,
     .remove_many = s3_remove_many,
+    .copy_many = s3_copy_many,
 };
 
 /* s3://BUCKET[/PREFIX]: bucket and prefix (no leading or trailing '/', no empty segment). */

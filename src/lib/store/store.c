@@ -179,6 +179,26 @@ int s3l_store_copy_sized(struct s3l_store *s, const char *src_key, uint64_t size
     return s->ops->copy_sized(s, src_key, size, dst_key, err);
 }
 
+int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
+                        struct s3l_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!s3l_store_key_valid(items[i].src))
+            return bad_key(err, items[i].src);
+        if (!s3l_store_key_valid(items[i].dst))
+            return bad_key(err, items[i].dst);
+    }
+    if (n < 2 || !s->ops->copy_many) {
+        int rc = 0;
+        for (size_t i = 0; i < n && rc == 0; i++)
+            rc = s3l_store_copy_sized(s, items[i].src, items[i].size, items[i].dst, err);
+        return rc;
+    }
+    count(&s->n_ops, n);
+    count(&s->op_n[S3L_STORE_OP_COPY], n);
+    return s->ops->copy_many(s, items, n, err);
+}
+
 int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n,
                           struct s3l_error *err)
 {
