@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "s3l/counts.h"
+
 #include "s3l/error.h"
 #include "s3l/parquet.h"
 #include "s3l/pq_footer.h"
@@ -94,6 +96,9 @@ int s3l_dest_open(struct s3l_store *store, const struct s3l_dest_options *o, str
 uint64_t s3l_dest_generation(const struct s3l_dest *d);
 /* The last committed epoch (0: none yet). The epoch in progress is this + 1. */
 uint64_t s3l_dest_committed_epoch(const struct s3l_dest *d);
+/* The epoch s3l_dest_open found pending in the checkpoint and committed (recovery), or 0: a
+ * caller learns it without reading the checkpoint a second time. */
+uint64_t s3l_dest_recovered(const struct s3l_dest *d);
 /*
  * The runner's JSON value recorded with the last committed epoch (input positions), as compact
  * JSON text, or NULL when none was ever recorded. Owned by d; valid until the next commit.
@@ -146,6 +151,11 @@ struct s3l_dest_commit_info {
     uint64_t files;    /* data files committed */
     uint64_t rows;     /* data rows committed */
     uint64_t rejected; /* dead-lettered records committed */
+    /* What the epoch cost the store (include/s3l/counts.h): its requests from the end of the
+     * previous s3l_dest_commit (or of s3l_dest_open, or the last s3l_dest_stream, whichever came
+     * last) to the end of this one, so its staging and, in a run's first epoch, the claim (one
+     * checkpoint write). A run's whole cost is s3l_store_counts of the store. */
+    struct s3l_store_counts requests;
 };
 
 /*
@@ -237,6 +247,17 @@ int s3l_dest_list_markers(struct s3l_store *s, const char *table,
 int s3l_dest_list_files(struct s3l_store *s, const char *table, bool committed_only,
                         int (*cb)(void *ctx, const struct s3l_object_info *info, bool committed),
                         void *ctx, struct s3l_error *err);
+
+/*
+ * The schema record of T (a table path, as s3l_dest_table_path makes it) as JSON text (*json:
+ * s3l_free, NUL-terminated, *len bytes), read through d, which keeps what it read (the text and
+ * its ETag, or that there is none): the next s3l_dest_stream of T merges with it instead of
+ * reading it again (one GET of the record per run; the record changes only through an epoch of
+ * this writer, or another writer's, whose race the conditional write at finish settles).
+ * S3L_ENOT_FOUND when T has no record; store errors; S3L_ENOMEM.
+ */
+int s3l_dest_read_record(struct s3l_dest *d, const char *table, char **json, size_t *len,
+                         struct s3l_error *err);
 
 /* The schema record of T as JSON text (*json: s3l_free, NUL-terminated). S3L_ENOT_FOUND. */
 int s3l_dest_read_schema(struct s3l_store *s, const char *table, char **json, size_t *len,

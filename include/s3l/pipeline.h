@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "s3l/counts.h"
 #include "s3l/error.h"
 #include "s3l/parquet.h"
 #include "s3l/schema.h"
@@ -240,6 +241,10 @@ struct s3l_pipeline_stats {
     int64_t elapsed_ns;      /* since s3l_pipeline_run started */
     bool stopped;            /* stopped early at the caller's request (options' stop): what was
                                 read before it is committed */
+    /* What the run cost the store, by operation (include/s3l/counts.h: S3 requests on s3://,
+     * store operations on file://); set when s3l_pipeline_run returns, whatever its outcome,
+     * once the store was opened. */
+    struct s3l_store_counts requests;
 };
 
 struct s3l_pipeline_report {
@@ -249,6 +254,9 @@ struct s3l_pipeline_report {
     const struct s3l_input_position *inputs;
     size_t n_inputs;
     const char *message; /* BAD_RECORD: why (names file, line, column); else NULL */
+    /* COMMIT: what the epoch cost the store (struct s3l_dest_commit_info's requests); else
+     * NULL. */
+    const struct s3l_store_counts *requests;
 };
 
 typedef void (*s3l_pipeline_report_cb)(void *ctx, const struct s3l_pipeline_report *report);

@@ -341,9 +341,43 @@ int s3l_s3_copy(struct s3l_s3_client *c, const char *src_bucket, const char *src
                 const char *bucket, const char *key, uint64_t threshold, uint64_t part_size,
                 struct s3l_s3_object *out, struct s3l_error *err);
 
+/*
+ * n CopyObjects within bucket, src_keys[i] to keys[i], sent together (up to max_in_flight at
+ * once, each retried as any request): one round trip for all of them instead of n. Each source
+ * must be at most 5 GiB (CopyObject's limit; larger ones: s3l_s3_copy). Returns 0 when every
+ * copy succeeded, else the first failure (S3L_ENOT_FOUND for a missing source, the copy's S3
+ * error; err names its key); the other copies may have happened.
+ */
+int s3l_s3_copy_objects(struct s3l_s3_client *c, const char *bucket, const char *const *src_keys,
+                        const char *const *keys, size_t n, struct s3l_error *err);
+
+/* As s3l_s3_copy, with the source's size in bytes already known (from a checkpoint or a listing):
+ * no HeadObject is sent to learn it, so a copy up to threshold is the one CopyObject request.
+ * A wrong size only picks the other method: CopyObject refuses a source over 5 GiB (the error is
+ * returned), UploadPartCopy ranges past the end fail with InvalidRange. */
+int s3l_s3_copy_sized(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                      uint64_t size, const char *bucket, const char *key, uint64_t threshold,
+                      uint64_t part_size, struct s3l_s3_object *out, struct s3l_error *err);
+
 /* Counters since the client was made: HTTP attempts sent, retries, SlowDown answers. */
 void s3l_s3_client_counters(const struct s3l_s3_client *c, uint64_t *requests, uint64_t *retries,
                             uint64_t *slowdowns);
+
+/* The S3 operations the client sends, in the order s3l_s3_client_op_counts reports them. */
+#define S3L_S3_N_OPS 16
+
+/*
+ * Requests sent since the client was made, by S3 operation: names[i] (static strings, the S3 API
+ * Reference's operation names: "PutObject", "GetObject", "HeadObject", "HeadBucket",
+ * "ListObjectsV2", "DeleteObject", "DeleteObjects", "CopyObject", "CreateMultipartUpload",
+ * "UploadPart", "UploadPartCopy", "CompleteMultipartUpload", "AbortMultipartUpload",
+ * "ListParts", "ListMultipartUploads", and "Other" for anything else) and n[i] the HTTP
+ * attempts of it (a retried request counts once per attempt, as the store and its bill see
+ * it). Either array may be NULL; both hold S3L_S3_N_OPS entries. Returns the total, the same as
+ * s3l_s3_client_counters' requests. Thread-safe (takes the client's lock).
+ */
+uint64_t s3l_s3_client_op_counts(struct s3l_s3_client *c, const char *names[S3L_S3_N_OPS],
+                                 uint64_t n[S3L_S3_N_OPS]);
 
 /* ------------------------------------------------------------------ the s3:// store backend */
 

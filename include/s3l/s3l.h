@@ -7,6 +7,7 @@
 
 #include "s3l/alloc.h"
 #include "s3l/config.h"
+#include "s3l/counts.h"
 #include "s3l/creds.h"
 #include "s3l/destination.h"
 #include "s3l/error.h"

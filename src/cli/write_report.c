@@ -18,6 +18,17 @@ static double rate(uint64_t n, int64_t ns)
     return ns > 0 ? (double)n * 1e9 / (double)ns : 0.0;
 }
 
+/* {"unit": "s3 requests" | "store operations", "total": N, "ops": {OP: N, ...}}: what a run or an
+ * epoch cost the store (include/s3l/counts.h); "ops" lists only operations that were used. */
+static json_t *requests_json(const struct s3l_store_counts *c)
+{
+    json_t *ops = json_object();
+    for (size_t i = 0; ops && i < c->n; i++)
+        json_object_set_new(ops, c->ops[i].op, json_integer((json_int_t)c->ops[i].n));
+    return json_pack("{s:s, s:I, s:o}", "unit", c->unit ? c->unit : "store operations", "total",
+                     (json_int_t)c->total, "ops", ops);
+}
+
 void cli_write_clear_progress(struct cli_write_reporter *r)
 {
     if (r->progress_drawn) {
@@ -35,10 +46,13 @@ static void report_commit(struct cli_write_reporter *r, const struct s3l_pipelin
         for (size_t i = 0; i < p->n_inputs; i++)
             json_array_append_new(inputs, json_pack("{s:s, s:I}", "path", p->inputs[i].path,
                                                     "offset", (json_int_t)p->inputs[i].offset));
-        cli_emit_json(json_pack("{s:s, s:I, s:I, s:I, s:o}", "event",
-                                p->event == S3L_EVENT_COMMIT ? "commit" : "recovered", "epoch",
-                                (json_int_t)s->last_epoch, "rows", (json_int_t)s->rows, "files",
-                                (json_int_t)s->files, "inputs", inputs));
+        json_t *ev = json_pack("{s:s, s:I, s:I, s:I, s:o}", "event",
+                               p->event == S3L_EVENT_COMMIT ? "commit" : "recovered", "epoch",
+                               (json_int_t)s->last_epoch, "rows", (json_int_t)s->rows, "files",
+                               (json_int_t)s->files, "inputs", inputs);
+        if (ev && p->requests)
+            json_object_set_new(ev, "requests", requests_json(p->requests));
+        cli_emit_json(ev);
     }
     /* stdin cannot be replayed: its committed offset is printed even with --quiet. */
     for (size_t i = 0; i < p->n_inputs; i++) {
@@ -153,14 +167,15 @@ void cli_write_summary(struct cli *c, const struct cli_write_run *a,
 {
     if (c->json) {
         cli_emit_json(
-            json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
+            json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o}",
                       "event", "summary", "url", a->url ? a->url : "", "table", a->o->table, "ok",
                       rc == 0, "rows", (json_int_t)s->rows, "rows_bad", (json_int_t)s->rows_bad,
                       "records_skipped", (json_int_t)s->records_skipped,
                       "values_ignored", (json_int_t)s->values_ignored, "bytes_in",
                       (json_int_t)s->bytes_in, "bytes_out", (json_int_t)s->bytes_out, "files",
                       (json_int_t)s->files, "epochs", (json_int_t)s->epochs, "elapsed_ns",
-                      (json_int_t)s->elapsed_ns, "rows_per_s", rate(s->rows, s->elapsed_ns)));
+                      (json_int_t)s->elapsed_ns, "rows_per_s", rate(s->rows, s->elapsed_ns),
+                      "requests", requests_json(&s->requests)));
         return;
     }
     if (c->quiet || rc != 0)

@@ -173,6 +173,29 @@ static int cs_copy(struct s3l_store *s, const char *src, const char *dst, struct
     return lost_reply(s3l_store_copy(((struct cs *)s)->inner, src, dst, err), err);
 }
 
+static void cs_event(struct s3l_store *s, const char *name);
+
+/* A batch of copies (the destination's batched path, as on S3): passed on item by item, each
+ * item its own step, so a kill (or a failure, or a lost reply) after any number of the batch's
+ * copies is enumerated; between two items the point between-copies is announced, as the
+ * destination does between sequential copies: on S3 the copies travel at once, and a kill when
+ * some have been done and the others not is that same state. */
+static int cs_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
+                        struct s3l_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            cs_event(s, "between-copies");
+        if (step("copy", items[i].dst, err))
+            return S3L_EIO;
+        int rc = lost_reply(s3l_store_copy_sized(((struct cs *)s)->inner, items[i].src,
+                                                 items[i].size, items[i].dst, err), err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 static void cs_destroy(struct s3l_store *s)
 {
     struct cs *c = (struct cs *)s;
@@ -217,6 +240,7 @@ static const struct s3l_store_ops cs_ops = {
     .destroy = cs_destroy,
     .event = cs_event,
     .sweep = cs_sweep,
+    .copy_many = cs_copy_many,
 };
 
 static int wrap(void *ctx, struct s3l_store *inner, struct s3l_store **outer, struct s3l_error *err)

@@ -194,6 +194,49 @@ static void wrapper_hook_applies_and_ops_count(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Store operations counted by name on file:// (issue 14 item 4), and the difference of two
+ * snapshots as an epoch's cost is taken. */
+static void counts_by_operation(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/s3l-store-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char url[64];
+    snprintf(url, sizeof(url), "file://%s", dir);
+    struct s3l_store *s = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(url, NULL, &s, &err), 0);
+    struct s3l_store_counts c0, c1, d;
+    s3l_store_counts(s, &c0);
+    assert_string_equal(c0.unit, "store operations");
+    assert_int_equal(c0.n, 0);
+    assert_int_equal(c0.total, 0);
+    assert_int_equal(s3l_store_put(s, "a/b", "xyz", 3, NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_put(s, "a/c", "xyz", 3, NULL, NULL, &err), 0);
+    s3l_store_counts(s, &c1);
+    struct s3l_object_info info;
+    assert_int_equal(s3l_store_stat(s, "a/b", &info, &err), 0);
+    assert_int_equal(s3l_store_copy_sized(s, "a/b", 3, "a/d", &err), 0);
+    assert_int_equal(s3l_store_stat(s, "a/nope", &info, &err), S3L_ENOT_FOUND);
+    s3l_store_counts(s, &d);
+    assert_int_equal(d.total, 5);
+    assert_int_equal(s3l_counts_get(&d, "put"), 2);
+    assert_int_equal(s3l_counts_get(&d, "stat"), 2); /* a failed call is a call */
+    assert_int_equal(s3l_counts_get(&d, "copy"), 1);
+    assert_int_equal(s3l_counts_get(&d, "get"), 0);
+    s3l_counts_diff(&d, &c1, &d); /* in place */
+    assert_int_equal(d.total, 3);
+    assert_int_equal(d.n, 2); /* put is left out: no put since c1 */
+    assert_string_equal(d.ops[0].op, "stat");
+    assert_int_equal(d.ops[0].n, 2);
+    assert_string_equal(d.ops[1].op, "copy");
+    assert_int_equal(s3l_counts_get(&d, "put"), 0);
+    s3l_store_free(s);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +245,7 @@ int main(void)
         cmocka_unit_test(keys_follow_the_rules),
         cmocka_unit_test(names_cannot_escape),
         cmocka_unit_test(wrapper_hook_applies_and_ops_count),
+        cmocka_unit_test(counts_by_operation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

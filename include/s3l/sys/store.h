@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "s3l/counts.h"
 #include "s3l/error.h"
 
 #define S3L_STORE_OPS_VERSION 1
@@ -68,6 +69,28 @@ struct s3l_put_options {
 
 struct s3l_store;
 struct s3l_upload;
+
+/* One copy of a batch (s3l_store_copy_many): src to dst, src's size in bytes as the caller knows
+ * it (the checkpoint's). */
+struct s3l_copy_item {
+    const char *src;
+    const char *dst;
+    uint64_t size;
+};
+
+/* The store operations the dispatch functions count one by one (s3l_store.op_n). */
+enum s3l_store_op {
+    S3L_STORE_OP_UPLOAD,
+    S3L_STORE_OP_UPLOAD_ABORT,
+    S3L_STORE_OP_PUT,
+    S3L_STORE_OP_GET,
+    S3L_STORE_OP_STAT,
+    S3L_STORE_OP_LIST,
+    S3L_STORE_OP_REMOVE,
+    S3L_STORE_OP_COPY,
+    S3L_STORE_OP_REMOVE_MANY,
+    S3L_STORE_N_OPS
+};
 
 /* Return non-zero to stop the listing; s3l_store_list then returns that value. The callback must
  * not call operations of the same store (a backend may hold a lock while it lists): collect the
@@ -131,6 +154,35 @@ struct s3l_store_ops {
      */
     int (*sweep)(struct s3l_store *s, const char *prefix, int64_t before_ns, uint64_t *removed,
                  struct s3l_error *err);
+    /*
+     * Optional (NULL: the dispatch layer's counts of store operations are reported). The
+     * requests the backend sent since it was opened, by its own operation names (the S3
+     * backend: S3 operations), into out (zeroed by the caller; unit, n, total and ops set
+     * here). Thread-safe; never fails.
+     */
+    void (*counts)(struct s3l_store *s, struct s3l_store_counts *out);
+    /*
+     * Optional (NULL: copy). As copy, with the source's size in bytes known to the caller (from
+     * the checkpoint), so a backend that would ask the store for it (S3: a HeadObject to choose
+     * CopyObject or UploadPartCopy) does not. A wrong size is no corruption: the S3 backend then
+     * picks the other method, which fails. S3L_ENOT_FOUND for src_key.
+     */
+    int (*copy_sized)(struct s3l_store *s, const char *src_key, uint64_t size,
+                      const char *dst_key, struct s3l_error *err);
+    /*
+     * Optional (NULL: remove, key by key). Deletes n keys (n >= 2) in as few requests as the
+     * store allows (S3: DeleteObjects, 1,000 keys a request). A missing key is success. The
+     * first key that could not be deleted fails the call, naming it; the others may be gone.
+     */
+    int (*remove_many)(struct s3l_store *s, const char *const *keys, size_t n,
+                       struct s3l_error *err);
+    /*
+     * Optional (NULL: copy_sized, item by item). n independent copies (n >= 2), sent together
+     * (S3: the CopyObjects at once, up to the client's in-flight limit). 0 when all succeeded,
+     * else the first failure (S3L_ENOT_FOUND for a missing source); the others may be done.
+     */
+    int (*copy_many)(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
+                     struct s3l_error *err);
 };
 
 /* The base every backend embeds first. */
@@ -140,6 +192,7 @@ struct s3l_store {
     uint64_t n_ops;         /* counted by the dispatch functions (atomically) */
     uint64_t bytes_written; /* bytes given to upload_write and put */
     uint64_t bytes_read;    /* bytes returned by get */
+    uint64_t op_n[S3L_STORE_N_OPS]; /* calls by operation (enum s3l_store_op), atomically */
 };
 
 /* An upload's base, embedded first by backends. */
@@ -173,6 +226,23 @@ int s3l_store_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb
 int s3l_store_remove(struct s3l_store *s, const char *key, struct s3l_error *err);
 int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key,
                    struct s3l_error *err);
+/* Copies items[0..n) (ops->copy_many when n >= 2, each counted as a copy; else
+ * s3l_store_copy_sized each, stopping at the first failure). Errors as ops->copy_many. */
+int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
+                        struct s3l_error *err);
+/* Deletes keys[0..n) (ops->remove_many when n >= 2, counted as one "remove_many"; else one
+ * s3l_store_remove each). A missing key is success; the first failure is returned. */
+int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n,
+                          struct s3l_error *err);
+/* As s3l_store_copy, with the source's size known (ops->copy_sized, else ops->copy). */
+int s3l_store_copy_sized(struct s3l_store *s, const char *src_key, uint64_t size,
+                         const char *dst_key, struct s3l_error *err);
+/*
+ * What the store cost since it was opened (struct s3l_store_counts): the backend's requests
+ * (ops->counts: S3 requests by S3 operation), else the store operations counted here. out is
+ * overwritten. Thread-safe; never fails.
+ */
+void s3l_store_counts(struct s3l_store *s, struct s3l_store_counts *out);
 /* Announces a protocol step (ops->event if set). Not counted as an operation. */
 void s3l_store_event(struct s3l_store *s, const char *name);
 /* ops->sweep if set (else 0, nothing removed); prefix "" or a valid key prefix (else

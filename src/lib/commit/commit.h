@@ -283,12 +283,23 @@ struct s3l_dest {
     bool claimed;        /* the checkpoint holds this generation (step 0 done) */
     int64_t claim_ns;    /* wall clock just before the claim was written (ns since epoch) */
     int broken;          /* a commit failed at or after its commit point: only reopening recovers */
+    uint64_t recovered;  /* the epoch open found pending and committed, or 0 */
     struct s3l__ckpt ck;
     struct s3l_dest_stream **streams;
     size_t n_streams;
     pthread_mutex_t mu;
     struct s3l__ckpt_file *staged;
     size_t n_staged, cap_staged;
+    /* The schema record s3l_dest_read_record read last (issue 14 item 2: read once, passed on):
+     * the next s3l_dest_stream of that table merges with it instead of reading it again, and
+     * drops it. table NULL: none held. text NULL: the table had no record. */
+    struct {
+        char *table, *text, *etag;
+        size_t len;
+    } memo;
+    /* The store's counts at the end of open, of the last stream added or of the last commit:
+     * an epoch's requests are counted from there (struct s3l_dest_commit_info). */
+    struct s3l_store_counts mark;
 };
 
 /*
@@ -317,6 +328,8 @@ int s3l__lane_sticky_out(struct s3l__lane *l, struct s3l_error *err);
 
 /* Frees a stream, its lanes' open files and its dead-letter upload dropped (stream.c). */
 void s3l__stream_free(struct s3l_dest_stream *st);
+/* Drops the schema record s3l_dest_read_record kept (stream.c). */
+void s3l__dest_memo_free(struct s3l_dest *d);
 
 /*
  * Removes hidden temp files of dead uploads under prefix changed before since minus a grace
@@ -329,9 +342,11 @@ int s3l__dest_sweep_temps(struct s3l_dest *d, const char *prefix, int64_t since,
  * Commits the pending epoch recorded in c: its schema records (conditional writes, re-read and
  * re-merged through f->record_union on a race), then copies, markers, checkpoint, staged deletes.
  * Idempotent: run again on the same c (recovery) it writes the same bytes or finds them there.
- * The store's errors; S3L_ECONFLICT when a record kept changing under it; S3L_ENOMEM.
+ * recovering: c was found pending at open (a marker may exist: each stream's is looked at before
+ * its copies); false right after this writer's commit point (no marker can exist: none is asked
+ * for). The store's errors; S3L_ECONFLICT when a record kept changing under it; S3L_ENOMEM.
  */
 int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, struct s3l__ckpt *c,
-                        uint64_t mine, struct s3l_error *err);
+                        uint64_t mine, bool recovering, struct s3l_error *err);
 
 #endif

@@ -171,6 +171,55 @@ static bool same_state(const char *recorded, const char *state_json)
     return same;
 }
 
+/* Steps 3 and 4 for an epoch that staged files: the commit point, then the finish. A failure at
+ * or after the commit point leaves d broken (only reopening recovers). */
+static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci,
+                        struct s3l_error *err)
+{
+    int rc;
+    for (size_t i = 0; i < d->n_staged; i++) {
+        if (d->staged[i].deadletter) {
+            ci->rejected += d->staged[i].rows;
+        } else {
+            ci->files++;
+            ci->rows += d->staged[i].rows;
+        }
+    }
+    ci->epoch = d->ck.committed_epoch + 1;
+    d->ck.has_pending = true;
+    d->ck.pending_epoch = ci->epoch;
+    d->ck.pending_generation = d->generation;
+    d->ck.files = d->staged;
+    d->ck.n_files = d->n_staged;
+    /* The commit point, covering the schema records too. */
+    rc = carry_records(d);
+    if (rc == 0)
+        rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
+    d->ck.files = NULL;
+    d->ck.n_files = 0;
+    if (rc) {
+        free_carried(d); /* the streams keep theirs */
+        d->ck.has_pending = false;
+        d->ck.pending_epoch = d->ck.pending_generation = 0;
+        /* The write may have happened even so (a reply lost after the publish, an error
+         * after the rename): the staged files may be pending now, so they must not be
+         * deleted. They are left for recovery or gc, and this writer stops. */
+        free_staged(d, false);
+        d->broken = rc;
+    } else {
+        s3l_store_event(d->store, S3L__EV_AFTER_CHECKPOINT);
+        records_carried(d);
+        d->ck.files = d->staged;
+        d->ck.n_files = d->n_staged;
+        d->staged = NULL;
+        d->n_staged = d->cap_staged = 0;
+        rc = s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, false, err);
+        if (rc)
+            d->broken = rc;
+    }
+    return rc;
+}
+
 int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_commit_info *info,
                     struct s3l_error *err)
 {
@@ -194,46 +243,7 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
                 rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
         }
     } else {
-        for (size_t i = 0; i < d->n_staged; i++) {
-            if (d->staged[i].deadletter) {
-                ci.rejected += d->staged[i].rows;
-            } else {
-                ci.files++;
-                ci.rows += d->staged[i].rows;
-            }
-        }
-        ci.epoch = d->ck.committed_epoch + 1;
-        d->ck.has_pending = true;
-        d->ck.pending_epoch = ci.epoch;
-        d->ck.pending_generation = d->generation;
-        d->ck.files = d->staged;
-        d->ck.n_files = d->n_staged;
-        /* The commit point, covering the schema records too. */
-        rc = carry_records(d);
-        if (rc == 0)
-            rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
-        d->ck.files = NULL;
-        d->ck.n_files = 0;
-        if (rc) {
-            free_carried(d); /* the streams keep theirs */
-            d->ck.has_pending = false;
-            d->ck.pending_epoch = d->ck.pending_generation = 0;
-            /* The write may have happened even so (a reply lost after the publish, an error
-             * after the rename): the staged files may be pending now, so they must not be
-             * deleted. They are left for recovery or gc, and this writer stops. */
-            free_staged(d, false);
-            d->broken = rc;
-        } else {
-            s3l_store_event(d->store, S3L__EV_AFTER_CHECKPOINT);
-            records_carried(d);
-            d->ck.files = d->staged;
-            d->ck.n_files = d->n_staged;
-            d->staged = NULL;
-            d->n_staged = d->cap_staged = 0;
-            rc = s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, err);
-            if (rc)
-                d->broken = rc;
-        }
+        rc = commit_epoch(d, &ci, err);
     }
     if (rc && !d->broken) {
         s3l_free(d->ck.state);
@@ -244,6 +254,10 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
     if (rc)
         return rc;
     reset_epoch(d);
+    struct s3l_store_counts now;
+    s3l_store_counts(d->store, &now);
+    s3l_counts_diff(&now, &d->mark, &ci.requests);
+    d->mark = now;
     if (info)
         *info = ci;
     return 0;
@@ -272,6 +286,7 @@ static void dest_free_fields(struct s3l_dest *d)
     for (size_t i = 0; i < d->n_streams; i++)
         s3l__stream_free(d->streams[i]);
     s3l_free(d->streams);
+    s3l__dest_memo_free(d);
     free_staged(d, false);
     s3l_free(d->staged);
     s3l__ckpt_cleanup(&d->ck);
@@ -308,9 +323,10 @@ int s3l__dest_open_format(struct s3l_store *store, const struct s3l_dest_options
         /* Step 5: a pending epoch is committed under the generation recorded with it, by a
          * writer that claimed its own generation first (so an older one is fenced). */
         if (d->ck.has_pending) {
+            d->recovered = d->ck.pending_epoch;
             rc = s3l__dest_claim(d, err);
             if (rc == 0)
-                rc = s3l__finish_pending(store, &d->format, &d->ck, d->generation, err);
+                rc = s3l__finish_pending(store, &d->format, &d->ck, d->generation, true, err);
         }
     }
     if (rc == 0 && d->ck.has_pending) {
@@ -326,6 +342,7 @@ int s3l__dest_open_format(struct s3l_store *store, const struct s3l_dest_options
         dest_free_fields(d);
         return rc;
     }
+    s3l_store_counts(store, &d->mark);
     *out = d;
     return 0;
 }
@@ -346,6 +363,11 @@ uint64_t s3l_dest_generation(const struct s3l_dest *d)
 uint64_t s3l_dest_committed_epoch(const struct s3l_dest *d)
 {
     return d->ck.committed_epoch;
+}
+
+uint64_t s3l_dest_recovered(const struct s3l_dest *d)
+{
+    return d->recovered;
 }
 
 const char *s3l_dest_state(const struct s3l_dest *d)

@@ -16,7 +16,8 @@
 static int copy_one(struct s3l_store *s, const struct s3l__ckpt_file *f, struct s3l_error *err)
 {
     struct s3l_error e2 = {0};
-    int rc = s3l_store_copy(s, f->staged, f->final, &e2);
+    /* The size is the checkpoint's: S3 needs no HeadObject to choose how to copy. */
+    int rc = s3l_store_copy_sized(s, f->staged, f->size, f->final, &e2);
     if (rc == S3L_ENOT_FOUND) {
         /* The staged file is gone: fine only if the final one is there, whole. */
         struct s3l_object_info info;
@@ -96,8 +97,56 @@ static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
     return rc;
 }
 
+/*
+ * Copies one stream's staged files to their final names. A store that copies in batches
+ * (ops->copy_many: S3 sends the CopyObjects at once) gets them all together, since no copy
+ * depends on another; should the batch fail (a staged file gone in a recovery, a store error),
+ * they are copied again one by one, which settles each case as copy_one does (copies are
+ * idempotent). Otherwise one by one, with the event between-copies between two.
+ */
+static int copy_table(struct s3l_store *s, const struct s3l__ckpt *c, const char *table,
+                      bool *copied, struct s3l_error *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_files; i++)
+        n += strcmp(c->files[i].table, table) == 0;
+    struct s3l_copy_item *items =
+        n >= 2 && s->ops->copy_many ? s3l_calloc(n, sizeof(*items)) : NULL;
+    if (items) {
+        size_t k = 0;
+        for (size_t i = 0; i < c->n_files; i++)
+            if (strcmp(c->files[i].table, table) == 0)
+                items[k++] = (struct s3l_copy_item){c->files[i].staged, c->files[i].final,
+                                                    c->files[i].size};
+        struct s3l_error e2 = {0};
+        int rc = s3l_store_copy_many(s, items, n, &e2);
+        s3l_free(items);
+        if (rc == 0) {
+            *copied = true;
+            return 0;
+        }
+    }
+    int rc = 0;
+    for (size_t i = 0; i < c->n_files && rc == 0; i++) {
+        if (strcmp(c->files[i].table, table) != 0)
+            continue;
+        if (*copied)
+            s3l_store_event(s, S3L__EV_BETWEEN_COPIES);
+        rc = copy_one(s, &c->files[i], err);
+        *copied = true;
+    }
+    return rc;
+}
+
+/*
+ * Copies and marks one stream's files. In a recovery the marker is looked at first: when it
+ * exists the copies were done (its bytes are checked). Right after this writer's own commit point
+ * it cannot exist yet (the epoch number is new in the checkpoint every write of which is
+ * conditional, and markers follow commit points), so no HeadObject is sent: the put-if-absent of
+ * the marker still compares the bytes if one turns out to be there.
+ */
 static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *table, bool *copied,
-                        struct s3l_error *err)
+                        bool recovering, struct s3l_error *err)
 {
     char *mkey = s3l__key_marker(table, c->pipeline, c->pending_epoch);
     char *doc = NULL;
@@ -105,7 +154,7 @@ static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *ta
     int rc = mkey ? s3l__marker_encode(c, table, &doc, &len) : S3L_ENOMEM;
     struct s3l_object_info info;
     struct s3l_error e2 = {0};
-    int st = rc == 0 ? s3l_store_stat(s, mkey, &info, &e2) : rc;
+    int st = rc != 0 ? rc : recovering ? s3l_store_stat(s, mkey, &info, &e2) : S3L_ENOT_FOUND;
     if (rc == 0 && st == 0) {
         /* The marker exists, so the copies were done; check it is ours. */
         rc = s3l__marker_put(s, mkey, doc, len, err);
@@ -114,14 +163,7 @@ static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *ta
         if (err && err->code == 0)
             *err = e2;
     } else if (rc == 0) {
-        for (size_t i = 0; i < c->n_files && rc == 0; i++) {
-            if (strcmp(c->files[i].table, table) != 0)
-                continue;
-            if (*copied)
-                s3l_store_event(s, S3L__EV_BETWEEN_COPIES);
-            rc = copy_one(s, &c->files[i], err);
-            *copied = true;
-        }
+        rc = copy_table(s, c, table, copied, err);
         if (rc == 0) {
             s3l_store_event(s, S3L__EV_BEFORE_MARKER);
             rc = s3l__marker_put(s, mkey, doc, len, err);
@@ -135,7 +177,7 @@ static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *ta
 }
 
 int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, struct s3l__ckpt *c,
-                        uint64_t mine, struct s3l_error *err)
+                        uint64_t mine, bool recovering, struct s3l_error *err)
 {
     int rc = 0;
     bool copied = false;
@@ -147,7 +189,7 @@ int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, s
         for (size_t j = 0; j < i && !seen; j++)
             seen = strcmp(c->files[j].table, c->files[i].table) == 0;
         if (!seen)
-            rc = finish_table(s, c, c->files[i].table, &copied, err);
+            rc = finish_table(s, c, c->files[i].table, &copied, recovering, err);
     }
     if (rc) {
         s3l_error_prefix(err, "committing epoch %llu", (unsigned long long)c->pending_epoch);
@@ -180,9 +222,18 @@ int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, s
         return rc;
     }
     s3l_store_event(s, S3L__EV_AFTER_COMMIT);
-    /* Staged copies are garbage now; a failure here leaves them for gc. */
+    /* Staged copies are garbage now: deleted together (one DeleteObjects on S3); a failure here
+     * leaves them for gc. */
+    const char **keys = s3l_calloc(n ? n : 1, sizeof(*keys));
+    for (size_t i = 0; keys && i < n; i++)
+        keys[i] = files[i].staged;
+    if (keys)
+        s3l_store_remove_many(s, keys, n, NULL);
+    else
+        for (size_t i = 0; i < n; i++)
+            s3l_store_remove(s, files[i].staged, NULL);
+    s3l_free(keys);
     for (size_t i = 0; i < n; i++) {
-        s3l_store_remove(s, files[i].staged, NULL);
         s3l_free(files[i].table);
         s3l_free(files[i].staged);
         s3l_free(files[i].final);

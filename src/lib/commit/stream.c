@@ -10,6 +10,7 @@
  */
 #include <jansson.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,78 @@ int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, 
 
 /* --- streams --- */
 
+static void memo_drop(struct s3l_dest *d)
+{
+    s3l_free(d->memo.table);
+    s3l_free(d->memo.text);
+    s3l_free(d->memo.etag);
+    memset(&d->memo, 0, sizeof(d->memo));
+}
+
+void s3l__dest_memo_free(struct s3l_dest *d)
+{
+    memo_drop(d);
+}
+
+/* Reads T's record (*rec: s3l_free, or NULL when there is none, then rc 0 and *exists false),
+ * taking the one s3l_dest_read_record kept for T instead of reading again. */
+static int read_record(struct s3l_dest *d, const char *table, uint8_t **rec, size_t *len,
+                       struct s3l_object_info *info, bool *exists, struct s3l_error *err)
+{
+    *rec = NULL;
+    *len = 0;
+    *exists = false;
+    if (d->memo.table && strcmp(d->memo.table, table) == 0) {
+        *exists = d->memo.text != NULL;
+        *rec = (uint8_t *)d->memo.text;
+        *len = d->memo.len;
+        snprintf(info->etag, sizeof(info->etag), "%s", d->memo.etag ? d->memo.etag : "");
+        d->memo.text = NULL;
+        memo_drop(d);
+        return 0;
+    }
+    char *key = s3l__key_schema(table);
+    if (!key)
+        return S3L_ENOMEM;
+    struct s3l_error e2 = {0};
+    int rc = s3l_store_get(d->store, key, 0, UINT64_MAX, S3L__DOC_MAX, rec, len, info, &e2);
+    s3l_free(key);
+    *exists = rc == 0;
+    if (rc == S3L_ENOT_FOUND)
+        return 0;
+    if (rc && err && err->code == 0)
+        *err = e2;
+    return rc;
+}
+
+int s3l_dest_read_record(struct s3l_dest *d, const char *table, char **json, size_t *len,
+                         struct s3l_error *err)
+{
+    memo_drop(d);
+    uint8_t *rec = NULL;
+    struct s3l_object_info info;
+    bool exists = false;
+    int rc = read_record(d, table, &rec, len, &info, &exists, err);
+    if (rc)
+        return rc;
+    d->memo.table = s3l_strdup(table);
+    char *copy = exists ? s3l_strndup((const char *)rec, *len) : NULL;
+    d->memo.etag = exists ? s3l_strdup(info.etag) : NULL;
+    if (!d->memo.table || (exists && (!copy || !d->memo.etag))) {
+        s3l_free(copy);
+        s3l_free(rec);
+        memo_drop(d);
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the schema record of %s",
+                             table);
+    }
+    d->memo.text = (char *)rec;
+    d->memo.len = *len;
+    if (!exists)
+        return s3l_error_set(err, S3L_ENOT_FOUND, "table %s has no schema record", table);
+    *json = copy;
+    return 0;
+}
+
 /*
  * Reads URL/_openetl/schemas/T.json and merges schema into it (drift is reported here, at once),
  * without writing: *merged (s3l_free) is the record the stream's first epoch with rows will carry
@@ -90,13 +163,9 @@ static int merge_schema(struct s3l_dest *d, const char *table, const struct s3l_
     uint8_t *rec = NULL;
     size_t len = 0;
     struct s3l_object_info info;
-    struct s3l_error e2 = {0};
-    int rc = s3l_store_get(d->store, key, 0, UINT64_MAX, S3L__DOC_MAX, &rec, &len, &info, &e2);
-    bool exists = rc == 0;
-    if (rc && rc != S3L_ENOT_FOUND) {
-        if (err && err->code == 0)
-            *err = e2;
-    } else {
+    bool exists = false;
+    int rc = read_record(d, table, &rec, &len, &info, &exists, err);
+    if (rc == 0) {
         char *url = s3l__key_fmt("%s/%s", d->store->url, key);
         rc = url ? d->format.schema_merge(d->format.ctx, table, url,
                                           exists ? (const char *)rec : NULL, len, schema,
@@ -230,6 +299,7 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
     }
     d->streams = arr;
     d->streams[d->n_streams++] = st;
+    s3l_store_counts(d->store, &d->mark); /* its reads belong to the run's start */
     *out = st;
     return 0;
 }

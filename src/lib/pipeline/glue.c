@@ -76,6 +76,8 @@ out:
     s3l_converter_free(g.conv);
     s3l_free(g.sinks);
     s3l_dest_free(g.dest);
+    if (g.store)
+        s3l_store_counts(g.store, &stats->requests); /* the abort's deletes included */
     s3l_store_free(g.store);
     s3l_schema_free(g.schema);
     s3l_schema_free(g.grown);

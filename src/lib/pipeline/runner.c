@@ -64,13 +64,19 @@ struct loop {
     unsigned lane;
 };
 
-static void report(struct loop *l, enum s3l_pipeline_event ev, const char *message)
+static void report_requests(struct loop *l, enum s3l_pipeline_event ev, const char *message,
+                            const struct s3l_store_counts *requests)
 {
     if (!l->o->report)
         return;
     l->st->elapsed_ns = l->now - l->t_start;
-    struct s3l_pipeline_report r = {ev, l->st, l->pos, l->n, message};
+    struct s3l_pipeline_report r = {ev, l->st, l->pos, l->n, message, requests};
     l->o->report(l->o->report_ctx, &r);
+}
+
+static void report(struct loop *l, enum s3l_pipeline_event ev, const char *message)
+{
+    report_requests(l, ev, message, NULL);
 }
 
 /* Records the reached offsets in the positions and commits them with the rows since the last. */
@@ -103,7 +109,7 @@ static int commit(struct loop *l, struct s3l_error *err)
         l->st->last_epoch = info.epoch;
         l->st->files += info.files;
         l->st->bytes_out += info.bytes;
-        report(l, S3L_EVENT_COMMIT, NULL);
+        report_requests(l, S3L_EVENT_COMMIT, NULL, &info.requests);
     }
     return 0;
 }

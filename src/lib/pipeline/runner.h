@@ -82,6 +82,7 @@ struct s3l__commit_info {
     uint64_t files; /* data files it added */
     uint64_t bytes; /* bytes written to the destination for it */
     uint64_t rows;
+    struct s3l_store_counts requests; /* what the epoch cost the store */
 };
 
 /* The destination as the runner sees it. ctx is passed back to every call. */

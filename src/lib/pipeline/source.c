@@ -375,7 +375,7 @@ static void note_partial(struct source *s, const struct s3l_record *rec, const c
              "valid record yet (%.300s): left unread, as a line still being appended; the "
              "next run reads it once it is whole", rec->source, (unsigned long long)rec->line,
              (unsigned long long)rec->offset, why);
-    struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg};
+    struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg, NULL};
     g->o->report(g->o->report_ctx, &r);
 }
 

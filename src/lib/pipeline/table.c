@@ -47,18 +47,18 @@ static int open_dest(struct s3l__glue *g, struct s3l_error *err)
  * epoch. Opening commits an epoch left pending by an interrupted run (same copies, same names)
  * and otherwise writes nothing: the destination claims its generation only when it first stages
  * something, so a rerun with nothing new leaves the destination byte-identical. The checkpoint is
- * peeked at first only to tell the user that a pending epoch was recovered.
+ * read once, by the open; whether it recovered a pending epoch (for the user's report) comes from
+ * the destination (issue 14 item 2).
  */
 static int t_positions(void *ctx, char **json, bool *pending, struct s3l_error *err)
 {
     struct s3l__glue *g = ctx;
     *json = NULL;
     *pending = false;
-    int rc = s3l_pipeline_peek(g->store, g->id, NULL, &g->saw_pending, NULL, err);
-    if (rc == 0)
-        rc = open_dest(g, err);
+    int rc = open_dest(g, err);
     if (rc)
         return rc;
+    g->saw_pending = s3l_dest_recovered(g->dest) != 0; /* no second read of the checkpoint */
     *pending = g->saw_pending; /* committed by now; the runner reports it */
     g->stats->last_epoch = s3l_dest_committed_epoch(g->dest); /* also when nothing is new */
     const char *state = s3l_dest_state(g->dest);
@@ -97,6 +97,7 @@ static int t_commit(void *ctx, const char *positions_json, struct s3l__commit_in
     info->epoch = ci.epoch;
     info->files = ci.files;
     info->rows = ci.rows;
+    info->requests = ci.requests;
     info->bytes = g->store->bytes_written - g->bytes0;
     g->bytes0 = g->store->bytes_written;
     return 0;
@@ -176,7 +177,7 @@ static void lanes_report(void *ctx, const char *reason)
     struct s3l__glue *g = ctx;
     if (!g->o->report)
         return;
-    struct s3l_pipeline_report r = {S3L_EVENT_BAD_RECORD, g->stats, NULL, 0, reason};
+    struct s3l_pipeline_report r = {S3L_EVENT_BAD_RECORD, g->stats, NULL, 0, reason, NULL};
     g->o->report(g->o->report_ctx, &r);
 }
 
@@ -217,7 +218,9 @@ int s3l__glue_read_record(struct s3l__glue *g, struct s3l_schema **out, struct s
     char *json = NULL;
     size_t len = 0;
     *out = NULL;
-    int rc = s3l_dest_read_schema(g->store, g->tpath, &json, &len, err);
+    /* Through the open destination, which keeps it for the stream: one GET of it per run. */
+    int rc = g->dest ? s3l_dest_read_record(g->dest, g->tpath, &json, &len, err)
+                     : s3l_dest_read_schema(g->store, g->tpath, &json, &len, err);
     if (rc == S3L_ENOT_FOUND) {
         s3l_error_clear(err);
         return 0;

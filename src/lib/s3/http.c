@@ -659,6 +659,7 @@ static int start(struct s3l_s3_client *c, struct s3l__http_req *r)
 {
     r->attempts++;
     c->n_requests++;
+    c->op_n[s3l__s3_op_index(r->op)]++;
     r->status = 0;
     struct s3l_error ce = {0};
     if (current_creds(c, &ce) != 0) {

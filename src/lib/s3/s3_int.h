@@ -210,6 +210,7 @@ struct s3l_s3_client {
     struct s3l__sigv4_cache key_cache;
     /* counters, for tests and the trace */
     uint64_t n_requests, n_retries, n_slowdowns;
+    uint64_t op_n[S3L_S3_N_OPS]; /* attempts by operation (counts.c), under mu */
     /*
      * Sharing: a client serves several threads at once. mu guards everything above that changes
      * (limits, clock, credentials, key cache, counters), every request's state, the queue and
@@ -353,6 +354,10 @@ void s3l__md5x2(const void *m0, const void *m1, size_t len, uint8_t d0[16], uint
  * the caller's own to come back). Returns 0 or S3L_ENOMEM. */
 int s3l__buf_take(struct s3l_s3_client *c, size_t size, int holding, uint8_t **buf);
 void s3l__buf_give(struct s3l_s3_client *c, uint8_t *buf, size_t size);
+
+/* The index in s3l_s3_client_op_counts' order of S3 operation name op (counts.c); an unknown
+ * name is "Other", the last. */
+int s3l__s3_op_index(const char *op);
 
 /* Shared by the operations (client.c, multipart.c). */
 int s3l__run1(struct s3l_s3_client *c, struct s3l__http_req *r, struct s3l_error *err);

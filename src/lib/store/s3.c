@@ -271,6 +271,94 @@ static int s3_copy(struct s3l_store *st, const char *src_key, const char *dst_ke
     return rc;
 }
 
+/* The copy of a staged file whose size the checkpoint holds: no HeadObject to learn it. */
+static int s3_copy_sized(struct s3l_store *st, const char *src_key, uint64_t size,
+                         const char *dst_key, struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char *a = full_key(s, src_key), *b = full_key(s, dst_key);
+    int rc = a && b ? 0 : nomem(err);
+    if (rc == 0)
+        rc = s3l_s3_copy_sized(s->c, s->bucket, a, size, s->bucket, b, s->copy_threshold,
+                               s->copy_part_size, NULL, err);
+    s3l_free(a);
+    s3l_free(b);
+    return rc;
+}
+
+/* The CopyObjects of a batch at once; a source above the copy threshold (UploadPartCopy) alone. */
+static int s3_copy_many(struct s3l_store *st, const struct s3l_copy_item *items, size_t n,
+                        struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    uint64_t threshold = s->copy_threshold ? s->copy_threshold : (uint64_t)5 << 30;
+    char **src = s3l_calloc(n, sizeof(*src)), **dst = s3l_calloc(n, sizeof(*dst));
+    int rc = src && dst ? 0 : nomem(err);
+    size_t m = 0; /* the small ones, gathered in src/dst[0..m) */
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (items[i].size > threshold) {
+            rc = s3_copy_sized(st, items[i].src, items[i].size, items[i].dst, err);
+            continue;
+        }
+        src[m] = full_key(s, items[i].src);
+        dst[m] = full_key(s, items[i].dst);
+        rc = src[m] && dst[m] ? 0 : nomem(err);
+        m++;
+    }
+    if (rc == 0)
+        rc = s3l_s3_copy_objects(s->c, s->bucket, (const char *const *)src,
+                                 (const char *const *)dst, m, err);
+    for (size_t i = 0; i < m; i++) {
+        s3l_free(src[i]);
+        s3l_free(dst[i]);
+    }
+    s3l_free(src);
+    s3l_free(dst);
+    return rc;
+}
+
+/* DeleteObjects, 1,000 keys a request; one by one when a key holds a byte XML 1.0 cannot carry
+ * (the keys travel in an XML body). */
+static int s3_remove_many(struct s3l_store *st, const char *const *keys, size_t n,
+                          struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char **full = s3l_calloc(n, sizeof(*full));
+    int rc = full ? 0 : nomem(err);
+    bool xml_ok = true;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = (full[i] = full_key(s, keys[i])) ? 0 : nomem(err);
+        for (const unsigned char *p = (const unsigned char *)keys[i]; rc == 0 && *p; p++)
+            xml_ok = xml_ok && *p >= 0x20 && *p != 0x7f;
+    }
+    if (rc == 0 && xml_ok)
+        rc = s3l_s3_delete_objects(s->c, s->bucket, (const char *const *)full, n, err);
+    for (size_t i = 0; rc == 0 && !xml_ok && i < n; i++)
+        rc = s3l_s3_delete_object(s->c, s->bucket, full[i], err);
+    for (size_t i = 0; full && i < n; i++)
+        s3l_free(full[i]);
+    s3l_free(full);
+    return rc;
+}
+
+/* The client's requests by S3 operation (include/s3l/s3.h s3l_s3_client_op_counts). */
+static void s3_counts(struct s3l_store *st, struct s3l_store_counts *out)
+{
+    const char *names[S3L_S3_N_OPS];
+    uint64_t n[S3L_S3_N_OPS];
+    s3l_s3_client_op_counts(S(st)->c, names, n);
+    out->unit = "s3 requests";
+    out->n = 0;
+    out->total = 0;
+    for (int i = 0; i < S3L_S3_N_OPS && out->n < S3L_STORE_COUNTS_MAX; i++) {
+        if (n[i] == 0)
+            continue;
+        out->ops[out->n].op = names[i];
+        out->ops[out->n++].n = n[i];
+        out->total += n[i];
+    }
+}
+
 static void s3_destroy(struct s3l_store *st)
 {
     struct s3_store *s = S(st);
@@ -297,6 +385,10 @@ static const struct s3l_store_ops s3_ops = {
     .remove = s3_remove,
     .copy = s3_copy,
     .destroy = s3_destroy,
+    .counts = s3_counts,
+    .copy_sized = s3_copy_sized,
+    .remove_many = s3_remove_many,
+    .copy_many = s3_copy_many,
 };
 
 /* s3://BUCKET[/PREFIX]: bucket and prefix (no leading or trailing '/', no empty segment). */

@@ -83,6 +83,7 @@ int s3l_store_upload_publish(struct s3l_upload *u, struct s3l_object_info *info,
                              struct s3l_error *err)
 {
     count(&u->store->n_ops, 1);
+    count(&u->store->op_n[S3L_STORE_OP_UPLOAD], 1);
     return u->store->ops->upload_publish(u, info, err);
 }
 
@@ -91,6 +92,7 @@ void s3l_store_upload_abort(struct s3l_upload *u)
     if (!u)
         return;
     count(&u->store->n_ops, 1);
+    count(&u->store->op_n[S3L_STORE_OP_UPLOAD_ABORT], 1);
     u->store->ops->upload_abort(u);
 }
 
@@ -101,6 +103,7 @@ int s3l_store_put(struct s3l_store *s, const char *key, const void *data, size_t
     if (!s3l_store_key_valid(key))
         return bad_key(err, key);
     count(&s->n_ops, 1);
+    count(&s->op_n[S3L_STORE_OP_PUT], 1);
     count(&s->bytes_written, len);
     static const struct s3l_put_options none;
     return s->ops->put(s, key, data, len, opts ? opts : &none, info, err);
@@ -113,6 +116,7 @@ int s3l_store_get(struct s3l_store *s, const char *key, uint64_t offset, uint64_
     if (!s3l_store_key_valid(key))
         return bad_key(err, key);
     count(&s->n_ops, 1);
+    count(&s->op_n[S3L_STORE_OP_GET], 1);
     int rc = s->ops->get(s, key, offset, len, max, data, data_len, info, err);
     if (rc == 0)
         count(&s->bytes_read, *data_len);
@@ -125,6 +129,7 @@ int s3l_store_stat(struct s3l_store *s, const char *key, struct s3l_object_info 
     if (!s3l_store_key_valid(key))
         return bad_key(err, key);
     count(&s->n_ops, 1);
+    count(&s->op_n[S3L_STORE_OP_STAT], 1);
     return s->ops->stat(s, key, info, err);
 }
 
@@ -135,6 +140,7 @@ int s3l_store_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "invalid list prefix '%s'",
                              prefix ? prefix : "");
     count(&s->n_ops, 1);
+    count(&s->op_n[S3L_STORE_OP_LIST], 1);
     return s->ops->list(s, prefix, cb, ctx, err);
 }
 
@@ -143,6 +149,7 @@ int s3l_store_remove(struct s3l_store *s, const char *key, struct s3l_error *err
     if (!s3l_store_key_valid(key))
         return bad_key(err, key);
     count(&s->n_ops, 1);
+    count(&s->op_n[S3L_STORE_OP_REMOVE], 1);
     return s->ops->remove(s, key, err);
 }
 
@@ -154,8 +161,85 @@ int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key
     if (!s3l_store_key_valid(dst_key))
         return bad_key(err, dst_key);
     count(&s->n_ops, 1);
+    count(&s->op_n[S3L_STORE_OP_COPY], 1);
     return s->ops->copy(s, src_key, dst_key, err);
 }
+
+int s3l_store_copy_sized(struct s3l_store *s, const char *src_key, uint64_t size,
+                         const char *dst_key, struct s3l_error *err)
+{
+    if (!s->ops->copy_sized)
+        return s3l_store_copy(s, src_key, dst_key, err);
+    if (!s3l_store_key_valid(src_key))
+        return bad_key(err, src_key);
+    if (!s3l_store_key_valid(dst_key))
+        return bad_key(err, dst_key);
+    count(&s->n_ops, 1);
+    count(&s->op_n[S3L_STORE_OP_COPY], 1);
+    return s->ops->copy_sized(s, src_key, size, dst_key, err);
+}
+
+int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
+                        struct s3l_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!s3l_store_key_valid(items[i].src))
+            return bad_key(err, items[i].src);
+        if (!s3l_store_key_valid(items[i].dst))
+            return bad_key(err, items[i].dst);
+    }
+    if (n < 2 || !s->ops->copy_many) {
+        int rc = 0;
+        for (size_t i = 0; i < n && rc == 0; i++)
+            rc = s3l_store_copy_sized(s, items[i].src, items[i].size, items[i].dst, err);
+        return rc;
+    }
+    count(&s->n_ops, n);
+    count(&s->op_n[S3L_STORE_OP_COPY], n);
+    return s->ops->copy_many(s, items, n, err);
+}
+
+int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n,
+                          struct s3l_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!s3l_store_key_valid(keys[i]))
+            return bad_key(err, keys[i]);
+    if (n < 2 || !s->ops->remove_many) {
+        int first = 0;
+        for (size_t i = 0; i < n; i++) {
+            int rc = s3l_store_remove(s, keys[i], first ? NULL : err);
+            first = first ? first : rc;
+        }
+        return first;
+    }
+    count(&s->n_ops, 1);
+    count(&s->op_n[S3L_STORE_OP_REMOVE_MANY], 1);
+    return s->ops->remove_many(s, keys, n, err);
+}
+
+static const char *const op_names[S3L_STORE_N_OPS] = {
+    "upload", "upload_abort", "put", "get", "stat", "list", "remove", "copy", "remove_many",
+};
+
+void s3l_store_counts(struct s3l_store *s, struct s3l_store_counts *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (s->ops->counts) {
+        s->ops->counts(s, out);
+        return;
+    }
+    out->unit = "store operations";
+    for (int i = 0; i < S3L_STORE_N_OPS; i++) {
+        uint64_t n = __atomic_load_n(&s->op_n[i], __ATOMIC_RELAXED);
+        if (n == 0)
+            continue;
+        out->ops[out->n].op = op_names[i];
+        out->ops[out->n++].n = n;
+        out->total += n;
+    }
+}
+
 
 void s3l_store_event(struct s3l_store *s, const char *name)
 {
