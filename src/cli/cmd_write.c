@@ -493,30 +493,6 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
     return choose_format(c, &a->o, a->format_given);
 }
 
-/* ---- Stopping on SIGINT and SIGTERM -----------------------------------------------------------
- */
-
-/* The signal that asked the run to stop (0: none): the run commits what it read and returns. A
- * second one ends the process at once (the default action is back). */
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig)
-{
-    stop_signal = sig;
-    signal(sig, SIG_DFL);
-}
-
-static void catch_stop_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0; /* no SA_RESTART: a blocking read returns and the stop is seen */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
 /* ---- The command ----------------------------------------------------------------------------- */
 
 static int load_schema(struct cli *c, const char *path, struct s3l_schema **out)
@@ -604,16 +580,16 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     struct s3l_pipeline_stats stats;
     memset(&stats, 0, sizeof(stats));
     enum s3l_pipeline_side side = S3L_SIDE_NONE;
-    a.o.stop = &stop_signal;
+    a.o.stop = &cli_stop_signal;
     note_csv_delimiters(c, &a.o);
-    catch_stop_signals();
+    cli_catch_stop_signals();
     rc = s3l_pipeline_run(&a.o, &stats, &side, &err);
     cli_write_clear_progress(&r);
     ex = rc ? cli_fail(c, rc, &err, side) : CLI_EX_OK;
     struct cli_write_run run = {&a.o, a.url};
     cli_write_summary(c, &run, &stats, r.up_to_date, rc);
     if (rc == 0 && stats.stopped) {
-        int sig = stop_signal;
+        int sig = cli_stop_signal;
         if (!c->json)
             fprintf(stderr, "stopped by %s: what was read is committed (epoch %llu)\n",
                     sig == SIGINT ? "SIGINT" : "SIGTERM", (unsigned long long)stats.last_epoch);
