@@ -214,6 +214,16 @@ struct cli_doc_s3 {
 int cli_doc_s3_options(struct cli *c, const char *cmd, const struct cli_docs *d, bool inherit,
                        struct cli_doc_s3 *s);
 
+/*
+ * Opens the store of the Destination in file config (secrets from src): with a Pipeline in the
+ * file, its Destination under the runner's credentials rule (spec.runner.inherit), else the
+ * only Destination with the ambient chain allowed. *url is a copy of the destination's URL
+ * (s3l_free). Returns 0 or the exit code after reporting.
+ */
+int cli_docs_open_store(struct cli *c, const char *cmd, const char *config,
+                        const struct cli_secret_src *src, bool create, struct s3l_store **store,
+                        char **url);
+
 /* A Pipeline document (with its Destination) as the runner's options (run_plan.c). */
 struct cli_run_plan {
     struct s3l_pipeline_options o;

@@ -30,6 +30,10 @@ static const char write_help[] =
     "  --url URL              file:///ABS/PATH, a directory path, or s3://BUCKET/PREFIX\n"
     "                         (default: ./lake)\n"
     "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
+    "  --config FILE          the destination of a config file's Destination document (or of\n"
+    "                         its Pipeline's): URL, connection, keys, compression and sizes;\n"
+    "                         --url and the s3:// flags are refused with it\n"
+    "  --secrets-dir DIR      where { secret: NAME } values are read from\n"
     "  --table NAME           the table (required)\n"
     "  --namespace NAME       a namespace: the table lives under URL/NAMESPACE/TABLE\n"
     "  --disposition append   the only disposition; replace and merge are refused (plain files\n"
@@ -118,6 +122,8 @@ enum {
     OPT_REGION,
     OPT_PATH_STYLE,
     OPT_STDIN_OFFSET,
+    OPT_CONFIG,
+    OPT_SECRETS_DIR,
 };
 
 static const struct option write_options[] = {
@@ -143,6 +149,8 @@ static const struct option write_options[] = {
     {"max-record-size", required_argument, NULL, OPT_MAX_RECORD},
     {"infer-rows", required_argument, NULL, OPT_INFER_ROWS},
     {"stdin-offset", required_argument, NULL, OPT_STDIN_OFFSET},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"secrets-dir", required_argument, NULL, OPT_SECRETS_DIR},
     {"nested-as-json", no_argument, NULL, OPT_NESTED_JSON},
     {"endpoint", required_argument, NULL, OPT_ENDPOINT},
     {"region", required_argument, NULL, OPT_REGION},
@@ -158,6 +166,10 @@ struct write_args {
     const char *schema_file;
     char *url;
     bool format_given; /* --input-format was given (o.input_format starts as "ndjson") */
+    const char *config; /* --config FILE: the destination from a document */
+    struct cli_secret_src secrets;
+    struct cli_docs docs;
+    struct cli_run_plan plan;
 };
 
 /* Parses "zstd" etc. here rather than through the writer so the CLI's errors are usage errors. */
@@ -450,8 +462,13 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
             *help = true;
             return 0;
         }
-        if (opt == OPT_NESTED_JSON) {
-            a->o.nested_as_json = true;
+        if (opt == OPT_NESTED_JSON || opt == OPT_CONFIG || opt == OPT_SECRETS_DIR) {
+            if (opt == OPT_NESTED_JSON)
+                a->o.nested_as_json = true;
+            else if (opt == OPT_CONFIG)
+                a->config = optarg;
+            else
+                a->secrets.dir = optarg;
             continue;
         }
         if (opt == 'q' || opt == OPT_JSON) {
@@ -542,6 +559,38 @@ static int load_schema(struct cli *c, const char *path, struct s3l_schema **out)
     return 0;
 }
 
+/*
+ * --config: the destination's settings from the document into a->o (write keeps the ambient
+ * credentials chain: a command line runs as its user), where the document sets them.
+ */
+static int destination_from_config(struct cli *c, struct write_args *a)
+{
+    if (a->o.url || a->o.endpoint || a->o.region || a->o.path_style)
+        return cli_usage(c, "write", "--config gives the destination: --url, --endpoint, "
+                                     "--region and --path-style go with no --config");
+    const char *files[] = {a->config};
+    int ex = cli_docs_load(c, "write", files, 1, &a->secrets, NULL, false, &a->docs);
+    if (ex == 0)
+        ex = cli_plan_destination(c, "write", &a->docs, true, &a->plan);
+    if (ex) {
+        cli_docs_free(&a->docs);
+        return ex;
+    }
+    const struct s3l_config_destination *dc = a->docs.destination->destination;
+    const struct s3l_pipeline_options *p = &a->plan.o;
+    a->o.url = p->url;
+    a->o.s3 = p->s3;
+    if (dc->compression.value)
+        a->o.codec = p->codec;
+    if (dc->compression_level)
+        a->o.codec_level = p->codec_level;
+    if (dc->file_size)
+        a->o.file_size = p->file_size;
+    if (dc->row_group_size)
+        a->o.row_group_bytes = p->row_group_bytes;
+    return 0;
+}
+
 int cli_cmd_write(struct cli *c, int argc, char **argv)
 {
     struct write_args a;
@@ -556,10 +605,14 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     }
     if (ex)
         return ex;
+    if (a.config && (ex = destination_from_config(c, &a)) != 0)
+        return ex;
     struct s3l_error err = {0};
     int rc = cli_default_url(a.o.url, &a.url, &err);
-    if (rc)
+    if (rc) {
+        cli_docs_free(&a.docs);
         return cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
+    }
     a.o.url = a.url;
     if ((ex = cli_check_file_size(c, a.url, a.o.file_size)) != 0) {
         s3l_free(a.url);
@@ -597,5 +650,6 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     }
     s3l_schema_free(schema);
     s3l_free(a.url);
+    cli_docs_free(&a.docs);
     return ex;
 }

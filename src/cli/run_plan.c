@@ -217,3 +217,36 @@ void cli_run_plan_free(struct cli_run_plan *p)
     free(p->schemas);
     memset(p, 0, sizeof(*p));
 }
+
+int cli_docs_open_store(struct cli *c, const char *cmd, const char *config,
+                        const struct cli_secret_src *src, bool create, struct s3l_store **store,
+                        char **url)
+{
+    struct cli_docs d;
+    struct cli_run_plan p;
+    memset(&p, 0, sizeof(p));
+    const char *files[] = {config};
+    int ex = cli_docs_load(c, cmd, files, 1, src, NULL, false, &d);
+    if (ex)
+        return ex;
+    bool inherit = !d.pipeline || d.pipeline->pipeline->runner_inherit == 1;
+    ex = cli_plan_destination(c, cmd, &d, inherit, &p);
+    struct s3l_error err = {0};
+    int rc = 0;
+    if (ex == 0) {
+        struct s3l_store_options so = {0};
+        so.version = S3L_STORE_OPTIONS_VERSION;
+        so.create = create;
+        so.s3 = &p.s3.opts;
+        rc = s3l_url_canonical(p.url, url, &err);
+        if (rc == 0)
+            rc = s3l_store_open(*url, &so, store, &err);
+        if (rc) {
+            s3l_free(*url);
+            *url = NULL;
+            ex = cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
+        }
+    }
+    cli_docs_free(&d);
+    return ex;
+}

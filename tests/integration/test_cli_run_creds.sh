@@ -4,7 +4,9 @@
 # region or endpoint. The gateway's keys in the environment alone are refused (exit 8, saying
 # what to set, before any request); with spec.runner.inherit: true the same environment is used
 # (endpoint, region and keys); keys in the Destination from secrets (--secrets-dir files, and
-# S3LAND_SECRET_* variables), with no AWS_* variable at all, work. What landed is read back with
+# S3LAND_SECRET_* variables), with no AWS_* variable at all, work. `check --config` (item 7) with
+# the Pipeline applies the same rule (refused where run is), with a Destination alone the ambient
+# chain, as `write --config` does. What landed is read back with
 # curl's own SigV4 signer: the marker's row count equals the input's line count. No secret value
 # appears in any output.
 set -uo pipefail
@@ -67,6 +69,24 @@ st=$?
     || bad "ambient credentials alone: exit $st: $(cat err1)"
 [ "$(marker_rows "$prefix/a")" = 0 ] && ok "nothing landed when refused" || bad "something landed when refused"
 
+# check --config (issue 12, item 7) with the Pipeline: the runner's rule, so it fails as run does.
+both() { { cat dest.yaml; echo ---; cat pipe.yaml; } >both.yaml; }
+both
+"$S3LAND" check --config both.yaml >outc1 2>errc1
+st=$?
+[ "$st" = 8 ] && grep -q 'spec.runner.inherit: true' errc1 && ok "check --config with the Pipeline refuses as run does (exit 8)" \
+    || bad "check --config with the Pipeline: exit $st: $(cat errc1)"
+"$S3LAND" check --config dest.yaml >outc2 2>errc2
+st=$?
+[ "$st" = 0 ] && ok "check --config with the Destination alone uses the ambient chain, as write does" \
+    || bad "check --config with the Destination alone: exit $st: $(cat errc2)"
+"$S3LAND" write --config dest.yaml --table w in.ndjson >outw 2>errw
+st=$?
+rows=$(curl -s --aws-sigv4 "aws:amz:$AWS_REGION:s3" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+    "$RGW_ENDPOINT/$RGW_BUCKET?list-type=2&prefix=$(printf '%s' "$prefix/a/_openetl/markers/w/" | sed 's|/|%2F|g')" | grep -c '<Key>')
+[ "$st" = 0 ] && [ "$rows" = 1 ] && ok "write --config takes the destination from the document (one marker)" \
+    || bad "write --config: exit $st, markers $rows: $(cat errw)"
+
 # 2. The same environment with spec.runner.inherit: true.
 pipe a true
 "$S3LAND" run --config dest.yaml --config pipe.yaml >out2 2>err2
@@ -74,6 +94,9 @@ st=$?
 rows=$(marker_rows "$prefix/a")
 [ "$st" = 0 ] && [ "$rows" = 37 ] && ok "inherit: true uses the environment (37 rows landed)" \
     || bad "inherit: true: exit $st, rows $rows: $(cat err2)"
+both
+"$S3LAND" check --config both.yaml >outc3 2>errc3 && ok "check --config with inherit: true passes" \
+    || bad "check --config with inherit: true: $(cat errc3)"
 
 # 3. Keys from secrets, endpoint and region in the Destination, no AWS_* variable at all.
 mkdir -p secrets
@@ -84,6 +107,10 @@ pipe b
 env -i PATH="$PATH" HOME="$work" S3LAND_SECRET_RGW_KEY="$AWS_ACCESS_KEY_ID" \
     "$S3LAND" run --config dest.yaml --config pipe.yaml --secrets-dir secrets --json >out3 2>err3
 st=$?
+both
+env -i PATH="$PATH" HOME="$work" S3LAND_SECRET_RGW_KEY="$AWS_ACCESS_KEY_ID" \
+    "$S3LAND" check --config both.yaml --secrets-dir secrets >outc4 2>errc4 \
+    && ok "check --config with keys from secrets passes" || bad "check --config with secrets: $(cat errc4)"
 rows=$(marker_rows "$prefix/b")
 [ "$st" = 0 ] && [ "$rows" = 37 ] && ok "keys from secrets work without any AWS_* variable (37 rows)" \
     || bad "keys from secrets: exit $st, rows $rows: $(cat err3)"
@@ -96,7 +123,7 @@ env -i PATH="$PATH" HOME="$work" S3LAND_SECRET_RGW_KEY="$AWS_ACCESS_KEY_ID" \
     "$S3LAND" run --config dest.yaml --config pipe.yaml --secrets-dir secrets --json >out4 2>err4
 st=$?
 [ "$st" = 8 ] && ok "a wrong secret key is refused by the store (exit 8)" || bad "wrong secret: exit $st: $(cat err4)"
-if leaks out1 err1 out2 err2 out3 err3 || grep -F "not-the-secret-$$" out4 err4 >/dev/null; then
+if leaks out1 err1 out2 err2 out3 err3 outc1 errc1 outc4 errc4 || grep -F "not-the-secret-$$" out4 err4 >/dev/null; then
     bad "a secret value appears in the output"
 else
     ok "no secret value appears in any output"
