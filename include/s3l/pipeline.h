@@ -259,6 +259,44 @@ struct s3l_pipeline_report {
 
 typedef void (*s3l_pipeline_report_cb)(void *ctx, const struct s3l_pipeline_report *report);
 
+/* ---- The delivery gate (issue 12, item 5) ------------------------------------------------- */
+
+/* What a source kind can promise, weakest first (so levels compare with <). */
+enum s3l_delivery {
+    S3L_DELIVERY_NONE = 0,     /* no requirement (write: no gate) */
+    S3L_DELIVERY_AT_MOST_ONCE, /* cannot replay: rows read after the last commit are lost on a
+                                  crash (stdin, a pipe) */
+    S3L_DELIVERY_AT_LEAST_ONCE, /* may send rows again after a restart (readers drop repeats) */
+    S3L_DELIVERY_EXACTLY_ONCE,  /* replayed from the committed position (files by offset) */
+};
+
+/* "at_most_once", "at_least_once", "exactly_once" ("none" for NONE). Static storage. */
+const char *s3l_delivery_name(enum s3l_delivery d);
+/* The level named as s3l_delivery_name writes it; S3L_DELIVERY_NONE for anything else. */
+enum s3l_delivery s3l_delivery_parse(const char *name);
+
+/* A source kind's capability record: its name, what it delivers, and what it needs to. */
+struct s3l_source_kind {
+    const char *name;
+    enum s3l_delivery delivery;
+    const char *needs;
+};
+
+/*
+ * The source kinds, built in ("files": exactly_once; "stdin" and "pipe": at_most_once) then
+ * registered ones, in that order: cb(ctx, kind) for each; cb's non-zero result stops and is
+ * returned.
+ */
+int s3l_source_kinds(int (*cb)(void *ctx, const struct s3l_source_kind *kind), void *ctx);
+/* The kind named name, or NULL. */
+const struct s3l_source_kind *s3l_source_kind_find(const char *name);
+/*
+ * Adds a source kind (borrowed: it must outlive every run; for sources outside the library, such
+ * as the test source of tests/support). Not thread-safe: call before running pipelines.
+ * S3L_EEXISTS for a name already known, S3L_ENOMEM past 16 registered kinds.
+ */
+int s3l_source_kind_register(const struct s3l_source_kind *kind);
+
 /*
  * One source of a pipeline (a Pipeline document's spec.sources entry, docs/config.md): its
  * inputs, read in order, land in one table. The input settings not given (0, NULL) are the
@@ -278,6 +316,9 @@ struct s3l_pipeline_source {
     bool nested_as_json;
     enum s3l_time_unit timestamp_unit; /* 0 (S3L_UNIT_SECOND) is taken as the run's */
     char csv_delimiter;                /* 0: the run's */
+    /* The source's kind for the delivery gate (s3l_source_kind_find), or NULL: by its inputs
+     * ("files" for regular files, "stdin" for -, "pipe" for any other that cannot replay). */
+    const char *kind;
 };
 
 #define S3L_PIPELINE_OPTIONS_VERSION 1
@@ -338,6 +379,16 @@ struct s3l_pipeline_options {
     const struct s3l_pipeline_source *sources;
     size_t n_sources;
     const char *name;
+    /*
+     * The delivery gate: at start, before any data moves, a run whose weakest source delivers
+     * less than this is refused (S3L_EINVALID_CONFIG naming the source, its kind and level, and
+     * the setting that would accept it). S3L_DELIVERY_NONE (the default): no gate.
+     */
+    enum s3l_delivery delivery_require;
+    /* Set by the runner in each source's copy of the options (NULL in the caller's): the
+     * source's name and kind (struct s3l_pipeline_source). */
+    const char *source_name;
+    const char *kind;
     /* s3://: the S3 backend's options (a struct s3l_s3_store_options of s3l/s3.h, with its
      * client's credentials, region and endpoint), borrowed; NULL: from endpoint, region and
      * path_style above and the environment. */

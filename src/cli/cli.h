@@ -49,6 +49,7 @@ int cli_cmd_check(struct cli *c, int argc, char **argv);
 int cli_cmd_validate(struct cli *c, int argc, char **argv);
 int cli_cmd_config_schema(struct cli *c, int argc, char **argv);
 int cli_cmd_run(struct cli *c, int argc, char **argv);
+int cli_cmd_connectors(struct cli *c, int argc, char **argv);
 
 /*
  * Parses a size: digits with an optional suffix, case-insensitive: B; K, KiB, M, MiB, G, GiB,

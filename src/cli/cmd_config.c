@@ -234,3 +234,36 @@ int cli_cmd_config_schema(struct cli *c, int argc, char **argv)
     }
     return CLI_EX_OK;
 }
+
+/* ---- connectors ---- */
+
+static int print_kind(void *ctx, const struct s3l_source_kind *k)
+{
+    struct cli *c = ctx;
+    if (c->json)
+        cli_emit_json(json_pack("{s:s, s:s, s:s, s:s}", "event", "connector", "name", k->name,
+                                "delivery", s3l_delivery_name(k->delivery), "needs", k->needs));
+    else
+        printf("%-8s %-14s %s\n", k->name, s3l_delivery_name(k->delivery), k->needs);
+    return 0;
+}
+
+int cli_cmd_connectors(struct cli *c, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (cli_common_flag(c, argv[i]))
+            continue;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs("Usage: s3land connectors [--json]\n\n"
+                  "Lists the source kinds with their capability records: the name, what each\n"
+                  "delivers (exactly_once, at_least_once, at_most_once) and what it needs to.\n"
+                  "`run` refuses a pipeline whose weakest source delivers less than its\n"
+                  "spec.delivery.require (default exactly_once).\n",
+                  stdout);
+            return CLI_EX_OK;
+        }
+        return cli_usage(c, "connectors", "unexpected argument %s", argv[i]);
+    }
+    s3l_source_kinds(print_kind, c);
+    return CLI_EX_OK;
+}

@@ -451,6 +451,27 @@ static void note_csv_delimiters(struct cli *c, const struct s3l_pipeline_options
     }
 }
 
+/* stdin (any input that is not a regular file) cannot be replayed: said once, at the start
+ * (issue 12, item 5; `run` refuses such a source unless delivery.require accepts it). */
+static void note_at_most_once(struct cli *c, const struct s3l_pipeline_options *o)
+{
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        struct stat st;
+        bool in = strcmp(o->inputs[i], "-") == 0;
+        if (!in && (stat(o->inputs[i], &st) != 0 || S_ISREG(st.st_mode)))
+            continue;
+        if (c->json)
+            cli_emit_json(json_pack("{s:s, s:s, s:s}", "event", "delivery", "input",
+                                    o->inputs[i], "delivery", "at_most_once"));
+        else if (!c->quiet)
+            fprintf(stderr,
+                    "note: %s cannot be replayed: at most once (rows read after the last "
+                    "commit are lost on a crash; resume from the committed offset printed)\n",
+                    in ? "stdin" : o->inputs[i]);
+        return;
+    }
+}
+
 static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv, bool *help)
 {
     s3l_pipeline_options_init(&a->o);
@@ -635,6 +656,7 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     enum s3l_pipeline_side side = S3L_SIDE_NONE;
     a.o.stop = &cli_stop_signal;
     note_csv_delimiters(c, &a.o);
+    note_at_most_once(c, &a.o);
     cli_catch_stop_signals();
     rc = s3l_pipeline_run(&a.o, &stats, &side, &err);
     cli_write_clear_progress(&r);

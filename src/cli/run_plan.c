@@ -200,6 +200,9 @@ int cli_run_plan_build(struct cli *c, const char *cmd, const struct cli_docs *d,
     p->o.allow_type_changes = pc->type_changes && strcmp(pc->type_changes, "allow") == 0;
     if (pc->commit_interval_ns >= 0)
         p->o.commit_interval_ns = pc->commit_interval_ns;
+    /* The delivery gate: exactly once unless the Pipeline accepts less (issue 12, item 5). */
+    p->o.delivery_require = pc->delivery_require ? s3l_delivery_parse(pc->delivery_require)
+                                                 : S3L_DELIVERY_EXACTLY_ONCE;
     return 0;
 }
 

@@ -94,6 +94,8 @@ static void source_options(const struct s3l_pipeline_options *run,
     o->sources = NULL;
     o->n_sources = 0;
     o->table = src->table;
+    o->source_name = src->name;
+    o->kind = src->kind;
     if (src->ns)
         o->ns = src->ns;
     if (src->csv_delimiter)

@@ -166,6 +166,8 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
         rc = derive_id(opts, url, pos, n, id, err);
         struct s3l__run_plan plan = {src, n_src, input_src};
         if (rc == 0)
+            rc = s3l__delivery_gate(opts, &plan, pos, n, err);
+        if (rc == 0)
             rc = s3l__glue_run(opts, &plan, url, id, pos, fds, n, stats, side, err);
         for (size_t i = 0; i < n; i++) {
             if (fds[i] > 0)

@@ -174,6 +174,16 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run
                   struct s3l_error *err);
 
 /*
+ * The delivery gate (delivery.c): S3L_EINVALID_CONFIG for a source of an unknown kind, or when
+ * opts->delivery_require is set and an input's source kind (its own, or by the input: files,
+ * stdin, pipe) delivers less, naming the source, its kind and level and the setting that accepts
+ * it. Reads nothing.
+ */
+int s3l__delivery_gate(const struct s3l_pipeline_options *opts,
+                       const struct s3l__run_plan *plan, const struct s3l_input_position *pos,
+                       size_t n, struct s3l_error *err);
+
+/*
  * The sources of a run: opts->sources, or for a run without them (write) one source made of the
  * run's own table, inputs and input settings. Each source's options (the run's, with the
  * source's table, format, schema and settings) go into *src_opts (n_src of them, s3l_free), the
