@@ -134,6 +134,29 @@ int s3l_url_canonical(const char *url, char **out, struct s3l_error *err);
 int s3l_pipeline_id(const char *url, const char *table_path, const char *const *paths, size_t n,
                     char out[S3L_UUID_STR_LEN + 1], struct s3l_error *err);
 
+/*
+ * The id of a named pipeline (s3land run): UUIDv5 (namespace S3L_PIPELINE_NAMESPACE) over
+ * "pipeline\n<canonical url>\n<namespace>\n<name>\n" (namespace "" when NULL). url must be
+ * canonical. out as for s3l_pipeline_id. S3L_EINVALID_ARGUMENT for an empty url or name;
+ * S3L_ENOMEM.
+ */
+int s3l_pipeline_id_named(const char *url, const char *ns, const char *name,
+                          char out[S3L_UUID_STR_LEN + 1], struct s3l_error *err);
+
+/*
+ * Expands a source's file list: each pattern is a path or a glob(7) pattern (*, ?, [...]; a
+ * pattern that names an existing path is that path), its matches sorted bytewise; matches of
+ * any exclude pattern (fnmatch(3) on the whole path, FNM_PATHNAME) are dropped, and a path met
+ * twice is kept once. "-" (stdin) is kept as it is. *out (n_out entries) and its strings are
+ * owned by the caller (s3l_pipeline_paths_free). A pattern that matches nothing is an error only
+ * when it has no glob characters (S3L_ENOT_FOUND naming it); a glob that matches nothing adds
+ * nothing. S3L_EIO for an unreadable directory; S3L_ENOMEM.
+ */
+int s3l_pipeline_expand(const char *const *patterns, size_t n, const char *const *exclude,
+                        size_t n_exclude, char ***out, size_t *n_out, struct s3l_error *err);
+/* Frees what s3l_pipeline_expand made. NULL is a no-op. */
+void s3l_pipeline_paths_free(char **paths, size_t n);
+
 /* Whether s is a UUID in text form (8-4-4-4-12 hex digits); for --pipeline-id. */
 bool s3l_uuid_valid(const char *s);
 
@@ -223,6 +246,10 @@ enum s3l_pipeline_event {
      * not replayable): `inputs` hold the committed positions, stats->last_epoch the last
      * committed epoch, also when nothing was new, so the caller learns where to resend from. */
     S3L_EVENT_END,
+    /* A stream (a source's table) stopped with SCHEMA_DRIFT: `message` is the drift's message
+     * (table, column, old and new type). Its inputs keep their positions; the other streams go
+     * on, and the run returns S3L_ESCHEMA_DRIFT at its end. */
+    S3L_EVENT_STREAM_STOPPED,
 };
 
 /* Counters since the start of the run; times in ns. */
@@ -260,6 +287,68 @@ struct s3l_pipeline_report {
 };
 
 typedef void (*s3l_pipeline_report_cb)(void *ctx, const struct s3l_pipeline_report *report);
+
+/* ---- The delivery gate (issue 12, item 5) ------------------------------------------------- */
+
+/* What a source kind can promise, weakest first (so levels compare with <). */
+enum s3l_delivery {
+    S3L_DELIVERY_NONE = 0,     /* no requirement (write: no gate) */
+    S3L_DELIVERY_AT_MOST_ONCE, /* cannot replay: rows read after the last commit are lost on a
+                                  crash (stdin, a pipe) */
+    S3L_DELIVERY_AT_LEAST_ONCE, /* may send rows again after a restart (readers drop repeats) */
+    S3L_DELIVERY_EXACTLY_ONCE,  /* replayed from the committed position (files by offset) */
+};
+
+/* "at_most_once", "at_least_once", "exactly_once" ("none" for NONE). Static storage. */
+const char *s3l_delivery_name(enum s3l_delivery d);
+/* The level named as s3l_delivery_name writes it; S3L_DELIVERY_NONE for anything else. */
+enum s3l_delivery s3l_delivery_parse(const char *name);
+
+/* A source kind's capability record: its name, what it delivers, and what it needs to. */
+struct s3l_source_kind {
+    const char *name;
+    enum s3l_delivery delivery;
+    const char *needs;
+};
+
+/*
+ * The source kinds, built in ("files": exactly_once; "stdin" and "pipe": at_most_once) then
+ * registered ones, in that order: cb(ctx, kind) for each; cb's non-zero result stops and is
+ * returned.
+ */
+int s3l_source_kinds(int (*cb)(void *ctx, const struct s3l_source_kind *kind), void *ctx);
+/* The kind named name, or NULL. */
+const struct s3l_source_kind *s3l_source_kind_find(const char *name);
+/*
+ * Adds a source kind (borrowed: it must outlive every run; for sources outside the library, such
+ * as the test source of tests/support). Not thread-safe: call before running pipelines.
+ * S3L_EEXISTS for a name already known, S3L_ENOMEM past 16 registered kinds.
+ */
+int s3l_source_kind_register(const struct s3l_source_kind *kind);
+
+/*
+ * One source of a pipeline (a Pipeline document's spec.sources entry, docs/config.md): its
+ * inputs, read in order, land in one table. The input settings not given (0, NULL) are the
+ * run's (struct s3l_pipeline_options below).
+ */
+struct s3l_pipeline_source {
+    const char *name;                /* for messages */
+    const char *table;               /* required; each source its own table */
+    const char *ns;                  /* the table's namespace; NULL: the run's */
+    const char *const *inputs;       /* paths (already expanded: s3l_pipeline_expand) */
+    size_t n_inputs;                 /* 0: the source contributes nothing */
+    const struct s3l_schema *schema; /* declared schema, or NULL to infer */
+    const char *input_format;        /* ndjson, json, csv; NULL: the run's */
+    enum s3l_bad_records bad_records;
+    size_t max_record_size; /* bytes; 0: the run's */
+    size_t infer_rows;      /* 0: the run's */
+    bool nested_as_json;
+    enum s3l_time_unit timestamp_unit; /* 0 (S3L_UNIT_SECOND) is taken as the run's */
+    char csv_delimiter;                /* 0: the run's */
+    /* The source's kind for the delivery gate (s3l_source_kind_find), or NULL: by its inputs
+     * ("files" for regular files, "stdin" for -, "pipe" for any other that cannot replay). */
+    const char *kind;
+};
 
 #define S3L_PIPELINE_OPTIONS_VERSION 1
 
@@ -300,6 +389,7 @@ struct s3l_pipeline_options {
     size_t infer_rows;             /* records sampled for inference; default 1,000 (fewer
                                       once their copies pass min(memory / 2, 16 MiB)) */
     bool nested_as_json;           /* inference: objects and arrays become json text columns */
+    char csv_delimiter;            /* CSV: the field separator; 0: detected from the header */
     s3l_pipeline_report_cb report; /* may be NULL */
     void *report_ctx;
     /* stdin (any input that cannot be replayed): the offset, in the original stream, of its first
@@ -313,6 +403,30 @@ struct s3l_pipeline_options {
      * soon (within a record, a span of lines, or a second of a quiet stream), commits what it
      * read as at the end of its inputs, and returns 0 with stats->stopped set. May be NULL. */
     const volatile sig_atomic_t *stop;
+    /*
+     * A pipeline of several sources (s3land run): when n_sources > 0, table, schema, inputs and
+     * the input settings above are not used; each source lands its inputs in its own table, all
+     * in one checkpoint and one commit per epoch. name is then required: the pipeline id is
+     * s3l_pipeline_id_named over the URL, ns and name (pipeline_id, if set, wins), so adding a
+     * source or a file keeps the id and a new input starts at its beginning.
+     */
+    const struct s3l_pipeline_source *sources;
+    size_t n_sources;
+    const char *name;
+    /*
+     * The delivery gate: at start, before any data moves, a run whose weakest source delivers
+     * less than this is refused (S3L_EINVALID_CONFIG naming the source, its kind and level, and
+     * the setting that would accept it). S3L_DELIVERY_NONE (the default): no gate.
+     */
+    enum s3l_delivery delivery_require;
+    /* Set by the runner in each source's copy of the options (NULL in the caller's): the
+     * source's name and kind (struct s3l_pipeline_source). */
+    const char *source_name;
+    const char *kind;
+    /* s3://: the S3 backend's options (a struct s3l_s3_store_options of s3l/s3.h, with its
+     * client's credentials, region and endpoint), borrowed; NULL: from endpoint, region and
+     * path_style above and the environment. */
+    const void *s3;
 };
 
 /* Fills o with the defaults above. */

@@ -85,6 +85,10 @@ struct s3l_s3_config {
      * IMDS), cached, owned by the client. Asked once at s3l_s3_client_new, again when the held
      * credentials are 5 minutes from expiring, and after an AUTH_EXPIRED answer (once). */
     struct s3l_creds_provider *credentials;
+    /* true: region and endpoint come from this config only, never from AWS_REGION,
+     * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (NULL region: us-east-1; NULL
+     * endpoint: AWS). For a runner that must not inherit its environment (s3land run). */
+    bool ignore_environment;
 };
 
 struct s3l_s3_client;

@@ -8,6 +8,7 @@
 #ifndef S3L_CLI_H
 #define S3L_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +48,8 @@ int cli_cmd_gc(struct cli *c, int argc, char **argv);
 int cli_cmd_check(struct cli *c, int argc, char **argv);
 int cli_cmd_validate(struct cli *c, int argc, char **argv);
 int cli_cmd_config_schema(struct cli *c, int argc, char **argv);
+int cli_cmd_run(struct cli *c, int argc, char **argv);
+int cli_cmd_connectors(struct cli *c, int argc, char **argv);
 
 /*
  * Parses a size: digits with an optional suffix, case-insensitive: B; K, KiB, M, MiB, G, GiB,
@@ -161,6 +164,95 @@ int cli_s3_option(struct cli *c, const char *cmd, int opt, struct cli_s3 *s3);
  */
 int cli_open_store(struct cli *c, const char *url_arg, struct cli_s3 *s3, bool create,
                    struct s3l_store **store, char **url);
+
+/* The signal that asked a run to stop (0: none): the run commits what it read and returns. A
+ * second one ends the process at once (the default action is back). */
+extern volatile sig_atomic_t cli_stop_signal;
+/* Catches SIGINT and SIGTERM into cli_stop_signal (no SA_RESTART: blocking reads return). */
+void cli_catch_stop_signals(void);
+
+/* ---- Config documents (cmd_config.c, docs.c) ---- */
+
+/* Where secrets come from: $S3LAND_SECRET_<NAME>, then the file NAME in dir (when not NULL). */
+struct cli_secret_src {
+    const char *dir;
+};
+/* The config's secret lookup (struct s3l_config_secrets.lookup; ctx: a struct cli_secret_src):
+ * a copy of the value, S3L_ENOT_FOUND with err saying what to set, or the read's error. */
+int cli_secret_lookup(void *ctx, const char *name, char **value, struct s3l_error *err);
+
+/* The documents of a run: the Pipeline (NULL when the files hold only a Destination) and the
+ * Destination it names (or the only one). */
+struct cli_docs {
+    struct s3l_config *cfg;
+    const struct s3l_config_doc *pipeline;
+    const struct s3l_config_doc *destination;
+};
+/*
+ * Reads the files (secrets resolved from src), printing each invalid document's problem, and
+ * picks the Pipeline (the one there is, or the one named `pipeline` when not NULL) and its
+ * Destination (spec.destination.name), or without a Pipeline the only Destination. need_pipeline:
+ * a file without a Pipeline is a usage error. Returns 0 or the exit code after reporting.
+ */
+int cli_docs_load(struct cli *c, const char *cmd, const char *const *files, size_t n,
+                  const struct cli_secret_src *src, const char *pipeline, bool need_pipeline,
+                  struct cli_docs *out);
+void cli_docs_free(struct cli_docs *d);
+
+/* The S3 connection of a Destination document, with the runner's credentials rule. */
+struct cli_doc_s3 {
+    struct s3l_s3_config cfg;
+    struct s3l_s3_store_options opts;
+    bool inherit; /* the environment's credentials, region and endpoint may be used */
+};
+/*
+ * Fills s from the destination's spec.config (region, endpoint, pathStyle, keys) for an s3://
+ * URL. inherit false (a Pipeline without spec.runner.inherit: true): no credentials, region or
+ * endpoint from the environment, profiles or the instance; the config's keys are required.
+ * inherit true (write, check of a Destination alone, or runner.inherit): the config's keys when
+ * given, else the AWS default chain. Returns 0 or the exit code after reporting (what to set).
+ */
+int cli_doc_s3_options(struct cli *c, const char *cmd, const struct cli_docs *d, bool inherit,
+                       struct cli_doc_s3 *s);
+
+/*
+ * Opens the store of the Destination in file config (secrets from src): with a Pipeline in the
+ * file, its Destination under the runner's credentials rule (spec.runner.inherit), else the
+ * only Destination with the ambient chain allowed. *url is a copy of the destination's URL
+ * (s3l_free). Returns 0 or the exit code after reporting.
+ */
+int cli_docs_open_store(struct cli *c, const char *cmd, const char *config,
+                        const struct cli_secret_src *src, bool create, struct s3l_store **store,
+                        char **url);
+
+/* A Pipeline document (with its Destination) as the runner's options (run_plan.c). */
+struct cli_run_plan {
+    struct s3l_pipeline_options o;
+    const char *url;       /* the destination's URL (the config's string) */
+    struct cli_doc_s3 s3;  /* o.s3 points at s3.opts */
+    struct s3l_pipeline_source *sources;
+    char ***paths;         /* per source: its expanded files */
+    size_t *n_paths;
+    struct s3l_schema **schemas; /* per source: its declared schema, or NULL */
+    size_t n;
+};
+/*
+ * The destination's settings of d (URL, compression, sizes) and its S3 connection under the
+ * credentials rule (inherit) into p->o. Settings not built yet (sse, sseKmsKeyId, storageClass,
+ * checksum) are refused (exit 6). Returns 0 or the exit code after reporting.
+ */
+int cli_plan_destination(struct cli *c, const char *cmd, const struct cli_docs *d, bool inherit,
+                         struct cli_run_plan *p);
+/*
+ * The whole run of d: the destination (inherit: the Pipeline's spec.runner.inherit), every
+ * source with its files expanded, its table (its name, or its spec.streams entry), its schema and
+ * settings, the namespace, type changes and the commit interval (default 1m). Refused (exit 6)
+ * before any data moves: follow, format debezium, a source in several streams. Returns 0 or the
+ * exit code after reporting.
+ */
+int cli_run_plan_build(struct cli *c, const char *cmd, const struct cli_docs *d,
+                       struct cli_run_plan *p);
+void cli_run_plan_free(struct cli_run_plan *p);
 
 /* ---- write's reports (write_report.c) ---- */
 

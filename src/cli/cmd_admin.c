@@ -50,20 +50,26 @@ static const char gc_help[] =
     "\n";
 
 static const char check_help[] =
-    "Usage: s3land check [--url URL]\n"
+    "Usage: s3land check [--url URL | --config FILE [--secrets-dir DIR]]\n"
     "\n"
     "Checks that the destination can be used: writes an object under URL/_openetl/, reads it\n"
     "back and compares, lists the prefix, and deletes it. Each failure names what was refused.\n"
     "\n"
     "  --url URL          the destination (default ./lake; created if missing)\n"
+    "  --config FILE      the destination of a config file's Destination document; with a\n"
+    "                     Pipeline there, its Destination with the credentials `run` would use\n"
+    "                     (none from the environment unless spec.runner.inherit: true)\n"
+    "  --secrets-dir DIR  where { secret: NAME } values are read from\n"
     "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_ID, O_JSON };
+enum { O_URL = 256, O_ID, O_JSON, O_CONFIG, O_SECRETS_DIR };
 
 static const struct option admin_options[] = {
     {"url", required_argument, NULL, O_URL},
+    {"config", required_argument, NULL, O_CONFIG},
+    {"secrets-dir", required_argument, NULL, O_SECRETS_DIR},
     {"pipeline-id", required_argument, NULL, O_ID},
     CLI_S3_LONG_OPTIONS,
     {"json", no_argument, NULL, O_JSON},
@@ -76,6 +82,8 @@ struct admin {
     struct cli *c;
     const char *cmd;
     const char *url_arg, *id;
+    const char *config; /* --config FILE: the destination from a document */
+    struct cli_secret_src secrets;
     struct cli_s3 s3;
     bool help;
     char *url;
@@ -84,6 +92,18 @@ struct admin {
     uint64_t count; /* recovered epochs, or removed files */
     int ex;
 };
+
+/* The store of --url and the S3 flags, or of --config's Destination (with a Pipeline there, the
+ * credentials the runner would use: docs.c). */
+static int open_store(struct admin *a, bool create)
+{
+    if (!a->config)
+        return cli_open_store(a->c, a->url_arg, &a->s3, create, &a->store, &a->url);
+    if (a->url_arg || a->s3.endpoint || a->s3.region || a->s3.path_style)
+        return cli_usage(a->c, a->cmd, "--config gives the destination: --url, --endpoint, "
+                                       "--region and --path-style go with no --config");
+    return cli_docs_open_store(a->c, a->cmd, a->config, &a->secrets, create, &a->store, &a->url);
+}
 
 static int parse(struct admin *a, int argc, char **argv)
 {
@@ -94,6 +114,12 @@ static int parse(struct admin *a, int argc, char **argv)
         switch (opt) {
         case O_URL:
             a->url_arg = optarg;
+            break;
+        case O_CONFIG:
+            a->config = optarg;
+            break;
+        case O_SECRETS_DIR:
+            a->secrets.dir = optarg;
             break;
         case O_ID:
             a->id = optarg;
@@ -196,7 +222,7 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
         }
         return ex;
     }
-    ex = cli_open_store(c, a.url_arg, &a.s3, false, &a.store, &a.url);
+    ex = open_store(&a, false);
     if (ex == 0) {
         struct s3l_error err = {0};
         /* The ids are collected first: a store may not take other calls from inside its
@@ -252,7 +278,7 @@ int cli_cmd_check(struct cli *c, int argc, char **argv)
         }
         return ex;
     }
-    ex = cli_open_store(c, a.url_arg, &a.s3, true, &a.store, &a.url);
+    ex = open_store(&a, true);
     if (ex)
         return ex;
     char key[128], body[192];

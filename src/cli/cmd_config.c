@@ -48,11 +48,6 @@ static const char schema_help[] =
     "Prints the JSON Schema (2020-12) of a config document kind, as shipped in\n"
     "schemas/KIND.schema.json and installed under share/s3land/schemas/.\n";
 
-/* Where secrets come from: the environment, then dir (or nowhere else when NULL). */
-struct secret_src {
-    const char *dir;
-};
-
 /* The longest secret value read from a file (a key, a token, a certificate). */
 #define SECRET_MAX (64 * 1024)
 
@@ -86,9 +81,9 @@ static int read_secret_file(const char *dir, const char *name, char **value, str
     return 0;
 }
 
-static int lookup_secret(void *ctx, const char *name, char **value, struct s3l_error *err)
+int cli_secret_lookup(void *ctx, const char *name, char **value, struct s3l_error *err)
 {
-    const struct secret_src *src = ctx;
+    const struct cli_secret_src *src = ctx;
     char var[256];
     snprintf(var, sizeof(var), "S3LAND_SECRET_%s", name);
     const char *env = getenv(var);
@@ -177,7 +172,7 @@ int cli_cmd_validate(struct cli *c, int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct secret_src src = {NULL};
+    struct cli_secret_src src = {NULL};
     bool check_secrets = false;
     int opt;
     optind = 1;
@@ -205,7 +200,7 @@ int cli_cmd_validate(struct cli *c, int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage(c, "validate", "give one or more config files");
-    struct s3l_config_secrets sec = {lookup_secret, &src};
+    struct s3l_config_secrets sec = {cli_secret_lookup, &src};
     struct s3l_config_options opts = {S3L_CONFIG_OPTIONS_VERSION, check_secrets ? &sec : NULL};
     size_t ok = 0, bad = 0;
     int first = 0;
@@ -237,5 +232,38 @@ int cli_cmd_config_schema(struct cli *c, int argc, char **argv)
         fprintf(stderr, "%s: error: writing the schema to stdout failed\n", c->prog);
         return CLI_EX_INTERNAL;
     }
+    return CLI_EX_OK;
+}
+
+/* ---- connectors ---- */
+
+static int print_kind(void *ctx, const struct s3l_source_kind *k)
+{
+    struct cli *c = ctx;
+    if (c->json)
+        cli_emit_json(json_pack("{s:s, s:s, s:s, s:s}", "event", "connector", "name", k->name,
+                                "delivery", s3l_delivery_name(k->delivery), "needs", k->needs));
+    else
+        printf("%-8s %-14s %s\n", k->name, s3l_delivery_name(k->delivery), k->needs);
+    return 0;
+}
+
+int cli_cmd_connectors(struct cli *c, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (cli_common_flag(c, argv[i]))
+            continue;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs("Usage: s3land connectors [--json]\n\n"
+                  "Lists the source kinds with their capability records: the name, what each\n"
+                  "delivers (exactly_once, at_least_once, at_most_once) and what it needs to.\n"
+                  "`run` refuses a pipeline whose weakest source delivers less than its\n"
+                  "spec.delivery.require (default exactly_once).\n",
+                  stdout);
+            return CLI_EX_OK;
+        }
+        return cli_usage(c, "connectors", "unexpected argument %s", argv[i]);
+    }
+    s3l_source_kinds(print_kind, c);
     return CLI_EX_OK;
 }

@@ -30,6 +30,10 @@ static const char write_help[] =
     "  --url URL              file:///ABS/PATH, a directory path, or s3://BUCKET/PREFIX\n"
     "                         (default: ./lake)\n"
     "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
+    "  --config FILE          the destination of a config file's Destination document (or of\n"
+    "                         its Pipeline's): URL, connection, keys, compression and sizes;\n"
+    "                         --url and the s3:// flags are refused with it\n"
+    "  --secrets-dir DIR      where { secret: NAME } values are read from\n"
     "  --table NAME           the table (required)\n"
     "  --namespace NAME       a namespace: the table lives under URL/NAMESPACE/TABLE\n"
     "  --disposition append   the only disposition; replace and merge are refused (plain files\n"
@@ -123,6 +127,8 @@ enum {
     OPT_PATH_STYLE,
     OPT_STDIN_OFFSET,
     OPT_CSV_DELIMITER,
+    OPT_CONFIG,
+    OPT_SECRETS_DIR,
 };
 
 static const struct option write_options[] = {
@@ -149,6 +155,8 @@ static const struct option write_options[] = {
     {"max-record-size", required_argument, NULL, OPT_MAX_RECORD},
     {"infer-rows", required_argument, NULL, OPT_INFER_ROWS},
     {"stdin-offset", required_argument, NULL, OPT_STDIN_OFFSET},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"secrets-dir", required_argument, NULL, OPT_SECRETS_DIR},
     {"nested-as-json", no_argument, NULL, OPT_NESTED_JSON},
     {"endpoint", required_argument, NULL, OPT_ENDPOINT},
     {"region", required_argument, NULL, OPT_REGION},
@@ -164,6 +172,10 @@ struct write_args {
     const char *schema_file;
     char *url;
     bool format_given; /* --input-format was given (o.input_format starts as "ndjson") */
+    const char *config; /* --config FILE: the destination from a document */
+    struct cli_secret_src secrets;
+    struct cli_docs docs;
+    struct cli_run_plan plan;
 };
 
 /* Parses "zstd" etc. here rather than through the writer so the CLI's errors are usage errors. */
@@ -454,6 +466,27 @@ static void note_csv_delimiters(struct cli *c, const struct s3l_pipeline_options
     }
 }
 
+/* stdin (any input that is not a regular file) cannot be replayed: said once, at the start
+ * (issue 12, item 5; `run` refuses such a source unless delivery.require accepts it). */
+static void note_at_most_once(struct cli *c, const struct s3l_pipeline_options *o)
+{
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        struct stat st;
+        bool in = strcmp(o->inputs[i], "-") == 0;
+        if (!in && (stat(o->inputs[i], &st) != 0 || S_ISREG(st.st_mode)))
+            continue;
+        if (c->json)
+            cli_emit_json(json_pack("{s:s, s:s, s:s}", "event", "delivery", "input",
+                                    o->inputs[i], "delivery", "at_most_once"));
+        else if (!c->quiet)
+            fprintf(stderr,
+                    "note: %s cannot be replayed: at most once (rows read after the last "
+                    "commit are lost on a crash; resume from the committed offset printed)\n",
+                    in ? "stdin" : o->inputs[i]);
+        return;
+    }
+}
+
 static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv, bool *help)
 {
     s3l_pipeline_options_init(&a->o);
@@ -465,8 +498,13 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
             *help = true;
             return 0;
         }
-        if (opt == OPT_NESTED_JSON) {
-            a->o.nested_as_json = true;
+        if (opt == OPT_NESTED_JSON || opt == OPT_CONFIG || opt == OPT_SECRETS_DIR) {
+            if (opt == OPT_NESTED_JSON)
+                a->o.nested_as_json = true;
+            else if (opt == OPT_CONFIG)
+                a->config = optarg;
+            else
+                a->secrets.dir = optarg;
             continue;
         }
         if (opt == 'q' || opt == OPT_JSON) {
@@ -512,30 +550,6 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
                          "(give --input-format csv, or name the inputs .csv)",
                          a->o.input_format);
     return rc;
-}
-
-/* ---- Stopping on SIGINT and SIGTERM -----------------------------------------------------------
- */
-
-/* The signal that asked the run to stop (0: none): the run commits what it read and returns. A
- * second one ends the process at once (the default action is back). */
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig)
-{
-    stop_signal = sig;
-    signal(sig, SIG_DFL);
-}
-
-static void catch_stop_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0; /* no SA_RESTART: a blocking read returns and the stop is seen */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
 }
 
 /* ---- The command ----------------------------------------------------------------------------- */
@@ -587,6 +601,38 @@ static int load_schema(struct cli *c, const char *path, struct s3l_schema **out)
     return 0;
 }
 
+/*
+ * --config: the destination's settings from the document into a->o (write keeps the ambient
+ * credentials chain: a command line runs as its user), where the document sets them.
+ */
+static int destination_from_config(struct cli *c, struct write_args *a)
+{
+    if (a->o.url || a->o.endpoint || a->o.region || a->o.path_style)
+        return cli_usage(c, "write", "--config gives the destination: --url, --endpoint, "
+                                     "--region and --path-style go with no --config");
+    const char *files[] = {a->config};
+    int ex = cli_docs_load(c, "write", files, 1, &a->secrets, NULL, false, &a->docs);
+    if (ex == 0)
+        ex = cli_plan_destination(c, "write", &a->docs, true, &a->plan);
+    if (ex) {
+        cli_docs_free(&a->docs);
+        return ex;
+    }
+    const struct s3l_config_destination *dc = a->docs.destination->destination;
+    const struct s3l_pipeline_options *p = &a->plan.o;
+    a->o.url = p->url;
+    a->o.s3 = p->s3;
+    if (dc->compression.value)
+        a->o.codec = p->codec;
+    if (dc->compression_level)
+        a->o.codec_level = p->codec_level;
+    if (dc->file_size)
+        a->o.file_size = p->file_size;
+    if (dc->row_group_size)
+        a->o.row_group_bytes = p->row_group_bytes;
+    return 0;
+}
+
 int cli_cmd_write(struct cli *c, int argc, char **argv)
 {
     struct write_args a;
@@ -601,10 +647,14 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     }
     if (ex)
         return ex;
+    if (a.config && (ex = destination_from_config(c, &a)) != 0)
+        return ex;
     struct s3l_error err = {0};
     int rc = cli_default_url(a.o.url, &a.url, &err);
-    if (rc)
+    if (rc) {
+        cli_docs_free(&a.docs);
         return cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
+    }
     a.o.url = a.url;
     if ((ex = cli_check_file_size(c, a.url, a.o.file_size)) != 0) {
         s3l_free(a.url);
@@ -625,16 +675,17 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     struct s3l_pipeline_stats stats;
     memset(&stats, 0, sizeof(stats));
     enum s3l_pipeline_side side = S3L_SIDE_NONE;
-    a.o.stop = &stop_signal;
+    a.o.stop = &cli_stop_signal;
     note_csv_delimiters(c, &a.o);
-    catch_stop_signals();
+    note_at_most_once(c, &a.o);
+    cli_catch_stop_signals();
     rc = s3l_pipeline_run(&a.o, &stats, &side, &err);
     cli_write_clear_progress(&r);
     ex = rc ? cli_fail(c, rc, &err, side) : CLI_EX_OK;
     struct cli_write_run run = {&a.o, a.url};
     cli_write_summary(c, &run, &stats, r.up_to_date, rc);
     if (rc == 0 && stats.stopped) {
-        int sig = stop_signal;
+        int sig = cli_stop_signal;
         if (!c->json)
             fprintf(stderr, "stopped by %s: what was read is committed (epoch %llu)\n",
                     sig == SIGINT ? "SIGINT" : "SIGTERM", (unsigned long long)stats.last_epoch);
@@ -642,5 +693,6 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     }
     s3l_schema_free(schema);
     s3l_free(a.url);
+    cli_docs_free(&a.docs);
     return ex;
 }

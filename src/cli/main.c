@@ -1,6 +1,6 @@
 /*
  * s3land: the command line. Dispatches to the subcommands (write, ls, schema, recover, gc, check,
- * validate, config-schema)
+ * run, validate, config-schema, connectors)
  * and prints the top-level help and version. Each subcommand lives in its own cmd_*.c file.
  */
 #include <stdio.h>
@@ -26,6 +26,8 @@ static const char main_help[] =
     "  gc             remove staged files of epochs that can never commit\n"
     "  check          check that a destination (file:// or s3://) can be used: put, read back,\n"
     "                 list and delete a scratch object under URL/_openetl/check/\n"
+    "  run            run a Pipeline document (--config FILE): its sources into their tables\n"
+    "  connectors     the source kinds and what each delivers (exactly, at least, at most once)\n"
     "  validate       check config documents (Destination, Pipeline, Sink; docs/config.md)\n"
     "  config-schema  print the JSON Schema of a config document kind\n"
     "\n"
@@ -50,7 +52,7 @@ struct command {
 static const struct command commands[] = {
     {"write", cli_cmd_write},     {"ls", cli_cmd_ls}, {"schema", cli_cmd_schema},
     {"recover", cli_cmd_recover}, {"gc", cli_cmd_gc}, {"check", cli_cmd_check},
-    {"validate", cli_cmd_validate}, {"config-schema", cli_cmd_config_schema},
+    {"run", cli_cmd_run}, {"connectors", cli_cmd_connectors}, {"validate", cli_cmd_validate}, {"config-schema", cli_cmd_config_schema},
 };
 
 int main(int argc, char **argv)
@@ -82,8 +84,8 @@ int main(int argc, char **argv)
     }
     if (i >= argc) {
         fprintf(stderr,
-                "%s: a command is needed (write, ls, schema, recover, gc, check, validate,\n"
-                "config-schema)\n"
+                "%s: a command is needed (write, run, ls, schema, recover, gc, check, validate,\n"
+                "config-schema, connectors)\n"
                 "Try '%s --help'.\n",
                 c.prog, c.prog);
         return CLI_EX_USAGE;

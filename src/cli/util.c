@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,4 +337,25 @@ void cli_s3_store_options(struct cli_s3 *s, struct s3l_store_options *so)
     s->opts.version = S3L_S3_STORE_OPTIONS_VERSION;
     s->opts.client = &s->cfg;
     so->s3 = &s->opts;
+}
+
+/* ---- Stopping on SIGINT and SIGTERM ---- */
+
+volatile sig_atomic_t cli_stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    cli_stop_signal = sig;
+    signal(sig, SIG_DFL);
+}
+
+void cli_catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a blocking read returns and the stop is seen */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }

@@ -144,6 +144,16 @@ void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
             fprintf(stderr, "note: %s\n", p->message ? p->message : "");
         }
         return;
+    case S3L_EVENT_STREAM_STOPPED:
+        /* The other streams go on; the run exits 4 at its end. Said even with --quiet. */
+        if (c->json) {
+            cli_emit_json(json_pack("{s:s, s:s}", "event", "stream_stopped", "message",
+                                    p->message ? p->message : ""));
+        } else {
+            cli_write_clear_progress(r);
+            fprintf(stderr, "s3land: stream stopped: %s\n", p->message ? p->message : "");
+        }
+        return;
     case S3L_EVENT_BAD_RECORD:
         if (c->json)
             cli_emit_json(json_pack("{s:s, s:s}", "event", "bad_record", "message",

@@ -117,9 +117,10 @@ static int md_commit(void *ctx, const char *json, struct s3l__commit_info *info,
     return 0;
 }
 
-static int md_reject(void *ctx, const void *raw, size_t len, const char *reason,
+static int md_reject(void *ctx, size_t input, const void *raw, size_t len, const char *reason,
                      struct s3l_error *err)
 {
+    (void)input;
     struct mem_dest *d = ctx;
     snprintf(d->rejected[d->n_rejected++], 64, "%.*s|%s", (int)len, (const char *)raw,
              strstr(reason, "offset") ? "reason ok" : "no reason");
@@ -132,8 +133,10 @@ static void md_close(void *ctx)
 }
 
 /* The grow request: records the epoch committed by then and the rows not yet committed. */
-static int md_grow(void *ctx, struct s3l_error *err)
+static int md_grow(void *ctx, size_t input, struct s3l_error *err)
 {
+    (void)input;
+    (void)err;
     struct mem_dest *d = ctx;
     d->grows++;
     d->epoch_at_grow = d->epoch;
@@ -322,7 +325,7 @@ static int run(struct s3l_pipeline_options *o, struct events *ev, struct s3l_pip
     memset(ev, 0, sizeof(*ev));
     o->report = on_report;
     o->report_ctx = ev;
-    struct s3l__runner_env env = {&mem_dest_ops, &D, ls_open, NULL, fake_clock, 1};
+    struct s3l__runner_env env = {&mem_dest_ops, &D, ls_open, NULL, fake_clock, 1, NULL, NULL, 1};
     memset(st, 0, sizeof(*st));
     int rc = s3l__runner_loop(o, &env, &pos, &fd, 1, st, side, err);
     close(fd);

@@ -164,10 +164,10 @@ static int sink(struct ex *x, json_t *spec, struct s3l_config_doc *out)
     return 0;
 }
 
-/* A path as written, or joined to the document's directory when relative. */
+/* A path as written, or joined to the document's directory when relative; "-" (stdin) as is. */
 static const char *joined(struct ex *x, const char *p)
 {
-    if (!p || p[0] == '/' || !x->dir[0])
+    if (!p || p[0] == '/' || !x->dir[0] || strcmp(p, "-") == 0)
         return copy_str(x, p);
     size_t n = strlen(x->dir) + strlen(p) + 2;
     char *r = s3l_arena_alloc(x->arena, n);

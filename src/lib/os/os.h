@@ -101,4 +101,10 @@ int s3l__os_read_file(const char *path, size_t max, struct s3l_buf *out, struct 
 int s3l__os_run(char *const argv[], size_t max, struct s3l_buf *out, struct s3l_buf *errout,
                 int *status, struct s3l_error *err);
 
+/* Calls cb(ctx, path) for each path matching the glob(7) pattern, sorted (glob(3) with
+ * GLOB_ERR); none when nothing matches. cb's non-zero result stops and is returned. S3L_EIO for
+ * a directory that cannot be read, S3L_ENOMEM. */
+int s3l__os_glob(const char *pattern, int (*cb)(void *ctx, const char *path), void *ctx,
+                 struct s3l_error *err);
+
 #endif

@@ -14,26 +14,11 @@
 
 /* ---- The run ------------------------------------------------------------------------------ */
 
-int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, const char *id,
-                  struct s3l_input_position *pos, const int *fds, size_t n,
-                  struct s3l_pipeline_stats *stats, enum s3l_pipeline_side *side,
-                  struct s3l_error *err)
+/* Opens the run's store: the S3 backend's options from the caller (run), or from the path-style,
+ * endpoint and region options. */
+static int open_store(struct s3l__run *r, const char *url, struct s3l_error *err)
 {
-    struct s3l__glue g;
-    memset(&g, 0, sizeof(g));
-    g.o = opts;
-    g.id = id;
-    g.stats = stats;
-    *side = S3L_SIDE_CONFIG;
-    int rc =
-        s3l_input_format_parse(opts->input_format ? opts->input_format : "ndjson", &g.fmt, err);
-    if (rc == 0)
-        rc = s3l_dest_table_path(opts->ns, opts->table, &g.tpath, err);
-    if (rc == 0 && opts->schema && !(g.schema = s3l_schema_copy(opts->schema)))
-        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory copying the schema");
-    if (rc)
-        goto out;
-    *side = S3L_SIDE_DESTINATION;
+    const struct s3l_pipeline_options *opts = r->o;
     struct s3l_store_options so = {0};
     so.version = S3L_STORE_OPTIONS_VERSION;
     so.create = true;
@@ -41,46 +26,120 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
     so.region = opts->region;
     struct s3l_s3_config s3c = {0};
     struct s3l_s3_store_options s3o = {0};
-    if (opts->path_style) {
+    if (opts->s3) {
+        so.s3 = opts->s3;
+    } else if (opts->path_style) {
         s3c.version = S3L_S3_CONFIG_VERSION;
         s3c.path_style = opts->path_style;
         s3o.version = S3L_S3_STORE_OPTIONS_VERSION;
         s3o.client = &s3c;
         so.s3 = &s3o;
     }
-    rc = s3l_store_open(url, &so, &g.store, err);
-    if (rc)
-        goto out;
+    return s3l_store_open(url, &so, &r->store, err);
+}
+
+/* Sets up table k of the run for the source options o. */
+static int table_init(struct s3l__run *r, size_t k, const struct s3l_pipeline_options *o,
+                      struct s3l_error *err)
+{
+    struct s3l__glue *g = &r->tables[k];
+    g->o = o;
+    g->run = r;
+    g->stats = r->stats;
+    int rc = s3l_input_format_parse(o->input_format ? o->input_format : "ndjson", &g->fmt, err);
+    if (rc == 0)
+        rc = s3l_dest_table_path(o->ns, o->table, &g->tpath, err);
+    if (rc == 0 && o->schema && !(g->schema = s3l_schema_copy(o->schema)))
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory copying the schema");
+    return rc;
+}
+
+/* Refuses inputs another pipeline landed in the same table (landed.c), table by table. */
+static int check_landed(struct s3l__run *r, const struct s3l_input_position *pos, const int *fds,
+                        size_t n, struct s3l_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n;) {
+        size_t k = r->input_table[i], j = i;
+        while (j < n && r->input_table[j] == k)
+            j++;
+        rc = s3l__check_landed_elsewhere(r->store, r->tables[k].tpath, r->id, pos + i, fds + i,
+                                         j - i, err);
+        i = j;
+    }
+    return rc;
+}
+
+/* The values ignored by every table's converters, and the tables' parts freed. */
+static void tables_free(struct s3l__run *r)
+{
+    for (size_t k = 0; r->tables && k < r->n_tables; k++) {
+        struct s3l__glue *g = &r->tables[k];
+        r->stats->values_ignored += g->ignored;
+        if (g->lanes)
+            r->stats->values_ignored += s3l__lanes_ignored(g->lanes);
+        else if (g->conv)
+            r->stats->values_ignored += s3l_converter_ignored(g->conv);
+        s3l__lanes_free(g->lanes); /* joins the workers before their sinks go away */
+        g->lanes = NULL;
+    }
+}
+
+int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run_plan *plan,
+                  const char *url, const char *id, struct s3l_input_position *pos, const int *fds,
+                  size_t n, struct s3l_pipeline_stats *stats, enum s3l_pipeline_side *side,
+                  struct s3l_error *err)
+{
+    struct s3l__run r;
+    memset(&r, 0, sizeof(r));
+    r.o = opts;
+    r.id = id;
+    r.stats = stats;
+    r.input_table = plan->input_src;
+    r.n_tables = plan->n_src;
+    *side = S3L_SIDE_CONFIG;
+    const struct s3l_pipeline_options **iopts = s3l_calloc(n ? n : 1, sizeof(*iopts));
+    r.tables = s3l_calloc(r.n_tables, sizeof(*r.tables));
+    int rc = iopts && r.tables ? 0 : s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    for (size_t k = 0; rc == 0 && k < r.n_tables; k++)
+        rc = table_init(&r, k, &plan->src[k], err);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        iopts[i] = &plan->src[plan->input_src[i]];
+    if (rc == 0) {
+        *side = S3L_SIDE_DESTINATION;
+        rc = open_store(&r, url, err);
+    }
+    for (size_t k = 0; rc == 0 && k < r.n_tables; k++)
+        r.tables[k].store = r.store;
     /* An id given by the caller is their decision; a derived one follows the inputs' paths. */
-    if (!opts->pipeline_id &&
-        (rc = s3l__check_landed_elsewhere(g.store, g.tpath, id, pos, fds, n, err)) != 0) {
+    if (rc == 0 && !opts->pipeline_id && (rc = check_landed(&r, pos, fds, n, err)) != 0) {
         /* Only the refusal (an input another pipeline landed) is about the inputs; a failure
          * listing the markers or reading a checkpoint is the store's (missing bucket, wrong
          * secret, unreachable endpoint), and keeps its own exit code. */
         *side = rc == S3L_EINVALID_INPUT ? S3L_SIDE_INPUT : S3L_SIDE_DESTINATION;
-        goto out;
     }
-    struct s3l__runner_env env = {&s3l__glue_dest_ops, &g, s3l__glue_source_open, &g,
-                                  s3l__now_ns, 0};
-    rc = s3l__runner_loop(opts, &env, pos, fds, n, stats, side, err);
-    stats->values_ignored = g.ignored;
-    if (g.lanes)
-        stats->values_ignored += s3l__lanes_ignored(g.lanes);
-    else if (g.conv)
-        stats->values_ignored += s3l_converter_ignored(g.conv);
-    s3l__lanes_free(g.lanes); /* joins the workers before their sinks go away */
-    g.lanes = NULL;
-    if (rc && g.dest)
-        s3l_dest_abort(g.dest);
-out:
-    s3l_converter_free(g.conv);
-    s3l_free(g.sinks);
-    s3l_dest_free(g.dest);
-    if (g.store)
-        s3l_store_counts(g.store, &stats->requests); /* the abort's deletes included */
-    s3l_store_free(g.store);
-    s3l_schema_free(g.schema);
-    s3l_schema_free(g.grown);
-    s3l_free(g.tpath);
+    if (rc == 0) {
+        struct s3l__runner_env env = {&s3l__glue_dest_ops, &r, s3l__glue_source_open, &r,
+                                      s3l__now_ns, 0, iopts, plan->input_src, plan->n_src};
+        rc = s3l__runner_loop(opts, &env, pos, fds, n, stats, side, err);
+        tables_free(&r);
+        if (rc && r.dest)
+            s3l_dest_abort(r.dest);
+    }
+    for (size_t k = 0; r.tables && k < r.n_tables; k++) {
+        struct s3l__glue *g = &r.tables[k];
+        s3l__lanes_free(g->lanes);
+        s3l_converter_free(g->conv);
+        s3l_free(g->sinks);
+        s3l_schema_free(g->schema);
+        s3l_schema_free(g->grown);
+        s3l_free(g->tpath);
+    }
+    s3l_dest_free(r.dest);
+    if (r.store)
+        s3l_store_counts(r.store, &stats->requests); /* the abort's deletes included */
+    s3l_store_free(r.store);
+    s3l_free(r.tables);
+    s3l_free(iopts);
     return rc;
 }

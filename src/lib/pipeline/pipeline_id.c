@@ -271,6 +271,28 @@ int s3l_pipeline_id(const char *url, const char *table_path, const char *const *
     return rc;
 }
 
+int s3l_pipeline_id_named(const char *url, const char *ns, const char *name,
+                          char out[S3L_UUID_STR_LEN + 1], struct s3l_error *err)
+{
+    if (!url || !*url || !name || !*name)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "pipeline id needs a URL and a name");
+    /* "pipeline" first: no id of an unnamed pipeline (its name starts with the URL) is equal. */
+    struct s3l_buf text;
+    s3l_buf_init(&text, SIZE_MAX / 2);
+    int rc = s3l_buf_printf(&text, "pipeline\n%s\n%s\n%s\n", url, ns ? ns : "", name);
+    uuid_t nsid, id;
+    if (rc) {
+        rc = s3l_error_set(err, rc, "out of memory computing the pipeline id");
+    } else if (uuid_parse(S3L_PIPELINE_NAMESPACE, nsid) != 0) {
+        rc = s3l_error_set(err, S3L_EINTERNAL, "bad pipeline namespace UUID");
+    } else {
+        uuid_generate_sha1(id, nsid, (const char *)text.ptr, text.len);
+        uuid_unparse_lower(id, out);
+    }
+    s3l_buf_free(&text);
+    return rc;
+}
+
 bool s3l_uuid_valid(const char *s)
 {
     if (!s || strlen(s) != S3L_UUID_STR_LEN)

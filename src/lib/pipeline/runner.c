@@ -62,7 +62,21 @@ struct loop {
     uint64_t epoch_rows; /* rows put since the last commit */
     bool dirty;          /* a position moved since the last commit */
     unsigned lane;
+    bool *drifted;             /* per stream: stopped by SCHEMA_DRIFT */
+    struct s3l_error drift;    /* the first drift's error, returned at the end */
 };
+
+/* The options of the source input i belongs to (its format and --bad-records). */
+static const struct s3l_pipeline_options *iopts(const struct loop *l, size_t i)
+{
+    return l->env->input_opts ? l->env->input_opts[i] : l->o;
+}
+
+/* The stream (table) input i feeds. */
+static size_t stream_of(const struct loop *l, size_t i)
+{
+    return l->env->input_stream ? l->env->input_stream[i] : 0;
+}
 
 static void report_requests(struct loop *l, enum s3l_pipeline_event ev, const char *message,
                             const struct s3l_store_counts *requests)
@@ -122,16 +136,17 @@ static bool epoch_due(struct loop *l, int64_t now)
            now - l->t_epoch >= l->o->commit_interval_ns;
 }
 
-/* A bad record: fail, skip or dead-letter it according to the options. */
-static int bad_record(struct loop *l, struct s3l_slice raw, struct s3l_error *err)
+/* A bad record of input i: fail, skip or dead-letter it according to its source's options. */
+static int bad_record(struct loop *l, size_t i, struct s3l_slice raw, struct s3l_error *err)
 {
-    if (l->o->bad_records == S3L_BAD_RECORDS_FAIL)
+    const struct s3l_pipeline_options *o = iopts(l, i);
+    if (o->bad_records == S3L_BAD_RECORDS_FAIL)
         return err->code;
     char reason[S3L_ERROR_MESSAGE_MAX];
     memcpy(reason, err->message, sizeof(reason));
     s3l_error_clear(err);
-    if (l->o->bad_records == S3L_BAD_RECORDS_DEAD_LETTER) {
-        int rc = l->env->dest->reject(l->env->dest_ctx, raw.ptr, raw.len, reason, err);
+    if (o->bad_records == S3L_BAD_RECORDS_DEAD_LETTER) {
+        int rc = l->env->dest->reject(l->env->dest_ctx, i, raw.ptr, raw.len, reason, err);
         if (rc)
             return rc;
     }
@@ -204,7 +219,7 @@ static int signalled(struct loop *l, size_t i, enum s3l__source_signal signal, u
         if (l->epoch_rows > 0 || l->dirty)
             rc = commit(l, err);
         if (rc == 0 && l->env->dest->grow)
-            rc = l->env->dest->grow(l->env->dest_ctx, err);
+            rc = l->env->dest->grow(l->env->dest_ctx, i, err);
     } else {
         rc = s3l_error_set(err, S3L_EINTERNAL, "input %s: a source answered signal %d",
                            l->pos[i].path, (int)signal);
@@ -264,11 +279,11 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
             break;
         } else if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE) {
             since_clock++;
-            rc = bad_record(l, raw, err);
+            rc = bad_record(l, i, raw, err);
             if (rc) {
                 /* fail: the record's error; dead-letter: the destination refused the record,
                  * or could not take it for want of a column (an error of the input). */
-                *side = l->o->bad_records == S3L_BAD_RECORDS_FAIL || rc == S3L_EINVALID_INPUT
+                *side = iopts(l, i)->bad_records == S3L_BAD_RECORDS_FAIL || rc == S3L_EINVALID_INPUT
                             ? S3L_SIDE_INPUT
                             : S3L_SIDE_DESTINATION;
                 break;
@@ -287,16 +302,43 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
 }
 
 /*
+ * Reads every input to its end, in order, skipping the inputs of a stream that drifted: a
+ * SCHEMA_DRIFT stops that stream only (its inputs keep their positions: nothing of it is in the
+ * epoch, since a table drifts when its stream opens, and a grown stream reopens only after the
+ * epoch before the growing record committed), is reported, and is returned at the end.
+ */
+static int drain_all(struct loop *l, enum s3l_pipeline_side *side, struct s3l_error *err)
+{
+    for (size_t i = 0; i < l->n && !l->st->stopped; i++) {
+        size_t s = stream_of(l, i);
+        if (l->drifted[s])
+            continue;
+        int rc = drain(l, i, side, err);
+        if (rc != S3L_ESCHEMA_DRIFT) {
+            if (rc)
+                return rc;
+            continue;
+        }
+        l->drifted[s] = true;
+        if (!l->drift.code)
+            l->drift = *err;
+        report(l, S3L_EVENT_STREAM_STOPPED, err->message);
+        s3l_error_clear(err);
+    }
+    return 0;
+}
+
+/*
  * An NDJSON or CSV file whose committed offset ends an unterminated last line (pos->mid_line)
  * and that grew since: the appended bytes must begin with a line break. Otherwise the committed
  * record was extended in place ("3,4" became "3,45"): resuming would land the rest of that line
  * as a record of its own, and re-reading it would land its start twice, so it is refused. A JSON
  * input is exempt: its records need no line ends, and a finished array is consumed to its end.
  */
-static int check_mid_line(struct loop *l, const struct s3l_input_position *p, int fd,
+static int check_mid_line(struct loop *l, size_t i, const struct s3l_input_position *p, int fd,
                           uint64_t size, struct s3l_error *err)
 {
-    const char *fmt = l->o->input_format ? l->o->input_format : "ndjson";
+    const char *fmt = iopts(l, i)->input_format ? iopts(l, i)->input_format : "ndjson";
     if (!p->replayable || !p->mid_line || size <= p->offset || strcmp(fmt, "json") == 0)
         return 0;
     char c = 0;
@@ -409,7 +451,7 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
             p->raw_size = r->raw_size;
             p->raw_done = r->raw_done;
             memcpy(p->sha256, r->sha256, sizeof(p->sha256));
-            if (have_size && (rc = check_mid_line(l, p, l->fds[i], (uint64_t)st.st_size, err)))
+            if (have_size && (rc = check_mid_line(l, i, p, l->fds[i], (uint64_t)st.st_size, err)))
                 break;
             rc = resume_csv(l, p, r, err);
         } else if (r && !p->replayable) {
@@ -433,31 +475,43 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
     return rc;
 }
 
+/* The loop's state over n inputs, its arrays allocated. S3L_ENOMEM. */
+static int loop_init(struct loop *l, const struct s3l_pipeline_options *opts,
+                     const struct s3l__runner_env *env, struct s3l_input_position *pos,
+                     const int *fds, size_t n, struct s3l_pipeline_stats *stats,
+                     struct s3l_error *err)
+{
+    memset(l, 0, sizeof(*l));
+    l->o = opts;
+    l->env = env;
+    l->pos = pos;
+    l->fds = fds;
+    l->n = n;
+    l->st = stats;
+    l->now = l->t_start = l->t_epoch = l->t_progress = env->now_ns();
+    l->clock_every = env->clock_every_rows ? env->clock_every_rows : CLOCK_EVERY_ROWS;
+    l->cur = s3l_calloc(n ? n : 1, sizeof(*l->cur));
+    l->line = s3l_calloc(n ? n : 1, sizeof(*l->line));
+    l->skip = s3l_calloc(n ? n : 1, sizeof(*l->skip));
+    l->drifted = s3l_calloc(env->n_streams ? env->n_streams : 1, sizeof(*l->drifted));
+    if (!l->cur || !l->line || !l->skip || !l->drifted) {
+        s3l_free(l->cur);
+        s3l_free(l->line);
+        s3l_free(l->skip);
+        s3l_free(l->drifted);
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory starting the pipeline");
+    }
+    return 0;
+}
+
 int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__runner_env *env,
                      struct s3l_input_position *pos, const int *fds, size_t n,
                      struct s3l_pipeline_stats *stats, enum s3l_pipeline_side *side,
                      struct s3l_error *err)
 {
     struct loop l;
-    memset(&l, 0, sizeof(l));
-    l.o = opts;
-    l.env = env;
-    l.pos = pos;
-    l.fds = fds;
-    l.n = n;
-    l.st = stats;
-    l.now = l.t_start = l.t_epoch = l.t_progress = env->now_ns();
-    l.clock_every = env->clock_every_rows ? env->clock_every_rows : CLOCK_EVERY_ROWS;
-    l.cur = s3l_calloc(n ? n : 1, sizeof(*l.cur));
-    l.line = s3l_calloc(n ? n : 1, sizeof(*l.line));
-    l.skip = s3l_calloc(n ? n : 1, sizeof(*l.skip));
-    if (!l.cur || !l.line || !l.skip) {
-        s3l_free(l.cur);
-        s3l_free(l.line);
-        s3l_free(l.skip);
-        return s3l_error_set(err, S3L_ENOMEM, "out of memory starting the pipeline");
-    }
-
+    if (loop_init(&l, opts, env, pos, fds, n, stats, err) != 0)
+        return err->code;
     char *json = NULL;
     bool pending = false, all_done = false;
     int rc = env->dest->positions(env->dest_ctx, &json, &pending, err);
@@ -480,12 +534,18 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         stats->last_epoch = recovered;
         report(&l, S3L_EVENT_RECOVERED, NULL);
     }
-    for (size_t i = 0; rc == 0 && i < n && !stats->stopped; i++)
-        rc = drain(&l, i, side, err);
+    if (rc == 0)
+        rc = drain_all(&l, side, err);
     if (rc == 0 && (l.epoch_rows > 0 || l.dirty)) {
         *side = S3L_SIDE_DESTINATION;
         l.now = env->now_ns();
         rc = commit(&l, err);
+    }
+    if (rc == 0 && l.drift.code) {
+        /* The other streams are committed; the drifted one stopped the run's success. */
+        *err = l.drift;
+        rc = l.drift.code;
+        *side = S3L_SIDE_DESTINATION;
     }
     if (rc == 0 && stats->rows == 0 && stats->rows_bad == 0 && stats->bytes_in == 0 && n == 1 &&
         !pos[0].replayable && pos[0].offset == 0 && !stats->stopped) {
@@ -507,5 +567,6 @@ out:
     s3l_free(l.cur);
     s3l_free(l.line);
     s3l_free(l.skip);
+    s3l_free(l.drifted);
     return rc;
 }

@@ -104,18 +104,19 @@ struct s3l__dest_ops {
      */
     int (*commit)(void *ctx, const char *positions_json, struct s3l__commit_info *info,
                   struct s3l_error *err);
-    /* Dead-letters a bad record with its reason; committed with the epoch. */
-    int (*reject)(void *ctx, const void *raw, size_t len, const char *reason,
+    /* Dead-letters a bad record of input `input` with its reason (into the table that input
+     * feeds); committed with the epoch. */
+    int (*reject)(void *ctx, size_t input, const void *raw, size_t len, const char *reason,
                   struct s3l_error *err);
     /* Drops what was not committed and frees ctx. */
     void (*close)(void *ctx);
     /*
-     * The source asked for schema growth (S3L__SOURCE_GROW) and the epoch before the growing
-     * record is committed: the destination takes the grown schema (later rows have its columns).
-     * May be NULL (a destination whose sources never grow). Store errors, S3L_ESCHEMA_DRIFT,
-     * S3L_ENOMEM.
+     * The source of input `input` asked for schema growth (S3L__SOURCE_GROW) and the epoch
+     * before the growing record is committed: the table that input feeds takes the grown schema
+     * (later rows have its columns). May be NULL (a destination whose sources never grow). Store
+     * errors, S3L_ESCHEMA_DRIFT (that table stops; the others go on), S3L_ENOMEM.
      */
-    int (*grow)(void *ctx, struct s3l_error *err);
+    int (*grow)(void *ctx, size_t input, struct s3l_error *err);
 };
 
 /* The sources and destination of a run, provided by glue.c (or by a test). */
@@ -133,6 +134,18 @@ struct s3l__runner_env {
     void *source_ctx;
     int64_t (*now_ns)(void);   /* a monotonic clock; tests replace it */
     unsigned clock_every_rows; /* read the clock every this many rows; 0: 64 */
+    /*
+     * Per input: the options of the source it belongs to (its format and --bad-records), or
+     * NULL: the run's options for every input.
+     */
+    const struct s3l_pipeline_options *const *input_opts;
+    /*
+     * Per input: the stream (table) it feeds, 0 .. n_streams-1, or NULL: one stream. A stream
+     * whose table drifts (S3L_ESCHEMA_DRIFT) stops, its inputs keep their positions, and the
+     * others go on; the run then fails with the first drift's error at its end.
+     */
+    const size_t *input_stream;
+    size_t n_streams;
 };
 
 /*
@@ -147,12 +160,41 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
 
 /*
  * Runs the pipeline over opened inputs with the real sources and destination (glue.c): url is
- * canonical, id the pipeline id. Called by s3l_pipeline_run.
+ * canonical, id the pipeline id, plan the sources (one table each) and which input is whose.
+ * Called by s3l_pipeline_run.
  */
-int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, const char *id,
-                  struct s3l_input_position *pos, const int *fds, size_t n,
+struct s3l__run_plan {
+    const struct s3l_pipeline_options *src; /* per source: its options (s3l__run_sources) */
+    size_t n_src;
+    const size_t *input_src; /* per input: its source */
+};
+int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run_plan *plan,
+                  const char *url, const char *id, struct s3l_input_position *pos, const int *fds,
+                  size_t n,
                   struct s3l_pipeline_stats *stats, enum s3l_pipeline_side *side,
                   struct s3l_error *err);
+
+/*
+ * The delivery gate (delivery.c): S3L_EINVALID_CONFIG for a source of an unknown kind, or when
+ * opts->delivery_require is set and an input's source kind (its own, or by the input: files,
+ * stdin, pipe) delivers less, naming the source, its kind and level and the setting that accepts
+ * it. Reads nothing.
+ */
+int s3l__delivery_gate(const struct s3l_pipeline_options *opts,
+                       const struct s3l__run_plan *plan, const struct s3l_input_position *pos,
+                       size_t n, struct s3l_error *err);
+
+/*
+ * The sources of a run: opts->sources, or for a run without them (write) one source made of the
+ * run's own table, inputs and input settings. Each source's options (the run's, with the
+ * source's table, format, schema and settings) go into *src_opts (n_src of them, s3l_free), the
+ * inputs of all sources, in order, into *inputs (s3l_free; the strings are borrowed) with each
+ * one's source in *input_src (s3l_free). S3L_ENOMEM.
+ */
+int s3l__run_sources(const struct s3l_pipeline_options *opts,
+                     struct s3l_pipeline_options **src_opts, size_t *n_src,
+                     const char ***inputs, size_t **input_src, size_t *n_inputs,
+                     struct s3l_error *err);
 
 /*
  * Refuses (S3L_EINVALID_INPUT, naming the input, the other pipeline and how to go on) an input
@@ -182,29 +224,44 @@ struct s3l_store;
 struct s3l__lanes;
 
 /*
- * What the parts of one run share: the table side (table.c) owns the destination, the stream,
- * the converter, the lane sinks and the lanes, and the schema they were opened with; the source
- * side (source.c) converts records into them; schema growth (growth.c) decides the schema and
- * leaves a grown one in `grown` for the table side to take when the runner asks it to grow.
+ * One table of a run (one per source): the table side (table.c) owns its stream, the converter,
+ * the lane sinks and the lanes, and the schema they were opened with; the source side
+ * (source.c) converts records into them; schema growth (growth.c) decides the schema and leaves
+ * a grown one in `grown` for the table side to take when the runner asks it to grow. o is the
+ * source's options (the run's, with the source's table, format, schema and input settings).
  */
 struct s3l__glue {
     const struct s3l_pipeline_options *o;
-    const char *id;
+    struct s3l__run *run;
     char *tpath;
-    struct s3l_store *store;
-    struct s3l_dest *dest;
-    struct s3l_dest_stream *stream;
+    struct s3l_store *store;       /* run->store */
+    struct s3l_dest_stream *stream; /* NULL until opened, and after the table drifted */
     struct s3l_schema *schema; /* the schema of the stream, owned */
     struct s3l_converter *conv;
     struct s3l_row_sink *sinks; /* per lane */
     enum s3l_input_format fmt;
-    uint64_t bytes0; /* store->bytes_written at the last commit */
-    bool saw_pending;
     struct s3l__lanes *lanes; /* worker threads when lanes > 1, else NULL (convert inline) */
-    struct s3l_pipeline_stats *stats;
+    struct s3l_pipeline_stats *stats; /* run->stats */
     bool grow;                /* the schema was inferred: new keys with values add columns */
     struct s3l_schema *grown; /* the schema the table side takes at the next grow request */
     uint64_t ignored;         /* values ignored by converters already freed */
+};
+
+/*
+ * A run: the store and the one destination all its tables share (one checkpoint, one commit per
+ * epoch for every stream), and its tables. input_table maps each input to its table.
+ */
+struct s3l__run {
+    const struct s3l_pipeline_options *o; /* the run's: destination, epochs, report, stop */
+    const char *id;
+    struct s3l_store *store;
+    struct s3l_dest *dest;
+    uint64_t bytes0; /* store->bytes_written at the last commit */
+    bool saw_pending;
+    struct s3l_pipeline_stats *stats;
+    struct s3l__glue *tables;
+    size_t n_tables;
+    const size_t *input_table;
 };
 
 /* The table side's answers to the runner (table.c). */
@@ -247,7 +304,8 @@ int s3l__glue_schema_from_record(struct s3l__glue *g, bool *found, struct s3l_er
 int s3l__glue_check_growth(struct s3l__glue *g, const struct s3l_record *rec,
                            struct s3l_error *err);
 
-/* Opens a source over input i for g (source.c): the signature of s3l__runner_env.source_open. */
+/* Opens a source over input i for its table of run ctx (a struct s3l__run; source.c): the
+ * signature of s3l__runner_env.source_open. */
 int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
                           uint64_t offset, uint64_t skip, struct s3l__source **out,
                           struct s3l_error *err);

@@ -688,8 +688,8 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
                           uint64_t offset, uint64_t skip, struct s3l__source **out,
                           struct s3l_error *err)
 {
-    (void)i;
-    struct s3l__glue *g = ctx;
+    struct s3l__run *r = ctx;
+    struct s3l__glue *g = &r->tables[r->input_table[i]];
     struct source *s = s3l_calloc(1, sizeof(*s));
     if (!s)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory opening %s", pos->path);
@@ -719,6 +719,7 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     ro.format = g->fmt;
     ro.name = strcmp(pos->path, "-") == 0 ? "stdin" : pos->path; /* a FIFO or device by name */
     ro.max_record_bytes = g->o->max_record_size;
+    ro.csv_delimiter = g->o->csv_delimiter;
     ro.start_offset = pos->replayable ? offset : skip;
     ro.resume = !pos->replayable && offset > 0; /* a stream resent from after a record */
     ro.start_line = pos->line; /* line numbers go on where the last commit left them */

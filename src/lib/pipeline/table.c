@@ -20,10 +20,10 @@ bool s3l__glue_need_raw(const struct s3l__glue *g)
     return g->o->bad_records == S3L_BAD_RECORDS_DEAD_LETTER || g->fmt != S3L_INPUT_NDJSON;
 }
 
-/* Opens (or reopens, after the schema grew) the destination for this pipeline. */
-static int open_dest(struct s3l__glue *g, struct s3l_error *err)
+/* Opens (or reopens, after a schema grew) the destination for this pipeline. */
+static int open_dest(struct s3l__run *r, struct s3l_error *err)
 {
-    const struct s3l_pipeline_options *o = g->o;
+    const struct s3l_pipeline_options *o = r->o;
     struct s3l_pq_options pq;
     s3l_pq_options_init(&pq);
     pq.codec = o->codec;
@@ -33,13 +33,13 @@ static int open_dest(struct s3l__glue *g, struct s3l_error *err)
     pq.row_group_rows = o->row_group_rows;
     struct s3l_dest_options d = {0};
     d.version = S3L_DEST_OPTIONS_VERSION;
-    d.pipeline_id = g->id;
+    d.pipeline_id = r->id;
     d.file_size = o->file_size;
     d.lanes = o->lanes;
     d.allow_type_changes = o->allow_type_changes;
     d.parquet = &pq;
     d.memory = o->memory;
-    return s3l_dest_open(g->store, &d, &g->dest, err);
+    return s3l_dest_open(r->store, &d, &r->dest, err);
 }
 
 /*
@@ -52,61 +52,65 @@ static int open_dest(struct s3l__glue *g, struct s3l_error *err)
  */
 static int t_positions(void *ctx, char **json, bool *pending, struct s3l_error *err)
 {
-    struct s3l__glue *g = ctx;
+    struct s3l__run *r = ctx;
     *json = NULL;
     *pending = false;
-    int rc = open_dest(g, err);
+    int rc = open_dest(r, err);
     if (rc)
         return rc;
-    g->saw_pending = s3l_dest_recovered(g->dest) != 0; /* no second read of the checkpoint */
-    *pending = g->saw_pending; /* committed by now; the runner reports it */
-    g->stats->last_epoch = s3l_dest_committed_epoch(g->dest); /* also when nothing is new */
-    const char *state = s3l_dest_state(g->dest);
+    r->saw_pending = s3l_dest_recovered(r->dest) != 0; /* no second read of the checkpoint */
+    *pending = r->saw_pending; /* committed by now; the runner reports it */
+    r->stats->last_epoch = s3l_dest_committed_epoch(r->dest); /* also when nothing is new */
+    const char *state = s3l_dest_state(r->dest);
     if (state && !(*json = s3l_strdup(state)))
         return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the checkpoint");
-    g->bytes0 = g->store->bytes_written;
+    r->bytes0 = r->store->bytes_written;
     return 0;
 }
 
 static int t_start(void *ctx, uint64_t *recovered, struct s3l_error *err)
 {
     (void)err;
-    struct s3l__glue *g = ctx;
-    *recovered = g->saw_pending ? s3l_dest_committed_epoch(g->dest) : 0;
+    struct s3l__run *r = ctx;
+    *recovered = r->saw_pending ? s3l_dest_committed_epoch(r->dest) : 0;
     return 0;
 }
 
 static int t_commit(void *ctx, const char *positions_json, struct s3l__commit_info *info,
                     struct s3l_error *err)
 {
-    struct s3l__glue *g = ctx;
+    struct s3l__run *r = ctx;
     struct s3l_dest_commit_info ci;
     memset(&ci, 0, sizeof(ci));
-    if (g->lanes) {
+    for (size_t k = 0; k < r->n_tables; k++) {
+        struct s3l__glue *g = &r->tables[k];
+        if (!g->lanes)
+            continue;
         /* Every row the positions cover must be in the lanes' files before the commit point. */
         uint64_t bad = 0;
         int rc = s3l__lanes_barrier(g->lanes, &bad, err);
-        g->stats->rows -= bad;
-        g->stats->rows_bad += bad;
+        r->stats->rows -= bad;
+        r->stats->rows_bad += bad;
         if (rc)
             return rc;
     }
-    int rc = s3l_dest_commit(g->dest, positions_json, &ci, err);
+    int rc = s3l_dest_commit(r->dest, positions_json, &ci, err);
     if (rc)
         return rc;
     info->epoch = ci.epoch;
     info->files = ci.files;
     info->rows = ci.rows;
     info->requests = ci.requests;
-    info->bytes = g->store->bytes_written - g->bytes0;
-    g->bytes0 = g->store->bytes_written;
+    info->bytes = r->store->bytes_written - r->bytes0;
+    r->bytes0 = r->store->bytes_written;
     return 0;
 }
 
-static int t_reject(void *ctx, const void *raw, size_t len, const char *reason,
+static int t_reject(void *ctx, size_t input, const void *raw, size_t len, const char *reason,
                     struct s3l_error *err)
 {
-    struct s3l__glue *g = ctx;
+    struct s3l__run *r = ctx;
+    struct s3l__glue *g = &r->tables[r->input_table[input]];
     int rc = s3l__glue_ensure_stream(g, err);
     if (rc == S3L_EINVALID_INPUT && g->schema && g->schema->n_fields == 0) {
         /* A bad record before any record gave a column (every sampled record bad): its dead
@@ -123,19 +127,12 @@ static int t_reject(void *ctx, const void *raw, size_t len, const char *reason,
 
 static void t_close(void *ctx)
 {
-    (void)ctx; /* the glue is torn down by s3l__glue_run */
+    (void)ctx; /* the run is torn down by s3l__glue_run */
 }
 
-/*
- * The runner committed the epoch before the record that brought new columns: the destination is
- * reopened with the grown schema (g->grown), whose new stream records the added columns in the
- * table's schema record; the files of later epochs have them.
- */
-static int t_grow(void *ctx, struct s3l_error *err)
+/* Frees a table's stream parts (its lanes first: they feed its sinks), keeping its schema. */
+static void close_stream(struct s3l__glue *g)
 {
-    struct s3l__glue *g = ctx;
-    if (!g->grown)
-        return 0;
     s3l__lanes_free(g->lanes);
     g->lanes = NULL;
     if (g->conv)
@@ -144,14 +141,40 @@ static int t_grow(void *ctx, struct s3l_error *err)
     g->conv = NULL;
     s3l_free(g->sinks);
     g->sinks = NULL;
-    s3l_dest_free(g->dest);
-    g->dest = NULL;
     g->stream = NULL;
-    s3l_schema_free(g->schema);
-    g->schema = g->grown;
-    g->grown = NULL;
-    int rc = open_dest(g, err);
-    return rc ? rc : s3l__glue_open_stream(g, err);
+}
+
+/*
+ * The runner committed the epoch before the record that brought new columns to the table of
+ * `input`: the destination is reopened (a stream's schema is fixed while it is open), the other
+ * tables' streams as they were, then that table's with the grown schema (g->grown), whose new
+ * stream records the added columns in the table's schema record; the files of later epochs have
+ * them. A drift met reopening it stops that table only (its stream stays closed).
+ */
+static int t_grow(void *ctx, size_t input, struct s3l_error *err)
+{
+    struct s3l__run *r = ctx;
+    struct s3l__glue *grown = &r->tables[r->input_table[input]];
+    if (!grown->grown)
+        return 0;
+    bool *open = s3l_calloc(r->n_tables, sizeof(*open));
+    if (!open)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory growing table %s", grown->tpath);
+    for (size_t k = 0; k < r->n_tables; k++) {
+        open[k] = r->tables[k].stream != NULL;
+        close_stream(&r->tables[k]);
+    }
+    s3l_dest_free(r->dest);
+    r->dest = NULL;
+    s3l_schema_free(grown->schema);
+    grown->schema = grown->grown;
+    grown->grown = NULL;
+    int rc = open_dest(r, err);
+    for (size_t k = 0; rc == 0 && k < r->n_tables; k++)
+        if (open[k] && &r->tables[k] != grown)
+            rc = s3l__glue_open_stream(&r->tables[k], err);
+    s3l_free(open);
+    return rc ? rc : s3l__glue_open_stream(grown, err);
 }
 
 const struct s3l__dest_ops s3l__glue_dest_ops = {t_positions, t_start, t_commit,
@@ -189,7 +212,7 @@ int s3l__glue_open_stream(struct s3l__glue *g, struct s3l_error *err)
                              "name a column (not empty, without NUL) has a non-null value; "
                              "declare the schema with --schema",
                              g->tpath);
-    int rc = s3l_dest_stream(g->dest, g->o->ns, g->o->table, g->schema, &g->stream, err);
+    int rc = s3l_dest_stream(g->run->dest, g->o->ns, g->o->table, g->schema, &g->stream, err);
     if (rc == 0)
         rc = s3l_converter_new(g->schema, NULL, &g->conv, err);
     unsigned lanes = g->o->lanes ? g->o->lanes : 1;

@@ -307,14 +307,18 @@ static int set_credentials(struct s3l_s3_client *c, const struct s3l_s3_config *
 static int set_where(struct s3l_s3_client *c, const struct s3l_s3_config *cfg,
                      struct s3l_error *err)
 {
-    const char *region = cfg->region ? cfg->region : first_env("AWS_REGION", "AWS_DEFAULT_REGION");
+    bool env = !cfg->ignore_environment;
+    const char *region = cfg->region ? cfg->region
+                         : env       ? first_env("AWS_REGION", "AWS_DEFAULT_REGION")
+                                     : NULL;
     if (!region)
         region = "us-east-1";
     if (!*region || strlen(region) >= 64 || strpbrk(region, "/ \t\r\n"))
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "region \"%.64s\" is not valid", region);
     int rc = dup_opt(&c->region, region);
     const char *ep = cfg->endpoint ? cfg->endpoint
-                                   : first_env("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL");
+                     : env         ? first_env("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+                                   : NULL;
     if (rc == 0 && ep) {
         rc = parse_endpoint(c, ep, err);
         c->path_style = cfg->path_style >= 0;
