@@ -389,7 +389,6 @@ struct s3l_pipeline_options {
     size_t infer_rows;             /* records sampled for inference; default 1,000 (fewer
                                       once their copies pass min(memory / 2, 16 MiB)) */
     bool nested_as_json;           /* inference: objects and arrays become json text columns */
-    char csv_delimiter;            /* CSV: the field separator; 0: detected from the header */
     s3l_pipeline_report_cb report; /* may be NULL */
     void *report_ctx;
     /* stdin (any input that cannot be replayed): the offset, in the original stream, of its first

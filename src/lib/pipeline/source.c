@@ -719,7 +719,6 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     ro.format = g->fmt;
     ro.name = strcmp(pos->path, "-") == 0 ? "stdin" : pos->path; /* a FIFO or device by name */
     ro.max_record_bytes = g->o->max_record_size;
-    ro.csv_delimiter = g->o->csv_delimiter;
     ro.start_offset = pos->replayable ? offset : skip;
     ro.resume = !pos->replayable && offset > 0; /* a stream resent from after a record */
     ro.start_line = pos->line; /* line numbers go on where the last commit left them */
