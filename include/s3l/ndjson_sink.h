@@ -220,7 +220,8 @@ int s3l_sink_prepare(struct s3l_sink *s, uint64_t ckpt, uint8_t **out, size_t *o
  * its parts or not at all. Errors (the sink stays usable; the engine fails the job and
  * recovery commits again): the store's, naming the key and the checkpoint; S3L_ENOT_FOUND when
  * the upload is gone and no object is at the key; S3L_ECONFLICT when the object at the key is
- * not this upload's. Needs a store with staged uploads (else S3L_EUNSUPPORTED).
+ * not this upload's; S3L_ECORRUPT for a multipart committable without an upload token (nothing
+ * could settle a repeated complete). Needs a store with staged uploads (else S3L_EUNSUPPORTED).
  */
 int s3l_sink_commit(struct s3l_sink *s, const uint8_t *data, size_t len, struct s3l_error *err);
 

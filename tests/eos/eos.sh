@@ -8,7 +8,8 @@
 # Scenarios:
 #   clean          one run; the final commit is waited for before the process exits
 #   kill_random    SIGKILL at a random moment during part uploads (after a random number of
-#                  UploadParts seen by the proxy; on file:// after a random delay), then a rerun
+#                  UploadParts seen by the proxy; on file:// once a random number of MiB are
+#                  written), then a rerun
 #   after_prepare  killed at the named point after_prepare of checkpoint 2, then a rerun
 #   before_commit  killed at before_commit of checkpoint 2 (its committable checkpointed)
 #   mid_complete   killed at mid_complete of checkpoint 2 (the store completed, the answer lost)
@@ -180,9 +181,13 @@ kill_random)
             sleep 0.02
         done
     else
-        ms=$((RANDOM % 3000)) # a clean file:// run takes a few seconds
-        echo "# kill after $ms ms"
-        sleep "$(awk -v m="$ms" 'BEGIN { print m / 1000 }')"
+        mib=$((RANDOM % 30 + 1)) # of the 36 MB written in all
+        echo "# kill once $mib MiB are written (temp, staged and published files)"
+        for _ in $(seq 1 1500); do
+            n=$(find "$lake" -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+            [ "$n" -ge $((mib << 20)) ] && break
+            sleep 0.02
+        done
     fi
     kill -9 "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null

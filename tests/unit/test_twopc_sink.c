@@ -302,6 +302,17 @@ static void abort_drops(void **state)
     assert_int_equal(s3l_sink_commit(s, c, n, &err), S3L_ENOT_FOUND);
     assert_non_null(strstr(err.message, d.key));
     assert_int_equal(count_dir("a", NULL), 0);
+    /* A multipart committable without a token cannot be settled: refused, nothing done. */
+    char *tok = d.token;
+    d.token = NULL;
+    uint8_t *nt = NULL;
+    size_t nn = 0;
+    assert_int_equal(s3l_committable_encode(&d, &nt, &nn, NULL), 0);
+    d.token = tok;
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_sink_commit(s, nt, nn, &err), S3L_ECORRUPT);
+    assert_non_null(strstr(err.message, "no upload token"));
+    s3l_free(nt);
     /* The sink goes on: the next interval commits. */
     size_t n2;
     uint8_t *c2 = interval(s, 10, recs3, 3, &n2);

@@ -145,8 +145,13 @@ int s3l__twopc_prepare(struct s3l_sink *s, uint64_t ckpt, uint8_t **out, size_t 
 
 int s3l__twopc_commit(struct s3l_sink *s, const struct s3l_committable *c, struct s3l_error *err)
 {
+    if (!c->token) /* the sink always makes one: without it a HEAD could not settle anything */
+        return s3l_error_set(err, S3L_ECORRUPT,
+                             "sink: the committable of checkpoint %llu ('%s') has no upload "
+                             "token, so a repeated complete could not be settled; refused",
+                             (unsigned long long)c->checkpoint, c->key);
     struct s3l_staged st = {.upload_id = c->upload_id,
-                            .token = c->token ? c->token : "",
+                            .token = c->token,
                             .size = c->bytes,
                             .n_parts = c->n_parts};
     st.parts = s3l_calloc(c->n_parts ? c->n_parts : 1, sizeof(*st.parts));
