@@ -17,10 +17,10 @@
  *
  * Sinks: the rolling text sink (S3L_SINK_AT_MOST_ONCE, `s3_text_sink`) puts a part object each
  * time its buffer reaches rollover_bytes and at close; its committables are empty. The
- * two-phase sink (S3L_SINK_EXACTLY_ONCE, `s3_2pc_string_sink`, one multipart upload per
- * checkpoint interval) is not built yet: s3l_sink_open refuses it with S3L_EUNSUPPORTED, and so
- * does s3l_sink_commit for a multipart committable. The committable codec below already carries
- * everything it needs (key, UploadId, token, parts with ETags and sizes, counts).
+ * two-phase sink (S3L_SINK_EXACTLY_ONCE, `s3_2pc_string_sink`) writes one object per (subtask,
+ * checkpoint) as a staged upload of the store (s3l/sys/store.h; S3: a multipart upload whose
+ * parts stream as they fill), made visible only by s3l_sink_commit of the committable prepare
+ * returned, from this process or from one the engine restored from its checkpoint.
  *
  * Thread safety: one sink is used by one thread at a time. Every error is also in err (may be
  * NULL), naming the key, the record or the byte at fault; messages never hold credentials.
@@ -115,10 +115,11 @@ void s3l_committable_cleanup(struct s3l_committable *c);
 
 enum s3l_sink_delivery {
     S3L_SINK_AT_MOST_ONCE = 0, /* the rolling text sink */
-    S3L_SINK_EXACTLY_ONCE = 1, /* the two-phase sink (not built yet: S3L_EUNSUPPORTED) */
+    S3L_SINK_EXACTLY_ONCE = 1, /* the two-phase sink */
 };
 
 #define S3L_SINK_ROLLOVER_DEFAULT (16u << 20) /* 16 MiB, the seed's rollover_bytes default */
+#define S3L_SINK_PART_DEFAULT     (5u << 20)  /* 5 MiB: S3's minimum part, the seed's default */
 
 /* Options of s3l_sink_open. Zero-initialise, then set version, store and what differs. */
 struct s3l_sink_options {
@@ -137,8 +138,14 @@ struct s3l_sink_options {
     uint32_t subtask;             /* this sink's index, 0 .. parallelism - 1 */
     uint32_t parallelism;         /* subtasks of the job (0 or 1: names without sub<i>-) */
     /* The engine restores this sink from a checkpoint: the text sink lists its own parts
-     * (needs s3:ListBucket) and numbers new ones after the highest. */
+     * (needs s3:ListBucket) and numbers new ones after the highest. The two-phase sink needs
+     * nothing: the engine commits the committables its checkpoint holds. */
     bool restore;
+    /* Two-phase sink: bytes of every part but the last of an interval's upload (0: 5 MiB; at
+     * least 5 MiB, S3's minimum, else S3L_EINVALID_CONFIG at open). Memory is about part_size
+     * x (the client's parts in flight + 1), whatever the interval's size; an interval holds at
+     * most part_size x 10,000 bytes (S3's part limit). */
+    uint64_t part_size;
 };
 
 struct s3l_sink;
@@ -146,18 +153,24 @@ struct s3l_sink;
 /*
  * Opens a sink. *out is freed with s3l_sink_free. The text sink, with restore set, lists
  * `<key_prefix>/part-` (or `sub<i>-part-`) and numbers its next part after the highest found.
+ * The two-phase sink takes its run id here: the time in ms since the epoch, 13 digits, then 8
+ * random hex digits, so its objects `<key_prefix>/sub<N>-<run>-<ckpt>.ndjson` sort by run and a
+ * later run never meets an earlier run's object, even for a checkpoint id used again.
  * Errors: S3L_EINVALID_ARGUMENT for a NULL out, opts or store, a wrong version;
- * S3L_EINVALID_CONFIG for subtask >= parallelism or a key prefix the store's key rules refuse;
- * S3L_EUNSUPPORTED for S3L_SINK_EXACTLY_ONCE (not built yet) or a store without put-if-absent;
- * the store's errors of list (restore); S3L_ENOMEM.
+ * S3L_EINVALID_CONFIG for subtask >= parallelism, a key prefix the store's key rules refuse, a
+ * part_size under 5 MiB (two-phase); S3L_EUNSUPPORTED for a text sink on a store without
+ * put-if-absent or a two-phase sink on one without staged uploads (S3L_STORE_CAP_STAGED); the
+ * store's errors of list (restore); S3L_EINTERNAL when no random bytes come; S3L_ENOMEM.
  */
 int s3l_sink_open(const struct s3l_sink_options *opts, struct s3l_sink **out,
                   struct s3l_error *err);
 
 /*
  * Announces the checkpoint interval ckpt, before its first record. The text sink only records
- * it (its part names do not depend on it). S3L_ESTATE after a failure or when an interval is
- * already begun and not prepared.
+ * it (its part names do not depend on it); the two-phase sink names the interval's object by it
+ * (the upload starts at the first record, so an empty interval makes no upload). S3L_ESTATE
+ * after a failure or when an interval is already begun and not prepared; S3L_EINVALID_CONFIG
+ * when the key would pass 1024 bytes.
  */
 int s3l_sink_begin(struct s3l_sink *s, uint64_t ckpt, struct s3l_error *err);
 
@@ -184,9 +197,13 @@ int s3l_sink_poll(struct s3l_sink *s, struct s3l_error *err);
 /*
  * Ends the interval ckpt (the one begin announced) and returns its committable as bytes in
  * *out (s3l_free), encoded by s3l_committable_encode. The text sink flushes nothing and returns
- * an empty committable (kind S3L_COMMITTABLE_EMPTY): it has no barrier hook. S3L_ESTATE when no
- * interval is begun or after a failure; S3L_EINVALID_ARGUMENT when ckpt is not the begun one;
- * S3L_ENOMEM.
+ * an empty committable (kind S3L_COMMITTABLE_EMPTY): it has no barrier hook. The two-phase sink
+ * stages the interval's upload (its last parts sent, every part waited for, nothing visible)
+ * and returns a multipart committable (key, upload id, token, parts, records, bytes), or an empty
+ * one for an interval without records (no object, no upload); then it announces the protocol
+ * point "after_prepare" (s3l_store_event). A staging error fails the sink. S3L_ESTATE when no
+ * interval is begun or after a failure; S3L_EINVALID_ARGUMENT when ckpt is not the begun one
+ * (nothing is done: the interval stays begun); S3L_ENOMEM.
  */
 int s3l_sink_prepare(struct s3l_sink *s, uint64_t ckpt, uint8_t **out, size_t *out_len,
                      struct s3l_error *err);
@@ -194,8 +211,17 @@ int s3l_sink_prepare(struct s3l_sink *s, uint64_t ckpt, uint8_t **out, size_t *o
 /*
  * Commits a committable prepare returned (this run's, or an earlier run's restored from the
  * engine's checkpoint). Decoded whole first: S3L_ECORRUPT as s3l_committable_decode, with
- * nothing done. An empty committable is done at once (0). A multipart one is
- * S3L_EUNSUPPORTED until the two-phase sink exists.
+ * nothing done. An empty committable is done at once (0). A multipart one: the point
+ * "before_commit" is announced, then the store completes the staged upload
+ * (s3l_store_staged_complete; S3: CompleteMultipartUpload, never abandoned for a client-side
+ * timeout), idempotently: a repeated commit, or one whose first attempt's answer was lost, is
+ * settled by a HEAD of the key whose upload token and size must be the committable's (a
+ * NoSuchUpload, a 5xx, RGW's 200 with an empty ETag). The object is published whole with all
+ * its parts or not at all. Errors (the sink stays usable; the engine fails the job and
+ * recovery commits again): the store's, naming the key and the checkpoint; S3L_ENOT_FOUND when
+ * the upload is gone and no object is at the key; S3L_ECONFLICT when the object at the key is
+ * not this upload's; S3L_ECORRUPT for a multipart committable without an upload token (nothing
+ * could settle a repeated complete). Needs a store with staged uploads (else S3L_EUNSUPPORTED).
  */
 int s3l_sink_commit(struct s3l_sink *s, const uint8_t *data, size_t len, struct s3l_error *err);
 
@@ -216,22 +242,27 @@ int s3l_sink_commit_group(struct s3l_sink *s, const struct s3l_committable_bytes
                           size_t *done, struct s3l_error *err);
 
 /*
- * Drops a committable the engine abandons (AbortMultipartUpload for a multipart one, once the
- * two-phase sink exists: S3L_EUNSUPPORTED until then). An empty one: nothing to do (0).
- * S3L_ECORRUPT as s3l_committable_decode, with nothing done.
+ * Drops a committable the engine abandons: a multipart one's upload is aborted
+ * (s3l_store_staged_abort; S3: AbortMultipartUpload); one already gone (aborted before,
+ * completed) is success, so an abandoned checkpoint never fails the job. An empty one: nothing
+ * to do (0). S3L_ECORRUPT as s3l_committable_decode, with nothing done; the store's other errors.
  */
 int s3l_sink_abort(struct s3l_sink *s, const uint8_t *data, size_t len, struct s3l_error *err);
 
 /*
  * Ends the stream: the text sink puts what it buffers (as at a rollover; nothing when empty).
- * Errors as s3l_sink_write's puts; S3L_ESTATE after a failure. The sink must still be freed.
+ * Errors as s3l_sink_write's puts; S3L_ESTATE after a failure. The two-phase sink has nothing
+ * to put (the engine prepares and commits the last interval first): S3L_ESTATE when an interval
+ * holds records not prepared. The sink must still be freed.
  */
 int s3l_sink_close(struct s3l_sink *s, struct s3l_error *err);
 
-/* What the sink has done: records written, part objects put, their bytes. NULL fields skipped. */
+/* What the sink has done: records written, part objects put (two-phase: parts staged) and
+ * their bytes. NULL fields skipped. */
 void s3l_sink_stats(const struct s3l_sink *s, uint64_t *records, uint64_t *parts, uint64_t *bytes);
 
-/* Frees the sink; buffered records that close did not put are dropped. NULL is a no-op. */
+/* Frees the sink; buffered records that close did not put are dropped (the two-phase sink
+ * aborts an unprepared interval's upload). NULL is a no-op. */
 void s3l_sink_free(struct s3l_sink *s);
 
 #endif

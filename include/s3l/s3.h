@@ -330,6 +330,46 @@ int s3l_s3_upload_commit(struct s3l_s3_upload *u, size_t n, struct s3l_error *er
 int s3l_s3_upload_publish(struct s3l_s3_upload *u, struct s3l_s3_object *out,
                           struct s3l_error *err);
 
+/*
+ * A staged upload (s3l_s3_upload_stage): a multipart upload with every part sent and none
+ * completed. upload_id (owned: s3l_free), token (the x-amz-meta-s3land-upload value it was
+ * created with), parts[n_parts] (owned: s3l_free; ETags unquoted) and size (bytes, the parts'
+ * sum) are all s3l_s3_complete_staged needs, in this process or another.
+ */
+struct s3l_s3_staged {
+    char *upload_id;
+    char token[33];
+    struct s3l_s3_part *parts;
+    size_t n_parts;
+    uint64_t size;
+};
+
+/*
+ * Ends u without publishing: the last parts are sent (a multipart upload is created even for
+ * one small part: never a PutObject), every part waited for, and the upload left pending; *out
+ * (zeroed first) gets what completes it. Frees u whatever the outcome (on failure the upload is
+ * aborted). Errors: u's earlier failure; S3L_EINVALID_ARGUMENT for 0 bytes written (S3 needs a
+ * part); UploadPart's and CreateMultipartUpload's errors; S3L_ENOMEM.
+ */
+int s3l_s3_upload_stage(struct s3l_s3_upload *u, struct s3l_s3_staged *out,
+                        struct s3l_error *err);
+
+/*
+ * Completes a staged upload of bucket/key, idempotently, as s3l_s3_upload_publish settles a
+ * Complete: CompleteMultipartUpload with parts[n] (no low-speed timeout: a slow store is waited
+ * for), and when it answers NoSuchUpload (AWS, after an earlier Complete), 5xx after the retries
+ * (Ceph RGW, also for made-up upload ids) or 200 with an empty ETag (RGW's answer to a repeated
+ * Complete), a HEAD of the key decides: done when the object carries token in
+ * x-amz-meta-s3land-upload and is size bytes (never an ETag computed from the parts: not an MD5
+ * under SSE-KMS). Otherwise: S3L_ENOT_FOUND when the upload is gone and no object is at the
+ * key, S3L_ECONFLICT when the object there is not this upload's, or the Complete's own error;
+ * every message names the key.
+ */
+int s3l_s3_complete_staged(struct s3l_s3_client *c, const char *bucket, const char *key,
+                           const char *upload_id, const char *token, uint64_t size,
+                           const struct s3l_s3_part *parts, size_t n, struct s3l_s3_object *out,
+                           struct s3l_error *err);
+
 /* Abandons the upload (AbortMultipartUpload when one was created) and frees u. NULL: no-op. */
 void s3l_s3_upload_abort(struct s3l_s3_upload *u);
 

@@ -27,6 +27,7 @@ static struct {
 struct cs {
     struct s3l_store base;
     struct s3l_store *inner;
+    struct s3l_store_ops ops; /* cs_ops with the inner store's capabilities */
 };
 
 struct cu {
@@ -53,7 +54,8 @@ static int step(const char *op, const char *key, struct s3l_error *err)
     uint64_t n = __atomic_add_fetch(&g.ops, 1, __ATOMIC_SEQ_CST);
     if (n < sizeof(g.mutates))
         g.mutates[n] = strcmp(op, "upload_publish") == 0 || strcmp(op, "put") == 0 ||
-                       strcmp(op, "remove") == 0 || strcmp(op, "copy") == 0;
+                       strcmp(op, "remove") == 0 || strcmp(op, "copy") == 0 ||
+                       strcmp(op, "staged_complete") == 0;
     if (g.mode == 1 && g.at && n == g.at) {
         char what[128];
         snprintf(what, sizeof(what), "op %llu (%s %.80s)", (unsigned long long)n, op,
@@ -204,16 +206,54 @@ static void cs_destroy(struct s3l_store *s)
     s3l_free(c);
 }
 
-static void cs_event(struct s3l_store *s, const char *name)
+/* Crash mode: dies at the nth time the armed point is reached. */
+static void reached(const char *name)
 {
-    (void)s;
     if (g.mode == 1 && g.point[0] && strcmp(name, g.point) == 0 &&
         __atomic_add_fetch(&g.seen, 1, __ATOMIC_SEQ_CST) == g.nth) {
         char what[96];
         snprintf(what, sizeof(what), "point %s #%u", name, g.nth);
         die(what);
     }
+}
+
+static void cs_event(struct s3l_store *s, const char *name)
+{
+    reached(name);
     s3l_store_event(((struct cs *)s)->inner, name);
+}
+
+static int cs_upload_stage(struct s3l_upload *up, struct s3l_staged *out, struct s3l_error *err)
+{
+    struct cu *u = (struct cu *)up;
+    if (step("upload_stage", up->key, err)) {
+        s3l_store_upload_abort(u->inner);
+        s3l_free(u);
+        return S3L_EIO;
+    }
+    int rc = s3l_store_upload_stage(u->inner, out, err);
+    s3l_free(u);
+    return rc;
+}
+
+/* The point mid_complete: the store completed the upload, and the process dies before it
+ * learns so (an answer lost with the process). */
+static int cs_staged_complete(struct s3l_store *s, const char *key, const struct s3l_staged *st,
+                              struct s3l_object_info *info, struct s3l_error *err)
+{
+    if (step("staged_complete", key, err))
+        return S3L_EIO;
+    int rc = s3l_store_staged_complete(((struct cs *)s)->inner, key, st, info, err);
+    reached("mid_complete");
+    return lost_reply(rc, err);
+}
+
+static int cs_staged_abort(struct s3l_store *s, const char *key, const char *upload_id,
+                           struct s3l_error *err)
+{
+    if (step("staged_abort", key, err))
+        return S3L_EIO;
+    return s3l_store_staged_abort(((struct cs *)s)->inner, key, upload_id, err);
 }
 
 /* Housekeeping of the backend's hidden files: passed through, not a crash step. */
@@ -241,6 +281,9 @@ static const struct s3l_store_ops cs_ops = {
     .event = cs_event,
     .sweep = cs_sweep,
     .copy_many = cs_copy_many,
+    .upload_stage = cs_upload_stage,
+    .staged_complete = cs_staged_complete,
+    .staged_abort = cs_staged_abort,
 };
 
 static int wrap(void *ctx, struct s3l_store *inner, struct s3l_store **outer, struct s3l_error *err)
@@ -257,7 +300,14 @@ static int wrap(void *ctx, struct s3l_store *inner, struct s3l_store **outer, st
         s3l_free(c);
         return S3L_ENOMEM;
     }
-    c->base.ops = &cs_ops;
+    c->ops = cs_ops;
+    c->ops.caps = inner->ops->caps;
+    if (!inner->ops->upload_stage) {
+        c->ops.upload_stage = NULL;
+        c->ops.staged_complete = NULL;
+        c->ops.staged_abort = NULL;
+    }
+    c->base.ops = &c->ops;
     *outer = &c->base;
     return 0;
 }

@@ -1,10 +1,13 @@
 /*
  * A store wrapper for crash and fault tests. Armed, it wraps every store s3l_store_open creates
- * (s3l_store_set_wrapper) and counts every operation (upload begin/write/publish/abort, put, get,
- * stat, list, remove, copy) from 1:
+ * (s3l_store_set_wrapper), with the inner store's capabilities, and counts every operation (upload
+ * begin/write/publish/abort/stage, put, get, stat, list, remove, copy, staged complete/abort)
+ * from 1:
  *   crash mode: SIGKILLs the process just before operation k, or at the n-th announcement of a
  *   named protocol point (after-stage, after-prepare, after-checkpoint, between-copies,
- *   before-marker, after-marker, in-gc, after-commit);
+ *   before-marker, after-marker, in-gc, after-commit; the two-phase sink's after_prepare and
+ *   before_commit; and mid_complete, this wrapper's own: just after the inner store completed a
+ *   staged upload, before its caller learns so);
  *   fail mode: operation k and every later one fail with S3L_EIO ("injected"), like a store that
  *   went away, without killing the process; lost-reply mode: operation k is performed, then
  *   reported failed; later ones work.

@@ -4,8 +4,11 @@
 // counts what it sees, and injects the faults a test asks for. The counts are the proxy's own:
 // tests judge retries and concurrency from them, never from the client's word.
 //
-//   node fault-proxy.mjs --target http://127.0.0.1:PORT [--port 0]
-// prints "LISTENING <port>" on stdout when ready. Control, on the same port:
+//   node fault-proxy.mjs --target http://127.0.0.1:PORT [--port 0] [--log FILE]
+// prints "LISTENING <port>" on stdout when ready. --log FILE: one JSON line per request served
+// (control requests aside), appended as its body has arrived: {method, op, key, uploadId and
+// partNumber (null when absent), contentLength (the header, null when absent), transferEncoding (null when absent), bodyBytes
+// (what arrived)}: the store's own view of what the client sent. Control, on the same port:
 //   POST /__proxy/rules   JSON array of rules, replacing the current ones
 //   GET  /__proxy/counts  JSON: {ops: {"OP KEY": {seen, forwarded, injected, ok}},
 //                                maxInFlight: {OP: n}, log: [{op, key, inFlight, amzDate,
@@ -28,6 +31,7 @@
 //                   Content-MD5 check must refuse it)
 // Integrity: a request carrying x-amz-checksum-crc32c has it checked here (Ceph RGW 16 ignores
 // it); counts get checksummed / checksumBad per operation and key.
+import fs from 'node:fs';
 import http from 'node:http';
 
 const args = process.argv.slice(2);
@@ -36,6 +40,18 @@ const opt = (name, dflt) => {
   return i >= 0 ? args[i + 1] : dflt;
 };
 const target = new URL(opt('--target', 'http://127.0.0.1:7480'));
+const logFile = opt('--log', null);
+function logRequest(req, op, key, bodyBytes) {
+  if (!logFile) return;
+  const h = req.headers;
+  const q = new URL(req.url, 'http://x').searchParams;
+  fs.appendFileSync(logFile, JSON.stringify({
+    method: req.method, op, key, uploadId: q.get('uploadId'),
+    partNumber: q.has('partNumber') ? Number(q.get('partNumber')) : null,
+    contentLength: h['content-length'] === undefined ? null : Number(h['content-length']),
+    transferEncoding: h['transfer-encoding'] === undefined ? null : h['transfer-encoding'],
+    bodyBytes }) + '\n');
+}
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 // CRC-32C (Castagnoli, reflected 0x82F63B78), table-driven: the proxy's own implementation
@@ -249,7 +265,11 @@ const server = http.createServer((req, res) => {
   }
   const chunks = [];
   req.on('data', (d) => chunks.push(d));
-  req.on('end', () => handle(req, res, Buffer.concat(chunks), op, key, rule));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    logRequest(req, op, key, body.length);
+    handle(req, res, body, op, key, rule);
+  });
 });
 server.keepAliveTimeout = 30000;
 server.listen(Number(opt('--port', '0')), '127.0.0.1', () => {

@@ -201,8 +201,11 @@ static void states_and_options(void **state)
     struct s3l_sink *s = NULL;
     struct s3l_error err = {0};
     o.delivery = S3L_SINK_EXACTLY_ONCE;
-    assert_int_equal(s3l_sink_open(&o, &s, &err), S3L_EUNSUPPORTED);
+    o.part_size = 1;
+    assert_int_equal(s3l_sink_open(&o, &s, &err), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "part_size"));
     assert_null(s);
+    o.part_size = 0;
     o.delivery = S3L_SINK_AT_MOST_ONCE;
     o.key_prefix = "a/../b";
     s3l_error_clear(&err);
@@ -235,19 +238,28 @@ static void states_and_options(void **state)
     assert_non_null(strstr(err.message, "committable 1 of 3"));
     assert_int_equal(s3l_sink_commit_group(s, g, 1, &done, NULL), 0);
     assert_int_equal(done, 1);
-    /* A multipart committable needs the two-phase sink: refused, nothing done. */
+    /* A multipart committable of an upload that never was: the store completes nothing. An id
+     * that is not the local backend's (32 hex digits) is refused; a made-up one is gone; an
+     * abort of it is done (nothing to drop). */
     struct s3l_committable_part p = {1, 1, "\"e\""};
     struct s3l_committable mc = {.kind = S3L_COMMITTABLE_MULTIPART,
                                  .key = "k",
                                  .upload_id = "u",
+                                 .token = "t",
                                  .n_parts = 1,
                                  .parts = &p,
                                  .bytes = 1};
     uint8_t *mb = NULL;
     size_t mn = 0;
     assert_int_equal(s3l_committable_encode(&mc, &mb, &mn, NULL), 0);
-    assert_int_equal(s3l_sink_commit(s, mb, mn, NULL), S3L_EUNSUPPORTED);
-    assert_int_equal(s3l_sink_abort(s, mb, mn, NULL), S3L_EUNSUPPORTED);
+    assert_int_equal(s3l_sink_commit(s, mb, mn, NULL), S3L_EINVALID_ARGUMENT);
+    s3l_free(mb);
+    mc.upload_id = "0123456789abcdef0123456789abcdef";
+    assert_int_equal(s3l_committable_encode(&mc, &mb, &mn, NULL), 0);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_sink_commit(s, mb, mn, &err), S3L_ENOT_FOUND);
+    assert_non_null(strstr(err.message, "'k'"));
+    assert_int_equal(s3l_sink_abort(s, mb, mn, NULL), 0);
     s3l_free(mb);
     s3l_free(c);
     assert_int_equal(s3l_sink_close(s, NULL), 0); /* nothing buffered: nothing put */

@@ -36,6 +36,7 @@
 #define S3L_STORE_CAP_CONDITIONAL   0x2 /* put with if_match (ETag) is atomic */
 #define S3L_STORE_CAP_MULTIPART     0x4 /* uploads stream as parts */
 #define S3L_STORE_CAP_SERVER_COPY   0x8 /* copy happens in the store */
+#define S3L_STORE_CAP_STAGED        0x10 /* upload_stage, staged_complete, staged_abort */
 
 /*
  * What is known of one object. etag: opaque version token ("" when unknown), NUL-terminated:
@@ -65,7 +66,39 @@ struct s3l_put_options {
      * part size from it (s3l_s3_part_size) and refuses one over S3's 5 TiB object limit with
      * S3L_ETOO_LARGE before anything is sent; the local backend ignores it. */
     uint64_t size_hint;
+    /* upload_begin: bytes of every part but the last (0: the backend's own; the S3 backend
+     * refuses one under 5 MiB, S3's minimum, with S3L_EINVALID_CONFIG). With size_hint, the
+     * larger of this and what size_hint needs. The local backend ignores it. */
+    uint64_t part_size;
 };
+
+/*
+ * A staged upload (upload_stage): every byte is stored, nothing is visible, and the fields
+ * below are all another process needs to complete it (staged_complete) or abort it
+ * (staged_abort), so they are what a two-phase sink keeps in an engine's checkpoint.
+ * upload_id: the backend's name of the upload (S3: CreateMultipartUpload's UploadId; local: 32
+ * hex digits naming the staged file). token: what a completed object carries that proves it is
+ * this upload's (S3: the x-amz-meta-s3land-upload value, 32 hex digits; local: the staged file's
+ * ETag, which link(2) keeps). size: the bytes staged. parts: in increasing number, their sizes
+ * summing to size; etag as the store's complete takes it back (S3: the UploadPart ETag in double
+ * quotes; local: one part, the staged file's ETag). Strings are NUL-terminated and owned by the
+ * struct: free with s3l_staged_cleanup.
+ */
+struct s3l_staged_part {
+    uint32_t number;
+    uint64_t size;
+    char etag[132];
+};
+struct s3l_staged {
+    char *upload_id;
+    char *token;
+    uint64_t size;
+    uint32_t n_parts;
+    struct s3l_staged_part *parts;
+};
+
+/* Frees what st holds and zeroes it. NULL is a no-op. */
+void s3l_staged_cleanup(struct s3l_staged *st);
 
 struct s3l_store;
 struct s3l_upload;
@@ -183,6 +216,31 @@ struct s3l_store_ops {
      */
     int (*copy_many)(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
                      struct s3l_error *err);
+    /*
+     * Optional, all three or none (S3L_STORE_CAP_STAGED). upload_stage: stores every byte
+     * written to u durably but publishes nothing, fills *out (zeroed first) and frees u whatever
+     * the outcome (on failure the upload is aborted). S3: the last parts are sent (a
+     * multipart upload even for one small part: it is never a PutObject) and the upload is left
+     * pending; local: fsync, then the temp file is renamed to a staged file that no sweep
+     * removes. S3L_EINVALID_ARGUMENT for an upload of 0 bytes (nothing to stage: S3 needs a
+     * part).
+     */
+    int (*upload_stage)(struct s3l_upload *u, struct s3l_staged *out, struct s3l_error *err);
+    /*
+     * Publishes the staged upload st of key, from this process or any other, idempotently: a
+     * repeated complete of one that is already published succeeds. Done (0, info filled, may
+     * be NULL) when the complete succeeds, or when it fails in a way that may mean "already
+     * done" (S3: NoSuchUpload, 5xx after retries, a 200 with an empty ETag) and the object at
+     * key carries st->token and st->size. Never publishes over another object: S3L_ECONFLICT,
+     * naming key, when the object at key is not this upload's and the upload is gone;
+     * S3L_ENOT_FOUND when neither the upload nor the object exists (aborted, or never made).
+     */
+    int (*staged_complete)(struct s3l_store *s, const char *key, const struct s3l_staged *st,
+                           struct s3l_object_info *info, struct s3l_error *err);
+    /* Drops the staged upload upload_id of key (S3: AbortMultipartUpload; local: unlink of the
+     * staged file). One already gone (aborted, completed) is success. */
+    int (*staged_abort)(struct s3l_store *s, const char *key, const char *upload_id,
+                        struct s3l_error *err);
 };
 
 /* The base every backend embeds first. */
@@ -250,6 +308,14 @@ void s3l_store_event(struct s3l_store *s, const char *name);
  * an operation: it touches only the backend's own hidden files. */
 int s3l_store_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns,
                     uint64_t *removed, struct s3l_error *err);
+
+/* The staged-upload ops: S3L_EUNSUPPORTED (naming the backend) when the store has none. The
+ * stage counts one operation; complete and abort one each. */
+int s3l_store_upload_stage(struct s3l_upload *u, struct s3l_staged *out, struct s3l_error *err);
+int s3l_store_staged_complete(struct s3l_store *s, const char *key, const struct s3l_staged *st,
+                              struct s3l_object_info *info, struct s3l_error *err);
+int s3l_store_staged_abort(struct s3l_store *s, const char *key, const char *upload_id,
+                           struct s3l_error *err);
 
 /* Whether key follows the key rules above. */
 bool s3l_store_key_valid(const char *key);

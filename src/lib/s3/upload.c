@@ -426,40 +426,131 @@ int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
 }
 
 /* HEAD after an unknown or empty-ETag Complete: ours when it has our token and our size. */
-static int settle(struct s3l_s3_upload *u, struct s3l_s3_object *o, struct s3l_error *err)
+static int settle(struct s3l_s3_client *c, const char *bucket, const char *key, const char *token,
+                  uint64_t size, struct s3l_s3_object *o, struct s3l_error *err)
 {
     struct s3l_error e = {0};
-    int rc = s3l_s3_head_object(u->c, u->bucket, u->key, o, &e);
+    int rc = s3l_s3_head_object(c, bucket, key, o, &e);
     if (rc != 0) {
         *err = e;
         return rc;
     }
-    if (strcmp(o->upload_meta, u->token) != 0 || o->size != u->size)
+    if (strcmp(o->upload_meta, token) != 0 || o->size != size)
         return s3l_error_set(err, S3L_ECONFLICT, "upload of %s: the object is not ours (another "
-                             "writer's, or the Complete did not happen)", u->key);
+                             "writer's, or the Complete did not happen)", key);
     return 0;
 }
 
-static int complete(struct s3l_s3_upload *u, struct s3l_s3_object *out, struct s3l_error *err)
+/* CompleteMultipartUpload, its unknown outcomes settled by a HEAD (token and size). */
+static int complete_as(struct s3l_s3_client *c, const char *bucket, const char *key,
+                       const char *upload_id, const struct s3l_s3_part *parts, size_t n,
+                       bool if_none_match, const char *if_match, const char *token,
+                       uint64_t size, struct s3l_s3_object *out, struct s3l_error *err)
 {
     struct s3l_s3_object o = {0};
     struct s3l_error e = {0};
-    int rc = s3l__complete(u->c, u->bucket, u->key, u->upload_id, u->parts, u->n_parts,
-                           u->if_none_match, u->if_match, &o, &e);
+    int rc = s3l__complete(c, bucket, key, upload_id, parts, n, if_none_match, if_match, &o, &e);
     if (rc == 0 && o.etag[0] == 0)
-        rc = settle(u, &o, &e); /* RGW answers <ETag></ETag> */
+        rc = settle(c, bucket, key, token, size, &o, &e); /* RGW answers <ETag></ETag> */
     else if (rc == S3L_ETRANSIENT || rc == S3L_ETHROTTLED || rc == S3L_ENOT_FOUND) {
         struct s3l_error e2 = {0};
-        if (settle(u, &o, &e2) == 0)
+        if (settle(c, bucket, key, token, size, &o, &e2) == 0)
             rc = 0; /* the lost answer was a success */
     }
     if (rc != 0) {
         *err = e;
         return rc;
     }
-    o.size = u->size;
+    o.size = size;
     if (out)
         *out = o;
+    return 0;
+}
+
+static int complete(struct s3l_s3_upload *u, struct s3l_s3_object *out, struct s3l_error *err)
+{
+    return complete_as(u->c, u->bucket, u->key, u->upload_id, u->parts, u->n_parts,
+                       u->if_none_match, u->if_match, u->token, u->size, out, err);
+}
+
+int s3l_s3_complete_staged(struct s3l_s3_client *c, const char *bucket, const char *key,
+                           const char *upload_id, const char *token, uint64_t size,
+                           const struct s3l_s3_part *parts, size_t n, struct s3l_s3_object *out,
+                           struct s3l_error *err)
+{
+    struct s3l_error e = {0};
+    int rc = complete_as(c, bucket, key, upload_id, parts, n, false, NULL, token, size, out, &e);
+    if (rc == 0)
+        return 0;
+    /* Gone, and the object is not this upload's: settled as not done, naming the key. */
+    struct s3l_s3_object o = {0};
+    struct s3l_error eh = {0};
+    int hrc = rc == S3L_ENOT_FOUND ? s3l_s3_head_object(c, bucket, key, &o, &eh) : rc;
+    if (hrc == S3L_ENOT_FOUND)
+        return s3l_error_set(err, S3L_ENOT_FOUND,
+                             "complete of %s: the upload %s is gone (aborted, or never made) and "
+                             "no object is at the key", key, upload_id);
+    if (hrc == 0)
+        return s3l_error_set(err, S3L_ECONFLICT,
+                             "complete of %s: the upload %s is gone and the object at the key is "
+                             "not this upload's (token or size differ: %llu bytes, %llu staged)",
+                             key, upload_id, (unsigned long long)o.size,
+                             (unsigned long long)size);
+    return s3l_error_set(err, rc, "complete of %s: %s", key, e.message);
+}
+
+/* Sends what is left (the held part, the one being filled) and waits for every part. */
+static int flush_parts(struct s3l_s3_upload *u, struct s3l_error *e)
+{
+    int rc = 0;
+    struct slot *last = u->cur >= 0 ? &u->slots[u->cur] : NULL;
+    if (u->held >= 0 && last && last->len == u->part_size)
+        rc = submit_pair(u, u->cur, e);
+    else {
+        if (u->held >= 0) {
+            rc = submit(u, &u->slots[u->held], e);
+            u->held = -1;
+        }
+        if (rc == 0 && last && last->len > 0)
+            rc = submit(u, last, e);
+    }
+    u->cur = -1;
+    while (rc == 0 && pump(u, 0, e) == 0) {
+        bool busy = false;
+        for (int i = 0; i < u->n_slots; i++)
+            busy = busy || u->slots[i].busy;
+        if (!busy)
+            break;
+    }
+    return rc ? rc : e->code;
+}
+
+int s3l_s3_upload_stage(struct s3l_s3_upload *u, struct s3l_s3_staged *out,
+                        struct s3l_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = u->rc;
+    if (rc != 0)
+        s3l_error_set(err, rc, "upload of %s failed earlier: %s", u->key, u->first.message);
+    else if (u->size == 0)
+        rc = s3l_error_set(err, S3L_EINVALID_ARGUMENT, "stage of %s: no bytes (S3 needs a part)",
+                           u->key);
+    struct s3l_error e = {0};
+    if (rc == 0 && (rc = flush_parts(u, &e)) != 0 && err && err->code == 0)
+        *err = e;
+    if (rc == 0 && !(out->parts = s3l_calloc(u->n_parts, sizeof(*out->parts))))
+        rc = s3l_error_set(err, S3L_ENOMEM, "stage of %s: out of memory", u->key);
+    if (rc != 0) {
+        s3l_s3_upload_abort(u);
+        return rc;
+    }
+    memcpy(out->parts, u->parts, u->n_parts * sizeof(*out->parts));
+    out->n_parts = u->n_parts;
+    out->size = u->size;
+    memcpy(out->token, u->token, sizeof(out->token));
+    out->upload_id = u->upload_id;
+    u->upload_id = NULL; /* left pending: completed or aborted by its id */
+    upload_free(u);
     return 0;
 }
 
@@ -485,26 +576,7 @@ int s3l_s3_upload_publish(struct s3l_s3_upload *u, struct s3l_s3_object *out,
         return rc;
     }
     struct s3l_error e = {0};
-    if (u->held >= 0 && last && last->len == u->part_size)
-        rc = submit_pair(u, u->cur, &e);
-    else {
-        if (u->held >= 0) {
-            rc = submit(u, &u->slots[u->held], &e);
-            u->held = -1;
-        }
-        if (rc == 0 && last && last->len > 0)
-            rc = submit(u, last, &e);
-    }
-    u->cur = -1;
-    while (rc == 0 && pump(u, 0, &e) == 0) {
-        bool busy = false;
-        for (int i = 0; i < u->n_slots; i++)
-            busy = busy || u->slots[i].busy;
-        if (!busy)
-            break;
-    }
-    if (rc == 0)
-        rc = e.code;
+    rc = flush_parts(u, &e);
     if (rc == 0)
         rc = complete(u, out, &e);
     if (rc != 0) {

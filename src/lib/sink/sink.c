@@ -18,6 +18,7 @@ static int failed(struct s3l_sink *s, struct s3l_error *err)
 /* Records the first failure: the sink refuses every later call. */
 static int fail(struct s3l_sink *s, int rc, struct s3l_error *err)
 {
+    s3l__twopc_drop(s); /* the two-phase sink's unprepared upload: aborted */
     if (!s->failed) {
         s->failed = rc;
         snprintf(s->failure, sizeof(s->failure), "%.32s%s%.400s", s3l_error_name(rc),
@@ -26,7 +27,8 @@ static int fail(struct s3l_sink *s, int rc, struct s3l_error *err)
     return rc;
 }
 
-/* "<key_prefix>/part-" or "<key_prefix>/sub<i>-part-", the key prefix's trailing slashes cut. */
+/* The names' common start, the key prefix's trailing slashes cut: text sink "<key_prefix>/part-"
+ * or "<key_prefix>/sub<i>-part-"; two-phase sink "<key_prefix>/sub<N>-<run>-". */
 static int make_prefix(struct s3l_sink *s, const struct s3l_sink_options *o, struct s3l_error *err)
 {
     const char *kp = o->key_prefix ? o->key_prefix : "";
@@ -38,9 +40,12 @@ static int make_prefix(struct s3l_sink *s, const struct s3l_sink_options *o, str
     int rc = 0;
     if (n)
         rc = s3l_buf_printf(&b, "%.*s/", (int)n, kp);
-    if (!rc && o->parallelism > 1)
+    bool twopc = o->delivery == S3L_SINK_EXACTLY_ONCE;
+    if (!rc && twopc)
+        rc = s3l_buf_printf(&b, "sub%u-%s-", (unsigned)o->subtask, s->run);
+    else if (!rc && o->parallelism > 1)
         rc = s3l_buf_printf(&b, "sub%u-", (unsigned)o->subtask);
-    if (!rc)
+    if (!rc && !twopc)
         rc = s3l_buf_append_str(&b, "part-");
     if (!rc && !s3l_store_key_valid((const char *)b.ptr))
         rc = S3L_EINVALID_CONFIG;
@@ -62,11 +67,7 @@ static int check_options(const struct s3l_sink_options *o, struct s3l_error *err
     if (!o || o->version != S3L_SINK_OPTIONS_VERSION || !o->store)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
                              "sink: options need version %d and a store", S3L_SINK_OPTIONS_VERSION);
-    if (o->delivery == S3L_SINK_EXACTLY_ONCE)
-        return s3l_error_set(err, S3L_EUNSUPPORTED,
-                             "sink: delivery_guarantee 'exactly_once' (the two-phase sink) is not "
-                             "built yet; the rolling text sink is at most once");
-    if (o->delivery != S3L_SINK_AT_MOST_ONCE)
+    if (o->delivery != S3L_SINK_AT_MOST_ONCE && o->delivery != S3L_SINK_EXACTLY_ONCE)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "sink: unknown delivery %d",
                              (int)o->delivery);
     if (o->parallelism > 1 && o->subtask >= o->parallelism)
@@ -78,7 +79,13 @@ static int check_options(const struct s3l_sink_options *o, struct s3l_error *err
                              "sink: subtask %u needs parallelism above it", (unsigned)o->subtask);
     if (o->rollover_interval_ms < 0)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "sink: rollover_interval below 0");
-    if (!(o->store->ops->caps & S3L_STORE_CAP_PUT_IF_ABSENT))
+    if (o->delivery == S3L_SINK_EXACTLY_ONCE && !(o->store->ops->caps & S3L_STORE_CAP_STAGED))
+        return s3l_error_set(err, S3L_EUNSUPPORTED,
+                             "sink: the store (%s) has no staged uploads, which the two-phase "
+                             "sink (delivery_guarantee 'exactly_once') commits",
+                             o->store->ops->name);
+    if (o->delivery == S3L_SINK_AT_MOST_ONCE &&
+        !(o->store->ops->caps & S3L_STORE_CAP_PUT_IF_ABSENT))
         return s3l_error_set(err, S3L_EUNSUPPORTED,
                              "sink: the store (%s) has no put-if-absent, so a part could replace "
                              "an earlier run's",
@@ -105,9 +112,11 @@ int s3l_sink_open(const struct s3l_sink_options *o, struct s3l_sink **out, struc
     s->content_type = s3l_strdup(o->content_type ? o->content_type : "application/x-ndjson");
     if (!s->content_type)
         rc = s3l_error_set(err, S3L_ENOMEM, "sink: out of memory");
+    if (!rc && s->delivery == S3L_SINK_EXACTLY_ONCE)
+        rc = s3l__twopc_open(s, o, err);
     if (!rc)
         rc = make_prefix(s, o, err);
-    if (!rc && o->restore)
+    if (!rc && o->restore && s->delivery == S3L_SINK_AT_MOST_ONCE)
         rc = s3l__text_restore(s, err);
     if (rc) {
         s3l_sink_free(s);
@@ -127,6 +136,9 @@ int s3l_sink_begin(struct s3l_sink *s, uint64_t ckpt, struct s3l_error *err)
         return s3l_error_set(err, S3L_ESTATE,
                              "sink: begin(%llu) while checkpoint %llu is begun and not prepared",
                              (unsigned long long)ckpt, (unsigned long long)s->ckpt);
+    int rc = s->delivery == S3L_SINK_EXACTLY_ONCE ? s3l__twopc_begin(s, ckpt, err) : 0;
+    if (rc)
+        return rc;
     s->begun = true;
     s->ckpt = ckpt;
     return 0;
@@ -150,6 +162,9 @@ int s3l_sink_write(struct s3l_sink *s, const void *record, size_t len, struct s3
     if (!s->begun)
         return s3l_error_set(err, S3L_ESTATE, "sink: write before begin");
     s->seen++;
+    int rc2 = s->delivery == S3L_SINK_EXACTLY_ONCE ? s3l__twopc_room(s, len, err) : 0;
+    if (rc2) /* before the record's bytes are read */
+        return fail(s, rc2, err);
     const uint8_t *r = record;
     const uint8_t *nl = len ? memchr(r, '\n', len) : NULL;
     if (nl && (size_t)(nl - r) != len - 1)
@@ -157,6 +172,13 @@ int s3l_sink_write(struct s3l_sink *s, const void *record, size_t len, struct s3
                              "sink: record %llu holds a newline at byte %zu (a record is one "
                              "line; it was not written)",
                              (unsigned long long)s->seen, (size_t)(nl - r));
+    if (s->delivery == S3L_SINK_EXACTLY_ONCE) {
+        int rc = s3l__twopc_write(s, r, len, !nl, err);
+        if (rc)
+            return fail(s, rc, err);
+        s->records++;
+        return 0;
+    }
     if (s->buf.len == 0)
         s->oldest_ns = s3l__os_now_ns();
     size_t before = s->buf.len;
@@ -200,9 +222,15 @@ int s3l_sink_prepare(struct s3l_sink *s, uint64_t ckpt, uint8_t **out, size_t *o
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
                              "sink: prepare(%llu) but begin announced checkpoint %llu",
                              (unsigned long long)ckpt, (unsigned long long)s->ckpt);
-    /* The text sink has no barrier hook: nothing is flushed, the committable is empty. */
-    struct s3l_committable c = {.kind = S3L_COMMITTABLE_EMPTY, .checkpoint = ckpt};
-    int rc = s3l_committable_encode(&c, out, out_len, err);
+    int rc;
+    if (s->delivery == S3L_SINK_EXACTLY_ONCE) {
+        if ((rc = s3l__twopc_prepare(s, ckpt, out, out_len, err)) != 0)
+            return fail(s, rc, err);
+    } else {
+        /* The text sink has no barrier hook: nothing is flushed, the committable is empty. */
+        struct s3l_committable c = {.kind = S3L_COMMITTABLE_EMPTY, .checkpoint = ckpt};
+        rc = s3l_committable_encode(&c, out, out_len, err);
+    }
     if (!rc)
         s->begun = false;
     return rc;
@@ -219,10 +247,7 @@ static int settle(struct s3l_sink *s, const uint8_t *data, size_t len, bool abor
     if (rc)
         return rc;
     if (c.kind == S3L_COMMITTABLE_MULTIPART)
-        rc = s3l_error_set(err, S3L_EUNSUPPORTED,
-                           "sink: %s of the multipart upload of '%s' needs the two-phase sink, "
-                           "which is not built yet",
-                           abort ? "abort" : "commit", c.key);
+        rc = abort ? s3l__twopc_abort(s, &c, err) : s3l__twopc_commit(s, &c, err);
     s3l_committable_cleanup(&c);
     return rc;
 }
@@ -262,6 +287,14 @@ int s3l_sink_close(struct s3l_sink *s, struct s3l_error *err)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "sink: NULL sink");
     if (s->failed)
         return failed(s, err);
+    if (s->delivery == S3L_SINK_EXACTLY_ONCE) {
+        if (s->up)
+            return s3l_error_set(err, S3L_ESTATE,
+                                 "sink: close with checkpoint %llu begun and %llu records not "
+                                 "prepared; prepare and commit it first (free drops them)",
+                                 (unsigned long long)s->ckpt, (unsigned long long)s->iv_records);
+        return 0;
+    }
     int rc = s3l__text_flush(s, err);
     return rc ? fail(s, rc, err) : 0;
 }
@@ -280,6 +313,7 @@ void s3l_sink_free(struct s3l_sink *s)
 {
     if (!s)
         return;
+    s3l__twopc_drop(s);
     s3l_buf_free(&s->buf);
     s3l_free(s->prefix);
     s3l_free(s->content_type);

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "os/os.h"
-#include "store/store.h"
+#include "store/local_int.h"
 #include "util/util.h"
 
 struct local_store {
@@ -25,15 +25,6 @@ struct local_store {
     char *root; /* absolute, no trailing slash ("/" alone for the root directory) */
 };
 
-struct local_upload {
-    struct s3l_upload base;
-    int fd;
-    char *tmp;  /* temp file path */
-    char *path; /* target path */
-    char *dir;  /* target's directory */
-    bool if_none_match;
-    char *if_match;
-};
 
 static const struct s3l_store_ops local_ops;
 static int make_temp(const char *dir, char **tmp, int *fd, struct s3l_error *err);
@@ -861,10 +852,20 @@ static void local_destroy(struct s3l_store *s)
     s3l_free(ls);
 }
 
+/* For local_staged.c (local_int.h). */
+char *s3l__local_key_path(struct s3l_store *s, const char *key) { return key_path(s, key); }
+char *s3l__local_dir_of(const char *path) { return dir_of(path); }
+char *s3l__local_join(const char *a, const char *b) { return join(a, b); }
+void s3l__local_upload_free(struct local_upload *u) { upload_free(u); }
+int s3l__local_info(const char *path, struct s3l_object_info *info, struct s3l_error *err)
+{
+    return info_of_path(path, info, err);
+}
+
 static const struct s3l_store_ops local_ops = {
     .version = S3L_STORE_OPS_VERSION,
     .name = "local",
-    .caps = S3L_STORE_CAP_PUT_IF_ABSENT | S3L_STORE_CAP_CONDITIONAL,
+    .caps = S3L_STORE_CAP_PUT_IF_ABSENT | S3L_STORE_CAP_CONDITIONAL | S3L_STORE_CAP_STAGED,
     .upload_begin = local_upload_begin,
     .upload_write = local_upload_write,
     .upload_publish = local_upload_publish,
@@ -878,6 +879,9 @@ static const struct s3l_store_ops local_ops = {
     .destroy = local_destroy,
     .event = NULL,
     .sweep = local_sweep,
+    .upload_stage = s3l__local_upload_stage,
+    .staged_complete = s3l__local_staged_complete,
+    .staged_abort = s3l__local_staged_abort,
 };
 
 /* The path itself or the nearest existing ancestor of path when it exists and is not a

@@ -85,9 +85,18 @@ static int s3_upload_begin(struct s3l_store *st, const char *key,
         po.content_type = opts->content_type;
     }
     int rc = 0;
-    if (opts && opts->size_hint) {
+    if (opts && opts->part_size) {
+        if (opts->part_size > SIZE_MAX || opts->part_size < (5u << 20))
+            rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                               "upload of %s: part size %llu is below S3's 5 MiB minimum", key,
+                               (unsigned long long)opts->part_size);
+        else
+            part = (size_t)opts->part_size;
+    }
+    if (rc == 0 && opts && opts->size_hint) {
         /* 10,000 parts must hold the object: a data file of up to fileSize bytes. */
         uint64_t p = s3l_s3_part_size(opts->size_hint, part);
+        p = p && p < part ? part : p;
         if (p == 0 || p > SIZE_MAX)
             rc = s3l_error_set(err, S3L_ETOO_LARGE,
                                "upload of %s: an object of up to %llu bytes exceeds S3's limit "
@@ -145,6 +154,78 @@ static void s3_upload_abort(struct s3l_upload *ub)
     struct s3_upload *up = (struct s3_upload *)ub;
     s3l_s3_upload_abort(up->u);
     upload_free(up);
+}
+
+/* Staged uploads (s3l/sys/store.h): a pending multipart upload, completed by its id. */
+static int s3_upload_stage(struct s3l_upload *ub, struct s3l_staged *out, struct s3l_error *err)
+{
+    struct s3_upload *up = (struct s3_upload *)ub;
+    struct s3l_s3_staged st;
+    int rc = s3l_s3_upload_stage(up->u, &st, err);
+    upload_free(up);
+    if (rc != 0)
+        return rc;
+    out->upload_id = st.upload_id;
+    out->token = s3l_strdup(st.token);
+    out->parts = s3l_calloc(st.n_parts, sizeof(*out->parts));
+    out->size = st.size;
+    for (size_t i = 0; out->parts && i < st.n_parts; i++) {
+        out->parts[i].number = (uint32_t)st.parts[i].number;
+        out->parts[i].size = st.parts[i].size;
+        snprintf(out->parts[i].etag, sizeof(out->parts[i].etag), "\"%.128s\"",
+                 st.parts[i].etag);
+    }
+    out->n_parts = out->parts ? (uint32_t)st.n_parts : 0;
+    s3l_free(st.parts);
+    if (!out->token || !out->parts) {
+        s3l_staged_cleanup(out);
+        return nomem(err); /* the upload stays pending: a lifecycle rule or gc removes it */
+    }
+    return 0;
+}
+
+static int s3_staged_complete(struct s3l_store *st, const char *key, const struct s3l_staged *sg,
+                              struct s3l_object_info *info, struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char *k = full_key(s, key);
+    struct s3l_s3_part *parts = s3l_calloc(sg->n_parts, sizeof(*parts));
+    int rc = k && parts ? 0 : nomem(err);
+    for (uint32_t i = 0; rc == 0 && i < sg->n_parts; i++) {
+        const char *e = sg->parts[i].etag;
+        size_t n = strlen(e);
+        if (n >= 2 && e[0] == '"' && e[n - 1] == '"')
+            e++, n -= 2;
+        parts[i].number = (int)sg->parts[i].number;
+        parts[i].size = sg->parts[i].size;
+        snprintf(parts[i].etag, sizeof(parts[i].etag), "%.*s", (int)n, e);
+    }
+    struct s3l_s3_object o = {0};
+    if (rc == 0)
+        rc = s3l_s3_complete_staged(s->c, s->bucket, k, sg->upload_id, sg->token, sg->size,
+                                    parts, sg->n_parts, &o, err);
+    if (rc == 0)
+        to_info(&o, info);
+    s3l_free(parts);
+    s3l_free(k);
+    return rc;
+}
+
+static int s3_staged_abort(struct s3l_store *st, const char *key, const char *upload_id,
+                           struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char *k = full_key(s, key);
+    if (!k)
+        return nomem(err);
+    struct s3l_error e = {0};
+    int rc = s3l_s3_abort_multipart(s->c, s->bucket, k, upload_id, &e);
+    s3l_free(k);
+    if (rc == S3L_ENOT_FOUND)
+        return 0; /* gone already: aborted or completed */
+    if (rc != 0 && err)
+        *err = e;
+    return rc;
 }
 
 static int s3_put(struct s3l_store *st, const char *key, const void *data, size_t len,
@@ -373,7 +454,7 @@ static const struct s3l_store_ops s3_ops = {
     .version = S3L_STORE_OPS_VERSION,
     .name = "s3",
     .caps = S3L_STORE_CAP_PUT_IF_ABSENT | S3L_STORE_CAP_CONDITIONAL | S3L_STORE_CAP_MULTIPART |
-            S3L_STORE_CAP_SERVER_COPY,
+            S3L_STORE_CAP_SERVER_COPY | S3L_STORE_CAP_STAGED,
     .upload_begin = s3_upload_begin,
     .upload_write = s3_upload_write,
     .upload_publish = s3_upload_publish,
@@ -389,6 +470,9 @@ static const struct s3l_store_ops s3_ops = {
     .copy_sized = s3_copy_sized,
     .remove_many = s3_remove_many,
     .copy_many = s3_copy_many,
+    .upload_stage = s3_upload_stage,
+    .staged_complete = s3_staged_complete,
+    .staged_abort = s3_staged_abort,
 };
 
 /* s3://BUCKET[/PREFIX]: bucket and prefix (no leading or trailing '/', no empty segment). */

@@ -96,6 +96,63 @@ void s3l_store_upload_abort(struct s3l_upload *u)
     u->store->ops->upload_abort(u);
 }
 
+void s3l_staged_cleanup(struct s3l_staged *st)
+{
+    if (!st)
+        return;
+    s3l_free(st->upload_id);
+    s3l_free(st->token);
+    s3l_free(st->parts);
+    memset(st, 0, sizeof(*st));
+}
+
+static int no_staged(struct s3l_store *s, struct s3l_error *err)
+{
+    return s3l_error_set(err, S3L_EUNSUPPORTED,
+                         "the %s store has no staged uploads (complete or abort by upload id)",
+                         s->ops->name);
+}
+
+int s3l_store_upload_stage(struct s3l_upload *u, struct s3l_staged *out, struct s3l_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    struct s3l_store *s = u->store;
+    if (!s->ops->upload_stage) {
+        s->ops->upload_abort(u);
+        return no_staged(s, err);
+    }
+    count(&s->n_ops, 1);
+    return s->ops->upload_stage(u, out, err);
+}
+
+int s3l_store_staged_complete(struct s3l_store *s, const char *key, const struct s3l_staged *st,
+                              struct s3l_object_info *info, struct s3l_error *err)
+{
+    if (!s3l_store_key_valid(key))
+        return bad_key(err, key);
+    if (!s->ops->staged_complete)
+        return no_staged(s, err);
+    if (!st || !st->upload_id || !*st->upload_id || !st->token || !st->n_parts || !st->parts)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
+                             "complete of '%s': a staged upload needs an id, a token and parts",
+                             key);
+    count(&s->n_ops, 1);
+    return s->ops->staged_complete(s, key, st, info, err);
+}
+
+int s3l_store_staged_abort(struct s3l_store *s, const char *key, const char *upload_id,
+                           struct s3l_error *err)
+{
+    if (!s3l_store_key_valid(key))
+        return bad_key(err, key);
+    if (!s->ops->staged_abort)
+        return no_staged(s, err);
+    if (!upload_id || !*upload_id)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "abort of '%s': no upload id", key);
+    count(&s->n_ops, 1);
+    return s->ops->staged_abort(s, key, upload_id, err);
+}
+
 int s3l_store_put(struct s3l_store *s, const char *key, const void *data, size_t len,
                   const struct s3l_put_options *opts, struct s3l_object_info *info,
                   struct s3l_error *err)
