@@ -30,7 +30,10 @@
  * s3l_malloc); release them with s3l_credentials_cleanup, which wipes the secrets.
  * session_token is NULL when there is none. expiration_ns is the expiry in ns since the Unix
  * epoch (UTC), 0 when the credentials do not expire. source is botocore's method string of the
- * provider that gave them.
+ * provider that gave them. principal is the ARN of the assumed role's session (STS's
+ * AssumedRoleUser.Arn, "arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION") when the credentials
+ * come from AssumeRole or AssumeRoleWithWebIdentity, else NULL (then the access key id, shown as
+ * its first 4 and last 4 characters, names the principal in messages).
  */
 struct s3l_credentials {
     char *access_key_id;
@@ -38,6 +41,7 @@ struct s3l_credentials {
     char *session_token;
     int64_t expiration_ns;
     char source[40];
+    char *principal;
 };
 
 /* Wipes and frees the strings of c and zeroes it. c may be NULL or already clean. */
