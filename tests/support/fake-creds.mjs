@@ -22,7 +22,8 @@
 //   MissingAuthenticationToken otherwise); Action=AssumeRoleWithWebIdentity needs
 //   WebIdentityToken (400 InvalidIdentityToken for the token "bad-token"). Roles by name:
 //   role/external needs ExternalId=ext-good (403 AccessDenied otherwise), role/denied is always
-//   refused (403 AccessDenied), role/throttled answers 400 Throttling to its first call.
+//   refused (403 AccessDenied), role/throttled answers 400 Throttling to its first call,
+//   role/short issues credentials that expire in 299 s (inside the 5-minute refresh window).
 //   Credentials: AccessKeyId ASIAFAKESTS0000N (N counts the calls), a secret and token with
 //   "not-for-output" in them, Expiration now + DurationSeconds (default 3600; --sts-expiry S
 //   overrides), AssumedRoleUser Arn arn:aws:sts::123456789012:assumed-role/ROLE/SESSION.
@@ -122,7 +123,7 @@ function sts(req, res, body) {
     throttled.add(role);
     return stsError(res, 400, 'Throttling', 'Rate exceeded');
   }
-  const secs = Number(stsExpiry ?? f.get('DurationSeconds') ?? 3600);
+  const secs = roleName === 'short' ? 299 : Number(stsExpiry ?? f.get('DurationSeconds') ?? 3600);
   const exp = new Date(Date.now() + secs * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
   const n = String(stsCalls).padStart(5, '0');
   const arn = `arn:aws:sts::123456789012:assumed-role/${roleName}/${f.get('RoleSessionName')}`;

@@ -341,8 +341,8 @@ static int attempt(const struct s3l__sts_request *rq, const struct where *w,
         char reason[160];
         rc = s3l__creds_http_do(&hr, &status, &body, reason, sizeof(reason), err);
         if (rc == 0 && status == 0) {
-            rc = s3l_error_set(err, S3L_ETRANSIENT, "STS %s at %.200s: %s", rq->action, w->url,
-                               reason);
+            rc = s3l_error_set(err, S3L_ETRANSIENT, "STS %s of role %.200s at %.200s: %s",
+                               rq->action, rq->role_arn, w->url, reason);
             if (err)
                 err->retryable = true;
         } else if (rc == 0) {

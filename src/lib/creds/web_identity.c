@@ -34,8 +34,9 @@ static int call(const char *file, const char *arn, const char *session, const ch
     s3l_buf_init(&b, 64 * 1024);
     struct s3l_error e = {0};
     int rc = s3l__os_read_file(file, 64 * 1024, &b, &e);
-    if (rc != 0)
-        rc = s3l_error_set(err, rc, "web identity token file %.200s: %s", file, e.message);
+    if (rc != 0) /* a missing file must not pass to the next source: the setup names this one */
+        rc = s3l_error_set(err, rc == S3L_ENOT_FOUND ? S3L_EINVALID_CONFIG : rc,
+                           "web identity token file %.200s: %s", file, e.message);
     while (rc == 0 && b.len > 0 && strchr("\r\n \t", b.ptr[b.len - 1]))
         b.ptr[--b.len] = '\0';
     if (rc == 0 && b.len == 0)
