@@ -277,4 +277,16 @@ void s3l_creds_cache_invalidate(struct s3l_creds_provider *p);
 int s3l_creds_profile_region(const struct s3l_creds_options *opts, char **region,
                              struct s3l_error *err);
 
+/*
+ * The profile's endpoint for service ("s3", "sts"): the `endpoint_url` under `service` in the
+ * `[services NAME]` section the profile's `services = NAME` names (the config file), else the
+ * profile's own `endpoint_url` ("Service-specific endpoints" in the AWS SDKs and Tools
+ * Reference Guide; botocore 1.29 knows neither). The environment variables
+ * (AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL) come before these; this function does not read
+ * them. *url is s3l_malloc'ed (caller frees), or NULL when none is set. Returns 0,
+ * S3L_EINVALID_CONFIG (a malformed file), S3L_ENOMEM.
+ */
+int s3l_creds_profile_endpoint(const struct s3l_creds_options *opts, const char *service,
+                               char **url, struct s3l_error *err);
+
 #endif

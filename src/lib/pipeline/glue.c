@@ -41,9 +41,10 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
     so.region = opts->region;
     struct s3l_s3_config s3c = {0};
     struct s3l_s3_store_options s3o = {0};
-    if (opts->path_style) {
+    if (opts->path_style || opts->credentials) {
         s3c.version = S3L_S3_CONFIG_VERSION;
         s3c.path_style = opts->path_style;
+        s3c.credentials = opts->credentials;
         s3o.version = S3L_S3_STORE_OPTIONS_VERSION;
         s3o.client = &s3c;
         so.s3 = &s3o;
