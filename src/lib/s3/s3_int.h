@@ -73,6 +73,8 @@ struct s3l_s3_client {
     bool creds_stale;     /* AUTH_EXPIRED seen: ask creds again before the next attempt */
     int64_t creds_expiration_ns; /* of the keys below, ns since the epoch; 0: never */
     char *access_key, *secret_key, *session_token;
+    char creds_source[40]; /* botocore's method string of the keys above, for messages */
+    char *principal;       /* the assumed role's ARN of the keys above, or NULL */
     char *ca_file;
     struct curl_slist *resolve;
     CURLM *multi;
