@@ -197,8 +197,8 @@ int cli_s3_option(struct cli *c, const char *cmd, int opt, struct cli_s3 *s3);
 
 /*
  * Opens the store of url_arg (NULL: ./lake), with the S3 connection flags, creating a local
- * destination when create is set. *url is the canonical URL (the caller frees it with s3l_free).
- * Returns 0, or the exit code after reporting the failure.
+ * destination when create is set. *url is the canonical URL (the caller frees it with s3l_free;
+ * NULL after a failure). Returns 0, or the exit code after reporting the failure.
  */
 int cli_open_store(struct cli *c, const char *url_arg, struct cli_s3 *s3, bool create,
                    struct s3l_store **store, char **url);

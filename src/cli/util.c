@@ -298,7 +298,11 @@ int cli_open_store(struct cli *c, const char *url_arg, struct cli_s3 *s3, bool c
         cli_s3_store_options(s3, &so);
         rc = s3l_store_open(*url, &so, store, &err);
     }
-    return rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : 0;
+    if (rc == 0)
+        return 0;
+    s3l_free(*url); /* no caller has a use for it after a failure (check once leaked it) */
+    *url = NULL;
+    return cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
 }
 
 const char cli_s3_help[] =

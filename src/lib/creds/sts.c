@@ -265,9 +265,13 @@ static int fail(const struct s3l__sts_request *rq, long status, const char *code
                                                "given"
                                              : "; an sts:ExternalId condition needs an external "
                                                "id, and none was given");
+    else if (strcmp(code, "NoSuchEntity") == 0) /* Ceph RGW; AWS answers AccessDenied */
+        s3l_error_set(err, cls, "STS %s: role %.200s does not exist (NoSuchEntity, HTTP %ld)",
+                      rq->action, rq->role_arn, status);
     else
-        s3l_error_set(err, cls, "STS %s of role %.200s as %s: %s (HTTP %ld): %.150s", rq->action,
-                      rq->role_arn, by, code[0] ? code : "error", status, msg);
+        s3l_error_set(err, cls, "STS %s of role %.200s as %s: %s (HTTP %ld)%s%.150s", rq->action,
+                      rq->role_arn, by, code[0] ? code : "error", status, msg[0] ? ": " : "",
+                      msg);
     if (err) {
         err->http_status = (int)status;
         snprintf(err->s3_code, sizeof(err->s3_code), "%s", code);
