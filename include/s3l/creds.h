@@ -30,7 +30,10 @@
  * s3l_malloc); release them with s3l_credentials_cleanup, which wipes the secrets.
  * session_token is NULL when there is none. expiration_ns is the expiry in ns since the Unix
  * epoch (UTC), 0 when the credentials do not expire. source is botocore's method string of the
- * provider that gave them.
+ * provider that gave them. principal is the ARN of the assumed role's session (STS's
+ * AssumedRoleUser.Arn, "arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION") when the credentials
+ * come from AssumeRole or AssumeRoleWithWebIdentity, else NULL (then the access key id, shown as
+ * its first 4 and last 4 characters, names the principal in messages).
  */
 struct s3l_credentials {
     char *access_key_id;
@@ -38,6 +41,7 @@ struct s3l_credentials {
     char *session_token;
     int64_t expiration_ns;
     char source[40];
+    char *principal;
 };
 
 /* Wipes and frees the strings of c and zeroes it. c may be NULL or already clean. */
@@ -59,7 +63,8 @@ struct s3l_creds_provider;
  * chain found nothing anywhere (the message lists each source tried and why it gave nothing) or
  * a source is configured but incomplete (an access key without its secret); S3L_EINVALID_CONFIG
  * for a malformed file or answer; S3L_EUNSUPPORTED for a configured source this build cannot use
- * (an sso_* profile, a role before STS AssumeRole exists here); S3L_ENOMEM. A provider may be
+ * (an sso_* profile, a role profile with mfa_serial); the STS classes of s3l_creds_role_new for
+ * a role; S3L_ENOMEM. A provider may be
  * called from several threads only when it is a cache (s3l_creds_cache_new).
  */
 int s3l_creds_provider_get(struct s3l_creds_provider *p, struct s3l_credentials *out,
@@ -200,15 +205,52 @@ int s3l_creds_chain_new(struct s3l_creds_provider **providers, int n,
  * assume-role (a role_arn in the profile), assume-role-with-web-identity
  * (AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN, or the profile's web_identity_token_file),
  * sso (refused: use credential_process), shared-credentials-file, custom-process, config-file,
- * container-role, iam-role. This build has no STS client yet: a profile with role_arn or a web
- * identity setup is recognised (the chain stops there, as botocore's does) and get answers
- * S3L_EUNSUPPORTED naming the source. A profile named explicitly (opts->profile, AWS_PROFILE or
+ * container-role, iam-role. A role profile (role_arn with source_profile, chains of them, or
+ * credential_source Environment, Ec2InstanceMetadata, EcsContainer; external_id,
+ * role_session_name, duration_seconds) is assumed through STS AssumeRole, and web identity
+ * through AssumeRoleWithWebIdentity (endpoint and region as s3l_creds_role_new, the profile's
+ * region after AWS_REGION and AWS_DEFAULT_REGION); a loop of source profiles is
+ * S3L_EINVALID_CONFIG, a profile with mfa_serial S3L_EUNSUPPORTED (s3land never prompts), and
+ * STS's refusals are s3l_creds_role_new's. A profile named explicitly (opts->profile, AWS_PROFILE or
  * AWS_DEFAULT_PROFILE) that is in neither file is S3L_EINVALID_CONFIG, as botocore's
  * ProfileNotFound. Not cached: wrap it in s3l_creds_cache_new. Returns 0,
  * S3L_EINVALID_ARGUMENT (wrong options version), S3L_ENOMEM.
  */
 int s3l_creds_default_chain_new(const struct s3l_creds_options *opts,
                                 struct s3l_creds_provider **out, struct s3l_error *err);
+
+/*
+ * A role on top of source's credentials (the CLI's --role-arn; "Assume a role" in the AWS CLI
+ * User Guide): STS AssumeRole (AWS STS API Reference; Query API, Version 2011-06-15, SigV4
+ * service "sts") signed with source's answer, asked at every get. role_arn is required
+ * ("arn:..."); external_id NULL sends none; session_name NULL is botocore's default,
+ * "botocore-session-<unix seconds>"; duration_seconds 0 is STS's default (3600; STS accepts 900
+ * up to the role's maximum); region NULL: AWS_REGION, AWS_DEFAULT_REGION, us-east-1;
+ * sts_endpoint NULL: AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL, else https://sts.REGION.amazonaws.com
+ * (regional, as the SDKs default to today). The answer's source is "assume-role" and its
+ * principal the assumed role's ARN; wrap the provider in s3l_creds_cache_new so that it refreshes
+ * 5 minutes before Expiration. The provider takes ownership of source (also on failure).
+ * Returns 0, S3L_EINVALID_ARGUMENT (wrong version, no source, no "arn:" ARN, a negative
+ * duration), S3L_ENOMEM. get: source's failure (prefixed); S3L_EPERMISSION_DENIED for
+ * AccessDenied (the message names the role and the caller, and says to check the trust policy's
+ * principal and external id first, then the permissions policy); S3L_EAUTH_INVALID when STS
+ * refuses the source's key; S3L_EAUTH_EXPIRED for an expired source token; S3L_ETHROTTLED or
+ * S3L_ETRANSIENT after 3 attempts (also when STS does not answer in 10 s); S3L_EINVALID_CONFIG
+ * for a ValidationError (a bad duration, a bad ARN) or a malformed answer; S3L_ENOMEM.
+ */
+#define S3L_CREDS_ROLE_OPTIONS_VERSION 1
+struct s3l_creds_role_options {
+    int version;
+    const char *role_arn;
+    const char *external_id;
+    const char *session_name;
+    int duration_seconds;
+    const char *region;
+    const char *sts_endpoint;
+};
+
+int s3l_creds_role_new(const struct s3l_creds_role_options *ro, struct s3l_creds_provider *source,
+                       struct s3l_creds_provider **out, struct s3l_error *err);
 
 /*
  * A thread-safe cache over inner (owned, also on failure): get answers from the cache while the
@@ -234,5 +276,17 @@ void s3l_creds_cache_invalidate(struct s3l_creds_provider *p);
  */
 int s3l_creds_profile_region(const struct s3l_creds_options *opts, char **region,
                              struct s3l_error *err);
+
+/*
+ * The profile's endpoint for service ("s3", "sts"): the `endpoint_url` under `service` in the
+ * `[services NAME]` section the profile's `services = NAME` names (the config file), else the
+ * profile's own `endpoint_url` ("Service-specific endpoints" in the AWS SDKs and Tools
+ * Reference Guide; botocore 1.29 knows neither). The environment variables
+ * (AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL) come before these; this function does not read
+ * them. *url is s3l_malloc'ed (caller frees), or NULL when none is set. Returns 0,
+ * S3L_EINVALID_CONFIG (a malformed file), S3L_ENOMEM.
+ */
+int s3l_creds_profile_endpoint(const struct s3l_creds_options *opts, const char *service,
+                               char **url, struct s3l_error *err);
 
 #endif

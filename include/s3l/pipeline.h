@@ -27,6 +27,8 @@
 #include "s3l/parquet.h"
 #include "s3l/schema.h"
 
+struct s3l_creds_provider; /* include/s3l/creds.h */
+
 /* Bytes before an input's offset that are hashed to detect a rewrite. */
 #define S3L_INPUT_HASH_WINDOW 4096
 
@@ -426,6 +428,10 @@ struct s3l_pipeline_options {
      * client's credentials, region and endpoint), borrowed; NULL: from endpoint, region and
      * path_style above and the environment. */
     const void *s3;
+    /* s3://: where the credentials come from (include/s3l/creds.h), borrowed: it must outlive
+     * the run and be a cache (s3l_creds_cache_new), as the S3 client's uploads ask it from
+     * their thread. NULL: the default chain (struct s3l_s3_config's credentials). */
+    struct s3l_creds_provider *credentials;
 };
 
 /* Fills o with the defaults above. */

@@ -115,11 +115,52 @@ void cli_strings_free(struct cli_strings *l);
 /* Human-readable bytes ("12.3 MiB") into buf. */
 const char *cli_fmt_bytes(uint64_t n, char *buf, size_t cap);
 
+/* ---- access: --profile and a role on top (access.c) ---- */
+
+/* The access flags of every command that touches a store (docs/cli.md). */
+struct cli_access {
+    const char *profile;      /* --profile, or NULL: AWS_DEFAULT_PROFILE, AWS_PROFILE, default */
+    const char *role_arn;     /* --role-arn, or NULL: no role on top */
+    const char *external_id;  /* --external-id */
+    const char *session_name; /* --role-session-name, or NULL: botocore-session-SECONDS */
+    int duration_s;           /* --role-duration in seconds, or 0: STS's default (1 h) */
+    struct s3l_creds_provider *creds; /* set by cli_access_resolve, or NULL: the client's chain */
+};
+
+enum { CLI_O_PROFILE = 1100, CLI_O_ROLE_ARN, CLI_O_EXTERNAL_ID, CLI_O_ROLE_SESSION_NAME,
+       CLI_O_ROLE_DURATION };
+#define CLI_ACCESS_LONG_OPTIONS                                                                    \
+    {"profile", required_argument, NULL, CLI_O_PROFILE},                                           \
+        {"role-arn", required_argument, NULL, CLI_O_ROLE_ARN},                                     \
+        {"external-id", required_argument, NULL, CLI_O_EXTERNAL_ID},                               \
+        {"role-session-name", required_argument, NULL, CLI_O_ROLE_SESSION_NAME},                   \
+        {"role-duration", required_argument, NULL, CLI_O_ROLE_DURATION}
+
+/* The help text of the access flags (one block, for every command). */
+extern const char cli_access_help[];
+
+/* Applies getopt_long's opt (with optarg) to a when it is one of CLI_ACCESS_LONG_OPTIONS:
+ * -1 when it is not, 0 when applied, or the usage exit code (reported: an ARN that does not
+ * start with arn:, a duration outside 900 s .. 12 h). */
+int cli_access_option(struct cli *c, const char *cmd, int opt, struct cli_access *a);
+
+/*
+ * Resolves the access flags before a store is opened: *region and *endpoint (NULL when no flag
+ * gave them) become the profile's when neither the flag nor AWS_REGION / AWS_DEFAULT_REGION
+ * (AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL for the endpoint) set them; with --profile or
+ * --role-arn, a->creds becomes the default chain for that profile, cached, with the role
+ * assumed on top and cached again. The strings and the provider live until exit. Returns 0,
+ * or the exit code after reporting (1: a role option without --role-arn, a malformed file).
+ */
+int cli_access_resolve(struct cli *c, struct cli_access *a, const char **region,
+                       const char **endpoint);
+
 /* The S3 connection flags every command that opens a store takes (docs/cli.md). */
 struct cli_s3 {
     const char *endpoint; /* --endpoint, or NULL: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, AWS */
     const char *region;   /* --region, or NULL: $AWS_REGION, $AWS_DEFAULT_REGION, us-east-1 */
     int path_style;       /* --path-style: 1 path-style, -1 virtual-hosted, 0 decide (default) */
+    struct cli_access access; /* --profile, --role-arn ... (access.c) */
     struct s3l_s3_config cfg;         /* filled by cli_s3_store_options */
     struct s3l_s3_store_options opts; /* filled by cli_s3_store_options */
 };
@@ -149,7 +190,7 @@ enum { CLI_O_ENDPOINT = 1000, CLI_O_REGION, CLI_O_PATH_STYLE };
 #define CLI_S3_LONG_OPTIONS                                                                        \
     {"endpoint", required_argument, NULL, CLI_O_ENDPOINT},                                         \
         {"region", required_argument, NULL, CLI_O_REGION},                                         \
-        {"path-style", optional_argument, NULL, CLI_O_PATH_STYLE}
+        {"path-style", optional_argument, NULL, CLI_O_PATH_STYLE}, CLI_ACCESS_LONG_OPTIONS
 
 /*
  * Applies getopt_long's result opt (with optarg) to s3 when it is one of CLI_S3_LONG_OPTIONS.
@@ -159,8 +200,8 @@ int cli_s3_option(struct cli *c, const char *cmd, int opt, struct cli_s3 *s3);
 
 /*
  * Opens the store of url_arg (NULL: ./lake), with the S3 connection flags, creating a local
- * destination when create is set. *url is the canonical URL (the caller frees it with s3l_free).
- * Returns 0, or the exit code after reporting the failure.
+ * destination when create is set. *url is the canonical URL (the caller frees it with s3l_free;
+ * NULL after a failure). Returns 0, or the exit code after reporting the failure.
  */
 int cli_open_store(struct cli *c, const char *url_arg, struct cli_s3 *s3, bool create,
                    struct s3l_store **store, char **url);

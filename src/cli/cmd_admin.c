@@ -30,6 +30,8 @@ static const char recover_help[] =
     "\n"
     "  --url URL          the destination (default ./lake)\n"
     "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
+    "  --profile NAME, --role-arn ARN, --external-id ID, --role-session-name N,\n"
+    "  --role-duration D     access: which credentials, a role on top (below)\n"
     "  --pipeline-id ID   only this pipeline\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
@@ -45,6 +47,8 @@ static const char gc_help[] =
     "\n"
     "  --url URL          the destination (default ./lake)\n"
     "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
+    "  --profile NAME, --role-arn ARN, --external-id ID, --role-session-name N,\n"
+    "  --role-duration D     access: which credentials, a role on top (below)\n"
     "  --pipeline-id ID   only this pipeline\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
@@ -61,6 +65,8 @@ static const char check_help[] =
     "                     (none from the environment unless spec.runner.inherit: true)\n"
     "  --secrets-dir DIR  where { secret: NAME } values are read from\n"
     "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
+    "  --profile NAME, --role-arn ARN, --external-id ID, --role-session-name N,\n"
+    "  --role-duration D     access: which credentials, a role on top (below)\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
@@ -218,6 +224,7 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
         if (a.help) {
             fputs(gc ? gc_help : recover_help, stdout);
             fputs(cli_s3_help, stdout);
+            fputs(cli_access_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
         return ex;
@@ -274,6 +281,7 @@ int cli_cmd_check(struct cli *c, int argc, char **argv)
         if (a.help) {
             fputs(check_help, stdout);
             fputs(cli_s3_help, stdout);
+            fputs(cli_access_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
         return ex;

@@ -24,6 +24,8 @@ static const char ls_help[] =
     "\n"
     "  --url URL          the destination (default ./lake)\n"
     "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
+    "  --profile NAME, --role-arn ARN, --external-id ID, --role-session-name N,\n"
+    "  --role-duration D     access: which credentials, a role on top (below)\n"
     "  --table NAME       the table to show\n"
     "  --namespace NAME   the table's namespace\n"
     "  --committed        only files that a marker covers\n"
@@ -41,6 +43,8 @@ static const char schema_help[] =
     "\n"
     "  --url URL          the destination (default ./lake)\n"
     "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
+    "  --profile NAME, --role-arn ARN, --external-id ID, --role-session-name N,\n"
+    "  --role-duration D     access: which credentials, a role on top (below)\n"
     "  --table NAME / --namespace NAME   the table\n"
     "  --json / -h, --help\n"
     "\n";
@@ -352,6 +356,7 @@ int cli_cmd_ls(struct cli *c, int argc, char **argv)
         if (a.help) {
             fputs(ls_help, stdout);
             fputs(cli_s3_help, stdout);
+            fputs(cli_access_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
         return ex;
@@ -421,6 +426,7 @@ int cli_cmd_schema(struct cli *c, int argc, char **argv)
         if (a.help) {
             fputs(schema_help, stdout);
             fputs(cli_s3_help, stdout);
+            fputs(cli_access_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
         return ex;

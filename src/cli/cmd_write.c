@@ -34,6 +34,8 @@ static const char write_help[] =
     "                         its Pipeline's): URL, connection, keys, compression and sizes;\n"
     "                         --url and the s3:// flags are refused with it\n"
     "  --secrets-dir DIR      where { secret: NAME } values are read from\n"
+    "  --profile NAME, --role-arn ARN, --external-id ID, --role-session-name N,\n"
+    "  --role-duration D     access: which credentials, a role on top (below)\n"
     "  --table NAME           the table (required)\n"
     "  --namespace NAME       a namespace: the table lives under URL/NAMESPACE/TABLE\n"
     "  --disposition append   the only disposition; replace and merge are refused (plain files\n"
@@ -161,6 +163,7 @@ static const struct option write_options[] = {
     {"endpoint", required_argument, NULL, OPT_ENDPOINT},
     {"region", required_argument, NULL, OPT_REGION},
     {"path-style", optional_argument, NULL, OPT_PATH_STYLE},
+    CLI_ACCESS_LONG_OPTIONS,
     {"json", no_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -176,6 +179,7 @@ struct write_args {
     struct cli_secret_src secrets;
     struct cli_docs docs;
     struct cli_run_plan plan;
+    struct cli_access access; /* --profile, --role-arn ... (access.c) */
 };
 
 /* Parses "zstd" etc. here rather than through the writer so the CLI's errors are usage errors. */
@@ -513,6 +517,11 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
         }
         if (opt == '?' || opt == ':')
             return cli_bad_option(c, "write", write_options, argv[optind - 1]);
+        int ax = cli_access_option(c, "write", opt, &a->access);
+        if (ax > 0)
+            return ax;
+        if (ax == 0)
+            continue;
         int rc = set_option(c, a, opt, optarg);
         if (rc)
             return rc;
@@ -642,6 +651,7 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
     if (help) {
         fputs(write_help, stdout);
         fputs(cli_s3_help, stdout);
+        fputs(cli_access_help, stdout);
         fputs(cli_exit_codes_help, stdout);
         return CLI_EX_OK;
     }
@@ -656,10 +666,13 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
         return cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
     }
     a.o.url = a.url;
-    if ((ex = cli_check_file_size(c, a.url, a.o.file_size)) != 0) {
+    if ((ex = cli_check_file_size(c, a.url, a.o.file_size)) != 0 ||
+        (strncmp(a.url, "s3://", 5) == 0 &&
+         (ex = cli_access_resolve(c, &a.access, &a.o.region, &a.o.endpoint)) != 0)) {
         s3l_free(a.url);
         return ex;
     }
+    a.o.credentials = a.access.creds;
     struct s3l_schema *schema = NULL;
     if (a.schema_file) {
         ex = load_schema(c, a.schema_file, &schema);

@@ -18,6 +18,9 @@
 #   RGW_DNS_NAME   rgw_dns_name, for virtual-hosted requests (default s3.localhost.test)
 #   RGW_BUCKET     bucket created for the tests (default s3land-test)
 #   RGW_TIMEOUT    seconds allowed per readiness step (default 90)
+#   RGW_STS        1: STS on (rgw_sts_key, rgw_s3_auth_use_sts; AssumeRole on the S3 endpoint),
+#                  the test user may manage roles (caps roles=*). With STS on, RGW answers a
+#                  wrong secret with AccessDenied: keep it off but for the role tests
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 say() { printf '[start-rgw %s] %s\n' "$(date +%T)" "$*" >&2; }
@@ -171,6 +174,9 @@ rgw_frontends = $frontends
 rgw_dns_name = $RGW_DNS_NAME
 rgw_enable_usage_log = false
 CONF
+if [ "${RGW_STS:-0}" = 1 ]; then
+    printf 'rgw_sts_key = s3landstskey0001\nrgw_s3_auth_use_sts = true\n' >>"$conf"
+fi
 
 wait_for() { # wait_for WHAT CMD...: polls CMD every 0.3 s until it succeeds or time runs out
     local what=$1; shift
@@ -214,6 +220,10 @@ flock -u 9 # every port is bound: the next store may choose its own
 exec 9>&-
 radosgw-admin --conf "$conf" user create --uid=s3land --display-name=s3land \
     --access-key="$ACCESS" --secret-key="$SECRET" >/dev/null 2>>"$RGW_DIR/log/admin.out"
+if [ "${RGW_STS:-0}" = 1 ]; then
+    radosgw-admin --conf "$conf" caps add --uid=s3land --caps="roles=*" >/dev/null \
+        2>>"$RGW_DIR/log/admin.out"
+fi
 # ready when a signed request works; the same request creates the test bucket
 make_bucket() {
     [ "$(curl -s -o /dev/null -w '%{http_code}' -X PUT --aws-sigv4 'aws:amz:us-east-1:s3' \
@@ -238,5 +248,6 @@ say "ready ($((SECONDS - t0)) s) on 127.0.0.1:$RGW_PORT, state in $RGW_DIR"
     echo "export AWS_DEFAULT_REGION=us-east-1"
     echo "export AWS_REGION=us-east-1"
     echo "export AWS_ENDPOINT_URL_S3=http://127.0.0.1:$RGW_PORT"
+    echo "export RGW_CONF=$conf"
 } > "$RGW_DIR/env"
 cat "$RGW_DIR/env"

@@ -26,6 +26,7 @@
 //   redirect        301 PermanentRedirect with x-amz-bucket-region: region, not forwarded
 //   skew            403 RequestTimeTooSkewed with a Date skewSeconds ahead, not forwarded
 //   deny            403 AccessDenied, not forwarded
+//   bad_key         403 InvalidAccessKeyId, not forwarded
 //   html            502 with an HTML body, not forwarded
 //   corrupt         one byte of the request body is flipped, then forwarded (the store's
 //                   Content-MD5 check must refuse it)
@@ -195,6 +196,7 @@ function handle(req, res, body, op, key, rule) {
   case 'error500': return inject(500, 'InternalError', 'We encountered an internal error.');
   case 'expired_token': return inject(400, 'ExpiredToken', 'The provided token has expired.');
   case 'deny': return inject(403, 'AccessDenied', 'Access Denied');
+  case 'bad_key': return inject(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
   case 'redirect':
     return inject(301, 'PermanentRedirect', 'Use the specified endpoint.',
                   { 'x-amz-bucket-region': rule.region || 'eu-west-1' });

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "../../src/cli/util.c"
+#include "../../src/cli/access.c"
 
 static void sizes(void **state)
 {
@@ -58,7 +59,7 @@ static void path_style(void **state)
     assert_false(cli_parse_path_style("1", &v));
     assert_int_equal(v, 7);
 
-    struct cli_s3 s3 = {"http://127.0.0.1:9000", "eu-west-3", 0, {0}, {0}};
+    struct cli_s3 s3 = {"http://127.0.0.1:9000", "eu-west-3", 0, {0}, {0}, {0}};
     struct s3l_store_options so = {0};
     cli_s3_store_options(&s3, &so);
     assert_string_equal(so.endpoint, "http://127.0.0.1:9000");

@@ -7,13 +7,14 @@
 # is written by hand except the setup itself.
 #
 # Outcomes compared: a method string; "none" (botocore: no credentials; s3land: AUTH_INVALID
-# "no credentials found"); "error" (botocore raises; s3land fails with another error). Role,
-# web identity and SSO setups: botocore returns deferred credentials (no network at this point)
-# and names the method; s3land has no STS client yet, recognises the setup and fails with
-# UNSUPPORTED naming the source, so the source it chose is what is compared.
+# "no credentials found"); "error" (botocore raises; s3land fails with another error). Role and
+# web identity setups: botocore returns deferred credentials (no network at this point) and
+# names the method; s3land calls STS (AssumeRole, AssumeRoleWithWebIdentity) at the fake STS
+# (AWS_ENDPOINT_URL_STS, which botocore 1.29 ignores; it never calls STS here) and reports the
+# method of the answer. SSO setups: s3land refuses with UNSUPPORTED naming the source.
 #
-# The container and IMDS setups talk to tests/support/fake-creds.mjs on 127.0.0.1, which both
-# botocore and s3land reach. Prints the comparison table; exits 1 on any difference.
+# The container, IMDS and STS setups talk to tests/support/fake-creds.mjs on 127.0.0.1, which
+# both botocore and s3land reach. Prints the comparison table; exits 1 on any difference.
 import json
 import os
 import stat
@@ -96,6 +97,37 @@ def setups(home, port):
          {"credentials": [("base", keys("AKIDBASEPROFILE1"))],
           "config": [("profile dev", dict(role, source_profile="base"))]}, {},
          {"AWS_PROFILE": "dev"}, None),
+        ("role_arn with credential_source Environment (explicit profile)",
+         {"config": [("profile dev", dict(role, credential_source="Environment"))]}, {},
+         env_keys, "dev"),
+        ("role chained through two source profiles, external_id, duration",
+         {"credentials": [("base", keys("AKIDBASEPROFILE2"))],
+          "config": [("profile mid", dict(role, source_profile="base")),
+                     ("profile top", {"role_arn": "arn:aws:iam::123456789012:role/external",
+                                      "source_profile": "mid", "external_id": "ext-good",
+                                      "duration_seconds": "900",
+                                      "role_session_name": "s3land-test"})]}, {},
+         {"AWS_PROFILE": "top"}, None),
+        ("conflict: env keys and AWS_PROFILE naming a role",
+         {"credentials": [("base", keys("AKIDBASEPROFILE3"))],
+          "config": [("profile dev", dict(role, source_profile="base"))]}, {},
+         dict(env_keys, AWS_PROFILE="dev"), None),
+        ("conflict: env keys and an explicit role profile",
+         {"credentials": [("base", keys("AKIDBASEPROFILE4"))],
+          "config": [("profile dev", dict(role, source_profile="base"))]}, {}, env_keys, "dev"),
+        ("role_arn whose source_profile makes a loop",
+         {"config": [("profile a", dict(role, source_profile="b")),
+                     ("profile b", dict(role, source_profile="a"))]}, {}, {"AWS_PROFILE": "a"},
+         None),
+        ("web identity in a profile (web_identity_token_file)",
+         {"config": [("default", {"role_arn": "arn:aws:iam::123456789012:role/web",
+                                  "web_identity_token_file": tokfile,
+                                  "role_session_name": "web-session"})]},
+         {"web-token": "header.payload.sig"}, {}, None),
+        ("web identity env with AWS_ROLE_SESSION_NAME over env keys",
+         {}, {"web-token": "header.payload.sig"},
+         dict(env_keys, AWS_WEB_IDENTITY_TOKEN_FILE=tokfile, AWS_ROLE_ARN=role["role_arn"],
+              AWS_ROLE_SESSION_NAME="pod"), None),
         ("role_arn with a missing source_profile",
          {"config": [("default", dict(role, source_profile="nope"))]}, {}, {}, None),
         ("web identity env over a credentials file",
@@ -131,8 +163,9 @@ def write_home(home, files, extra):
         os.chmod(path, stat.S_IRWXU)
 
 
-def environment(home, env):
-    e = {"PATH": "/usr/bin:/bin", "HOME": home, "AWS_EC2_METADATA_DISABLED": "true"}
+def environment(home, env, port):
+    e = {"PATH": "/usr/bin:/bin", "HOME": home, "AWS_EC2_METADATA_DISABLED": "true",
+         "AWS_ENDPOINT_URL_STS": f"http://127.0.0.1:{port}/"}
     for k, v in env.items():
         if v is None:
             e.pop(k, None)
@@ -207,7 +240,8 @@ def main():
     fake, port = start_fake()
     rows, failures = [], 0
     secrets = ["secret-", "proc-secret-not-for-output", "imds-secret-not-for-output",
-               "container-secret-not-for-output", "env-secret", "proc-token"]
+               "container-secret-not-for-output", "env-secret", "proc-token",
+               "sts-secret-not-for-output", "sts-token-not-for-output", "header.payload"]
     try:
         with tempfile.TemporaryDirectory() as root:
             for i, (name, files, extra, env, profile) in enumerate(setups("HOME", port)):
@@ -219,7 +253,7 @@ def main():
                          for k, secs in files.items()}
                 env = {k: fix(v) for k, v in env.items()}
                 write_home(home, files, extra)
-                e = environment(home, env)
+                e = environment(home, env, port)
                 boto, ours = botocore_says(e, profile), s3land_says(e, profile)
                 ok = boto["outcome"] == ours["outcome"]
                 if ok and "key" in boto and boto["outcome"] not in ("none", "error"):

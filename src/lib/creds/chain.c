@@ -33,6 +33,11 @@ static int get(void *impl, struct s3l_credentials *out, struct s3l_error *err)
         if (rc == 0)
             return 0;
         if (rc != S3L_ENOT_FOUND) {
+            if (err && !err->code) { /* keep the detail (STS's HTTP status, code, request id) */
+                *err = e;
+                err->code = 0;
+                err->message[0] = '\0';
+            }
             s3l_error_set(err, rc, "%s: %s", name_of(c->p[i]), e.message);
             return rc;
         }

@@ -28,6 +28,7 @@ void s3l_credentials_cleanup(struct s3l_credentials *c)
     if (!c)
         return;
     s3l_free(c->access_key_id);
+    s3l_free(c->principal);
     wipe_free(c->secret_access_key);
     wipe_free(c->session_token);
     memset(c, 0, sizeof(*c));
@@ -53,8 +54,22 @@ int s3l_credentials_copy(struct s3l_credentials *dst, const struct s3l_credentia
 {
     if (dst == src)
         return 0;
-    return s3l__creds_fill(dst, src->access_key_id, src->secret_access_key, src->session_token,
-                           src->expiration_ns, src->source);
+    int rc = s3l__creds_fill(dst, src->access_key_id, src->secret_access_key,
+                             src->session_token, src->expiration_ns, src->source);
+    if (rc == 0 && src->principal && !(dst->principal = s3l_strdup(src->principal))) {
+        s3l_credentials_cleanup(dst);
+        rc = S3L_ENOMEM;
+    }
+    return rc;
+}
+
+void s3l__creds_abbrev(const char *key_id, char *out, size_t max)
+{
+    size_t n = key_id ? strlen(key_id) : 0;
+    if (n <= 8)
+        snprintf(out, max, "%s", key_id ? key_id : "");
+    else
+        snprintf(out, max, "%.4s...%s", key_id, key_id + n - 4);
 }
 
 int s3l_creds_provider_new(const struct s3l_creds_provider_ops *ops, void *impl,

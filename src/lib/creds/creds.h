@@ -140,6 +140,42 @@ int s3l__creds_web_identity_new(const struct s3l_creds_options *opts,
 int s3l__creds_sso_new(const struct s3l_creds_options *opts, struct s3l_creds_provider **out,
                        struct s3l_error *err);
 
+/* ---------------------------------------------------------------- STS (sts.c) */
+
+/* One STS call. action "AssumeRole" (signed with signer) or "AssumeRoleWithWebIdentity"
+ * (unsigned; signer NULL, web_identity_token set). session_name NULL or "": botocore's default,
+ * "botocore-session-<unix seconds>". external_id NULL: none sent. duration_seconds 0: STS's
+ * default (1 h). region: an explicit one (a flag), else AWS_REGION, AWS_DEFAULT_REGION,
+ * profile_region, us-east-1. endpoint: explicit, else AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL,
+ * https://sts.REGION.amazonaws.com. source: the method string the answer carries. */
+struct s3l__sts_request {
+    const char *action;
+    const char *role_arn;
+    const char *session_name;
+    const char *external_id;
+    int duration_seconds;
+    const char *web_identity_token;
+    const struct s3l_credentials *signer;
+    const char *region;
+    const char *profile_region;
+    const char *endpoint;
+    const char *source;
+};
+
+/* Calls STS and fills out (with principal = AssumedRoleUser.Arn). Retries THROTTLED and
+ * TRANSIENT (3 attempts); returns 0, or: S3L_EPERMISSION_DENIED (AccessDenied: the message names
+ * the role and the caller and says to check the trust policy's principal and external id first,
+ * then the permissions policy), S3L_EAUTH_INVALID (the signer's key or the token refused),
+ * S3L_EAUTH_EXPIRED (ExpiredToken), S3L_ETHROTTLED / S3L_ETRANSIENT (after the retries; also no
+ * answer), S3L_EINVALID_CONFIG (ValidationError, a bad endpoint or region, an answer without
+ * credentials), S3L_ENOMEM. err's http_status, s3_code and request_id are STS's. */
+int s3l__sts_assume(const struct s3l__sts_request *rq, struct s3l_credentials *out,
+                    struct s3l_error *err);
+
+/* The access key id as its first 4 and last 4 characters ("AKIA...WXYZ"; whole when 8 or
+ * fewer), the principal named in messages (issue 11). */
+void s3l__creds_abbrev(const char *key_id, char *out, size_t max);
+
 /* ---------------------------------------------------------------- HTTP for the endpoints (http.c) */
 
 /* One HTTP request through libcurl with a 1 s connect and total timeout. method "GET" or "PUT";
@@ -150,5 +186,22 @@ struct s3l_buf;
 int s3l__creds_http(const char *method, const char *url, const char *const *headers,
                     long *status, struct s3l_buf *body, char *reason, size_t reason_max,
                     struct s3l_error *err);
+
+/* The general request behind s3l__creds_http: method "GET", "PUT" or "POST" with body[0..len)
+ * (may hold secrets: curl does not copy it; the caller wipes it), a total timeout in ms (the
+ * connect timeout is the smaller of it and 5 s), and whether to bypass any proxy (the link-local
+ * endpoints) or let libcurl honour the proxy variables (STS). Same results as s3l__creds_http;
+ * *reason says "no answer in N s" after a timeout. */
+struct s3l__creds_http_req {
+    const char *method;
+    const char *url;
+    const char *const *headers;
+    const void *body;
+    size_t body_len;
+    long timeout_ms;
+    bool no_proxy;
+};
+int s3l__creds_http_do(const struct s3l__creds_http_req *rq, long *status, struct s3l_buf *body,
+                       char *reason, size_t reason_max, struct s3l_error *err);
 
 #endif

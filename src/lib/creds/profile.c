@@ -12,8 +12,10 @@
  */
 #include "creds/creds.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "os/os.h"
 #include "util/util.h"
@@ -203,6 +205,65 @@ int s3l_creds_profile_region(const struct s3l_creds_options *opts, char **region
     if (rc == 0) {
         const char *r = s3l__profile_get(&p, "region");
         if (r && *r && !(*region = s3l_strdup(r)))
+            rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
+        s3l__profile_free(&p);
+    }
+    s3l__creds_opts_free(&o);
+    return rc;
+}
+
+/* The value of sub-key `key` in an indented block ("\nendpoint_url = X\nother = Y", the
+ * services section's nested settings as configparser joins them), copied into out. */
+static bool sub_value(const char *block, const char *key, char *out, size_t max)
+{
+    size_t kn = strlen(key);
+    for (const char *l = block; l && *l;) {
+        while (*l == '\n' || *l == ' ' || *l == '\t')
+            l++;
+        size_t n = strcspn(l, "\n");
+        const char *eq = memchr(l, '=', n);
+        if (eq) {
+            const char *k = l, *ke = eq;
+            while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
+                ke--;
+            const char *v = eq + 1, *ve = l + n;
+            while (v < ve && (*v == ' ' || *v == '\t'))
+                v++;
+            while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\r'))
+                ve--;
+            if ((size_t)(ke - k) == kn && strncasecmp(k, key, kn) == 0 && ve > v &&
+                (size_t)(ve - v) < max) {
+                memcpy(out, v, (size_t)(ve - v));
+                out[ve - v] = '\0';
+                return true;
+            }
+        }
+        l += n;
+    }
+    return false;
+}
+
+int s3l_creds_profile_endpoint(const struct s3l_creds_options *opts, const char *service,
+                               char **url, struct s3l_error *err)
+{
+    *url = NULL;
+    struct s3l__creds_opts o;
+    struct s3l__profile p;
+    int rc = s3l__creds_opts_resolve(opts, &o, err);
+    if (rc != 0)
+        return rc;
+    rc = s3l__profile_load(&o, &p, err);
+    if (rc == 0) {
+        char found[1024] = "";
+        const char *svc = s3l__profile_get(&p, "services");
+        char section[300];
+        snprintf(section, sizeof(section), "services %.200s", svc ? svc : "");
+        const char *block = svc ? s3l__ini_get(&p.config, section, service) : NULL;
+        if (!(block && sub_value(block, "endpoint_url", found, sizeof(found)))) {
+            const char *g = s3l__profile_get(&p, "endpoint_url");
+            snprintf(found, sizeof(found), "%s", g ? g : "");
+        }
+        if (found[0] && !(*url = s3l_strdup(found)))
             rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
         s3l__profile_free(&p);
     }

@@ -5,19 +5,56 @@
  * the profile, as botocore does (its _get_config takes the environment variable over the
  * profile key).
  *
- * This build has no STS client yet: the setup is recognised and refused with S3L_EUNSUPPORTED
- * (the chain stops, as botocore's does), so no other identity is used in its place.
+ * The token file is read at every get (EKS rotates it) and sent, unsigned, through STS
+ * AssumeRoleWithWebIdentity (sts.c) with the role ARN and AWS_ROLE_SESSION_NAME or the
+ * profile's role_session_name (default botocore-session-<unix seconds>, as botocore). The
+ * token is a secret: wiped after the call, never quoted. A token file that cannot be read is an
+ * error, not "nothing here": the setup names this source (botocore raises there too).
  */
 #include "creds/creds.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+#include <openssl/crypto.h>
+
+#include "os/os.h"
 #include "util/util.h"
 
 static const char *var(const char *name)
 {
     const char *v = getenv(name);
     return v && *v ? v : NULL;
+}
+
+static int call(const char *file, const char *arn, const char *session, const char *region,
+                struct s3l_credentials *out, struct s3l_error *err)
+{
+    struct s3l_buf b;
+    s3l_buf_init(&b, 64 * 1024);
+    struct s3l_error e = {0};
+    int rc = s3l__os_read_file(file, 64 * 1024, &b, &e);
+    if (rc != 0) /* a missing file must not pass to the next source: the setup names this one */
+        rc = s3l_error_set(err, rc == S3L_ENOT_FOUND ? S3L_EINVALID_CONFIG : rc,
+                           "web identity token file %.200s: %s", file, e.message);
+    while (rc == 0 && b.len > 0 && strchr("\r\n \t", b.ptr[b.len - 1]))
+        b.ptr[--b.len] = '\0';
+    if (rc == 0 && b.len == 0)
+        rc = s3l_error_set(err, S3L_EINVALID_CONFIG, "web identity token file %.200s is empty",
+                           file);
+    if (rc == 0) {
+        struct s3l__sts_request rq = {0};
+        rq.action = "AssumeRoleWithWebIdentity";
+        rq.role_arn = arn;
+        rq.session_name = session;
+        rq.web_identity_token = (const char *)b.ptr;
+        rq.profile_region = region;
+        rq.source = "assume-role-with-web-identity";
+        rc = s3l__sts_assume(&rq, out, err);
+    }
+    OPENSSL_cleanse(b.ptr, b.cap);
+    s3l_buf_free(&b);
+    return rc;
 }
 
 static int get(void *impl, struct s3l_credentials *out, struct s3l_error *err)
@@ -42,11 +79,12 @@ static int get(void *impl, struct s3l_credentials *out, struct s3l_error *err)
                            "a web identity token file (%.200s) but no role ARN (AWS_ROLE_ARN or "
                            "role_arn in profile %.100s)",
                            file, o->profile);
-    else
-        rc = s3l_error_set(err, S3L_EUNSUPPORTED,
-                           "web identity for role %.200s: STS AssumeRoleWithWebIdentity is not "
-                           "built yet (issue 11)",
-                           arn);
+    else {
+        const char *session = o->profile_explicit ? NULL : var("AWS_ROLE_SESSION_NAME");
+        if (!session)
+            session = s3l__profile_get(&p, "role_session_name");
+        rc = call(file, arn, session, s3l__profile_get(&p, "region"), out, err);
+    }
     s3l__profile_free(&p);
     return rc;
 }

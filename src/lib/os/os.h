@@ -80,6 +80,8 @@ bool s3l__os_abandoned(const char *path);
 bool s3l__os_abandoned_before(const char *path, int64_t before_ns);
 /* The wall clock (CLOCK_REALTIME), ns since epoch. */
 int64_t s3l__os_now_ns(void);
+/* Sleeps ms milliseconds (nanosleep, resumed after a signal). */
+void s3l__os_sleep_ms(long ms);
 /* Calls cb(ctx, name, is_dir) for every entry of dir but "." and "..". A non-zero cb result
  * stops and is returned. */
 int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool is_dir), void *ctx,

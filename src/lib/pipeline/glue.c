@@ -28,9 +28,10 @@ static int open_store(struct s3l__run *r, const char *url, struct s3l_error *err
     struct s3l_s3_store_options s3o = {0};
     if (opts->s3) {
         so.s3 = opts->s3;
-    } else if (opts->path_style) {
+    } else if (opts->path_style || opts->credentials) {
         s3c.version = S3L_S3_CONFIG_VERSION;
         s3c.path_style = opts->path_style;
+        s3c.credentials = opts->credentials;
         s3o.version = S3L_S3_STORE_OPTIONS_VERSION;
         s3o.client = &s3c;
         so.s3 = &s3o;

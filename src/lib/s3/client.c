@@ -467,6 +467,7 @@ void s3l_s3_client_free(struct s3l_s3_client *c)
         s3l_creds_provider_free(c->creds);
     s3l_free(c->region), s3l_free(c->scheme), s3l_free(c->host), s3l_free(c->ca_file);
     s3l_free(c->access_key), s3l_free(c->secret_key), s3l_free(c->session_token);
+    s3l_free(c->principal);
     OPENSSL_cleanse(&c->key_cache, sizeof(c->key_cache));
     s3l_free(c);
     curl_global_cleanup();

@@ -409,6 +409,27 @@ static void redact(const struct s3l_s3_client *c, char *text, size_t cap)
     }
 }
 
+/* Appends to an access failure's message who was refused and where (issue 11, item 2): the
+ * principal (the assumed role's ARN, or the access key id's first 4 and last 4 characters), the
+ * credentials' source (botocore's method string), the bucket and the key. */
+static void who_was_refused(const struct s3l_s3_client *c, struct s3l__http_req *r)
+{
+    char key[16] = "";
+    const char *id = c->access_key ? c->access_key : "";
+    size_t n = strlen(id);
+    if (n <= 8)
+        snprintf(key, sizeof(key), "%s", id);
+    else
+        snprintf(key, sizeof(key), "%.4s...%s", id, id + n - 4);
+    size_t at = strlen(r->err.message);
+    snprintf(r->err.message + at, sizeof(r->err.message) - at,
+             "; as %.300s%s%s%s (credentials from %s), bucket %.63s, key %.200s",
+             c->principal ? c->principal : key, c->principal ? " (key " : "",
+             c->principal ? key : "", c->principal ? ")" : "",
+             c->creds_source[0] ? c->creds_source : "a provider", r->bucket ? r->bucket : "",
+             r->key && *r->key ? r->key : "(none)");
+}
+
 /* Fills r->err from an S3 answer; returns the code. */
 static int s3_failure(struct s3l_s3_client *c, struct s3l__http_req *r,
                       const struct s3l__s3_error_body *e, bool xml)
@@ -442,6 +463,8 @@ static int s3_failure(struct s3l_s3_client *c, struct s3l__http_req *r,
     redact(c, r->err.message, sizeof(r->err.message));
     redact(c, r->err.s3_code, sizeof(r->err.s3_code));
     redact(c, r->err.request_id, sizeof(r->err.request_id));
+    if (rc == S3L_EAUTH_INVALID || rc == S3L_EAUTH_EXPIRED || rc == S3L_EPERMISSION_DENIED)
+        who_was_refused(c, r);
     return rc;
 }
 
@@ -543,6 +566,9 @@ int s3l__s3_refresh_creds(struct s3l_s3_client *c, struct s3l_error *err)
     c->access_key = got.access_key_id, c->secret_key = got.secret_access_key;
     c->session_token = got.session_token;
     c->creds_expiration_ns = got.expiration_ns;
+    snprintf(c->creds_source, sizeof(c->creds_source), "%s", got.source);
+    s3l_free(c->principal);
+    c->principal = got.principal;
     c->creds_stale = false;
     return 0;
 }

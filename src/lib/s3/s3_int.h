@@ -1,9 +1,11 @@
 /*
  * s3: the module's internal header. The S3 client is built from small layers, each in its own
- * file: URI encoding (uri.c), the SigV4 signer (sigv4.c), expat-based parsing of S3's XML
- * answers (xml.c), the libcurl multi transport (http.c), retries and the error taxonomy
- * (retry.c), the trace (trace.c) and the operations (client.c, multipart.c). Tests reach the
- * layers through the s3l__ functions declared here. docs/internals/s3.md has the invariants.
+ * file: S3's XML answers (xml.c), the libcurl multi transport (http.c), retries and the error
+ * taxonomy (retry.c), the trace (trace.c) and the operations (client.c, multipart.c). URI
+ * encoding, the SigV4 signer and the expat XML tree are util's (util/uri.c, sigv4.c, xml.c):
+ * creds' STS client signs and parses too, and creds may not include s3 (docs/design.md).
+ * Tests reach the layers through the s3l__ functions declared here and in util/util.h.
+ * docs/internals/s3.md has the invariants.
  */
 #ifndef S3L_S3_INT_H
 #define S3L_S3_INT_H
@@ -17,128 +19,6 @@
 #include "s3l/error.h"
 #include "s3l/s3.h"
 #include "util/util.h"
-
-/* ------------------------------------------------------------------ URI encoding (uri.c) */
-
-/*
- * Appends the RFC 3986 percent-encoding of in[0..len) to out, as SigV4 defines it: every byte
- * except the unreserved A-Z a-z 0-9 - . _ ~ becomes %XY with uppercase hex; '/' is kept when
- * keep_slash is set (object key paths). Bytes are taken as they are (UTF-8 is encoded byte by
- * byte). Returns 0, or S3L_ETOO_LARGE / S3L_ENOMEM from the buffer.
- */
-int s3l__uri_encode(struct s3l_buf *out, const char *in, size_t len, bool keep_slash);
-
-/* ------------------------------------------------------------------ SigV4 (sigv4.c) */
-
-#define S3L_SIGV4_UNSIGNED "UNSIGNED-PAYLOAD"
-#define S3L_SIGV4_EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
-/* One header or query parameter: name and value as NUL-terminated strings, not encoded. */
-struct s3l__kv {
-    const char *name;
-    const char *value;
-};
-
-/* Credentials as the signer sees them. session_token may be NULL or "". */
-struct s3l__creds {
-    const char *access_key;
-    const char *secret_key;
-    const char *session_token;
-};
-
-/*
- * The signing key, cached per (day, region, service, secret): deriving it costs four HMACs and
- * it changes only when one of these does (SigV4 "Calculate the signature", step 1). The secret is
- * remembered only as its SHA-256, never in clear.
- */
-struct s3l__sigv4_cache {
-    char day[9];
-    char region[64];
-    char service[32];
-    uint8_t secret_sha[32];
-    uint8_t key[32];
-    bool valid;
-};
-
-/*
- * A request to sign. path: as it is sent on the wire (already percent-encoded by the caller for
- * S3; see s3l__uri_encode). query: decoded parameters in any order (the signer encodes and sorts
- * them). headers: every header to sign, names in any case; "host" must be among them.
- * payload_hash: lowercase hex SHA-256 of the body or S3L_SIGV4_UNSIGNED.
- * s3: S3's rules: the path is used as is (no normalisation, no second encoding); otherwise the
- * generic SigV4 rules of the test suite apply (dot segments and repeated '/' removed, then the
- * path is encoded once more).
- */
-struct s3l__sigv4_request {
-    const char *method;
-    const char *path;
-    const struct s3l__kv *query;
-    size_t n_query;
-    const struct s3l__kv *headers;
-    size_t n_headers;
-    const char *payload_hash;
-    bool s3;
-};
-
-/* What signing produced. Each buffer is NUL-terminated; free with s3l__sigv4_result_free. */
-struct s3l__sigv4_result {
-    struct s3l_buf canonical_request;
-    struct s3l_buf string_to_sign;
-    struct s3l_buf canonical_query; /* also the query string to send */
-    struct s3l_buf authorization;   /* the Authorization header's value */
-    char signed_headers[1024];
-    char signature[65];
-    char amz_date[17]; /* YYYYMMDDTHHMMSSZ */
-};
-
-void s3l__sigv4_result_init(struct s3l__sigv4_result *r);
-void s3l__sigv4_result_free(struct s3l__sigv4_result *r);
-
-/*
- * Signs req at time now (seconds since the epoch, UTC) for region and service, following the
- * SigV4 steps (canonical request, string to sign, signing key, signature). The caller must send
- * the X-Amz-Date header with r->amz_date and X-Amz-Security-Token when a session token is set;
- * both must be among req->headers (s3l__sigv4_sign does not add headers). cache may be NULL.
- * Returns 0; S3L_EINVALID_ARGUMENT for a missing field or host header, S3L_ETOO_LARGE when a
- * buffer cap (64 KiB per part) is passed, S3L_ENOMEM, or S3L_EINTERNAL when libcrypto fails.
- */
-int s3l__sigv4_sign(const struct s3l__sigv4_request *req, const struct s3l__creds *creds,
-                    const char *region, const char *service, time_t now,
-                    struct s3l__sigv4_cache *cache, struct s3l__sigv4_result *r);
-
-/* SHA-256 of data as lowercase hex into out[65]. Returns 0 or S3L_EINTERNAL. */
-int s3l__sha256_hex(const void *data, size_t len, char out[65]);
-
-/* Formats t as YYYYMMDDTHHMMSSZ (UTC) into out[17]. */
-void s3l__amz_date(time_t t, char out[17]);
-
-/* ------------------------------------------------------------------ XML (xml.c) */
-
-/*
- * A small tree of an S3 XML answer, built with expat. Element names have their namespace
- * dropped; text is kept for leaf elements only (S3 answers carry no mixed content). A document
- * with a DOCTYPE is refused (no entity expansion at all), as is one nested deeper than 32 or
- * holding more than 1,000,000 elements; input size is already capped by the transport.
- */
-struct s3l__xml_node {
-    const char *name;
-    const char *text; /* "" when none */
-    struct s3l__xml_node *child, *last_child, *next;
-};
-
-struct s3l__xml_doc {
-    struct s3l_arena arena;
-    struct s3l__xml_node *root;
-};
-
-/* Parses data into doc (which the caller frees with s3l__xml_doc_free, also on failure).
- * Returns 0 or S3L_ECORRUPT (message names line and column), S3L_ENOMEM. */
-int s3l__xml_parse(struct s3l__xml_doc *doc, const void *data, size_t len, struct s3l_error *err);
-void s3l__xml_doc_free(struct s3l__xml_doc *doc);
-/* The first child of n named name, or NULL. */
-const struct s3l__xml_node *s3l__xml_child(const struct s3l__xml_node *n, const char *name);
-/* The text of n's first child named name, or NULL when there is none. */
-const char *s3l__xml_text(const struct s3l__xml_node *n, const char *name);
 
 /* An S3 <Error> answer. Fields are "" when absent. */
 struct s3l__s3_error_body {
@@ -193,6 +73,8 @@ struct s3l_s3_client {
     bool creds_stale;     /* AUTH_EXPIRED seen: ask creds again before the next attempt */
     int64_t creds_expiration_ns; /* of the keys below, ns since the epoch; 0: never */
     char *access_key, *secret_key, *session_token;
+    char creds_source[40]; /* botocore's method string of the keys above, for messages */
+    char *principal;       /* the assumed role's ARN of the keys above, or NULL */
     char *ca_file;
     struct curl_slist *resolve;
     CURLM *multi;

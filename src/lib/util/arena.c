@@ -1,6 +1,8 @@
 /*
  * The arena (util.h): a list of blocks; reset keeps them for reuse, free releases them.
  */
+#include <openssl/crypto.h>
+
 #include "util/util.h"
 
 struct s3l_arena_block {
@@ -69,4 +71,10 @@ void s3l_arena_free(struct s3l_arena *a)
     }
     a->head = NULL;
     a->used_total = 0;
+}
+
+void s3l_arena_wipe(struct s3l_arena *a)
+{
+    for (struct s3l_arena_block *b = a->head; b; b = b->next)
+        OPENSSL_cleanse(b->data, b->used);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "s3l/alloc.h"
 #include "s3l/error.h"
@@ -102,6 +103,8 @@ void *s3l_arena_alloc(struct s3l_arena *a, size_t size);           /* NULL on fa
 char *s3l_arena_strndup(struct s3l_arena *a, const char *s, size_t n); /* NUL-terminated */
 void s3l_arena_reset(struct s3l_arena *a);
 void s3l_arena_free(struct s3l_arena *a);
+/* Overwrites every byte handed out (OPENSSL_cleanse) before a free, for arenas that held secrets. */
+void s3l_arena_wipe(struct s3l_arena *a);
 
 /* Lowercase hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
 void s3l_hex_encode(const uint8_t *in, size_t n, char *out);
@@ -189,5 +192,132 @@ bool s3l__utf8_valid(const uint8_t *p, size_t n, size_t *bad);
  * schema's $defs/csvDelimiter pattern admits the same texts.
  */
 int s3l__csv_delimiter_parse(const char *text, char *out, const char **why);
+
+/* ------------------------------------------------------------------ URI encoding (uri.c) */
+/* (uri.c, sigv4.c and xml.c came from src/lib/s3: the S3 client and creds' STS client share them.) */
+
+/*
+ * Appends the RFC 3986 percent-encoding of in[0..len) to out, as SigV4 defines it: every byte
+ * except the unreserved A-Z a-z 0-9 - . _ ~ becomes %XY with uppercase hex; '/' is kept when
+ * keep_slash is set (object key paths). Bytes are taken as they are (UTF-8 is encoded byte by
+ * byte). Returns 0, or S3L_ETOO_LARGE / S3L_ENOMEM from the buffer.
+ */
+int s3l__uri_encode(struct s3l_buf *out, const char *in, size_t len, bool keep_slash);
+
+/* ------------------------------------------------------------------ SigV4 (sigv4.c) */
+
+#define S3L_SIGV4_UNSIGNED "UNSIGNED-PAYLOAD"
+#define S3L_SIGV4_EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+/* One header or query parameter: name and value as NUL-terminated strings, not encoded. */
+struct s3l__kv {
+    const char *name;
+    const char *value;
+};
+
+/* Credentials as the signer sees them. session_token may be NULL or "". */
+struct s3l__creds {
+    const char *access_key;
+    const char *secret_key;
+    const char *session_token;
+};
+
+/*
+ * The signing key, cached per (day, region, service, secret): deriving it costs four HMACs and
+ * it changes only when one of these does (SigV4 "Calculate the signature", step 1). The secret is
+ * remembered only as its SHA-256, never in clear.
+ */
+struct s3l__sigv4_cache {
+    char day[9];
+    char region[64];
+    char service[32];
+    uint8_t secret_sha[32];
+    uint8_t key[32];
+    bool valid;
+};
+
+/*
+ * A request to sign. path: as it is sent on the wire (already percent-encoded by the caller for
+ * S3; see s3l__uri_encode). query: decoded parameters in any order (the signer encodes and sorts
+ * them). headers: every header to sign, names in any case; "host" must be among them.
+ * payload_hash: lowercase hex SHA-256 of the body or S3L_SIGV4_UNSIGNED.
+ * s3: S3's rules: the path is used as is (no normalisation, no second encoding); otherwise the
+ * generic SigV4 rules of the test suite apply (dot segments and repeated '/' removed, then the
+ * path is encoded once more).
+ */
+struct s3l__sigv4_request {
+    const char *method;
+    const char *path;
+    const struct s3l__kv *query;
+    size_t n_query;
+    const struct s3l__kv *headers;
+    size_t n_headers;
+    const char *payload_hash;
+    bool s3;
+};
+
+/* What signing produced. Each buffer is NUL-terminated; free with s3l__sigv4_result_free. */
+struct s3l__sigv4_result {
+    struct s3l_buf canonical_request;
+    struct s3l_buf string_to_sign;
+    struct s3l_buf canonical_query; /* also the query string to send */
+    struct s3l_buf authorization;   /* the Authorization header's value */
+    char signed_headers[1024];
+    char signature[65];
+    char amz_date[17]; /* YYYYMMDDTHHMMSSZ */
+};
+
+void s3l__sigv4_result_init(struct s3l__sigv4_result *r);
+void s3l__sigv4_result_free(struct s3l__sigv4_result *r);
+
+/*
+ * Signs req at time now (seconds since the epoch, UTC) for region and service, following the
+ * SigV4 steps (canonical request, string to sign, signing key, signature). The caller must send
+ * the X-Amz-Date header with r->amz_date and X-Amz-Security-Token when a session token is set;
+ * both must be among req->headers (s3l__sigv4_sign does not add headers). cache may be NULL.
+ * Returns 0; S3L_EINVALID_ARGUMENT for a missing field or host header, S3L_ETOO_LARGE when a
+ * buffer cap (64 KiB per part) is passed, S3L_ENOMEM, or S3L_EINTERNAL when libcrypto fails.
+ */
+int s3l__sigv4_sign(const struct s3l__sigv4_request *req, const struct s3l__creds *creds,
+                    const char *region, const char *service, time_t now,
+                    struct s3l__sigv4_cache *cache, struct s3l__sigv4_result *r);
+
+/* SHA-256 of data as lowercase hex into out[65]. Returns 0 or S3L_EINTERNAL. */
+int s3l__sha256_hex(const void *data, size_t len, char out[65]);
+
+/* Formats t as YYYYMMDDTHHMMSSZ (UTC) into out[17]. */
+void s3l__amz_date(time_t t, char out[17]);
+
+/* ------------------------------------------------------------------ XML (xml.c) */
+
+/*
+ * A small tree of an XML answer (S3, STS), built with expat. Element names have their namespace
+ * dropped; text is kept for leaf elements only (S3 answers carry no mixed content). A document
+ * with a DOCTYPE is refused (no entity expansion at all), as is one nested deeper than 32 or
+ * holding more than 1,000,000 elements; input size is already capped by the transport.
+ */
+struct s3l__xml_node {
+    const char *name;
+    const char *text; /* "" when none */
+    struct s3l__xml_node *child, *last_child, *next;
+};
+
+struct s3l__xml_doc {
+    struct s3l_arena arena;
+    struct s3l__xml_node *root;
+};
+
+/* Parses data into doc (which the caller frees with s3l__xml_doc_free, also on failure).
+ * Returns 0 or S3L_ECORRUPT (message names line and column), S3L_ENOMEM. */
+int s3l__xml_parse(struct s3l__xml_doc *doc, const void *data, size_t len, struct s3l_error *err);
+void s3l__xml_doc_free(struct s3l__xml_doc *doc);
+/* Wipes the tree's text (OPENSSL_cleanse) before s3l__xml_doc_free: for answers holding secrets
+ * (STS credentials). The parser's own text buffer is always wiped. */
+void s3l__xml_doc_wipe(struct s3l__xml_doc *doc);
+/* The first child of n named name, or NULL. */
+const struct s3l__xml_node *s3l__xml_child(const struct s3l__xml_node *n, const char *name);
+/* The text of n's first child named name, or NULL when there is none. */
+const char *s3l__xml_text(const struct s3l__xml_node *n, const char *name);
+
 
 #endif

@@ -10,7 +10,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "s3/s3_int.h"
+#include "util/util.h"
 
 #define PART_MAX (64 * 1024)
 

@@ -4,7 +4,7 @@
  * the path on the wire and the canonical URI are one and the same string: S3 signs the path as
  * sent and does not encode it twice (SigV4 "Create a canonical request", CanonicalURI).
  */
-#include "s3/s3_int.h"
+#include "util/util.h"
 
 static bool unreserved(uint8_t c)
 {
