@@ -359,7 +359,7 @@ static void reached_end(struct source *s)
                                                                           : "zstd frame",
              (unsigned long long)s->pos->raw_size,
              (unsigned long long)s3l_reader_offset(s->reader));
-    struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg};
+    struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg, NULL};
     g->o->report(g->o->report_ctx, &r);
 }
 

@@ -242,7 +242,7 @@ int s3l__glue_read_record(struct s3l__glue *g, struct s3l_schema **out, struct s
     size_t len = 0;
     *out = NULL;
     /* Through the open destination, which keeps it for the stream: one GET of it per run. */
-    int rc = g->dest ? s3l_dest_read_record(g->dest, g->tpath, &json, &len, err)
+    int rc = g->run->dest ? s3l_dest_read_record(g->run->dest, g->tpath, &json, &len, err)
                      : s3l_dest_read_schema(g->store, g->tpath, &json, &len, err);
     if (rc == S3L_ENOT_FOUND) {
         s3l_error_clear(err);
