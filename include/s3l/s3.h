@@ -100,6 +100,22 @@ int s3l_s3_client_new(const struct s3l_s3_config *cfg, struct s3l_s3_client **ou
                       struct s3l_error *err);
 void s3l_s3_client_free(struct s3l_s3_client *c); /* NULL is a no-op */
 
+/*
+ * Notes: things worth telling a user that are not failures. Today one: a bucket found in another
+ * region than the client's (a 301 PermanentRedirect, a 400 AuthorizationHeaderMalformed naming
+ * the region, or any failure carrying x-amz-bucket-region; S3 API reference, "Error
+ * responses"). The request is sent once more, signed for the bucket's region (on AWS to
+ * s3.REGION.amazonaws.com), and the client keeps that region for the rest of its life: the
+ * handler hears of the move once per client (message: NUL-terminated, at most 399 bytes, valid
+ * only during the call, naming the bucket and both regions; never a credential). It is called
+ * from the thread driving the client's transfers with the client's lock held: it must not call
+ * the client. A second redirect of the same request fails INVALID_CONFIG naming the region.
+ */
+typedef void (*s3l_s3_note_fn)(void *ctx, const char *message);
+/* Sets the process's note handler (NULL: notes are dropped, the default). Set it before any
+ * client is created; not safe to change while clients run. */
+void s3l_s3_set_note_handler(s3l_s3_note_fn fn, void *ctx);
+
 /* What the store told us of one object. */
 struct s3l_s3_object {
     char *key;            /* owned by the list page it came from; NULL for a HEAD */

@@ -90,6 +90,9 @@ int cli_bad_option(struct cli *c, const char *cmd, const struct option *opts, co
 
 /* Prints one JSON value as a line on stdout and frees it (a jansson json_t *). */
 void cli_emit_json(void *json_value);
+/* Routes the library's notes (s3l_s3_set_note_handler) to stderr, or to stdout with --json
+ * (notes.c). c must outlive every S3 client. */
+void cli_notes_init(struct cli *c);
 /* The same on f (ls builds its listing in memory and prints it only when it is complete). */
 void cli_emit_json_to(FILE *f, void *json_value);
 

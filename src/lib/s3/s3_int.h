@@ -268,6 +268,8 @@ struct s3l__http_req {
     char last_modified[64];
     char upload_meta[128];
     char content_range[128];
+    char signed_region[64]; /* the region the last attempt was signed for (region.c) */
+    bool region_moved;      /* sent once more in the region an answer named (region.c) */
     uint64_t content_length;
     bool have_content_length;
     int attempts;
@@ -312,6 +314,12 @@ void s3l__http_req_reset(struct s3l__http_req *r);
 /* Adds a header to r (names and values borrowed). Returns 0 or S3L_EINTERNAL when full. */
 int s3l__http_add_header(struct s3l__http_req *r, const char *name, const char *value);
 int s3l__http_add_query(struct s3l__http_req *r, const char *name, const char *value);
+
+/* After a failed attempt (mu held): whether the answer names a region other than the one r was
+ * signed for (r->bucket_region: the x-amz-bucket-region header, else the <Region> of the error
+ * document) and r was not moved yet. If so the client moves there for good (its region, and its
+ * host on AWS; the note handler hears of it once) and r is to be sent again at once (region.c). */
+bool s3l__region_follow(struct s3l_s3_client *c, struct s3l__http_req *r);
 
 /* Maps an HTTP status and S3 error code to the taxonomy (docs/design.md section 5). */
 int s3l__s3_code_to_error(long status, const char *s3_code);
