@@ -48,6 +48,13 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const char *url, cons
         s3o.client = &s3c;
         so.s3 = &s3o;
     }
+    if (opts->sse || opts->sse_kms_key_id || opts->storage_class) { /* encryption, class */
+        s3o.version = S3L_S3_STORE_OPTIONS_VERSION;
+        s3o.sse = opts->sse;
+        s3o.sse_kms_key_id = opts->sse_kms_key_id;
+        s3o.storage_class = opts->storage_class;
+        so.s3 = &s3o;
+    }
     rc = s3l_store_open(url, &so, &g.store, err);
     if (rc)
         goto out;

@@ -337,6 +337,7 @@ int s3l__s3_code_to_error(long status, const char *s3_code)
         {"AuthorizationHeaderMalformed", S3L_EINVALID_CONFIG},
         {"InvalidBucketName", S3L_EINVALID_ARGUMENT},
         {"KeyTooLongError", S3L_EINVALID_ARGUMENT},
+        {"NotImplemented", S3L_EUNSUPPORTED}, /* 501: RGW's CopyObject of SSE-KMS (copy.c) */
     };
     for (size_t i = 0; s3_code && i < S3L_ARRAY_LEN(map); i++)
         if (strcmp(map[i].code, s3_code) == 0)

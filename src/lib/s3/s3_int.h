@@ -388,6 +388,15 @@ int s3l__complete(struct s3l_s3_client *c, const char *bucket, const char *key,
 int s3l__part_request(struct s3l_s3_client *c, struct s3l__http_req *r, const char *bucket,
                       const char *key, const char *upload_id, const void *data, size_t len,
                       char number[16], int n, char b64[32], const char *digest);
+/* A multipart copy (upload.c): CreateMultipartUpload with opts (NULL: none), UploadPartCopy of
+ * src in part_size ranges, Complete; aborted on failure. */
+int s3l__copy_parts(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                    const char *bucket, const char *key, uint64_t size, uint64_t part_size,
+                    const struct s3l_s3_put_options *opts, struct s3l_s3_object *out,
+                    struct s3l_error *err);
+/* After a failed CreateMultipartUpload (copy.c): a PERMISSION_DENIED under SSE-KMS (opts->sse
+ * "aws:kms") gets the KMS permissions it needs appended to err's message. */
+void s3l__kms_hint(const struct s3l_s3_put_options *opts, int rc, struct s3l_error *err);
 /* x-amz-copy-source: /BUCKET/KEY with the key URI-encoded. */
 int s3l__copy_source(struct s3l_buf *b, const char *src_bucket, const char *src_key);
 
