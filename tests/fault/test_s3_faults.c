@@ -24,6 +24,8 @@
 #include <jansson.h>
 
 #include "s3/s3_int.h"
+#include "s3l/store.h"
+#include "s3l/sys/store.h"
 #include "rgw_store.h"
 
 static char bucket[64], proxy_url[128];
@@ -677,6 +679,86 @@ static void wrong_region_is_followed_once(void **state)
     s3l_s3_set_note_handler(NULL, NULL);
 }
 
+/* ------------------------------------------------------------------ encryption, storage class */
+
+/* The FIELD of the proxy's first log entry for OP KEY ("" when absent; "-" when never seen). */
+static void logged(const char *op, const char *key, const char *field, char *out, size_t cap)
+{
+    json_t *j = proxy("counts", NULL), *ent;
+    size_t i;
+    snprintf(out, cap, "-");
+    json_array_foreach(json_object_get(j, "log"), i, ent)
+    {
+        if (strcmp(json_string_value(json_object_get(ent, "op")), op) == 0 &&
+            strcmp(json_string_value(json_object_get(ent, "key")), key) == 0) {
+            snprintf(out, cap, "%s", json_string_value(json_object_get(ent, field)));
+            break;
+        }
+    }
+    json_decref(j);
+}
+
+static void sse_on_everything_storage_class_on_data_files(void **state)
+{
+    (void)state;
+    struct s3l_s3_config cfg = {.version = S3L_S3_CONFIG_VERSION, .endpoint = proxy_url,
+                                .backoff_base_ms = 5, .backoff_max_ms = 50};
+    struct s3l_s3_store_options so = {.version = S3L_S3_STORE_OPTIONS_VERSION, .client = &cfg,
+                                      .sse = "AES256", .storage_class = "STANDARD"};
+    struct s3l_store_options o = {.version = S3L_STORE_OPTIONS_VERSION, .s3 = &so};
+    char url[256], got[64];
+    snprintf(url, sizeof(url), "s3://%s/sse", bucket);
+    struct s3l_store *st = NULL;
+    rules("[]");
+    OK(s3l_store_open(url, &o, &st, err));
+    OK(s3l_store_put(st, "_openetl/staging/p/g1/t/a.parquet", "abc", 3, NULL, NULL, err));
+    OK(s3l_store_put(st, "_openetl/markers/t/p-1.json", "{}", 2, NULL, NULL, err));
+    OK(s3l_store_copy(st, "_openetl/staging/p/g1/t/a.parquet", "t/a.parquet", err));
+    const char *ops[][3] = {
+        {"PutObject", "sse/_openetl/staging/p/g1/t/a.parquet", ""},
+        {"PutObject", "sse/_openetl/markers/t/p-1.json", ""},
+        {"CopyObject", "sse/t/a.parquet", "STANDARD"},
+    };
+    for (size_t k = 0; k < 3; k++) {
+        logged(ops[k][0], ops[k][1], "sse", got, sizeof(got));
+        assert_string_equal(got, "AES256");
+        logged(ops[k][0], ops[k][1], "storageClass", got, sizeof(got));
+        assert_string_equal(got, ops[k][2]);
+    }
+    OK(s3l_store_remove(st, "_openetl/staging/p/g1/t/a.parquet", err));
+    OK(s3l_store_remove(st, "_openetl/markers/t/p-1.json", err));
+    OK(s3l_store_remove(st, "t/a.parquet", err));
+    s3l_store_free(st);
+
+    /* a bad value is refused at open, before anything is sent */
+    so.storage_class = "ARCHIVE";
+    struct s3l_error e = {0};
+    assert_int_equal(s3l_store_open(url, &o, &st, &e), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(e.message, "GLACIER_IR"));
+
+    /* AccessDenied on a multipart upload under SSE-KMS names the KMS permissions */
+    struct s3l_s3_client *c = client(4);
+    rules("[{\"op\":\"CreateMultipartUpload\",\"key\":\"f/kms\",\"action\":\"deny\"}]");
+    struct s3l_s3_put_options po = {.sse = "aws:kms", .sse_kms_key_id = "testkey-1"};
+    char *id = NULL;
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_create_multipart(c, bucket, "f/kms", &po, &id, &e),
+                     S3L_EPERMISSION_DENIED);
+    assert_non_null(strstr(e.message, "AccessDenied"));
+    assert_non_null(strstr(e.message, "kms:GenerateDataKey and kms:Decrypt"));
+    assert_non_null(strstr(e.message, "testkey-1"));
+    logged("CreateMultipartUpload", "f/kms", "sse", got, sizeof(got));
+    assert_string_equal(got, "aws:kms");
+    /* without SSE-KMS the refusal says nothing of KMS */
+    rules("[{\"op\":\"CreateMultipartUpload\",\"key\":\"f/kms\",\"action\":\"deny\"}]");
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_create_multipart(c, bucket, "f/kms", NULL, &id, &e),
+                     S3L_EPERMISSION_DENIED);
+    assert_null(strstr(e.message, "kms:GenerateDataKey"));
+    rules("[]");
+    s3l_s3_client_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -689,6 +771,7 @@ int main(void)
         cmocka_unit_test(integrity_headers_are_checked),
         cmocka_unit_test(two_threads_share_one_client),
         cmocka_unit_test(wrong_region_is_followed_once),
+        cmocka_unit_test(sse_on_everything_storage_class_on_data_files),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -9,7 +9,7 @@
 //   POST /__proxy/rules   JSON array of rules, replacing the current ones
 //   GET  /__proxy/counts  JSON: {ops: {"OP KEY": {seen, forwarded, injected, ok}},
 //                                maxInFlight: {OP: n}, log: [{op, key, inFlight, amzDate,
-//                                scope, action, status}]}
+//                                scope, sse, storageClass, action, status}]}
 //                         scope: the Authorization header's credential scope without the key
 //                         id (DATE/REGION/SERVICE/aws4_request); never the signature
 //   POST /__proxy/reset   forget rules and counts
@@ -164,7 +164,10 @@ function handle(req, res, body, op, key, rule) {
     if (want.toString('base64') !== sum) c.checksumBad++;
   }
   const entry = { op, key, inFlight: inFlight[op], amzDate: req.headers['x-amz-date'] || '',
-                  scope: credentialScope(req), action: rule ? rule.action : '', status: 0 };
+                  scope: credentialScope(req),
+                  sse: req.headers['x-amz-server-side-encryption'] || '',
+                  storageClass: req.headers['x-amz-storage-class'] || '',
+                  action: rule ? rule.action : '', status: 0 };
   log.push(entry);
   const done = (status) => {
     entry.status = status;
