@@ -7,6 +7,9 @@
 # 501 NotImplemented, so they come through the multipart-copy fallback, and keep the encryption.
 # The rows read back (s3land ls, from the files' Parquet footers, through RGW's decryption) are
 # the rows written. Bad values are refused before anything moves (exit 1, the valid ones named).
+# Region (item 5): through tests/support/fault-proxy.mjs answering the first ListObjectsV2 with a
+# 301 PermanentRedirect to eu-west-1, `ls` succeeds and prints the note once; the proxy's log
+# shows the retry signed for eu-west-1, and so every later request.
 # Storage class: RGW 16's default placement has STANDARD only, so what is sent is checked at
 # the fault proxy (fault.s3_faults); here --storage-class STANDARD is accepted and sent.
 set -uo pipefail
@@ -17,7 +20,9 @@ fails=0
 ok() { echo "ok - $*"; }
 bad() { echo "not ok - $*"; fails=$((fails + 1)); }
 rgw=""
+proxy_pid=""
 cleanup() {
+    [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null
     [ -n "$rgw" ] && "$SRC/tests/stores/stop-rgw.sh" "$rgw" >/dev/null 2>&1
     rm -rf "$work"
 }
@@ -87,5 +92,27 @@ done
 left=$(aws s3api list-objects-v2 --bucket "$RGW_BUCKET" --prefix "$prefix-bad/" \
     --query 'length(Contents || `[]`)' --output text)
 [ "$left" = 0 ] && ok "nothing written by the refused commands" || bad "refused wrote $left"
+
+# the region note, through the fault proxy
+node "$SRC/tests/support/fault-proxy.mjs" --target "$RGW_ENDPOINT" >"$work/proxy.out" 2>&1 &
+proxy_pid=$!
+for _ in $(seq 50); do grep -q LISTENING "$work/proxy.out" && break; sleep 0.1; done
+pport=$(awk '/LISTENING/ {print $2}' "$work/proxy.out")
+purl=http://127.0.0.1:$pport
+curl -s -X POST "$purl/__proxy/rules" -d '[{"op":"ListObjectsV2","action":"redirect",
+  "region":"eu-west-1"}]' >/dev/null
+"$S3LAND" ls --url "$url" --endpoint "$purl" --region us-east-1 >"$work/ls.out" 2>"$work/ls.err"
+rc=$?
+notes=$(grep -c '^note: bucket .* is in region eu-west-1, not us-east-1' "$work/ls.err")
+[ "$rc" -eq 0 ] && [ "$notes" -eq 1 ] && ok "ls follows a 301 to eu-west-1 and notes it once" \
+    || bad "ls through a redirect: exit $rc, $notes notes: $(cat "$work/ls.err")"
+curl -s "$purl/__proxy/counts" | python3 -c 'import json,sys
+log = json.load(sys.stdin)["log"]
+regions = [e["scope"].split("/")[1] for e in log]
+assert regions[0] == "us-east-1" and len(regions) > 2, regions
+assert all(r == "eu-west-1" for r in regions[1:]), regions
+print(len(regions))' >"$work/scopes" 2>&1 \
+    && ok "proxy: the first request signed for us-east-1, all $(cat "$work/scopes") after for eu-west-1" \
+    || bad "proxy scopes: $(cat "$work/scopes")"
 
 [ "$fails" -eq 0 ] || exit 1
