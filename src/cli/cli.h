@@ -122,6 +122,8 @@ struct cli_s3 {
     int path_style;       /* --path-style: 1 path-style, -1 virtual-hosted, 0 decide (default) */
     struct s3l_s3_config cfg;         /* filled by cli_s3_store_options */
     struct s3l_s3_store_options opts; /* filled by cli_s3_store_options */
+    /* --sse, --sse-kms-key-id, --storage-class (sse.c), or NULL */
+    const char *sse, *sse_kms_key_id, *storage_class;
 };
 
 /* The help text of --endpoint, --region and --path-style (one block, for every command). */
@@ -150,6 +152,19 @@ enum { CLI_O_ENDPOINT = 1000, CLI_O_REGION, CLI_O_PATH_STYLE };
     {"endpoint", required_argument, NULL, CLI_O_ENDPOINT},                                         \
         {"region", required_argument, NULL, CLI_O_REGION},                                         \
         {"path-style", optional_argument, NULL, CLI_O_PATH_STYLE}
+
+/* Encryption and storage class flags (sse.c), for the commands that write (recover, gc, check). */
+enum { CLI_O_SSE = 1100, CLI_O_SSE_KMS_KEY_ID, CLI_O_STORAGE_CLASS };
+#define CLI_SSE_LONG_OPTIONS                                                                       \
+    {"sse", required_argument, NULL, CLI_O_SSE},                                                   \
+        {"sse-kms-key-id", required_argument, NULL, CLI_O_SSE_KMS_KEY_ID},                         \
+        {"storage-class", required_argument, NULL, CLI_O_STORAGE_CLASS}
+extern const char cli_sse_help[];
+/* Applies opt when it is one of CLI_SSE_LONG_OPTIONS: -1 when not, 0 when applied, or the usage
+ * exit code (a value S3 does not list; reported). */
+int cli_sse_option(struct cli *c, const char *cmd, int opt, struct cli_s3 *s3);
+/* Copies s's encryption and storage class into o. */
+void cli_sse_store_options(const struct cli_s3 *s, struct s3l_s3_store_options *o);
 
 /*
  * Applies getopt_long's result opt (with optarg) to s3 when it is one of CLI_S3_LONG_OPTIONS.

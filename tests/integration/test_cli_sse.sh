@@ -89,6 +89,14 @@ for bad_args in "--sse aws:kmx" "--storage-class GLACIER_XX" "--sse-kms-key-id t
         && ok "write $bad_args: exit 1 ($(head -1 "$work/b.out"))" \
         || bad "write $bad_args: exit $rc, $(cat "$work/b.out")"
 done
+# recover, gc and check take the same flags (recover commits staged files: its copies and
+# markers are encrypted as write's)
+"$S3LAND" --quiet recover --url "$url" --sse aws:kms --sse-kms-key-id testkey-1 >"$work/r.out" 2>&1 \
+    && ok "recover --sse aws:kms --sse-kms-key-id testkey-1" || bad "recover: $(cat "$work/r.out")"
+"$S3LAND" gc --url "$url-bad" --storage-class GLACIER_XX >"$work/g.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "GLACIER_IR" "$work/g.out" && ok "gc --storage-class GLACIER_XX: exit 1" \
+    || bad "gc --storage-class GLACIER_XX: exit $rc, $(cat "$work/g.out")"
 left=$(aws s3api list-objects-v2 --bucket "$RGW_BUCKET" --prefix "$prefix-bad/" \
     --query 'length(Contents || `[]`)' --output text)
 [ "$left" = 0 ] && ok "nothing written by the refused commands" || bad "refused wrote $left"
