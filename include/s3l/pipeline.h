@@ -362,6 +362,14 @@ struct s3l_pipeline_options {
     const char *region;   /* s3://: the region, or NULL (environment, default) */
     int path_style;       /* s3://: 1 path-style, -1 virtual-hosted, 0 decide (path-style with an
                              endpoint, virtual-hosted on AWS); as struct s3l_s3_config's */
+    /* s3://: server-side encryption ("AES256", "aws:kms", "aws:kms:dsse"; NULL: the bucket's
+     * default) and its KMS key id, on every object the run writes or copies; storage class
+     * (NULL: STANDARD) on data files only, never under _openetl/. As struct
+     * s3l_s3_store_options' (include/s3l/s3.h); a value S3 does not list is S3L_EINVALID_CONFIG
+     * before anything is sent. */
+    const char *sse;
+    const char *sse_kms_key_id;
+    const char *storage_class;
     const char *table;    /* required */
     const char *ns;       /* namespace, or NULL */
     const struct s3l_schema *schema; /* declared schema, or NULL to infer */

@@ -104,6 +104,22 @@ int s3l_s3_client_new(const struct s3l_s3_config *cfg, struct s3l_s3_client **ou
                       struct s3l_error *err);
 void s3l_s3_client_free(struct s3l_s3_client *c); /* NULL is a no-op */
 
+/*
+ * Notes: things worth telling a user that are not failures. Today one: a bucket found in another
+ * region than the client's (a 301 PermanentRedirect, a 400 AuthorizationHeaderMalformed naming
+ * the region, or any failure carrying x-amz-bucket-region; S3 API reference, "Error
+ * responses"). The request is sent once more, signed for the bucket's region (on AWS to
+ * s3.REGION.amazonaws.com), and the client keeps that region for the rest of its life: the
+ * handler hears of the move once per client (message: NUL-terminated, at most 399 bytes, valid
+ * only during the call, naming the bucket and both regions; never a credential). It is called
+ * from the thread driving the client's transfers with the client's lock held: it must not call
+ * the client. A second redirect of the same request fails INVALID_CONFIG naming the region.
+ */
+typedef void (*s3l_s3_note_fn)(void *ctx, const char *message);
+/* Sets the process's note handler (NULL: notes are dropped, the default). Set it before any
+ * client is created; not safe to change while clients run. */
+void s3l_s3_set_note_handler(s3l_s3_note_fn fn, void *ctx);
+
 /* What the store told us of one object. */
 struct s3l_s3_object {
     char *key;            /* owned by the list page it came from; NULL for a HEAD */
@@ -194,7 +210,36 @@ int s3l_s3_copy_object(struct s3l_s3_client *c, const char *src_bucket, const ch
                        const char *bucket, const char *key, struct s3l_s3_object *out,
                        struct s3l_error *err);
 
-/* CreateMultipartUpload; *upload_id is set (free with s3l_free). */
+/*
+ * CopyObject sent with opts' sse, sse_kms_key_id and storage_class (the other fields are not
+ * used: content type and metadata are copied from the source). S3 gives a copy the encryption
+ * and storage class its request names, else the destination bucket's defaults, never the
+ * source's (S3 API reference, CopyObject, x-amz-server-side-encryption and
+ * x-amz-storage-class): pass the staged file's settings to keep them. opts may be NULL. Errors
+ * as s3l_s3_copy_object; S3L_EUNSUPPORTED for a 501 NotImplemented (Ceph RGW 16 on an SSE-KMS
+ * source); S3L_EINVALID_ARGUMENT when an option holds CR or LF.
+ */
+int s3l_s3_copy_object_with(struct s3l_s3_client *c, const char *src_bucket,
+                            const char *src_key, const char *bucket, const char *key,
+                            const struct s3l_s3_put_options *opts, struct s3l_s3_object *out,
+                            struct s3l_error *err);
+
+/*
+ * s3l_s3_copy with opts (sse, sse_kms_key_id, storage_class; NULL: none) on the CopyObject or
+ * on the CreateMultipartUpload of the copy in parts. A CopyObject answered 501 NotImplemented
+ * (S3L_EUNSUPPORTED: Ceph RGW 16 copying an SSE-KMS object) is done again as one multipart copy
+ * (CreateMultipartUpload with the same headers, UploadPartCopy of the whole object, or of
+ * part_size ranges above the threshold, CompleteMultipartUpload). Errors as s3l_s3_copy.
+ */
+int s3l_s3_copy_with(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                     const char *bucket, const char *key, uint64_t threshold, uint64_t part_size,
+                     const struct s3l_s3_put_options *opts, struct s3l_s3_object *out,
+                     struct s3l_error *err);
+
+/* CreateMultipartUpload; *upload_id is set (free with s3l_free). A PERMISSION_DENIED with
+ * opts->sse "aws:kms" says in its message that kms:GenerateDataKey and kms:Decrypt on the key
+ * are needed (S3 User Guide, "Multipart upload API and permissions": "the requester must have
+ * permission to the kms:Decrypt and kms:GenerateDataKey actions on the key"). */
 int s3l_s3_create_multipart(struct s3l_s3_client *c, const char *bucket, const char *key,
                             const struct s3l_s3_put_options *opts, char **upload_id,
                             struct s3l_error *err);
@@ -402,6 +447,12 @@ int s3l_s3_copy_objects(struct s3l_s3_client *c, const char *bucket, const char 
 int s3l_s3_copy_sized(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
                       uint64_t size, const char *bucket, const char *key, uint64_t threshold,
                       uint64_t part_size, struct s3l_s3_object *out, struct s3l_error *err);
+/* s3l_s3_copy_sized with encryption and storage class as s3l_s3_copy_with sends them (and its
+ * fallback to UploadPartCopy when CopyObject answers 501 NotImplemented). */
+int s3l_s3_copy_sized_with(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                           uint64_t size, const char *bucket, const char *key, uint64_t threshold,
+                           uint64_t part_size, const struct s3l_s3_put_options *opts,
+                           struct s3l_s3_object *out, struct s3l_error *err);
 
 /* Counters since the client was made: HTTP attempts sent, retries, SlowDown answers. */
 void s3l_s3_client_counters(const struct s3l_s3_client *c, uint64_t *requests, uint64_t *retries,
@@ -440,6 +491,24 @@ struct s3l_s3_store_options {
     size_t part_size;
     uint64_t copy_threshold;
     uint64_t copy_part_size;
+    /* Encryption, sent on every PutObject, CreateMultipartUpload and CopyObject of the store
+     * (markers and checkpoints too; a copy keeps it: s3l_s3_copy_with): sse "AES256",
+     * "aws:kms" or "aws:kms:dsse" (NULL: the bucket's default), sse_kms_key_id with aws:kms
+     * (NULL: the account's aws/s3 key). storage_class (NULL: STANDARD, S3's default) on
+     * objects outside "_openetl/" only, the destination's metadata root (docs/design.md: a
+     * checkpoint is never in an archive class), so on the copies to the final keys, never on
+     * staged files. Copied at open; checked by s3l_s3_sse_check (S3L_EINVALID_CONFIG). */
+    const char *sse;
+    const char *sse_kms_key_id;
+    const char *storage_class;
 };
+
+/*
+ * Checks encryption and storage class values against the S3 API reference's lists (sse.c names
+ * them; NULL is "not set" for each). Returns 0, or S3L_EINVALID_CONFIG naming the value and the
+ * valid ones; a KMS key id without sse aws:kms (or aws:kms:dsse) is refused too.
+ */
+int s3l_s3_sse_check(const char *sse, const char *kms_key_id, const char *storage_class,
+                     struct s3l_error *err);
 
 #endif

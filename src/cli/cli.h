@@ -93,6 +93,9 @@ int cli_bad_option(struct cli *c, const char *cmd, const struct option *opts, co
 
 /* Prints one JSON value as a line on stdout and frees it (a jansson json_t *). */
 void cli_emit_json(void *json_value);
+/* Routes the library's notes (s3l_s3_set_note_handler) to stderr, or to stdout with --json
+ * (notes.c). c must outlive every S3 client. */
+void cli_notes_init(struct cli *c);
 /* The same on f (ls builds its listing in memory and prints it only when it is complete). */
 void cli_emit_json_to(FILE *f, void *json_value);
 
@@ -163,6 +166,8 @@ struct cli_s3 {
     struct cli_access access; /* --profile, --role-arn ... (access.c) */
     struct s3l_s3_config cfg;         /* filled by cli_s3_store_options */
     struct s3l_s3_store_options opts; /* filled by cli_s3_store_options */
+    /* --sse, --sse-kms-key-id, --storage-class (sse.c), or NULL */
+    const char *sse, *sse_kms_key_id, *storage_class;
 };
 
 /* The help text of --endpoint, --region and --path-style (one block, for every command). */
@@ -191,6 +196,19 @@ enum { CLI_O_ENDPOINT = 1000, CLI_O_REGION, CLI_O_PATH_STYLE };
     {"endpoint", required_argument, NULL, CLI_O_ENDPOINT},                                         \
         {"region", required_argument, NULL, CLI_O_REGION},                                         \
         {"path-style", optional_argument, NULL, CLI_O_PATH_STYLE}, CLI_ACCESS_LONG_OPTIONS
+
+/* Encryption and storage class flags (sse.c), for the commands that write (recover, gc, check). */
+enum { CLI_O_SSE = 1100, CLI_O_SSE_KMS_KEY_ID, CLI_O_STORAGE_CLASS };
+#define CLI_SSE_LONG_OPTIONS                                                                       \
+    {"sse", required_argument, NULL, CLI_O_SSE},                                                   \
+        {"sse-kms-key-id", required_argument, NULL, CLI_O_SSE_KMS_KEY_ID},                         \
+        {"storage-class", required_argument, NULL, CLI_O_STORAGE_CLASS}
+extern const char cli_sse_help[];
+/* Applies opt when it is one of CLI_SSE_LONG_OPTIONS: -1 when not, 0 when applied, or the usage
+ * exit code (a value S3 does not list; reported). */
+int cli_sse_option(struct cli *c, const char *cmd, int opt, struct cli_s3 *s3);
+/* Copies s's encryption and storage class into o. */
+void cli_sse_store_options(const struct cli_s3 *s, struct s3l_s3_store_options *o);
 
 /*
  * Applies getopt_long's result opt (with optarg) to s3 when it is one of CLI_S3_LONG_OPTIONS.

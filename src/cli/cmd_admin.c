@@ -78,6 +78,7 @@ static const struct option admin_options[] = {
     {"secrets-dir", required_argument, NULL, O_SECRETS_DIR},
     {"pipeline-id", required_argument, NULL, O_ID},
     CLI_S3_LONG_OPTIONS,
+    CLI_SSE_LONG_OPTIONS,
     {"json", no_argument, NULL, O_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -225,6 +226,7 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
             fputs(gc ? gc_help : recover_help, stdout);
             fputs(cli_s3_help, stdout);
             fputs(cli_access_help, stdout);
+            fputs(cli_sse_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
         return ex;
@@ -282,6 +284,7 @@ int cli_cmd_check(struct cli *c, int argc, char **argv)
             fputs(check_help, stdout);
             fputs(cli_s3_help, stdout);
             fputs(cli_access_help, stdout);
+            fputs(cli_sse_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
         return ex;

@@ -36,6 +36,12 @@ static const char write_help[] =
     "  --secrets-dir DIR      where { secret: NAME } values are read from\n"
     "  --profile NAME, --role-arn ARN, --external-id ID, --role-session-name N,\n"
     "  --role-duration D     access: which credentials, a role on top (below)\n"
+    "  --sse AES256|aws:kms   s3://: server-side encryption of every object written or copied\n"
+    "                         (data files, markers, checkpoints; default: the bucket's)\n"
+    "  --sse-kms-key-id ID    s3://: the KMS key of --sse aws:kms (default: aws/s3)\n"
+    "  --storage-class C      s3://: data files' storage class (STANDARD, STANDARD_IA,\n"
+    "                         ONEZONE_IA, INTELLIGENT_TIERING, GLACIER_IR, ...); _openetl/\n"
+    "                         stays STANDARD\n"
     "  --table NAME           the table (required)\n"
     "  --namespace NAME       a namespace: the table lives under URL/NAMESPACE/TABLE\n"
     "  --disposition append   the only disposition; replace and merge are refused (plain files\n"
@@ -131,6 +137,9 @@ enum {
     OPT_CSV_DELIMITER,
     OPT_CONFIG,
     OPT_SECRETS_DIR,
+    OPT_SSE, /* encryption and storage class: sse_option */
+    OPT_SSE_KMS_KEY_ID,
+    OPT_STORAGE_CLASS,
 };
 
 static const struct option write_options[] = {
@@ -164,6 +173,9 @@ static const struct option write_options[] = {
     {"region", required_argument, NULL, OPT_REGION},
     {"path-style", optional_argument, NULL, OPT_PATH_STYLE},
     CLI_ACCESS_LONG_OPTIONS,
+    {"sse", required_argument, NULL, OPT_SSE},
+    {"sse-kms-key-id", required_argument, NULL, OPT_SSE_KMS_KEY_ID},
+    {"storage-class", required_argument, NULL, OPT_STORAGE_CLASS},
     {"json", no_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -199,6 +211,30 @@ static bool parse_codec(const char *s, enum s3l_codec *out)
             return true;
         }
     return false;
+}
+
+/* --sse, --sse-kms-key-id, --storage-class: 0 when opt is one of them (checked later, by
+ * sse_check), -1 when it is not. */
+static int sse_option(struct write_args *a, int opt, const char *v)
+{
+    if (opt == OPT_SSE)
+        a->o.sse = v;
+    else if (opt == OPT_SSE_KMS_KEY_ID)
+        a->o.sse_kms_key_id = v;
+    else if (opt == OPT_STORAGE_CLASS)
+        a->o.storage_class = v;
+    else
+        return -1;
+    return 0;
+}
+
+/* The three together against the S3 API's lists (s3l_s3_sse_check): 0 or CLI_EX_USAGE. */
+static int sse_check(struct cli *c, const struct write_args *a)
+{
+    struct s3l_error e = {0};
+    if (s3l_s3_sse_check(a->o.sse, a->o.sse_kms_key_id, a->o.storage_class, &e) != 0)
+        return cli_usage(c, "write", "%s", e.message);
+    return 0;
 }
 
 /* One option's value into a; returns 0 or CLI_EX_USAGE after printing why. */
@@ -517,6 +553,8 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
         }
         if (opt == '?' || opt == ':')
             return cli_bad_option(c, "write", write_options, argv[optind - 1]);
+        if (sse_option(a, opt, optarg) == 0)
+            continue;
         int ax = cli_access_option(c, "write", opt, &a->access);
         if (ax > 0)
             return ax;
@@ -529,6 +567,8 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
     /* Options may also follow the inputs: getopt_long permutes unless POSIXLY_CORRECT. */
     if (!a->o.table)
         return cli_usage(c, "write", "--table is required");
+    if (sse_check(c, a) != 0)
+        return CLI_EX_USAGE;
     /* The codec's own range (zstd 1..22, gzip/zlib 1..9), known once both options are read. */
     int lv = a->o.codec_level;
     if (lv && a->o.codec == S3L_CODEC_GZIP && lv > 9)

@@ -67,6 +67,7 @@ int main(int argc, char **argv)
     struct cli c = {0};
     c.prog = "s3land";
     c.tty = isatty(STDERR_FILENO) == 1;
+    cli_notes_init(&c); /* notes.c: reads c's --json / --quiet when a note comes */
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (cli_common_flag(&c, argv[i]))

@@ -275,7 +275,10 @@ int cli_s3_option(struct cli *c, const char *cmd, int opt, struct cli_s3 *s3)
             return cli_usage(c, cmd, "--path-style=%s: expected yes, no or auto", optarg);
         return 0;
     default:
-        return cli_access_option(c, cmd, opt, &s3->access);
+    {
+        int rc = cli_sse_option(c, cmd, opt, s3); /* sse.c; -1: not one of its flags */
+        return rc != -1 ? rc : cli_access_option(c, cmd, opt, &s3->access);
+    }
     }
 }
 
@@ -340,14 +343,17 @@ void cli_s3_store_options(struct cli_s3 *s, struct s3l_store_options *so)
 {
     so->endpoint = s->endpoint;
     so->region = s->region;
+    memset(&s->opts, 0, sizeof(s->opts));
+    s->opts.version = S3L_S3_STORE_OPTIONS_VERSION;
+    cli_sse_store_options(s, &s->opts); /* sse.c */
+    if (s->sse || s->sse_kms_key_id || s->storage_class)
+        so->s3 = &s->opts;
     if (s->path_style == 0 && !s->access.creds)
         return; /* the client decides; the environment gives the rest */
     memset(&s->cfg, 0, sizeof(s->cfg));
     s->cfg.version = S3L_S3_CONFIG_VERSION;
     s->cfg.path_style = s->path_style;
     s->cfg.credentials = s->access.creds;
-    memset(&s->opts, 0, sizeof(s->opts));
-    s->opts.version = S3L_S3_STORE_OPTIONS_VERSION;
     s->opts.client = &s->cfg;
     so->s3 = &s->opts;
 }

@@ -24,6 +24,8 @@
 #include <jansson.h>
 
 #include "s3/s3_int.h"
+#include "s3l/store.h"
+#include "s3l/sys/store.h"
 #include "rgw_store.h"
 
 static char bucket[64], proxy_url[128];
@@ -256,8 +258,6 @@ static void permanent_faults_stop_at_once(void **state)
     struct s3l_s3_client *c = client(4);
     struct s3l_error e = {0};
     rules("[{\"op\":\"PutObject\",\"key\":\"f/denied\",\"times\":-1,\"action\":\"deny\"},"
-          " {\"op\":\"HeadObject\",\"key\":\"f/moved\",\"times\":-1,\"action\":\"redirect\","
-          "\"region\":\"eu-west-1\"},"
           " {\"op\":\"GetObject\",\"key\":\"f/html\",\"times\":-1,\"action\":\"html\"}]");
     assert_int_equal(s3l_s3_put_object(c, bucket, "f/denied", "x", 1, NULL, NULL, &e),
                      S3L_EPERMISSION_DENIED);
@@ -265,12 +265,6 @@ static void permanent_faults_stop_at_once(void **state)
     assert_int_equal(e.http_status, 403);
     assert_true(strncmp(e.request_id, "proxy-", 6) == 0);
     assert_int_equal(count("PutObject", "f/denied", "seen"), 1);
-
-    struct s3l_s3_object o;
-    s3l_error_clear(&e);
-    assert_int_equal(s3l_s3_head_object(c, bucket, "f/moved", &o, &e), S3L_EINVALID_CONFIG);
-    assert_non_null(strstr(e.message, "region eu-west-1"));
-    assert_int_equal(count("HeadObject", "f/moved", "seen"), 1);
 
     /* garbage (HTML) from a 502 is transient, retried to the limit, then named as such */
     uint8_t *d = NULL;
@@ -586,6 +580,185 @@ static void two_threads_share_one_client(void **state)
     s3l_s3_client_free(c);
 }
 
+/* ------------------------------------------------------------------ wrong region */
+
+static int n_notes;
+static char last_note[256];
+
+static void count_note(void *ctx, const char *message)
+{
+    (void)ctx;
+    n_notes++;
+    snprintf(last_note, sizeof(last_note), "%s", message);
+}
+
+/* The region of the credential scope of the proxy's log entries for OP KEY, in order: at most
+ * max, written as "r1 r2 ..." into out. The scope is read at the proxy from the Authorization
+ * header as it arrived (DATE/REGION/s3/aws4_request). */
+static void scopes(const char *op, const char *key, char *out, size_t cap)
+{
+    json_t *j = proxy("counts", NULL), *ent;
+    size_t i, o = 0;
+    out[0] = 0;
+    json_array_foreach(json_object_get(j, "log"), i, ent)
+    {
+        if (strcmp(json_string_value(json_object_get(ent, "op")), op) != 0 ||
+            strcmp(json_string_value(json_object_get(ent, "key")), key) != 0)
+            continue;
+        const char *sc = json_string_value(json_object_get(ent, "scope"));
+        const char *a = strchr(sc, '/'), *b = a ? strchr(a + 1, '/') : NULL;
+        assert_non_null(b);
+        o += (size_t)snprintf(out + o, cap - o, "%s%.*s", o ? " " : "", (int)(b - a - 1), a + 1);
+    }
+    json_decref(j);
+}
+
+static void wrong_region_is_followed_once(void **state)
+{
+    (void)state;
+    setenv("AWS_REGION", "us-east-1", 1);
+    s3l_s3_set_note_handler(count_note, NULL);
+    n_notes = 0;
+    struct s3l_s3_client *c = client(4);
+    struct s3l_error e = {0};
+    char got[256];
+    /* 301 PermanentRedirect naming eu-west-1 in x-amz-bucket-region */
+    rules("[{\"op\":\"PutObject\",\"key\":\"f/moved\",\"action\":\"redirect\","
+          "\"region\":\"eu-west-1\"}]");
+    OK(s3l_s3_put_object(c, bucket, "f/moved", "abc", 3, NULL, NULL, err));
+    scopes("PutObject", "f/moved", got, sizeof(got));
+    assert_string_equal(got, "us-east-1 eu-west-1");
+    assert_int_equal(n_notes, 1);
+    assert_non_null(strstr(last_note, "region eu-west-1, not us-east-1"));
+    /* the fix stays: the next request goes to eu-west-1 at once, and no second note */
+    struct s3l_s3_object o;
+    OK(s3l_s3_head_object(c, bucket, "f/moved", &o, err));
+    assert_int_equal((int)o.size, 3);
+    scopes("HeadObject", "f/moved", got, sizeof(got));
+    assert_string_equal(got, "eu-west-1");
+    assert_int_equal(n_notes, 1);
+
+    /* 400 AuthorizationHeaderMalformed with <Region> in the body (no header) */
+    rules("[{\"op\":\"GetObject\",\"key\":\"f/moved\",\"action\":\"auth_malformed\","
+          "\"region\":\"us-west-2\"}]");
+    uint8_t *d = NULL;
+    size_t n = 0;
+    OK(s3l_s3_get_object(c, bucket, "f/moved", 0, 0, 100, &d, &n, NULL, err));
+    assert_int_equal((int)n, 3);
+    s3l_free(d);
+    scopes("GetObject", "f/moved", got, sizeof(got));
+    assert_string_equal(got, "eu-west-1 us-west-2");
+    assert_int_equal(n_notes, 2);
+
+    /* any failure carrying x-amz-bucket-region: a 403 on HeadBucket */
+    rules("[{\"op\":\"HeadBucket\",\"action\":\"region_denied\",\"region\":\"ap-south-1\"}]");
+    OK(s3l_s3_head_bucket(c, bucket, err));
+    scopes("HeadBucket", "", got, sizeof(got));
+    assert_string_equal(got, "us-west-2 ap-south-1");
+    assert_int_equal(n_notes, 3);
+
+    /* once per request: a store that redirects again is refused, naming the region */
+    rules("[{\"op\":\"DeleteObject\",\"key\":\"f/moved\",\"times\":-1,\"action\":\"redirect\","
+          "\"region\":\"sa-east-1\"}]");
+    assert_int_equal(s3l_s3_delete_object(c, bucket, "f/moved", &e), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(e.message, "region sa-east-1"));
+    scopes("DeleteObject", "f/moved", got, sizeof(got));
+    assert_string_equal(got, "ap-south-1 sa-east-1");
+    assert_int_equal(count("DeleteObject", "f/moved", "forwarded"), 0);
+    assert_int_equal(n_notes, 4);
+    /* a redirect naming the region it was signed for is not followed at all */
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_delete_object(c, bucket, "f/moved", &e), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(e.message, "region sa-east-1"));
+    scopes("DeleteObject", "f/moved", got, sizeof(got));
+    assert_string_equal(got, "ap-south-1 sa-east-1 sa-east-1");
+    assert_int_equal(n_notes, 4);
+    rules("[]");
+    OK(s3l_s3_delete_object(c, bucket, "f/moved", err));
+    s3l_s3_client_free(c);
+    s3l_s3_set_note_handler(NULL, NULL);
+}
+
+/* ------------------------------------------------------------------ encryption, storage class */
+
+/* The FIELD of the proxy's first log entry for OP KEY ("" when absent; "-" when never seen). */
+static void logged(const char *op, const char *key, const char *field, char *out, size_t cap)
+{
+    json_t *j = proxy("counts", NULL), *ent;
+    size_t i;
+    snprintf(out, cap, "-");
+    json_array_foreach(json_object_get(j, "log"), i, ent)
+    {
+        if (strcmp(json_string_value(json_object_get(ent, "op")), op) == 0 &&
+            strcmp(json_string_value(json_object_get(ent, "key")), key) == 0) {
+            snprintf(out, cap, "%s", json_string_value(json_object_get(ent, field)));
+            break;
+        }
+    }
+    json_decref(j);
+}
+
+static void sse_on_everything_storage_class_on_data_files(void **state)
+{
+    (void)state;
+    struct s3l_s3_config cfg = {.version = S3L_S3_CONFIG_VERSION, .endpoint = proxy_url,
+                                .backoff_base_ms = 5, .backoff_max_ms = 50};
+    struct s3l_s3_store_options so = {.version = S3L_S3_STORE_OPTIONS_VERSION, .client = &cfg,
+                                      .sse = "AES256", .storage_class = "STANDARD"};
+    struct s3l_store_options o = {.version = S3L_STORE_OPTIONS_VERSION, .s3 = &so};
+    char url[256], got[64];
+    snprintf(url, sizeof(url), "s3://%s/sse", bucket);
+    struct s3l_store *st = NULL;
+    rules("[]");
+    OK(s3l_store_open(url, &o, &st, err));
+    OK(s3l_store_put(st, "_openetl/staging/p/g1/t/a.parquet", "abc", 3, NULL, NULL, err));
+    OK(s3l_store_put(st, "_openetl/markers/t/p-1.json", "{}", 2, NULL, NULL, err));
+    OK(s3l_store_copy(st, "_openetl/staging/p/g1/t/a.parquet", "t/a.parquet", err));
+    const char *ops[][3] = {
+        {"PutObject", "sse/_openetl/staging/p/g1/t/a.parquet", ""},
+        {"PutObject", "sse/_openetl/markers/t/p-1.json", ""},
+        {"CopyObject", "sse/t/a.parquet", "STANDARD"},
+    };
+    for (size_t k = 0; k < 3; k++) {
+        logged(ops[k][0], ops[k][1], "sse", got, sizeof(got));
+        assert_string_equal(got, "AES256");
+        logged(ops[k][0], ops[k][1], "storageClass", got, sizeof(got));
+        assert_string_equal(got, ops[k][2]);
+    }
+    OK(s3l_store_remove(st, "_openetl/staging/p/g1/t/a.parquet", err));
+    OK(s3l_store_remove(st, "_openetl/markers/t/p-1.json", err));
+    OK(s3l_store_remove(st, "t/a.parquet", err));
+    s3l_store_free(st);
+
+    /* a bad value is refused at open, before anything is sent */
+    so.storage_class = "ARCHIVE";
+    struct s3l_error e = {0};
+    assert_int_equal(s3l_store_open(url, &o, &st, &e), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(e.message, "GLACIER_IR"));
+
+    /* AccessDenied on a multipart upload under SSE-KMS names the KMS permissions */
+    struct s3l_s3_client *c = client(4);
+    rules("[{\"op\":\"CreateMultipartUpload\",\"key\":\"f/kms\",\"action\":\"deny\"}]");
+    struct s3l_s3_put_options po = {.sse = "aws:kms", .sse_kms_key_id = "testkey-1"};
+    char *id = NULL;
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_create_multipart(c, bucket, "f/kms", &po, &id, &e),
+                     S3L_EPERMISSION_DENIED);
+    assert_non_null(strstr(e.message, "AccessDenied"));
+    assert_non_null(strstr(e.message, "kms:GenerateDataKey and kms:Decrypt"));
+    assert_non_null(strstr(e.message, "testkey-1"));
+    logged("CreateMultipartUpload", "f/kms", "sse", got, sizeof(got));
+    assert_string_equal(got, "aws:kms");
+    /* without SSE-KMS the refusal says nothing of KMS */
+    rules("[{\"op\":\"CreateMultipartUpload\",\"key\":\"f/kms\",\"action\":\"deny\"}]");
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_create_multipart(c, bucket, "f/kms", NULL, &id, &e),
+                     S3L_EPERMISSION_DENIED);
+    assert_null(strstr(e.message, "kms:GenerateDataKey"));
+    rules("[]");
+    s3l_s3_client_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -597,6 +770,8 @@ int main(void)
         cmocka_unit_test(unknown_complete_is_settled_and_nothing_partial_is_visible),
         cmocka_unit_test(integrity_headers_are_checked),
         cmocka_unit_test(two_threads_share_one_client),
+        cmocka_unit_test(wrong_region_is_followed_once),
+        cmocka_unit_test(sse_on_everything_storage_class_on_data_files),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -21,6 +21,8 @@
 #   RGW_STS        1: STS on (rgw_sts_key, rgw_s3_auth_use_sts; AssumeRole on the S3 endpoint),
 #                  the test user may manage roles (caps roles=*). With STS on, RGW answers a
 #                  wrong secret with AccessDenied: keep it off but for the role tests
+# SSE-KMS: RGW's testing KMS backend is always on, with keys testkey-1 and testkey-2 (harmless:
+# only requests asking for aws:kms use it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 say() { printf '[start-rgw %s] %s\n' "$(date +%T)" "$*" >&2; }
@@ -31,6 +33,9 @@ RGW_STORE_BYTES=${RGW_STORE_BYTES:-4294967296}
 RGW_DNS_NAME=${RGW_DNS_NAME:-s3.localhost.test}
 RGW_BUCKET=${RGW_BUCKET:-s3land-test}
 RGW_TIMEOUT=${RGW_TIMEOUT:-90}
+# 32-byte AES keys (base64) of the testing KMS backend: fixed test values, never secrets
+RGW_KMS_KEY1=AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=
+RGW_KMS_KEY2=ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8=
 ACCESS=${RGW_ACCESS_KEY:-S3LANDTESTKEY0000001}
 SECRET=${RGW_SECRET_KEY:-s3land/test+secret=0000000000000000000001}
 t0=$SECONDS
@@ -173,6 +178,11 @@ rgw_data = $RGW_DIR/rgw
 rgw_frontends = $frontends
 rgw_dns_name = $RGW_DNS_NAME
 rgw_enable_usage_log = false
+# SSE-KMS through RGW's testing KMS backend (keys in this file, test data only): used only by
+# requests that ask for aws:kms (tests/integration/test_cli_sse.sh); SSE over plain HTTP allowed.
+rgw_crypt_s3_kms_backend = testing
+rgw_crypt_s3_kms_encryption_keys = testkey-1=$RGW_KMS_KEY1 testkey-2=$RGW_KMS_KEY2
+rgw_crypt_require_ssl = false
 CONF
 if [ "${RGW_STS:-0}" = 1 ]; then
     printf 'rgw_sts_key = s3landstskey0001\nrgw_s3_auth_use_sts = true\n' >>"$conf"

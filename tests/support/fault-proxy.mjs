@@ -12,7 +12,9 @@
 //   POST /__proxy/rules   JSON array of rules, replacing the current ones
 //   GET  /__proxy/counts  JSON: {ops: {"OP KEY": {seen, forwarded, injected, ok}},
 //                                maxInFlight: {OP: n}, log: [{op, key, inFlight, amzDate,
-//                                action, status}]}
+//                                scope, sse, storageClass, action, status}]}
+//                         scope: the Authorization header's credential scope without the key
+//                         id (DATE/REGION/SERVICE/aws4_request); never the signature
 //   POST /__proxy/reset   forget rules and counts
 // A rule: {op, key?, times? (default 1; -1 every time), skip? (let this many pass first),
 //          action, delayMs? (also delays injected answers), region?, skewSeconds?}. Actions:
@@ -24,6 +26,9 @@
 //   error_in_200    forwarded, then answered 200 with an <Error><Code>InternalError body
 //   expired_token   400 ExpiredToken, not forwarded
 //   redirect        301 PermanentRedirect with x-amz-bucket-region: region, not forwarded
+//   auth_malformed  400 AuthorizationHeaderMalformed with <Region>region</Region> in the body
+//                   and no header, not forwarded
+//   region_denied   403 AccessDenied with x-amz-bucket-region: region, not forwarded
 //   skew            403 RequestTimeTooSkewed with a Date skewSeconds ahead, not forwarded
 //   deny            403 AccessDenied, not forwarded
 //   bad_key         403 InvalidAccessKeyId, not forwarded
@@ -106,6 +111,13 @@ function classify(req) {
   return { op, key };
 }
 
+// "Credential=AKID/DATE/REGION/SERVICE/aws4_request" -> "DATE/REGION/SERVICE/aws4_request":
+// the key id is left out, and the signature is never read.
+function credentialScope(req) {
+  const m = /Credential=[^/,\s]+\/([^,\s]+)/.exec(req.headers.authorization || '');
+  return m ? m[1] : '';
+}
+
 function pickRule(op, key) {
   for (const r of rules) {
     if (r.op !== op || (r.key !== undefined && r.key !== key)) continue;
@@ -119,9 +131,9 @@ function pickRule(op, key) {
   return null;
 }
 
-function s3Error(res, status, code, message, extraHeaders = {}) {
+function s3Error(res, status, code, message, extraHeaders = {}, extraXml = '') {
   const body = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code>` +
-    `<Message>${message}</Message><RequestId>proxy-${Date.now()}</RequestId></Error>`;
+    `<Message>${message}</Message>${extraXml}<RequestId>proxy-${Date.now()}</RequestId></Error>`;
   res.writeHead(status, { 'Content-Type': 'application/xml', 'Content-Length':
     Buffer.byteLength(body), 'x-amz-request-id': `proxy-${Date.now()}`, ...extraHeaders });
   res.end(body);
@@ -169,6 +181,9 @@ function handle(req, res, body, op, key, rule) {
     if (want.toString('base64') !== sum) c.checksumBad++;
   }
   const entry = { op, key, inFlight: inFlight[op], amzDate: req.headers['x-amz-date'] || '',
+                  scope: credentialScope(req),
+                  sse: req.headers['x-amz-server-side-encryption'] || '',
+                  storageClass: req.headers['x-amz-storage-class'] || '',
                   action: rule ? rule.action : '', status: 0 };
   log.push(entry);
   const done = (status) => {
@@ -182,11 +197,11 @@ function handle(req, res, body, op, key, rule) {
     res.writeHead(status, headers);
     res.end(data);
   };
-  const inject = (status, code, msg, extra) => {
+  const inject = (status, code, msg, extra, extraXml) => {
     c.injected++;
     const answer = () => {
       done(status);
-      s3Error(res, status, code, msg, extra);
+      s3Error(res, status, code, msg, extra, extraXml);
     };
     if (rule && rule.delayMs) setTimeout(answer, rule.delayMs);
     else answer();
@@ -199,6 +214,14 @@ function handle(req, res, body, op, key, rule) {
   case 'bad_key': return inject(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
   case 'redirect':
     return inject(301, 'PermanentRedirect', 'Use the specified endpoint.',
+                  { 'x-amz-bucket-region': rule.region || 'eu-west-1' });
+  case 'auth_malformed': {
+    const region = rule.region || 'eu-west-1';
+    return inject(400, 'AuthorizationHeaderMalformed', `The authorization header is malformed; ` +
+                  `the region is wrong; expecting '${region}'`, {}, `<Region>${region}</Region>`);
+  }
+  case 'region_denied':
+    return inject(403, 'AccessDenied', 'Access Denied',
                   { 'x-amz-bucket-region': rule.region || 'eu-west-1' });
   case 'skew':
     return inject(403, 'RequestTimeTooSkewed', 'The difference is too large.',

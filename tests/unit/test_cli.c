@@ -11,6 +11,7 @@
 
 #include "../../src/cli/util.c"
 #include "../../src/cli/access.c"
+#include "../../src/cli/sse.c" /* cli_sse_option, which util.c calls */
 
 static void sizes(void **state)
 {
@@ -59,12 +60,21 @@ static void path_style(void **state)
     assert_false(cli_parse_path_style("1", &v));
     assert_int_equal(v, 7);
 
-    struct cli_s3 s3 = {"http://127.0.0.1:9000", "eu-west-3", 0, {0}, {0}, {0}};
+    struct cli_s3 s3 = {.endpoint = "http://127.0.0.1:9000", .region = "eu-west-3"};
     struct s3l_store_options so = {0};
     cli_s3_store_options(&s3, &so);
     assert_string_equal(so.endpoint, "http://127.0.0.1:9000");
     assert_string_equal(so.region, "eu-west-3");
     assert_null(so.s3); /* auto: the client decides, all else from the environment */
+    s3.sse = "aws:kms"; /* encryption alone makes store options, without client options */
+    s3.sse_kms_key_id = "k1";
+    cli_s3_store_options(&s3, &so);
+    assert_non_null(so.s3);
+    assert_string_equal(((const struct s3l_s3_store_options *)so.s3)->sse, "aws:kms");
+    assert_string_equal(((const struct s3l_s3_store_options *)so.s3)->sse_kms_key_id, "k1");
+    assert_null(((const struct s3l_s3_store_options *)so.s3)->client);
+    s3.sse = s3.sse_kms_key_id = NULL;
+    so.s3 = NULL;
     s3.path_style = -1;
     cli_s3_store_options(&s3, &so);
     const struct s3l_s3_store_options *o = so.s3;

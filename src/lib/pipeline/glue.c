@@ -36,6 +36,13 @@ static int open_store(struct s3l__run *r, const char *url, struct s3l_error *err
         s3o.client = &s3c;
         so.s3 = &s3o;
     }
+    if (!opts->s3 && (opts->sse || opts->sse_kms_key_id || opts->storage_class)) {
+        s3o.version = S3L_S3_STORE_OPTIONS_VERSION; /* encryption, storage class */
+        s3o.sse = opts->sse;
+        s3o.sse_kms_key_id = opts->sse_kms_key_id;
+        s3o.storage_class = opts->storage_class;
+        so.s3 = &s3o;
+    }
     return s3l_store_open(url, &so, &r->store, err);
 }
 

@@ -731,39 +731,3 @@ int s3l__copy_source(struct s3l_buf *b, const char *src_bucket, const char *src_
     int rc = s3l_buf_printf(b, "/%s/", src_bucket);
     return rc ? rc : s3l__uri_encode(b, src_key, strlen(src_key), true);
 }
-
-int s3l_s3_copy_object(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
-                       const char *bucket, const char *key, struct s3l_s3_object *out,
-                       struct s3l_error *err)
-{
-    int rc = s3l__check_bucket(src_bucket, err);
-    if (rc == 0)
-        rc = s3l__check_bucket(bucket, err);
-    if (rc == 0)
-        rc = s3l__check_key(src_key, err);
-    if (rc == 0)
-        rc = s3l__check_key(key, err);
-    if (rc != 0)
-        return rc;
-    struct s3l__http_req r = {.op = "CopyObject", .method = "PUT", .bucket = bucket, .key = key,
-                              .error_in_200 = true, .no_low_speed = true};
-    r.has_body = true; /* empty, with Content-Length: 0 */
-    struct s3l_buf src;
-    s3l_buf_init(&src, 8192);
-    rc = s3l__copy_source(&src, src_bucket, src_key);
-    if (rc == 0)
-        rc = s3l__http_add_header(&r, "x-amz-copy-source", (char *)src.ptr);
-    if (rc == 0)
-        rc = s3l__run1(c, &r, err);
-    if (rc == 0) {
-        struct s3l_s3_object o = {0};
-        rc = s3l__xml_copy_result(r.resp.ptr, r.resp.len, o.etag, &o.mtime_ns, err);
-        if (rc == 0 && out)
-            *out = o;
-        if (rc != 0)
-            s3l_error_prefix(err, "CopyObject %s", key);
-    }
-    s3l_buf_free(&src);
-    s3l__http_req_cleanup(&r);
-    return rc;
-}

@@ -201,6 +201,7 @@ static int prepare(struct s3l_s3_client *c, struct s3l__http_req *r)
         .payload_hash = r->payload_hash, .s3 = true,
     };
     struct s3l__creds creds = {c->access_key, c->secret_key, c->session_token};
+    snprintf(r->signed_region, sizeof(r->signed_region), "%s", c->region);
     if (rc == 0)
         rc = s3l__sigv4_sign(&sreq, &creds, c->region, "s3", now, &c->key_cache, &sig);
     if (rc == 0)
@@ -336,6 +337,7 @@ int s3l__s3_code_to_error(long status, const char *s3_code)
         {"AuthorizationHeaderMalformed", S3L_EINVALID_CONFIG},
         {"InvalidBucketName", S3L_EINVALID_ARGUMENT},
         {"KeyTooLongError", S3L_EINVALID_ARGUMENT},
+        {"NotImplemented", S3L_EUNSUPPORTED}, /* 501: RGW's CopyObject of SSE-KMS (copy.c) */
     };
     for (size_t i = 0; s3_code && i < S3L_ARRAY_LEN(map); i++)
         if (strcmp(map[i].code, s3_code) == 0)
@@ -436,12 +438,17 @@ static int s3_failure(struct s3l_s3_client *c, struct s3l__http_req *r,
 {
     const char *code = e->code[0] ? e->code : NULL;
     int rc = s3l__s3_code_to_error(r->status, code);
-    const char *region = r->bucket_region[0] ? r->bucket_region : e->region;
+    if (!r->bucket_region[0]) /* one place for region.c to look */
+        snprintf(r->bucket_region, sizeof(r->bucket_region), "%s", e->region);
+    const char *region = r->bucket_region;
     s3l_error_clear(&r->err);
-    if (rc == S3L_EINVALID_CONFIG && region[0] && strcmp(region, c->region) != 0) {
-        s3l_error_set(&r->err, rc,
-                      "%s %s: bucket %s is in region %s, not %s: set the region to %s", r->op,
-                      what(r), r->bucket ? r->bucket : "", region, c->region, region);
+    if (rc == S3L_EINVALID_CONFIG && region[0]) { /* the region moves once (region.c) */
+        bool again = strcmp(region, r->signed_region) == 0;
+        s3l_error_set(&r->err, rc, "%s %s: bucket %s is in region %s, %s %s%s%s", r->op,
+                      what(r), r->bucket ? r->bucket : "", region,
+                      again ? "the store says, yet it refused a request signed for" : "not",
+                      again ? region : r->signed_region, again ? "" : ": set the region to ",
+                      again ? "" : region);
     } else if (!xml && r->status != 200 && r->resp.len > 0) {
         s3l_error_set(&r->err, rc, "%s %s: HTTP %ld with an answer that is not S3 XML%s%s",
                       r->op, what(r), r->status, r->request_id[0] ? ", request id " : "",
@@ -724,6 +731,10 @@ static void on_done(struct s3l_s3_client *c, struct s3l__http_req *r, CURLcode c
             c->in_flight_limit++;
             c->successes_since_slowdown = 0;
         }
+    } else if (s3l__region_follow(c, r)) { /* signed for the bucket's region, at once */
+        c->n_retries++;
+        enqueue(c, r);
+        r->next_at_ms = 0;
     } else if (should_retry(c, r, &delay)) {
         c->n_retries++;
         enqueue(c, r);
@@ -748,6 +759,7 @@ static bool init_reqs(struct s3l_s3_client *c, struct s3l__http_req **reqs, size
         r->resp_cap = cap;
         r->next_at_ms = 0;
         r->attempts = 0;
+        r->region_moved = false;
         r->rc = 0;
         if (!r->payload_hash[0]) {
             if (c->sign_payload && r->has_body)

@@ -36,8 +36,8 @@ int s3l_s3_create_multipart(struct s3l_s3_client *c, const char *bucket, const c
     s3l__http_add_query(&r, "uploads", "");
     if ((rc = s3l__put_headers(&r, opts, true)) != 0)
         s3l_error_set(err, rc, "CreateMultipartUpload %s: an option holds CR or LF", key);
-    if (rc == 0)
-        rc = s3l__run1(c, &r, err);
+    if (rc == 0 && (rc = s3l__run1(c, &r, err)) != 0)
+        s3l__kms_hint(opts, rc, err); /* copy.c: which KMS permissions it takes */
     if (rc == 0 && (rc = s3l__xml_initiate(r.resp.ptr, r.resp.len, upload_id, err)) != 0)
         s3l_error_prefix(err, "CreateMultipartUpload %s", key);
     s3l__http_req_cleanup(&r);

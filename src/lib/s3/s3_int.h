@@ -151,6 +151,8 @@ struct s3l__http_req {
     char last_modified[64];
     char upload_meta[128];
     char content_range[128];
+    char signed_region[64]; /* the region the last attempt was signed for (region.c) */
+    bool region_moved;      /* sent once more in the region an answer named (region.c) */
     uint64_t content_length;
     bool have_content_length;
     int attempts;
@@ -195,6 +197,12 @@ void s3l__http_req_reset(struct s3l__http_req *r);
 /* Adds a header to r (names and values borrowed). Returns 0 or S3L_EINTERNAL when full. */
 int s3l__http_add_header(struct s3l__http_req *r, const char *name, const char *value);
 int s3l__http_add_query(struct s3l__http_req *r, const char *name, const char *value);
+
+/* After a failed attempt (mu held): whether the answer names a region other than the one r was
+ * signed for (r->bucket_region: the x-amz-bucket-region header, else the <Region> of the error
+ * document) and r was not moved yet. If so the client moves there for good (its region, and its
+ * host on AWS; the note handler hears of it once) and r is to be sent again at once (region.c). */
+bool s3l__region_follow(struct s3l_s3_client *c, struct s3l__http_req *r);
 
 /* Maps an HTTP status and S3 error code to the taxonomy (docs/design.md section 5). */
 int s3l__s3_code_to_error(long status, const char *s3_code);
@@ -267,6 +275,15 @@ int s3l__complete(struct s3l_s3_client *c, const char *bucket, const char *key,
 int s3l__part_request(struct s3l_s3_client *c, struct s3l__http_req *r, const char *bucket,
                       const char *key, const char *upload_id, const void *data, size_t len,
                       char number[16], int n, char b64[32], const char *digest);
+/* A multipart copy (upload.c): CreateMultipartUpload with opts (NULL: none), UploadPartCopy of
+ * src in part_size ranges, Complete; aborted on failure. */
+int s3l__copy_parts(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                    const char *bucket, const char *key, uint64_t size, uint64_t part_size,
+                    const struct s3l_s3_put_options *opts, struct s3l_s3_object *out,
+                    struct s3l_error *err);
+/* After a failed CreateMultipartUpload (copy.c): a PERMISSION_DENIED under SSE-KMS (opts->sse
+ * "aws:kms") gets the KMS permissions it needs appended to err's message. */
+void s3l__kms_hint(const struct s3l_s3_put_options *opts, int rc, struct s3l_error *err);
 /* x-amz-copy-source: /BUCKET/KEY with the key URI-encoded. */
 int s3l__copy_source(struct s3l_buf *b, const char *src_bucket, const char *src_key);
 

@@ -601,12 +601,13 @@ void s3l_s3_upload_abort(struct s3l_s3_upload *u)
     upload_free(u);
 }
 
-static int copy_parts(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
-                      const char *bucket, const char *key, uint64_t size, uint64_t part_size,
-                      struct s3l_s3_object *out, struct s3l_error *err)
+int s3l__copy_parts(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
+                    const char *bucket, const char *key, uint64_t size, uint64_t part_size,
+                    const struct s3l_s3_put_options *opts, struct s3l_s3_object *out,
+                    struct s3l_error *err)
 {
     struct s3l_s3_upload *u = NULL;
-    int rc = s3l_s3_upload_begin(c, bucket, key, NULL, 0, &u, err);
+    int rc = s3l_s3_upload_begin(c, bucket, key, opts, 0, &u, err);
     if (rc != 0)
         return rc;
     size_t n = (size_t)((size + part_size - 1) / part_size);
@@ -630,39 +631,4 @@ static int copy_parts(struct s3l_s3_client *c, const char *src_bucket, const cha
     else
         upload_free(u);
     return rc;
-}
-
-int s3l_s3_copy(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
-                const char *bucket, const char *key, uint64_t threshold, uint64_t part_size,
-                struct s3l_s3_object *out, struct s3l_error *err)
-{
-    threshold = threshold ? threshold : (uint64_t)5 << 30;
-    part_size = part_size ? part_size : (uint64_t)512 << 20;
-    if (part_size < MIN_PART)
-        return s3l_error_set(err, S3L_EINVALID_CONFIG, "copy part size %llu is below 5 MiB",
-                             (unsigned long long)part_size);
-    struct s3l_s3_object src;
-    int rc = s3l_s3_head_object(c, src_bucket, src_key, &src, err);
-    if (rc != 0)
-        return rc;
-    return s3l_s3_copy_sized(c, src_bucket, src_key, src.size, bucket, key, threshold, part_size,
-                             out, err);
-}
-
-int s3l_s3_copy_sized(struct s3l_s3_client *c, const char *src_bucket, const char *src_key,
-                      uint64_t size, const char *bucket, const char *key, uint64_t threshold,
-                      uint64_t part_size, struct s3l_s3_object *out, struct s3l_error *err)
-{
-    threshold = threshold ? threshold : (uint64_t)5 << 30;
-    part_size = part_size ? part_size : (uint64_t)512 << 20;
-    if (part_size < MIN_PART)
-        return s3l_error_set(err, S3L_EINVALID_CONFIG, "copy part size %llu is below 5 MiB",
-                             (unsigned long long)part_size);
-    if (size <= threshold) {
-        int rc = s3l_s3_copy_object(c, src_bucket, src_key, bucket, key, out, err);
-        if (rc == 0 && out)
-            out->size = size;
-        return rc;
-    }
-    return copy_parts(c, src_bucket, src_key, bucket, key, size, part_size, out, err);
 }

@@ -25,6 +25,7 @@ struct s3_store {
     char *prefix; /* "" or "PREFIX/" */
     size_t part_size;
     uint64_t copy_threshold, copy_part_size;
+    char *sse, *sse_kms_key_id, *storage_class; /* store options, copied at open */
 };
 
 struct s3_upload {
@@ -64,6 +65,30 @@ static int nomem(struct s3l_error *err)
     return s3l_error_set(err, S3L_ENOMEM, "out of memory");
 }
 
+/* Encryption on every object; the storage class on those outside "_openetl/" (the destination's
+ * metadata root: staged files, markers, checkpoints and schemas stay STANDARD), key relative. */
+static void sse_opts(const struct s3_store *s, const char *key, struct s3l_s3_put_options *po)
+{
+    po->sse = s->sse;
+    po->sse_kms_key_id = s->sse_kms_key_id;
+    if (strncmp(key, "_openetl/", 9) != 0)
+        po->storage_class = s->storage_class;
+}
+
+/* Copies the store options' encryption and storage class into s, checked. */
+static int sse_init(struct s3_store *s, const struct s3l_s3_store_options *so,
+                    struct s3l_error *err)
+{
+    if (!so)
+        return 0;
+    int rc = s3l_s3_sse_check(so->sse, so->sse_kms_key_id, so->storage_class, err);
+    if (rc == 0 && ((so->sse && !(s->sse = s3l_strdup(so->sse))) ||
+                    (so->sse_kms_key_id && !(s->sse_kms_key_id = s3l_strdup(so->sse_kms_key_id))) ||
+                    (so->storage_class && !(s->storage_class = s3l_strdup(so->storage_class)))))
+        rc = nomem(err);
+    return rc;
+}
+
 static int s3_upload_begin(struct s3l_store *st, const char *key,
                            const struct s3l_put_options *opts, struct s3l_upload **out,
                            struct s3l_error *err)
@@ -78,6 +103,7 @@ static int s3_upload_begin(struct s3l_store *st, const char *key,
         return nomem(err);
     }
     struct s3l_s3_put_options po = {0};
+    sse_opts(s, key, &po);
     size_t part = s->part_size;
     if (opts) {
         po.if_none_match = opts->if_none_match;
@@ -344,8 +370,10 @@ static int s3_copy(struct s3l_store *st, const char *src_key, const char *dst_ke
     char *a = full_key(s, src_key), *b = full_key(s, dst_key);
     int rc = a && b ? 0 : nomem(err);
     if (rc == 0) {
-        rc = s3l_s3_copy(s->c, s->bucket, a, s->bucket, b, s->copy_threshold, s->copy_part_size,
-                         NULL, err);
+        struct s3l_s3_put_options po = {0};
+        sse_opts(s, dst_key, &po); /* S3 would give the copy the bucket's defaults */
+        rc = s3l_s3_copy_with(s->c, s->bucket, a, s->bucket, b, s->copy_threshold,
+                              s->copy_part_size, &po, NULL, err);
     }
     s3l_free(a);
     s3l_free(b);
@@ -359,9 +387,12 @@ static int s3_copy_sized(struct s3l_store *st, const char *src_key, uint64_t siz
     struct s3_store *s = S(st);
     char *a = full_key(s, src_key), *b = full_key(s, dst_key);
     int rc = a && b ? 0 : nomem(err);
-    if (rc == 0)
-        rc = s3l_s3_copy_sized(s->c, s->bucket, a, size, s->bucket, b, s->copy_threshold,
-                               s->copy_part_size, NULL, err);
+    if (rc == 0) {
+        struct s3l_s3_put_options po = {0};
+        sse_opts(s, dst_key, &po); /* S3 would give the copy the bucket's defaults */
+        rc = s3l_s3_copy_sized_with(s->c, s->bucket, a, size, s->bucket, b, s->copy_threshold,
+                                    s->copy_part_size, &po, NULL, err);
+    }
     s3l_free(a);
     s3l_free(b);
     return rc;
@@ -377,7 +408,9 @@ static int s3_copy_many(struct s3l_store *st, const struct s3l_copy_item *items,
     int rc = src && dst ? 0 : nomem(err);
     size_t m = 0; /* the small ones, gathered in src/dst[0..m) */
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (items[i].size > threshold) {
+        /* The batch sends no encryption or storage class headers (and knows no 501 fallback):
+         * with either set, each copy goes its own way. */
+        if (items[i].size > threshold || s->sse || s->storage_class) {
             rc = s3_copy_sized(st, items[i].src, items[i].size, items[i].dst, err);
             continue;
         }
@@ -446,6 +479,7 @@ static void s3_destroy(struct s3l_store *st)
     s3l_s3_client_free(s->c);
     s3l_free(s->bucket);
     s3l_free(s->prefix);
+    s3l_free(s->sse), s3l_free(s->sse_kms_key_id), s3l_free(s->storage_class);
     s3l__store_base_cleanup(st);
     s3l_free(s);
 }
@@ -531,6 +565,8 @@ int s3l__store_s3_open(const char *url, const struct s3l_store_options *opts,
         cfg.region = opts->region;
     if (opts && opts->endpoint)
         cfg.endpoint = opts->endpoint;
+    if (rc == 0)
+        rc = sse_init(s, so, err);
     if (rc == 0)
         rc = s3l_s3_client_new(&cfg, &s->c, err);
     s->part_size = so ? so->part_size : 0;
