@@ -37,7 +37,8 @@
 #include "s3l/schema.h"
 #include "s3l/sys/store.h"
 
-#define S3L_DEST_OPTIONS_VERSION   1
+/* 2: adds has_commit_interval and commit_interval_ms; version 1 callers are still accepted. */
+#define S3L_DEST_OPTIONS_VERSION   2
 #define S3L_DEST_DEFAULT_FILE_SIZE (256ull << 20)
 #define S3L_DEST_MAX_LANES         256
 
@@ -51,6 +52,11 @@ struct s3l_dest_options {
     bool allow_type_changes; /* a changed column type updates the record instead of failing */
     const struct s3l_pq_options *parquet; /* NULL: s3l_pq_options_init defaults */
     size_t memory; /* bytes of the budget all writers share; 0: parquet.h default */
+    /* Version 2: the writer's commit interval, recorded in the checkpoint when this writer claims
+     * its generation, for gc's liveness rule (s3l_dest_gc_pipeline). Without it (false, or a
+     * version 1 caller) the checkpoint keeps the interval it had. 0 ms: commits by rows only. */
+    bool has_commit_interval;
+    uint64_t commit_interval_ms;
 };
 
 struct s3l_dest;
@@ -187,6 +193,46 @@ void s3l_dest_abort(struct s3l_dest *d);
  * files"). *removed (may be NULL) gets the count of both. Store errors.
  */
 int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err);
+
+/*
+ * The commit interval gc assumes for a checkpoint that records none (one written before the field
+ * existed, issue 10 item 12): write's default --commit-interval, 60 s.
+ */
+#define S3L_DEST_GC_DEFAULT_INTERVAL_MS 60000u
+
+/* What s3l_dest_gc_pipeline found and did. */
+struct s3l_dest_gc_report {
+    bool exists;            /* the pipeline has a checkpoint (without one nothing is staged) */
+    bool claimed;           /* gc took the pipeline over: a new generation, a writer is fenced */
+    bool forced;            /* claimed although it looked live (force) */
+    bool live;              /* updated within twice its interval, or its interval is 0 */
+    bool interval_recorded; /* false: the checkpoint records none; the default was assumed */
+    uint64_t interval_ms;   /* the interval judged by (recorded or assumed); 0: by rows only */
+    int64_t updated_ns;     /* the checkpoint's modification time on the store, ns since 1970 */
+    int64_t now_ns;         /* gc's clock when it judged, ns since 1970 */
+    uint64_t generation;    /* the generation the checkpoint holds after gc */
+    bool recovered;         /* a pending epoch was committed (only when claimed) */
+    uint64_t removed;       /* staged files and stale temp files removed */
+};
+
+/*
+ * gc of one pipeline (`s3land gc`, issue 10 item 12). Reads its checkpoint and judges whether the
+ * pipeline looks dead: its checkpoint (the store's modification time, against this host's clock)
+ * is older than twice the commit interval recorded in it (S3L_DEST_GC_DEFAULT_INTERVAL_MS when it
+ * records none; an interval of 0, commits by rows only, never looks dead). Dead, or with force:
+ * claims it as a writer would (a new generation, so a writer still running is fenced at its next
+ * commit with S3L_EFENCED), commits a pending epoch as recovery does, then removes every staged
+ * file of a generation below the new one that is not pending, as s3l_dest_gc. Live without
+ * force: claims nothing and changes no checkpoint; removes only staged files of generations below
+ * the checkpoint's current one (their writers are fenced already), never a pending one. Both then
+ * sweep stale temp files (s3l_dest_gc's rule). r is filled in every case that returns 0 (r->live
+ * and the times say why gc did not claim). Errors: S3L_EFENCED when a writer changed the
+ * checkpoint between gc's read and its claim (it is live: nothing removed); S3L_ECORRUPT for a
+ * checkpoint that cannot be parsed (naming its key); S3L_EINVALID_CONFIG for a bad pipeline id;
+ * the errors of recovery (s3l_dest_open) and the store's; S3L_ENOMEM.
+ */
+int s3l_dest_gc_pipeline(struct s3l_store *store, const char *pipeline, bool force,
+                         struct s3l_dest_gc_report *r, struct s3l_error *err);
 
 /* Frees d (aborting an epoch in progress). NULL is a no-op. */
 void s3l_dest_free(struct s3l_dest *d);

@@ -2,10 +2,12 @@
  * `s3land recover`, `gc` and `check`: maintenance of a destination.
  *   recover  commits the epochs that interrupted runs left pending (the destination does it when
  *            it opens a pipeline: same copies to the same names, then the marker);
- *   gc       removes staged files of epochs that can never commit;
+ *   gc       removes staged files of epochs that can never commit, claiming a pipeline only
+ *            when it looks dead (its checkpoint older than twice its commit interval) or with
+ *            --force (issue 10 item 12);
  *   check    writes, reads back, lists and deletes a scratch object under _openetl/.
- * recover and gc take each pipeline over (a new generation), so a writer of the same pipeline
- * still running is fenced: run them when no writer of that pipeline runs.
+ * recover takes each pipeline with a pending epoch over (a new generation), so a writer of the
+ * same pipeline still running is fenced: run it when no writer of that pipeline runs.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -37,19 +39,23 @@ static const char recover_help[] =
     "\n";
 
 static const char gc_help[] =
-    "Usage: s3land gc [--url URL] [--pipeline-id ID]\n"
+    "Usage: s3land gc [--url URL] [--pipeline-id ID] [--force]\n"
     "\n"
-    "Removes staged files that can never commit: those of generations below the current one of\n"
-    "each pipeline (or just ID) that its checkpoint does not hold as pending. It takes each\n"
-    "pipeline over (a new generation): do not run it while a writer of that pipeline runs.\n"
-    "Each pipeline is named with its tables (those it has markers, a pending epoch or staged\n"
-    "files for).\n"
+    "Removes staged files that can never commit. A pipeline that looks dead (its checkpoint not\n"
+    "updated for twice the commit interval recorded in it; 60s assumed when it records none) is\n"
+    "claimed as a writer would claim it (a new generation; a pending epoch is committed), then\n"
+    "every staged file of an older generation that is not pending is removed: what a killed\n"
+    "write left. A pipeline that looks live is not claimed: only what generations before its\n"
+    "current one staged is removed, and gc says why it did not claim. Each pipeline is named\n"
+    "with its tables (those it has markers, a pending epoch or staged files for).\n"
     "\n"
     "  --url URL          the destination (default ./lake)\n"
     "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
     "  --profile NAME, --role-arn ARN, --external-id ID, --role-session-name N,\n"
     "  --role-duration D     access: which credentials, a role on top (below)\n"
     "  --pipeline-id ID   only this pipeline\n"
+    "  --force            claim live pipelines too: a writer still running is fenced (it stops\n"
+    "                     at its next commit with exit code 5)\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
@@ -70,13 +76,14 @@ static const char check_help[] =
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_ID, O_JSON, O_CONFIG, O_SECRETS_DIR };
+enum { O_URL = 256, O_ID, O_JSON, O_CONFIG, O_SECRETS_DIR, O_FORCE };
 
 static const struct option admin_options[] = {
     {"url", required_argument, NULL, O_URL},
     {"config", required_argument, NULL, O_CONFIG},
     {"secrets-dir", required_argument, NULL, O_SECRETS_DIR},
     {"pipeline-id", required_argument, NULL, O_ID},
+    {"force", no_argument, NULL, O_FORCE},
     CLI_S3_LONG_OPTIONS,
     CLI_SSE_LONG_OPTIONS,
     {"json", no_argument, NULL, O_JSON},
@@ -95,7 +102,7 @@ struct admin {
     bool help;
     char *url;
     struct s3l_store *store;
-    bool gc;
+    bool gc, force;
     uint64_t count; /* recovered epochs, or removed files */
     int ex;
 };
@@ -134,6 +141,11 @@ static int parse(struct admin *a, int argc, char **argv)
         case O_JSON:
             a->c->json = true;
             break;
+        case O_FORCE:
+            if (!a->gc)
+                return cli_usage(a->c, a->cmd, "--force is an option of gc only");
+            a->force = true;
+            break;
         case 'q':
             a->c->quiet = true;
             break;
@@ -155,56 +167,151 @@ static int parse(struct admin *a, int argc, char **argv)
     return 0;
 }
 
+/* "60s", "1500ms", "1h": a commit interval as --commit-interval takes it. */
+static const char *fmt_interval(uint64_t ms, char *buf, size_t cap)
+{
+    if (ms % 3600000 == 0)
+        snprintf(buf, cap, "%lluh", (unsigned long long)(ms / 3600000));
+    else if (ms % 60000 == 0)
+        snprintf(buf, cap, "%llum", (unsigned long long)(ms / 60000));
+    else if (ms % 1000 == 0)
+        snprintf(buf, cap, "%llus", (unsigned long long)(ms / 1000));
+    else
+        snprintf(buf, cap, "%llums", (unsigned long long)ms);
+    return buf;
+}
+
+/* "2026-12-01T22:40:01Z (12s ago)": when the checkpoint was last updated. */
+static const char *fmt_updated(const struct s3l_dest_gc_report *r, char *buf, size_t cap)
+{
+    time_t t = (time_t)(r->updated_ns / 1000000000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char iso[32];
+    strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    long long age = (long long)((r->now_ns - r->updated_ns) / 1000000000);
+    snprintf(buf, cap, "%s (%llds ago)", iso, age);
+    return buf;
+}
+
+/*
+ * Why gc did or did not claim the pipeline, as one clause after "claimed"/"not claimed: ". The
+ * rule is s3l_dest_gc_pipeline's: claimed when the checkpoint is older than twice its interval.
+ */
+static void gc_reason(const struct s3l_dest_gc_report *r, char *buf, size_t cap)
+{
+    char when[64], iv[32], twice[32];
+    fmt_updated(r, when, sizeof(when));
+    fmt_interval(r->interval_ms, iv, sizeof(iv));
+    fmt_interval(r->interval_ms * 2, twice, sizeof(twice));
+    const char *assumed = r->interval_recorded ? "" : " (none recorded: the default is assumed)";
+    if (!r->exists)
+        snprintf(buf, cap, "it has no checkpoint");
+    else if (r->claimed && !r->forced)
+        snprintf(buf, cap, "its checkpoint was last updated %s, more than twice its commit "
+                 "interval %s%s ago", when, iv, assumed);
+    else if (r->claimed)
+        snprintf(buf, cap, "with --force, though its checkpoint was updated %s: a writer still "
+                 "running is fenced (exit code 5 at its next commit)", when);
+    else if (r->interval_ms == 0)
+        snprintf(buf, cap, "its writer commits by rows only (commit interval 0), so the age of its "
+                 "checkpoint (updated %s) does not tell whether it runs; gc claims it only with "
+                 "--force, which fences a running writer (exit code 5)", when);
+    else
+        snprintf(buf, cap, "its checkpoint was updated %s, less than twice its commit interval "
+                 "%s%s ago, so its writer may be running; gc claims it once the checkpoint is %s "
+                 "old, or now with --force, which fences a running writer (exit code 5)",
+                 when, iv, assumed, twice);
+}
+
+/* Prints (or emits) the outcome of gc for one pipeline. */
+static void gc_print(struct admin *a, const char *id, const struct cli_strings *tables,
+                     const struct s3l_dest_gc_report *r)
+{
+    char reason[640];
+    gc_reason(r, reason, sizeof(reason));
+    if (a->c->json) {
+        json_t *tj = json_array();
+        for (size_t i = 0; tj && i < tables->n; i++)
+            json_array_append_new(tj, json_string(tables->v[i]));
+        cli_emit_json(json_pack("{s:s, s:s, s:o, s:I, s:b, s:b, s:b, s:I, s:b, s:I, s:I, s:s}",
+                                "event", "gc", "pipeline", id, "tables", tj, "removed",
+                                (json_int_t)r->removed, "claimed", r->claimed, "forced",
+                                r->forced, "live", r->live, "commit_interval_ms",
+                                (json_int_t)r->interval_ms, "interval_recorded",
+                                r->interval_recorded, "checkpoint_updated_ms",
+                                (json_int_t)(r->updated_ns / 1000000), "generation",
+                                (json_int_t)r->generation, "reason", reason));
+        return;
+    }
+    if (a->c->quiet)
+        return;
+    printf("pipeline %s (%s", id, tables->n == 0 ? "no table" : tables->n == 1 ? "table" : "tables");
+    for (size_t i = 0; i < tables->n; i++)
+        printf("%s%s", i ? ", " : " ", tables->v[i]);
+    if (!r->exists)
+        printf("): no checkpoint; removed %llu stale temp file%s\n",
+               (unsigned long long)r->removed, r->removed == 1 ? "" : "s");
+    else if (r->claimed)
+        printf("): claimed generation %llu, %s; %sremoved %llu staged file%s\n",
+               (unsigned long long)r->generation, reason,
+               r->recovered ? "committed its pending epoch; " : "",
+               (unsigned long long)r->removed, r->removed == 1 ? "" : "s");
+    else
+        printf("): not claimed: %s; removed %llu staged file%s of older generations\n", reason,
+               (unsigned long long)r->removed, r->removed == 1 ? "" : "s");
+}
+
+/* gc of one pipeline: s3l_dest_gc_pipeline, named with its tables. */
+static int gc_one(struct admin *a, const char *id, struct s3l_error *err)
+{
+    /* gc names each pipeline with its tables (asked before gc removes what it staged). */
+    struct cli_strings tables = {0};
+    int rc = s3l_dest_pipeline_tables(a->store, id, cli_strings_add, &tables, err);
+    if (rc == S3L_ENOMEM && !err->code)
+        s3l_error_set(err, rc, "out of memory listing the tables of pipeline %s", id);
+    struct s3l_dest_gc_report r;
+    if (rc == 0)
+        rc = s3l_dest_gc_pipeline(a->store, id, a->force, &r, err);
+    if (rc == 0) {
+        a->count += r.removed;
+        gc_print(a, id, &tables, &r);
+    }
+    cli_strings_free(&tables);
+    return rc;
+}
+
 /* recover or gc one pipeline. */
 static int one_pipeline(void *ctx, const char *id)
 {
     struct admin *a = ctx;
     struct s3l_error err = {0};
     bool pending = false;
-    int rc = s3l_pipeline_peek(a->store, id, NULL, &pending, NULL, &err);
-    if (rc == 0 && !a->gc && !pending)
-        return 0;
-    struct s3l_dest_options o = {0};
-    o.version = S3L_DEST_OPTIONS_VERSION;
-    o.pipeline_id = id;
-    struct s3l_dest *d = NULL;
-    if (rc == 0)
-        rc = s3l_dest_open(a->store, &o, &d, &err);
-    uint64_t removed = 0;
-    /* gc names each pipeline with its tables (asked before gc removes what it staged). */
-    struct cli_strings tables = {0};
-    if (rc == 0 && a->gc)
-        rc = s3l_dest_pipeline_tables(a->store, id, cli_strings_add, &tables, &err);
-    if (rc == S3L_ENOMEM && !err.code)
-        s3l_error_set(&err, rc, "out of memory listing the tables of pipeline %s", id);
-    if (rc == 0 && a->gc)
-        rc = s3l_dest_gc(d, &removed, &err);
-    if (rc == 0) {
-        uint64_t epoch = s3l_dest_committed_epoch(d);
-        a->count += a->gc ? removed : 1;
-        json_t *tj = a->gc ? json_array() : NULL;
-        for (size_t i = 0; tj && i < tables.n; i++)
-            json_array_append_new(tj, json_string(tables.v[i]));
-        if (a->c->json && a->gc)
-            cli_emit_json(json_pack("{s:s, s:s, s:o, s:I}", "event", "gc", "pipeline", id,
-                                    "tables", tj, "removed", (json_int_t)removed));
-        else if (a->c->json)
-            cli_emit_json(json_pack("{s:s, s:s, s:I}", "event", "recovered", "pipeline", id,
-                                    "epoch", (json_int_t)epoch));
-        else
-            json_decref(tj);
-        if (!a->c->json && !a->c->quiet && a->gc) {
-            printf("pipeline %s (%s", id,
-                   tables.n == 0 ? "no table" : tables.n == 1 ? "table" : "tables");
-            for (size_t i = 0; i < tables.n; i++)
-                printf("%s%s", i ? ", " : " ", tables.v[i]);
-            printf("): removed %llu staged file%s\n", (unsigned long long)removed,
-                   removed == 1 ? "" : "s");
-        } else if (!a->c->json && !a->c->quiet)
-            printf("pipeline %s: committed pending epoch %llu\n", id, (unsigned long long)epoch);
+    int rc = 0;
+    if (a->gc) {
+        rc = gc_one(a, id, &err);
+    } else {
+        rc = s3l_pipeline_peek(a->store, id, NULL, &pending, NULL, &err);
+        if (rc == 0 && !pending)
+            return 0;
+        struct s3l_dest_options o = {0};
+        o.version = S3L_DEST_OPTIONS_VERSION;
+        o.pipeline_id = id;
+        struct s3l_dest *d = NULL;
+        if (rc == 0)
+            rc = s3l_dest_open(a->store, &o, &d, &err);
+        if (rc == 0) {
+            uint64_t epoch = s3l_dest_committed_epoch(d);
+            a->count++;
+            if (a->c->json)
+                cli_emit_json(json_pack("{s:s, s:s, s:I}", "event", "recovered", "pipeline", id,
+                                        "epoch", (json_int_t)epoch));
+            else if (!a->c->quiet)
+                printf("pipeline %s: committed pending epoch %llu\n", id,
+                       (unsigned long long)epoch);
+        }
+        s3l_dest_free(d);
     }
-    cli_strings_free(&tables);
-    s3l_dest_free(d);
     if (rc) {
         s3l_error_prefix(&err, "pipeline %s", id);
         int ex = cli_fail(a->c, rc, &err, S3L_SIDE_DESTINATION);

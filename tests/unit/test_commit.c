@@ -182,6 +182,135 @@ static void checkpoint_codec_schemas(void **state)
     s3l__ckpt_cleanup(&back);
 }
 
+/*
+ * The checkpoint's optional "commit_interval_ms" (issue 10 item 12): a checkpoint without it
+ * decodes with none and re-encodes to its own bytes; one with it round-trips, the field last; a
+ * negative or non-integer value is S3L_ECORRUPT.
+ */
+static void checkpoint_codec_commit_interval(void **state)
+{
+    (void)state;
+    const char *old = "{\"version\":1,\"pipeline\":\"p\",\"generation\":2,\"committed_epoch\":1,"
+                      "\"pending\":null,\"state\":null}";
+    struct s3l__ckpt c = {0};
+    struct s3l_error err = {0};
+    assert_int_equal(s3l__ckpt_decode(old, strlen(old), "k", &c, &err), 0);
+    assert_false(c.has_interval);
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(s3l__ckpt_encode(&c, &text, &len, &err), 0);
+    assert_string_equal(text, old);
+    s3l_free(text);
+    c.has_interval = true;
+    c.commit_interval_ms = 1500;
+    assert_int_equal(s3l__ckpt_encode(&c, &text, &len, &err), 0);
+    assert_string_equal(text, "{\"version\":1,\"pipeline\":\"p\",\"generation\":2,\"committed_epoch\""
+                              ":1,\"pending\":null,\"state\":null,\"commit_interval_ms\":1500}");
+    struct s3l__ckpt back = {0};
+    assert_int_equal(s3l__ckpt_decode(text, len, "k", &back, &err), 0);
+    assert_true(back.has_interval);
+    assert_int_equal(back.commit_interval_ms, 1500);
+    s3l_free(text);
+    s3l__ckpt_cleanup(&back);
+    s3l__ckpt_cleanup(&c);
+    const char *bads[] = {
+        "{\"version\":1,\"pipeline\":\"p\",\"generation\":2,\"committed_epoch\":1,\"pending\":null,"
+        "\"state\":null,\"commit_interval_ms\":-1}",
+        "{\"version\":1,\"pipeline\":\"p\",\"generation\":2,\"committed_epoch\":1,\"pending\":null,"
+        "\"state\":null,\"commit_interval_ms\":\"60s\"}",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        s3l_error_clear(&err);
+        assert_int_equal(s3l__ckpt_decode(bads[i], strlen(bads[i]), "k", &back, &err), S3L_ECORRUPT);
+        assert_non_null(strstr(err.message, "commit_interval_ms"));
+        s3l__ckpt_cleanup(&back);
+    }
+}
+
+/* A writer with commit interval ms that claims its generation, stages `key` and dies. */
+static void claim_and_die(struct fx *f, uint64_t ms, uint64_t gen, const char *name)
+{
+    struct s3l_dest_options o = {0};
+    o.version = S3L_DEST_OPTIONS_VERSION;
+    o.pipeline_id = PIPE;
+    o.has_commit_interval = true;
+    o.commit_interval_ms = ms;
+    struct s3l__dest_format c;
+    s3l_test_format(&c);
+    struct s3l_dest *d = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l__dest_open_format(f->s, &o, &c, &d, &err), 0);
+    assert_int_equal(s3l__dest_claim(d, &err), 0);
+    assert_int_equal(s3l_dest_generation(d), gen);
+    char *key = s3l__key_staged(PIPE, gen, "t", name);
+    assert_int_equal(s3l_store_put(f->s, key, "x", 1, NULL, NULL, &err), 0);
+    s3l_free(key);
+    s3l_dest_free(d);
+}
+
+/*
+ * s3l_dest_gc_pipeline's liveness rule (issue 10 item 12): a fresh checkpoint is not claimed and
+ * its generation's staged file is kept (the report says live, with the recorded interval); with
+ * force it is claimed and the file removed; a checkpoint older than twice its interval is claimed
+ * without force; an interval of 0 never looks dead; a live pipeline still loses what an older
+ * generation staged. Each checked on the store (keys listed, checkpoint read back).
+ */
+static void gc_claims_only_dead_pipelines(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_error err = {0};
+    struct s3l_dest_gc_report r;
+    claim_and_die(f, 3600000, 1, "a.x");
+    char *a = s3l__key_staged(PIPE, 1, "t", "a.x");
+    assert_int_equal(s3l_dest_gc_pipeline(f->s, PIPE, false, &r, &err), 0);
+    assert_true(r.exists && r.live && r.interval_recorded && !r.claimed);
+    assert_int_equal(r.interval_ms, 3600000);
+    assert_int_equal(r.removed, 0);
+    assert_int_equal(r.generation, 1);
+    assert_true(exists(f, a));
+    assert_true(r.now_ns - r.updated_ns < 60000000000LL && r.updated_ns > 0);
+    assert_int_equal(s3l_dest_gc_pipeline(f->s, PIPE, true, &r, &err), 0);
+    assert_true(r.claimed && r.forced);
+    assert_int_equal(r.removed, 1);
+    assert_int_equal(r.generation, 2);
+    assert_false(exists(f, a));
+    struct s3l__ckpt ck;
+    assert_int_equal(s3l__ckpt_read(f->s, PIPE, &ck, &err), 0);
+    assert_int_equal(ck.generation, 2);
+    assert_true(ck.has_interval); /* gc keeps the writer's interval */
+    assert_int_equal(ck.commit_interval_ms, 3600000);
+    s3l__ckpt_cleanup(&ck);
+    /* A writer of 1 ms, dead 20 ms later: claimed without force. */
+    claim_and_die(f, 1, 3, "b.x");
+    char *b = s3l__key_staged(PIPE, 3, "t", "b.x");
+    usleep(20000);
+    assert_int_equal(s3l_dest_gc_pipeline(f->s, PIPE, false, &r, &err), 0);
+    assert_true(r.claimed && !r.forced && !r.live);
+    assert_int_equal(r.removed, 1);
+    assert_int_equal(r.generation, 4);
+    assert_false(exists(f, b));
+    /* By rows only: never dead; but generation 4's leftover (below the live 5) goes. */
+    char *c4 = s3l__key_staged(PIPE, 4, "t", "c.x");
+    assert_int_equal(s3l_store_put(f->s, c4, "x", 1, NULL, NULL, &err), 0);
+    claim_and_die(f, 0, 5, "d.x");
+    char *d5 = s3l__key_staged(PIPE, 5, "t", "d.x");
+    usleep(20000);
+    assert_int_equal(s3l_dest_gc_pipeline(f->s, PIPE, false, &r, &err), 0);
+    assert_true(r.live && !r.claimed);
+    assert_int_equal(r.interval_ms, 0);
+    assert_int_equal(r.removed, 1);
+    assert_false(exists(f, c4));
+    assert_true(exists(f, d5));
+    /* No checkpoint: nothing claimed, none created. */
+    assert_int_equal(s3l_dest_gc_pipeline(f->s, "nobody", false, &r, &err), 0);
+    assert_false(r.exists || r.claimed);
+    assert_false(exists(f, "_openetl/checkpoints/nobody.json"));
+    s3l_free(a);
+    s3l_free(b);
+    s3l_free(c4);
+    s3l_free(d5);
+}
+
 static void layout_checkpoint_and_marker(void **state)
 {
     struct fx *f = *state;
@@ -1068,6 +1197,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(checkpoint_codec_schemas),
+        cmocka_unit_test(checkpoint_codec_commit_interval),
+        cmocka_unit_test_setup_teardown(gc_claims_only_dead_pipelines, setup, teardown),
         cmocka_unit_test_setup_teardown(layout_checkpoint_and_marker, setup, teardown),
         cmocka_unit_test_setup_teardown(rollover_and_listing, setup, teardown),
         cmocka_unit_test_setup_teardown(fencing_stops_a_zombie, setup, teardown),

@@ -2,7 +2,8 @@
  * The checkpoint document and its conditional updates. The checkpoint is the commit point of the
  * protocol (docs/internals/commit.md): it holds the pipeline id, the current generation, the last
  * committed epoch, the pending epoch (its generation and every staged file: staged key, final key,
- * size, rows, SHA-256) and the runner's opaque state (input positions). Every write is
+ * size, rows, SHA-256), the runner's opaque state (input positions) and, when known, the commit
+ * interval of the writer that claimed the generation (gc's liveness rule). Every write is
  * conditional on the version read or written last (If-Match; put-if-absent when new), so a writer
  * whose generation was superseded learns it (S3L_EFENCED) instead of overwriting a newer one.
  */
@@ -99,6 +100,13 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
                             state ? state : json_null());
     if (!doc)
         return S3L_ENOMEM;
+    /* Last and only when known, so a checkpoint written before the field re-encodes to its own
+     * bytes (issue 10 item 12). */
+    if (c->has_interval && json_object_set_new(doc, "commit_interval_ms",
+                                               json_integer((json_int_t)c->commit_interval_ms))) {
+        json_decref(doc);
+        return S3L_ENOMEM;
+    }
     char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (!text)
@@ -216,8 +224,12 @@ int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__
     else if (get_u64(doc, "generation", &c->generation) ||
              get_u64(doc, "committed_epoch", &c->committed_epoch))
         rc = bad(err, key, "no generation or committed_epoch");
+    else if (json_object_get(doc, "commit_interval_ms") &&
+             get_u64(doc, "commit_interval_ms", &c->commit_interval_ms))
+        rc = bad(err, key, "commit_interval_ms is not a non-negative integer");
     else if (pending && !json_is_null(pending))
         rc = decode_pending(pending, key, c, err);
+    c->has_interval = rc == 0 && json_object_get(doc, "commit_interval_ms") != NULL;
     if (rc == 0 && state && !json_is_null(state)) {
         char *t = json_dumps(state, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
         c->state = t ? s3l_strdup(t) : NULL;
@@ -254,6 +266,7 @@ int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *
         if (rc == 0) {
             c->exists = true;
             memcpy(c->etag, info.etag, sizeof(c->etag));
+            c->mtime_ns = info.mtime_ns;
         }
     }
     if (rc)
@@ -318,6 +331,7 @@ int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, str
         if (rc == 0) {
             c->exists = true;
             memcpy(c->etag, info.etag, sizeof(c->etag));
+            c->mtime_ns = info.mtime_ns;
         } else if (rc == S3L_EPRECONDITION_FAILED) {
             struct s3l__ckpt now;
             struct s3l_error e3 = {0};

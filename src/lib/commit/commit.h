@@ -161,9 +161,15 @@ struct s3l__ckpt {
     size_t n_schemas; /* the pending epoch's "schemas" (optional: absent when none) */
     struct s3l__ckpt_schema *schemas;
     char *state; /* the runner's JSON value as compact text, or NULL */
-    /* Not serialised: the version read or written last. */
+    /* "commit_interval_ms" (optional, issue 10 item 12): the commit interval of the writer that
+     * claimed the generation, for gc's liveness rule; absent in checkpoints written before it. */
+    bool has_interval;
+    uint64_t commit_interval_ms; /* 0: that writer commits by rows only */
+    /* Not serialised: the version read or written last, and its modification time on the store
+     * (ns since the Unix epoch; 0 when unknown or never read). */
     bool exists;
     char etag[132];
+    int64_t mtime_ns;
 };
 
 void s3l__ckpt_cleanup(struct s3l__ckpt *c);
@@ -301,6 +307,23 @@ struct s3l_dest {
      * an epoch's requests are counted from there (struct s3l_dest_commit_info). */
     struct s3l_store_counts mark;
 };
+
+/*
+ * Opens d for o->pipeline_id with format (destroyed with d, also on failure) and reads the
+ * checkpoint, without committing a pending epoch: gc judges the pipeline's liveness first
+ * (gc.c). s3l__dest_open_format is this followed by s3l__dest_recover. Errors as s3l_dest_open
+ * before recovery.
+ */
+int s3l__dest_open_lazy(struct s3l_store *store, const struct s3l_dest_options *o,
+                        const struct s3l__dest_format *format, struct s3l_dest **out,
+                        struct s3l_error *err);
+/* Step 5 for a lazily opened d: claims and commits the pending epoch, if any, then sweeps this
+ * pipeline's staging temp files. Errors as s3l_dest_open's recovery. */
+int s3l__dest_recover(struct s3l_dest *d, struct s3l_error *err);
+/* As s3l_dest_open with the Parquet format, recovering the pending epoch only when `recover`
+ * (format_parquet.c). */
+int s3l__dest_open_parquet(struct s3l_store *store, const struct s3l_dest_options *o, bool recover,
+                           struct s3l_dest **out, struct s3l_error *err);
 
 /*
  * Step 0 (claim.c): writes this writer's generation into the checkpoint, once, conditionally on

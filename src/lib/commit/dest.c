@@ -220,6 +220,20 @@ static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci,
     return rc;
 }
 
+/*
+ * Whether an idle writer should rewrite its checkpoint unchanged: it claimed its generation (a
+ * writer that claimed nothing, such as a rerun with nothing new, never writes), it records a
+ * commit interval, and its checkpoint was last written that long ago. gc takes a checkpoint
+ * older than twice the interval for a dead writer (gc.c), so a live one must not look so.
+ */
+static bool heartbeat_due(const struct s3l_dest *d)
+{
+    if (!d->claimed || !d->ck.has_interval || d->ck.commit_interval_ms == 0)
+        return false;
+    int64_t interval_ns = (int64_t)(d->ck.commit_interval_ms * 1000000ull);
+    return s3l__os_now_ns() - d->ck.mtime_ns >= interval_ns;
+}
+
 int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_commit_info *info,
                     struct s3l_error *err)
 {
@@ -236,11 +250,13 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
         return rc;
     if (d->n_staged == 0) {
         /* No stream had rows: no file, no marker; only the runner's positions move (and
-         * nothing at all is written when they did not). */
+         * nothing at all is written when they did not, unless a heartbeat is due). */
         if (state_json && !same_state(old_state, state_json)) {
             rc = s3l__dest_claim(d, err);
             if (rc == 0)
                 rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
+        } else if (heartbeat_due(d)) {
+            rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
         }
     } else {
         rc = commit_epoch(d, &ci, err);
@@ -267,7 +283,7 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
 
 static int check_options(const struct s3l_dest_options *o, struct s3l_error *err)
 {
-    if (!o || o->version != S3L_DEST_OPTIONS_VERSION)
+    if (!o || (o->version != 1 && o->version != S3L_DEST_OPTIONS_VERSION))
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "destination options: bad version");
     int rc = s3l_dest_check_disposition(o->disposition, err);
     if (rc)
@@ -297,9 +313,9 @@ static void dest_free_fields(struct s3l_dest *d)
     s3l_free(d);
 }
 
-int s3l__dest_open_format(struct s3l_store *store, const struct s3l_dest_options *o,
-                          const struct s3l__dest_format *format, struct s3l_dest **out,
-                          struct s3l_error *err)
+int s3l__dest_open_lazy(struct s3l_store *store, const struct s3l_dest_options *o,
+                        const struct s3l__dest_format *format, struct s3l_dest **out,
+                        struct s3l_error *err)
 {
     int rc = check_options(o, err);
     struct s3l_dest *d = rc ? NULL : s3l_calloc(1, sizeof(*d));
@@ -318,18 +334,33 @@ int s3l__dest_open_format(struct s3l_store *store, const struct s3l_dest_options
     rc = d->pipeline ? 0 : S3L_ENOMEM;
     if (rc == 0)
         rc = s3l__ckpt_read(store, d->pipeline, &d->ck, err);
-    if (rc == 0) {
-        d->generation = d->ck.generation + 1;
-        /* Step 5: a pending epoch is committed under the generation recorded with it, by a
-         * writer that claimed its own generation first (so an older one is fenced). */
-        if (d->ck.has_pending) {
-            d->recovered = d->ck.pending_epoch;
-            rc = s3l__dest_claim(d, err);
-            if (rc == 0)
-                rc = s3l__finish_pending(store, &d->format, &d->ck, d->generation, true, err);
-        }
+    if (rc) {
+        dest_free_fields(d);
+        return rc;
     }
-    if (rc == 0 && d->ck.has_pending) {
+    d->generation = d->ck.generation + 1;
+    /* This writer's interval goes into every checkpoint it writes, from its claim on (version 2
+     * options); without one the checkpoint keeps what it recorded. */
+    if (o->version >= 2 && o->has_commit_interval) {
+        d->ck.has_interval = true;
+        d->ck.commit_interval_ms = o->commit_interval_ms;
+    }
+    s3l_store_counts(store, &d->mark);
+    *out = d;
+    return 0;
+}
+
+int s3l__dest_recover(struct s3l_dest *d, struct s3l_error *err)
+{
+    if (!d->ck.has_pending)
+        return 0;
+    /* Step 5: a pending epoch is committed under the generation recorded with it, by a writer
+     * that claimed its own generation first (so an older one is fenced). */
+    d->recovered = d->ck.pending_epoch;
+    int rc = s3l__dest_claim(d, err);
+    if (rc == 0)
+        rc = s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, true, err);
+    if (rc == 0) {
         /* Recovery's housekeeping after a crash, cheap (this pipeline's staging area only) and
          * best effort: temp files of its killed writers. Only when a pending epoch was
          * recovered, so that opening after a clean run changes nothing; gc sweeps everything. */
@@ -338,11 +369,23 @@ int s3l__dest_open_format(struct s3l_store *store, const struct s3l_dest_options
             s3l__dest_sweep_temps(d, staging, s3l__os_now_ns(), NULL, NULL);
         s3l_free(staging);
     }
+    s3l_store_counts(d->store, &d->mark); /* an epoch's counts start after the recovery */
+    return rc;
+}
+
+int s3l__dest_open_format(struct s3l_store *store, const struct s3l_dest_options *o,
+                          const struct s3l__dest_format *format, struct s3l_dest **out,
+                          struct s3l_error *err)
+{
+    struct s3l_dest *d = NULL;
+    int rc = s3l__dest_open_lazy(store, o, format, &d, err);
+    if (rc == 0)
+        rc = s3l__dest_recover(d, err);
     if (rc) {
-        dest_free_fields(d);
+        if (d)
+            dest_free_fields(d);
         return rc;
     }
-    s3l_store_counts(store, &d->mark);
     *out = d;
     return 0;
 }

@@ -165,7 +165,13 @@ int s3l__format_parquet(const struct s3l_pq_options *opts, size_t memory,
 int s3l_dest_open(struct s3l_store *store, const struct s3l_dest_options *o, struct s3l_dest **out,
                   struct s3l_error *err)
 {
-    if (!o || o->version != S3L_DEST_OPTIONS_VERSION)
+    return s3l__dest_open_parquet(store, o, true, out, err);
+}
+
+int s3l__dest_open_parquet(struct s3l_store *store, const struct s3l_dest_options *o, bool recover,
+                           struct s3l_dest **out, struct s3l_error *err)
+{
+    if (!o || (o->version != 1 && o->version != S3L_DEST_OPTIONS_VERSION))
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "destination options: bad version");
     /* Refused before anything is allocated or touched. */
     int rc = s3l_dest_check_disposition(o->disposition, err);
@@ -178,5 +184,6 @@ int s3l_dest_open(struct s3l_store *store, const struct s3l_dest_options *o, str
     /* The writers close files at file_size: they measure their pages there (parquet/size.c). */
     ((struct pq_ctx *)format.ctx)->opts.file_size =
         o->file_size ? o->file_size : S3L_DEST_DEFAULT_FILE_SIZE;
-    return s3l__dest_open_format(store, o, &format, out, err);
+    return recover ? s3l__dest_open_format(store, o, &format, out, err)
+                   : s3l__dest_open_lazy(store, o, &format, out, err);
 }

@@ -2,16 +2,20 @@
  * Garbage collection: files staged by generations below this writer's that the checkpoint does
  * not hold as pending can never commit (their epochs are re-read under a newer generation), and
  * hidden temp files of killed writers are dead; s3l_dest_gc removes both, after claiming the
- * pipeline so that a writer of the generation it judges dead is fenced.
+ * pipeline so that a writer of the generation it judges dead is fenced. s3l_dest_gc_pipeline
+ * (`s3land gc`) claims only a pipeline that looks dead (issue 10 item 12): its checkpoint not
+ * updated for twice its commit interval; for a live one it removes what older generations left.
  */
 #include <string.h>
 
 #include "commit/commit.h"
+#include "os/os.h"
 #include "s3l/store.h"
 #include "util/util.h"
 
 struct gc_ctx {
     struct s3l_dest *d;
+    uint64_t below; /* staged files of generations below this one are garbage */
     char **keys;
     size_t n, cap;
 };
@@ -20,7 +24,7 @@ static int gc_collect(void *ctx, const struct s3l_object_info *info)
 {
     struct gc_ctx *g = ctx;
     uint64_t gen = 0;
-    if (!s3l__key_staged_generation(info->key, g->d->pipeline, &gen) || gen >= g->d->generation)
+    if (!s3l__key_staged_generation(info->key, g->d->pipeline, &gen) || gen >= g->below)
         return 0;
     for (size_t i = 0; i < g->d->ck.n_files; i++)
         if (strcmp(g->d->ck.files[i].staged, info->key) == 0)
@@ -53,17 +57,16 @@ int s3l__dest_sweep_temps(struct s3l_dest *d, const char *prefix, int64_t since,
     return s3l_store_sweep(d->store, prefix, since - SWEEP_GRACE_NS, n, err);
 }
 
-int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err)
+/* Removes the staged files of generations below `below` that are not pending, then the stale
+ * temp files of the whole destination changed before `since` minus the grace. */
+static int remove_garbage(struct s3l_dest *d, uint64_t below, int64_t since, uint64_t *removed,
+                          struct s3l_error *err)
 {
-    /* Claim first: a writer of the generation gc is about to judge dead must be fenced. */
-    int rc = s3l__dest_claim(d, err);
-    if (rc)
-        return rc;
     char *prefix = s3l__key_staging_prefix(d->pipeline);
     if (!prefix)
         return S3L_ENOMEM;
-    struct gc_ctx g = {d, NULL, 0, 0};
-    rc = s3l_store_list(d->store, prefix, gc_collect, &g, err);
+    struct gc_ctx g = {d, below, NULL, 0, 0};
+    int rc = s3l_store_list(d->store, prefix, gc_collect, &g, err);
     uint64_t n = 0;
     for (size_t i = 0; i < g.n; i++) {
         if (rc == 0) {
@@ -79,8 +82,77 @@ int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err)
      * table directories: a kill during a copy leaves one next to the table's files). */
     uint64_t swept = 0;
     if (rc == 0)
-        rc = s3l__dest_sweep_temps(d, "", d->claim_ns, &swept, err);
+        rc = s3l__dest_sweep_temps(d, "", since, &swept, err);
     if (removed)
         *removed = n + swept;
+    return rc;
+}
+
+int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err)
+{
+    /* Claim first: a writer of the generation gc is about to judge dead must be fenced. */
+    int rc = s3l__dest_claim(d, err);
+    if (rc)
+        return rc;
+    return remove_garbage(d, d->generation, d->claim_ns, removed, err);
+}
+
+/*
+ * The liveness rule of s3l_dest_gc_pipeline: live when the checkpoint was modified less than
+ * twice its interval ago (a writer commits, and so writes its checkpoint, at least once per
+ * interval while it has rows), or when its interval is 0 (by rows only: age says nothing).
+ */
+static void judge(const struct s3l__ckpt *ck, struct s3l_dest_gc_report *r)
+{
+    r->exists = ck->exists;
+    r->interval_recorded = ck->has_interval;
+    r->interval_ms = ck->has_interval ? ck->commit_interval_ms : S3L_DEST_GC_DEFAULT_INTERVAL_MS;
+    r->updated_ns = ck->mtime_ns;
+    r->now_ns = s3l__os_now_ns();
+    int64_t limit_ns = (int64_t)(r->interval_ms * 2 * 1000000ull);
+    /* An unknown modification time (a store that gave none) is taken as live: never fence on a
+     * guess. */
+    r->live = ck->exists && (r->interval_ms == 0 || r->updated_ns == 0 ||
+                             r->now_ns - r->updated_ns < limit_ns);
+}
+
+int s3l_dest_gc_pipeline(struct s3l_store *store, const char *pipeline, bool force,
+                         struct s3l_dest_gc_report *r, struct s3l_error *err)
+{
+    memset(r, 0, sizeof(*r));
+    struct s3l_dest_options o = {0};
+    o.version = S3L_DEST_OPTIONS_VERSION;
+    o.pipeline_id = pipeline;
+    struct s3l_dest *d = NULL;
+    int rc = s3l__dest_open_parquet(store, &o, false, &d, err);
+    if (rc)
+        return rc;
+    judge(&d->ck, r);
+    if (!d->ck.exists) {
+        /* Nothing was ever claimed, so nothing staged: no checkpoint is created for it. */
+        rc = remove_garbage(d, 0, s3l__os_now_ns(), &r->removed, err);
+    } else if (!r->live || force) {
+        r->forced = r->live;
+        r->recovered = d->ck.has_pending;
+        rc = s3l__dest_recover(d, err);
+        if (rc == 0)
+            rc = s3l_dest_gc(d, &r->removed, err);
+        r->claimed = rc == 0;
+        if (rc == S3L_EFENCED) {
+            /* The claim is conditional on the checkpoint gc judged: it moved meanwhile. */
+            s3l_error_clear(err);
+            rc = s3l_error_set(err, S3L_EFENCED,
+                               "pipeline %s: a writer updated its checkpoint while gc was judging "
+                               "it, so it is live: gc claimed nothing and removed nothing",
+                               pipeline);
+        }
+    } else {
+        /* Live: the writers of older generations are fenced already (their commit points are
+         * conditional on a checkpoint that moved on), so their staged files can never commit;
+         * the current generation's are the live writer's. Nothing pending is touched. */
+        rc = remove_garbage(d, d->ck.generation, s3l__os_now_ns(), &r->removed, err);
+    }
+    r->generation = d->ck.generation;
+    s3l_dest_free(d);
     return rc;
 }

@@ -208,10 +208,14 @@ static int signalled(struct loop *l, size_t i, enum s3l__source_signal signal, u
             l->dirty = true; /* raw_done and raw_size are recorded: a rerun is up to date */
         *end = true;
     } else if (signal == S3L__SOURCE_IDLE) {
-        /* A quiet stream: what was read is committed when the interval is due. */
+        /* A quiet stream: what was read is committed when the interval is due. With nothing to
+         * commit, the commit is still called once per interval: a writer that claimed its
+         * generation then rewrites its checkpoint (a heartbeat), so gc never takes a live, idle
+         * writer for dead (issue 10 item 12; s3l_dest_commit). */
         moved(l, i, off, line);
         int64_t now = l->now = l->env->now_ns();
-        if (epoch_due(l, now))
+        int64_t ci = l->o->commit_interval_ns;
+        if (epoch_due(l, now) || (ci > 0 && now - l->t_epoch >= ci))
             rc = commit(l, err);
     } else if (signal == S3L__SOURCE_GROW) {
         /* The epoch so far is committed under the old schema, then the destination grows; the

@@ -39,6 +39,10 @@ static int open_dest(struct s3l__run *r, struct s3l_error *err)
     d.allow_type_changes = o->allow_type_changes;
     d.parquet = &pq;
     d.memory = o->memory;
+    /* Recorded in the checkpoint for gc's liveness rule (issue 10 item 12), rounded up to ms. */
+    d.has_commit_interval = true;
+    d.commit_interval_ms =
+        o->commit_interval_ns > 0 ? (uint64_t)(o->commit_interval_ns + 999999) / 1000000 : 0;
     return s3l_dest_open(r->store, &d, &r->dest, err);
 }
 
