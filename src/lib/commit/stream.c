@@ -34,10 +34,10 @@ static char *reject_line(const void *record, size_t len, const char *reason)
         field = "record_hex";
     }
     json_t *o = json_pack("{s:s, s:o}", "reason", reason ? reason : "", field, rec);
-    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    char *text = o ? s3l__json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     char *line = text ? s3l__key_fmt("%s\n", text) : NULL;
-    free(text);
+    s3l_free(text);
     return line;
 }
 

@@ -126,7 +126,7 @@ static int schema_of(struct s3l_config *c, enum s3l_config_kind kind, json_t **o
         json_error_t je;
         c->schemas[kind - 1] = json_loadb(text, len, 0, &je);
         if (!c->schemas[kind - 1])
-            return S3L_EINTERNAL;
+            return json_error_code(&je) == json_error_out_of_memory ? S3L_ENOMEM : S3L_EINTERNAL;
     }
     *out = c->schemas[kind - 1];
     return 0;

@@ -184,14 +184,14 @@ int s3l_schema_to_json(const struct s3l_schema *s, char **out, size_t *out_len)
         json_t *o = json_pack("{s:s, s:s, s:b, s:b}", "name", f->name, "type", tn, "nullable",
                               (int)f->nullable, "key", (int)f->key);
         s3l_free(tn);
-        char *text = o ? json_dumps(o, JSON_PRESERVE_ORDER) : NULL;
+        char *text = o ? s3l__json_dumps(o, JSON_PRESERVE_ORDER) : NULL;
         json_decref(o);
         if (!text) {
             rc = S3L_ENOMEM;
             break;
         }
         rc = s3l_buf_printf(&b, "%s\n  %s", i ? "," : "", text);
-        free(text); /* jansson's allocation */
+        s3l_free(text); /* jansson's allocation */
     }
     if (rc == 0)
         rc = s3l_buf_append_str(&b, s->n_fields ? "\n]\n" : "]\n");

@@ -178,4 +178,15 @@ static inline size_t s3l_utf8_seq(const uint8_t *p, const uint8_t *end)
  */
 bool s3l__utf8_valid(const uint8_t *p, size_t n, size_t *bad);
 
+/* ---- JSON text (json_text.c) --------------------------------------------------------------- */
+
+struct json_t; /* jansson's value */
+/*
+ * json_dumps(json, flags) (jansson's flags), made sure to be whole: a NUL-terminated text to
+ * free with s3l_free, or NULL when json is NULL, when jansson refuses it (a bare scalar without
+ * JSON_ENCODE_ANY, a cycle) or when an allocation failed (jansson's own json_dumps can then return
+ * a text with a key missing). Use it instead of json_dumps everywhere in src/lib.
+ */
+char *s3l__json_dumps(const struct json_t *json, size_t flags);
+
 #endif
