@@ -57,8 +57,9 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
     json_t *state = NULL;
     if (c->state) {
         json_error_t je;
-        state = json_loads(c->state, JSON_DECODE_ANY, &je);
-        if (!state && json_error_code(&je) == json_error_out_of_memory)
+        bool nomem;
+        state = s3l__json_loadb(c->state, strlen(c->state), JSON_DECODE_ANY, &je, &nomem);
+        if (nomem)
             return s3l_error_set(err, S3L_ENOMEM, "out of memory encoding the checkpoint");
         if (!state)
             return s3l_error_set(err, S3L_EINVALID_CONFIG, "runner state is not JSON: %s (at %d)",
@@ -158,11 +159,12 @@ static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struc
         if (etag && !(cs->etag = s3l_strdup(json_string_value(etag))))
             return S3L_ENOMEM;
         /* The record's text must be a JSON record (an object or a list) to be written again. */
-        json_error_t je;
-        json_t *parsed = json_loads(json_string_value(rec), 0, &je);
+        bool nomem;
+        json_t *parsed = s3l__json_loadb(json_string_value(rec), json_string_length(rec), 0,
+                                         NULL, &nomem);
         bool ok = json_is_object(parsed) || json_is_array(parsed);
         json_decref(parsed);
-        if (!parsed && json_error_code(&je) == json_error_out_of_memory)
+        if (nomem)
             return s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
         if (!ok)
             return bad(err, key, "a pending schema record is not a JSON record");
@@ -207,8 +209,9 @@ int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__
                      struct s3l_error *err)
 {
     json_error_t je;
-    json_t *doc = json_loadb(text, len, 0, &je);
-    if (!doc && json_error_code(&je) == json_error_out_of_memory)
+    bool nomem;
+    json_t *doc = s3l__json_loadb(text, len, 0, &je, &nomem);
+    if (nomem)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
     if (!doc)
         return s3l_error_set(err, S3L_ECORRUPT, "checkpoint %s: not JSON: %s (line %d)", key,

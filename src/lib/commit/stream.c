@@ -23,6 +23,8 @@ static char *reject_line(const void *record, size_t len, const char *reason)
 {
     json_t *rec = json_stringn(record, len);
     const char *field = "record";
+    if (!rec && s3l__utf8_valid(record, len, NULL))
+        return NULL; /* valid text: json_stringn ran out of memory */
     if (!rec) {
         /* Not valid UTF-8: JSON strings cannot hold it, so keep the bytes as hex. */
         char *hex = s3l_malloc(len * 2 + 1);

@@ -371,8 +371,10 @@ int s3l__cfg_parse(const char *text, size_t len, bool json, json_t ***docs, size
     int rc;
     if (json) {
         json_error_t je;
-        json_t *v = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
-        if (!v && json_error_code(&je) == json_error_out_of_memory)
+        bool nomem;
+        json_t *v =
+            s3l__json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je, &nomem);
+        if (nomem)
             return s3l_error_set(err, S3L_ENOMEM, "out of memory reading a config document");
         if (!v) {
             *bad_index = 1;

@@ -126,7 +126,10 @@ int s3l_schema_from_json(const char *json, size_t len, struct s3l_schema **out,
                          struct s3l_error *err)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+    bool nomem;
+    json_t *root = s3l__json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr, &nomem);
+    if (nomem)
+        return s3l_error_set(err, S3L_ENOMEM, "schema: out of memory");
     if (!root)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "schema: line %d, column %d: %s",
                              jerr.line, jerr.column, jerr.text);

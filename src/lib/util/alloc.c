@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "s3l/alloc.h"
+#include "util/util.h"
 
 static void *libc_malloc(void *ctx, size_t size)
 {
@@ -42,14 +43,22 @@ void s3l_set_allocator(const struct s3l_allocator *allocator)
         current = (struct s3l_allocator){libc_malloc, libc_realloc, libc_free, NULL};
 }
 
+/* jansson's allocations that failed on this thread (s3l__json_loadb looks at it). */
+static _Thread_local unsigned long json_failed;
+
+unsigned long s3l__json_alloc_failures(void)
+{
+    return json_failed;
+}
+
 /* jansson's blocks: 16 bytes in front (the size; alignment kept), wiped when freed. */
 static void *json_block(size_t size)
 {
-    if (size > SIZE_MAX - 16)
+    size_t *p = size <= SIZE_MAX - 16 ? s3l_malloc(size + 16) : NULL;
+    if (!p) {
+        json_failed++;
         return NULL;
-    size_t *p = s3l_malloc(size + 16);
-    if (!p)
-        return NULL;
+    }
     p[0] = size;
     return (char *)p + 16;
 }

@@ -23,13 +23,28 @@ static int append(const char *p, size_t n, void *ctx)
     return d->failed ? -1 : 0;
 }
 
+struct json_t *s3l__json_loadb(const char *text, size_t len, size_t flags,
+                               struct json_error_t *je, bool *nomem)
+{
+    unsigned long before = s3l__json_alloc_failures();
+    json_t *v = json_loadb(text, len, flags, je);
+    *nomem = s3l__json_alloc_failures() != before;
+    if (*nomem) {
+        json_decref(v);
+        return NULL;
+    }
+    return v;
+}
+
 char *s3l__json_dumps(const struct json_t *json, size_t flags)
 {
     struct dump d = {.failed = false};
     s3l_buf_init(&d.b, SIZE_MAX / 2);
     uint8_t *out = NULL;
     size_t len = 0;
+    unsigned long before = s3l__json_alloc_failures();
     if (!json || json_dump_callback(json, append, &d, flags) != 0 || d.failed ||
+        s3l__json_alloc_failures() != before ||
         s3l_buf_detach(&d.b, &out, &len) != 0) {
         s3l_buf_free(&d.b);
         return NULL;
