@@ -22,6 +22,10 @@ struct s3l_allocator {
 /*
  * Installs a (copied) allocator; NULL restores the C library's. Call it before any other s3l_
  * function and never while objects made with the previous allocator are alive. Not thread-safe.
+ * jansson allocates through it too: libs3land sets jansson's allocator (json_set_alloc_funcs)
+ * when the program starts, to blocks taken with s3l_malloc and wiped when freed; an embedder that
+ * uses jansson itself shares it and frees json_dumps text with jansson's free
+ * (json_get_alloc_funcs), never with free().
  */
 void s3l_set_allocator(const struct s3l_allocator *allocator);
 

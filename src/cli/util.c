@@ -95,7 +95,9 @@ void cli_emit_json_to(FILE *f, void *json_value)
         fputs(text, f);
         fputc('\n', f);
         fflush(f);
-        free(text);
+        json_free_t jfree;
+        json_get_alloc_funcs(NULL, &jfree); /* the free matching jansson's allocator */
+        jfree(text);
     }
     json_decref(v);
 }

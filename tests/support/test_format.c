@@ -226,9 +226,9 @@ static int c_merge(void *ctx, const char *table, const char *record_url, const c
     }
     *out = NULL;
     if (changed) {
-        char *t = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        char *t = s3l__json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
         *out = t ? s3l_strdup(t) : NULL;
-        free(t);
+        s3l_free(t);
     }
     json_decref(doc);
     return changed && !*out ? S3L_ENOMEM : 0;
@@ -259,9 +259,9 @@ static int c_union(void *ctx, const char *record_url, const char *current, size_
         }
     }
     if (rc == 0 && added) {
-        char *t = json_dumps(cur, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        char *t = s3l__json_dumps(cur, JSON_COMPACT | JSON_PRESERVE_ORDER);
         *out = t ? s3l_strdup(t) : NULL;
-        free(t);
+        s3l_free(t);
         rc = *out ? 0 : S3L_ENOMEM;
     }
     json_decref(cur);

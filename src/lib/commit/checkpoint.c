@@ -58,16 +58,20 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
     json_t *state = NULL;
     if (c->state) {
         json_error_t je;
-        state = json_loads(c->state, JSON_DECODE_ANY, &je);
+        bool nomem;
+        state = s3l__json_loadb(c->state, strlen(c->state), JSON_DECODE_ANY, &je, &nomem);
+        if (nomem)
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory encoding the checkpoint");
         if (!state)
             return s3l_error_set(err, S3L_EINVALID_CONFIG, "runner state is not JSON: %s (at %d)",
                                  je.text, je.position);
     }
     json_t *pending = json_null();
+    int lost = 0; /* an append or set that failed (out of memory): the text would lack it */
     if (c->has_pending) {
         json_t *files = json_array();
         for (size_t i = 0; files && i < c->n_files; i++)
-            json_array_append_new(files, file_json(&c->files[i]));
+            lost |= json_array_append_new(files, file_json(&c->files[i]));
         pending = json_pack("{s:I, s:I, s:o}", "epoch", (json_int_t)c->pending_epoch, "generation",
                             (json_int_t)c->pending_generation, "files", files);
         /* "schemas" only when the epoch carries records: an epoch without keeps the bytes of
@@ -77,11 +81,14 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
         for (size_t i = 0; schemas && i < c->n_schemas; i++) {
             /* The record's exact bytes, as a string: recovery writes the same bytes again. */
             json_t *rec = json_string(c->schemas[i].record);
-            bad_rec |= !rec;
+            /* NULL is text that is not UTF-8, or no memory for the copy */
+            bad_rec |= !rec && !s3l__utf8_valid((const uint8_t *)c->schemas[i].record,
+                                                strlen(c->schemas[i].record), NULL);
+            lost |= !rec;
             json_t *e = json_pack("{s:s, s:o*}", "table", c->schemas[i].table, "record", rec);
             if (e && c->schemas[i].etag)
-                json_object_set_new(e, "etag", json_string(c->schemas[i].etag));
-            json_array_append_new(schemas, e);
+                lost |= json_object_set_new(e, "etag", json_string(c->schemas[i].etag));
+            lost |= json_array_append_new(schemas, e);
         }
         if (bad_rec) {
             json_decref(schemas);
@@ -90,31 +97,26 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
             return s3l_error_set(err, S3L_EINVALID_CONFIG, "a schema record is not UTF-8 text");
         }
         if (schemas && pending)
-            json_object_set_new(pending, "schemas", schemas);
-        else
+            lost |= json_object_set_new(pending, "schemas", schemas);
+        else {
+            lost |= c->n_schemas != 0;
             json_decref(schemas);
+        }
     }
     json_t *doc = json_pack("{s:i, s:s, s:I, s:I, s:o, s:o}", "version", 1, "pipeline", c->pipeline,
                             "generation", (json_int_t)c->generation, "committed_epoch",
                             (json_int_t)c->committed_epoch, "pending", pending, "state",
                             state ? state : json_null());
-    if (!doc)
-        return S3L_ENOMEM;
     /* Last and only when known, so a checkpoint written before the field re-encodes to its own
      * bytes (issue 10 item 12). */
-    if (c->has_interval && json_object_set_new(doc, "commit_interval_ms",
-                                               json_integer((json_int_t)c->commit_interval_ms))) {
-        json_decref(doc);
-        return S3L_ENOMEM;
-    }
-    char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (doc && c->has_interval)
+        lost |= json_object_set_new(doc, "commit_interval_ms",
+                                    json_integer((json_int_t)c->commit_interval_ms)) != 0;
+    char *text = doc && !lost ? s3l__json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(doc);
     if (!text)
-        return S3L_ENOMEM;
-    *out = s3l_strdup(text);
-    free(text);
-    if (!*out)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory encoding the checkpoint");
+    *out = text;
     *len = strlen(*out);
     return 0;
 }
@@ -163,9 +165,13 @@ static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struc
         if (etag && !(cs->etag = s3l_strdup(json_string_value(etag))))
             return S3L_ENOMEM;
         /* The record's text must be a JSON record (an object or a list) to be written again. */
-        json_t *parsed = json_loads(json_string_value(rec), 0, NULL);
+        bool nomem;
+        json_t *parsed = s3l__json_loadb(json_string_value(rec), json_string_length(rec), 0,
+                                         NULL, &nomem);
         bool ok = json_is_object(parsed) || json_is_array(parsed);
         json_decref(parsed);
+        if (nomem)
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
         if (!ok)
             return bad(err, key, "a pending schema record is not a JSON record");
         if (!(cs->record = s3l_strdup(json_string_value(rec))))
@@ -209,7 +215,10 @@ int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__
                      struct s3l_error *err)
 {
     json_error_t je;
-    json_t *doc = json_loadb(text, len, 0, &je);
+    bool nomem;
+    json_t *doc = s3l__json_loadb(text, len, 0, &je, &nomem);
+    if (nomem)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
     if (!doc)
         return s3l_error_set(err, S3L_ECORRUPT, "checkpoint %s: not JSON: %s (line %d)", key,
                              je.text, je.line);
@@ -231,9 +240,9 @@ int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__
         rc = decode_pending(pending, key, c, err);
     c->has_interval = rc == 0 && json_object_get(doc, "commit_interval_ms") != NULL;
     if (rc == 0 && state && !json_is_null(state)) {
-        char *t = json_dumps(state, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+        char *t = s3l__json_dumps(state, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
         c->state = t ? s3l_strdup(t) : NULL;
-        free(t);
+        s3l_free(t);
         if (!c->state)
             rc = S3L_ENOMEM;
     }
@@ -304,9 +313,9 @@ int s3l__ckpt_peek(struct s3l_store *s, const char *pipeline, char **state, bool
     if (rc == 0 && committed_epoch && get_u64(doc, "committed_epoch", &ce) == 0)
         *committed_epoch = ce;
     if (rc == 0 && state && st && !json_is_null(st)) {
-        char *text = json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+        char *text = s3l__json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
         *state = text ? s3l_strdup(text) : NULL;
-        free(text); /* jansson's allocation */
+        s3l_free(text); /* jansson's allocation */
         if (!*state)
             rc = s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
     }

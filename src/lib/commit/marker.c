@@ -17,13 +17,14 @@ int s3l__marker_encode(const struct s3l__ckpt *c, const char *table, char **out,
 {
     json_t *files = json_array(), *dead = json_array();
     uint64_t rows = 0;
+    int lost = 0; /* an entry not appended (out of memory): the marker would lack a file */
     for (size_t i = 0; files && dead && i < c->n_files; i++) {
         const struct s3l__ckpt_file *f = &c->files[i];
         if (strcmp(f->table, table) != 0)
             continue;
         json_t *o = json_pack("{s:s, s:I, s:I, s:s}", "key", f->final, "size", (json_int_t)f->size,
                               "rows", (json_int_t)f->rows, "sha256", f->sha256);
-        json_array_append_new(f->deadletter ? dead : files, o);
+        lost |= json_array_append_new(f->deadletter ? dead : files, o);
         if (!f->deadletter)
             rows += f->rows;
     }
@@ -31,12 +32,10 @@ int s3l__marker_encode(const struct s3l__ckpt *c, const char *table, char **out,
                             c->pipeline, "table", table, "epoch", (json_int_t)c->pending_epoch,
                             "generation", (json_int_t)c->pending_generation, "rows",
                             (json_int_t)rows, "files", files, "deadletter", dead);
-    if (!doc)
-        return S3L_ENOMEM;
-    char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    char *text = doc && !lost ? s3l__json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(doc);
     *out = text ? s3l_strdup(text) : NULL;
-    free(text);
+    s3l_free(text);
     if (!*out)
         return S3L_ENOMEM;
     *len = strlen(*out);

@@ -24,6 +24,8 @@ static char *reject_line(const void *record, size_t len, const char *reason)
 {
     json_t *rec = json_stringn(record, len);
     const char *field = "record";
+    if (!rec && s3l__utf8_valid(record, len, NULL))
+        return NULL; /* valid text: json_stringn ran out of memory */
     if (!rec) {
         /* Not valid UTF-8: JSON strings cannot hold it, so keep the bytes as hex. */
         char *hex = s3l_malloc(len * 2 + 1);
@@ -35,10 +37,10 @@ static char *reject_line(const void *record, size_t len, const char *reason)
         field = "record_hex";
     }
     json_t *o = json_pack("{s:s, s:o}", "reason", reason ? reason : "", field, rec);
-    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    char *text = o ? s3l__json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     char *line = text ? s3l__key_fmt("%s\n", text) : NULL;
-    free(text);
+    s3l_free(text);
     return line;
 }
 

@@ -124,9 +124,10 @@ static int schema_of(struct s3l_config *c, enum s3l_config_kind kind, json_t **o
         size_t len;
         const char *text = s3l_config_schema(kind, &len);
         json_error_t je;
-        c->schemas[kind - 1] = json_loadb(text, len, 0, &je);
+        bool nomem;
+        c->schemas[kind - 1] = s3l__json_loadb(text, len, 0, &je, &nomem);
         if (!c->schemas[kind - 1])
-            return S3L_EINTERNAL;
+            return nomem ? S3L_ENOMEM : S3L_EINTERNAL;
     }
     *out = c->schemas[kind - 1];
     return 0;
@@ -295,7 +296,9 @@ static int check_resolved(struct s3l_config *c, json_t *schema, json_t *doc, con
         }
         json_t *str = json_string(s->value);
         if (!str || json_object_set_new(parent, seg, str) != 0)
-            rc = str ? S3L_ENOMEM : 1;
+            rc = str || s3l__utf8_valid((const uint8_t *)s->value, strlen(s->value), NULL)
+                     ? S3L_ENOMEM /* json_string also fails when out of memory */
+                     : 1;
         if (rc == 1) {
             snprintf(v->path, sizeof(v->path), "%s", r->v[i].path);
             snprintf(v->text, sizeof(v->text), "the value of secret %s is not valid UTF-8",

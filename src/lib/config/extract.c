@@ -198,14 +198,14 @@ static const char *const *paths(struct ex *x, json_t *list, size_t *n)
 /* An inline column list: kept as JSON text, and read once by the schema module to check it. */
 static int inline_schema(struct ex *x, json_t *cols, size_t i, struct s3l_config_source *s)
 {
-    char *t = json_dumps(cols, JSON_COMPACT);
+    char *t = s3l__json_dumps(cols, JSON_COMPACT);
     if (!t)
         return S3L_ENOMEM;
     s->schema_json = copy_str(x, t);
     struct s3l_schema *sc = NULL;
     struct s3l_error e = {0};
     int rc = s3l_schema_from_json(t, strlen(t), &sc, &e);
-    free(t);
+    s3l_free(t);
     s3l_schema_free(sc);
     if (rc == S3L_ENOMEM)
         return rc;

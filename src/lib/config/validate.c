@@ -117,7 +117,7 @@ static void describe(const struct vctx *c, json_t *d, char *out, size_t cap)
         snprintf(out, cap, "a list");
         return;
     }
-    char *t = json_dumps(d, JSON_ENCODE_ANY | JSON_COMPACT);
+    char *t = s3l__json_dumps(d, JSON_ENCODE_ANY | JSON_COMPACT);
     if (!t) {
         snprintf(out, cap, "a value");
         return;
@@ -126,7 +126,7 @@ static void describe(const struct vctx *c, json_t *d, char *out, size_t cap)
         snprintf(out, cap, "%.60s...", t);
     else
         snprintf(out, cap, "%s", t);
-    free(t);
+    s3l_free(t);
 }
 
 static int fail(struct vctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -249,8 +249,9 @@ static int check_string(struct vctx *c, json_t *s, json_t *d)
     if (!pat)
         return 0;
     regex_t re;
-    if (regcomp(&re, json_string_value(pat), REG_EXTENDED | REG_NOSUB) != 0)
-        return S3L_EINTERNAL;
+    int rr = regcomp(&re, json_string_value(pat), REG_EXTENDED | REG_NOSUB);
+    if (rr != 0)
+        return rr == REG_ESPACE ? S3L_ENOMEM : S3L_EINTERNAL;
     int m = regexec(&re, str, 0, NULL, 0);
     regfree(&re);
     if (m == 0 && strlen(str) == json_string_length(d))

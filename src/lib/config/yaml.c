@@ -157,6 +157,9 @@ static int convert_scalar(struct conv *cv, struct fy_node *fyn, json_t **out)
     } else {
         *out = json_stringn(s, n);
     }
+    /* jansson returns NULL both for text that is not UTF-8 and when allocating fails. */
+    if (!*out && s3l__utf8_valid((const uint8_t *)s, n, NULL))
+        return s3l_error_set(cv->err, S3L_ENOMEM, "out of memory reading a config document");
     if (!*out)
         return node_fail(cv, fyn, "a string that is not valid UTF-8");
     return 0;
@@ -189,7 +192,9 @@ static int convert_mapping(struct conv *cv, struct fy_node *fyn, json_t **out)
                  : !val            ? (v = json_null(), 0)
                                    : convert(cv, val, &v);
         if (rc == 0 && json_object_set_new(obj, key, v) != 0)
-            rc = node_fail(cv, k, "a key that is not valid UTF-8");
+            rc = s3l__utf8_valid((const uint8_t *)key, kn, NULL)
+                     ? s3l_error_set(cv->err, S3L_ENOMEM, "out of memory reading a config document")
+                     : node_fail(cv, k, "a key that is not valid UTF-8");
         s3l_free(key);
         if (rc != 0) {
             json_decref(obj);
@@ -366,7 +371,11 @@ int s3l__cfg_parse(const char *text, size_t len, bool json, json_t ***docs, size
     int rc;
     if (json) {
         json_error_t je;
-        json_t *v = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+        bool nomem;
+        json_t *v =
+            s3l__json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je, &nomem);
+        if (nomem)
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory reading a config document");
         if (!v) {
             *bad_index = 1;
             return s3l_error_set(err, S3L_EINVALID_CONFIG, "line %d, column %d: %s", je.line,

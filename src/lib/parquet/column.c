@@ -350,6 +350,7 @@ int s3l__pq_page_flush(struct s3l_pq_writer *w, struct pq_col *c)
     c->est_out += w->hdr.len + comp->len;
     if (c->dict.values.len > dict_before)
         c->est_dict += c->dict.values.len - dict_before;
+    s3l__pq_size_ratios(c);
     c->chunk_values += (int64_t)c->n_levels;
     c->chunk_uncompressed += (int64_t)(w->hdr.len + raw);
     /* The page buffers are reused for the next page. */

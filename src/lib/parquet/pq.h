@@ -207,6 +207,9 @@ struct pq_col {
      * bytes when last compressed to measure it (dict_meas_raw) and its compressed size then. */
     uint64_t est_raw, est_out, est_dict;
     size_t dict_meas_raw, dict_meas_out;
+    /* From those (s3l__pq_size_ratios): storage bytes per page buffer byte, and the
+     * dictionary's compressed bytes per value byte (1 before the first measurement of each). */
+    double est_per_byte, est_dict_ratio;
     uint32_t meta_chunk, meta_page; /* footer bytes guessed per chunk and per page */
 };
 
@@ -377,6 +380,8 @@ int s3l__pq_row_group_footer_bytes(struct s3l_pq_writer *w, size_t g, uint64_t *
 int s3l__pq_size_init(struct s3l_pq_writer *w);
 int s3l__pq_size_look(struct s3l_pq_writer *w, bool *measured);
 uint64_t s3l__pq_size_now(const struct s3l_pq_writer *w);
+/* Recomputes c's est_per_byte and est_dict_ratio after est_* or dict_meas_* changed. */
+void s3l__pq_size_ratios(struct pq_col *c);
 int s3l__pq_column_index(const struct pq_col *c, const struct pq_chunk_meta *m,
                          struct s3l_buf *out);
 int s3l__pq_offset_index(const struct pq_chunk_meta *m, struct s3l_buf *out);

@@ -330,14 +330,14 @@ int s3l_positions_to_json(const struct s3l_input_position *pos, size_t n, char *
     if (!bad) {
         bad = json_object_set(root, "inputs", arr) != 0;
     }
-    char *text = bad ? NULL : json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *text = bad ? NULL : s3l__json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(arr);
     json_decref(root);
     if (!text)
         return S3L_ENOMEM;
     /* jansson allocates with its own allocator (malloc): hand over an s3l_ copy. */
     *out = s3l_strdup(text);
-    free(text);
+    s3l_free(text);
     return *out ? 0 : S3L_ENOMEM;
 }
 

@@ -126,7 +126,10 @@ int s3l_schema_from_json(const char *json, size_t len, struct s3l_schema **out,
                          struct s3l_error *err)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+    bool nomem;
+    json_t *root = s3l__json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr, &nomem);
+    if (nomem)
+        return s3l_error_set(err, S3L_ENOMEM, "schema: out of memory");
     if (!root)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "schema: line %d, column %d: %s",
                              jerr.line, jerr.column, jerr.text);
@@ -184,14 +187,14 @@ int s3l_schema_to_json(const struct s3l_schema *s, char **out, size_t *out_len)
         json_t *o = json_pack("{s:s, s:s, s:b, s:b}", "name", f->name, "type", tn, "nullable",
                               (int)f->nullable, "key", (int)f->key);
         s3l_free(tn);
-        char *text = o ? json_dumps(o, JSON_PRESERVE_ORDER) : NULL;
+        char *text = o ? s3l__json_dumps(o, JSON_PRESERVE_ORDER) : NULL;
         json_decref(o);
         if (!text) {
             rc = S3L_ENOMEM;
             break;
         }
         rc = s3l_buf_printf(&b, "%s\n  %s", i ? "," : "", text);
-        free(text); /* jansson's allocation */
+        s3l_free(text); /* jansson's allocation */
     }
     if (rc == 0)
         rc = s3l_buf_append_str(&b, s->n_fields ? "\n]\n" : "]\n");

@@ -1,10 +1,19 @@
 /*
  * The replaceable allocator (include/s3l/alloc.h). The default routes to the C library.
+ * jansson allocates through it too (json_set_alloc_funcs, set when the program starts), so the
+ * allocation-failure tests reach jansson's allocations. Each jansson block carries its size in
+ * front, so that freeing it wipes it: credentials and config secrets pass through buffers of
+ * jansson's parser that it frees itself (unit.creds checks that no freed block holds a secret).
+ * Text from json_dumps is therefore freed with jansson's free (json_get_alloc_funcs); the library
+ * uses s3l__json_dumps (json_text.c), whose text is freed with s3l_free.
  */
+#include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "s3l/alloc.h"
+#include "util/util.h"
 
 static void *libc_malloc(void *ctx, size_t size)
 {
@@ -32,6 +41,43 @@ void s3l_set_allocator(const struct s3l_allocator *allocator)
         current = *allocator;
     else
         current = (struct s3l_allocator){libc_malloc, libc_realloc, libc_free, NULL};
+}
+
+/* jansson's allocations that failed on this thread (s3l__json_loadb looks at it). */
+static _Thread_local unsigned long json_failed;
+
+unsigned long s3l__json_alloc_failures(void)
+{
+    return json_failed;
+}
+
+/* jansson's blocks: 16 bytes in front (the size; alignment kept), wiped when freed. */
+static void *json_block(size_t size)
+{
+    size_t *p = size <= SIZE_MAX - 16 ? s3l_malloc(size + 16) : NULL;
+    if (!p) {
+        json_failed++;
+        return NULL;
+    }
+    p[0] = size;
+    return (char *)p + 16;
+}
+
+static void json_block_free(void *ptr)
+{
+    if (!ptr)
+        return;
+    size_t *p = (size_t *)(void *)((char *)ptr - 16);
+    volatile unsigned char *v = ptr; /* not optimised away as a dead store */
+    for (size_t i = 0; i < p[0]; i++)
+        v[i] = 0;
+    s3l_free(p);
+}
+
+/* Before main, so that every jansson value of the process is made and freed the same way. */
+__attribute__((constructor)) static void json_blocks(void)
+{
+    json_set_alloc_funcs(json_block, json_block_free);
 }
 
 void *s3l_malloc(size_t size)

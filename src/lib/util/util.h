@@ -320,4 +320,27 @@ const struct s3l__xml_node *s3l__xml_child(const struct s3l__xml_node *n, const 
 const char *s3l__xml_text(const struct s3l__xml_node *n, const char *name);
 
 
+/* ---- JSON text (json_text.c) --------------------------------------------------------------- */
+
+struct json_t;       /* jansson's value */
+struct json_error_t; /* and its parse error */
+/*
+ * json_dumps(json, flags) (jansson's flags), made sure to be whole: a NUL-terminated text to
+ * free with s3l_free, or NULL when json is NULL, when jansson refuses it (a bare scalar without
+ * JSON_ENCODE_ANY, a cycle) or when an allocation failed (jansson's own json_dumps can then return
+ * a text with a key missing). Use it instead of json_dumps everywhere in src/lib.
+ */
+char *s3l__json_dumps(const struct json_t *json, size_t flags);
+/*
+ * json_loadb(text, len, flags, je) that tells out of memory apart: jansson 2.14 reports a failed
+ * allocation while parsing as a syntax error ("invalid token") or not at all (a value may be
+ * missing from what it returns). NULL with *nomem true when any of jansson's allocations failed
+ * during the parse (nothing is returned then), NULL with *nomem false for text that is not JSON
+ * (je says why, as json_loadb's). je may be NULL.
+ */
+struct json_t *s3l__json_loadb(const char *text, size_t len, size_t flags,
+                               struct json_error_t *je, bool *nomem);
+/* How many of jansson's allocations failed on this thread so far (alloc.c). */
+unsigned long s3l__json_alloc_failures(void);
+
 #endif
