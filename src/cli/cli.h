@@ -198,7 +198,7 @@ enum { CLI_O_ENDPOINT = 1000, CLI_O_REGION, CLI_O_PATH_STYLE };
         {"path-style", optional_argument, NULL, CLI_O_PATH_STYLE}, CLI_ACCESS_LONG_OPTIONS
 
 /* Encryption and storage class flags (sse.c), for the commands that write (recover, gc, check). */
-enum { CLI_O_SSE = 1100, CLI_O_SSE_KMS_KEY_ID, CLI_O_STORAGE_CLASS };
+enum { CLI_O_SSE = 1200, CLI_O_SSE_KMS_KEY_ID, CLI_O_STORAGE_CLASS }; /* after access.c's 1100.. */
 #define CLI_SSE_LONG_OPTIONS                                                                       \
     {"sse", required_argument, NULL, CLI_O_SSE},                                                   \
         {"sse-kms-key-id", required_argument, NULL, CLI_O_SSE_KMS_KEY_ID},                         \
