@@ -362,6 +362,35 @@ static void sweep_removes_only_dead_temp_files(void **state)
     assert_int_equal(s3l_store_sweep(f->s, "a/../../x", now, &n, &err), S3L_EINVALID_ARGUMENT);
 }
 
+/* A directory the sweep leaves empty (a killed writer's staging directory: its dead temp file
+ * and the lock file its publishes took) is pruned with the lock file; one that still holds an
+ * object keeps both (before: gc left the directories and their .s3l-lock-dir behind). */
+static void sweep_prunes_the_directories_it_empties(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_put(f->s, "s/keep/y", "y", 1, NULL, NULL, &err), 0);
+    char g1[128], g1t[160], keep[128];
+    snprintf(g1, sizeof(g1), "%s/s/g1", f->dir);
+    snprintf(g1t, sizeof(g1t), "%s/t", g1);
+    snprintf(keep, sizeof(keep), "%s/s/keep", f->dir);
+    assert_int_equal(mkdir(g1, 0755), 0);
+    assert_int_equal(mkdir(g1t, 0755), 0);
+    touch_file(g1t, ".s3l-tmp-dead");
+    touch_file(g1t, ".s3l-lock-dir");
+    touch_file(keep, ".s3l-lock-dir");
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + 1000000000;
+    uint64_t n = 0;
+    assert_int_equal(s3l_store_sweep(f->s, "s/", now, &n, &err), 0);
+    assert_int_equal(n, 1);
+    struct stat st;
+    assert_int_not_equal(stat(g1, &st), 0);
+    assert_true(present(keep, "y"));
+    assert_true(present(keep, ".s3l-lock-dir"));
+}
+
 static int collect_key(void *ctx, const struct s3l_object_info *info)
 {
     char **keys = ctx;
@@ -513,6 +542,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(remove_sweeps_abandoned_temp_files, setup, teardown),
         cmocka_unit_test_setup_teardown(copy_links_and_replaces, setup, teardown),
         cmocka_unit_test_setup_teardown(sweep_removes_only_dead_temp_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(sweep_prunes_the_directories_it_empties, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(long_key_components, setup, teardown),
         cmocka_unit_test_setup_teardown(regular_file_destination_is_not_a_directory, setup,
                                         teardown),

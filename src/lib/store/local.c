@@ -638,6 +638,7 @@ struct sweep {
 };
 
 static int sweep_walk(struct sweep *sw, const char *dir, const char *name_prefix);
+static bool prune_lock(const char *dir);
 
 struct sweep_level {
     struct sweep *sw;
@@ -663,6 +664,10 @@ static int sweep_walk_entry(void *ctx, const char *name, bool is_dir)
     int rc = 0;
     if (!tmp) {
         rc = sweep_walk(l->sw, p, "");
+        /* A directory the sweep left empty goes too (its lock file as a remove takes it): a
+         * killed writer's staging directories would otherwise stay behind gc. */
+        if (rc == 0 && !s3l__os_rmdir_if_empty(p) && prune_lock(p))
+            s3l__os_rmdir_if_empty(p);
     } else if (s3l__os_abandoned_before(p, l->sw->before_ns) &&
                s3l__os_unlink(p, true, NULL) == 0) {
         l->sw->n++;
