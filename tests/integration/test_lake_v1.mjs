@@ -14,6 +14,11 @@ const inputs = path.join(fixture, 'inputs');
 const work = tmpdir('s3l-lake-v1');
 const lake = path.join(work, 'lake');
 fs.cpSync(path.join(fixture, 'lake'), lake, { recursive: true });
+// The fixture's writers are long dead: their checkpoints are an hour old, as a copy would not keep
+// them (gc claims a pipeline whose checkpoint is older than twice its commit interval).
+const ckdir = path.join(lake, '_openetl/checkpoints');
+const anHourAgo = new Date(Date.now() - 3600 * 1000);
+for (const f of fs.readdirSync(ckdir)) fs.utimesSync(path.join(ckdir, f), anHourAgo, anHourAgo);
 const P3 = '33333333-3333-4333-8333-333333333333';
 const P4 = '44444444-4444-4444-8444-444444444444';
 const jsonLines = (out) => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
