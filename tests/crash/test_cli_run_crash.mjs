@@ -73,17 +73,24 @@ const killed = (ms) => new Promise((resolve) => {
     const t = setTimeout(() => child.kill('SIGKILL'), ms);
     child.on('exit', (code, signal) => { clearTimeout(t); resolve({ code, signal }); });
 });
-let kills = 0;
-for (let n = 0; n < 12; n++) {
-    const seed = process.env.S3L_KILL_SEED ? Number(process.env.S3L_KILL_SEED) : Math.floor(Math.random() * 2 ** 31);
-    const delay = 20 + (seed % 400);
+// The moment is drawn below the time the last run that was not killed took, so that runs are
+// killed mid-way on a fast machine as on a loaded one; at least 12 runs, more (up to 40) until 4
+// were killed.
+let kills = 0, full = 400, n = 0;
+for (; n < 40 && (n < 12 || kills < 4); n++) {
+    const seed = process.env.S3L_KILL_SEED ? Number(process.env.S3L_KILL_SEED) + n : Math.floor(Math.random() * 2 ** 31);
+    const delay = 5 + (seed % Math.max(10, full));
     fs.appendFileSync(a, rows('a', n * 3000, 3000));
     fs.appendFileSync(b, rows('b', n * 2000, 2000));
+    const t0 = Date.now();
     const res = await killed(delay);
-    kills += res.signal === 'SIGKILL';
+    if (res.signal === 'SIGKILL')
+        kills++;
+    else
+        full = Date.now() - t0;
     check(res.signal === 'SIGKILL' || res.code === 0, `run ${n} seed ${seed}: killed after ${delay} ms (${res.signal ?? `exit ${res.code}`})`);
 }
-check(kills >= 4, `runs were killed mid-way (${kills} of 12)`);
+check(kills >= 4, `runs were killed mid-way (${kills} of ${n})`);
 const fin = spawnSync(S3LAND, args(dir), { encoding: 'utf8' });
 check(fin.status === 0, `the final run finishes (exit ${fin.status}) ${fin.stderr}`);
 lakes.push(dir);
