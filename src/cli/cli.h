@@ -178,6 +178,9 @@ extern const char cli_s3_help[];
  * "virtual": -1 (virtual-hosted even with an endpoint); "auto": 0. false on anything else.
  */
 bool cli_parse_path_style(const char *arg, int *out);
+/* --compression and a Destination's compression: zstd, snappy, gzip, none (or uncompressed) into
+ * *out; false for any other name (the caller's usage error names it). */
+bool cli_parse_codec(const char *s, enum s3l_codec *out);
 
 /* Sets so's region, endpoint and (when --path-style was given) S3 client options from s, which
  * must outlive the store's opening. */

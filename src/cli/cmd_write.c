@@ -194,25 +194,6 @@ struct write_args {
     struct cli_access access; /* --profile, --role-arn ... (access.c) */
 };
 
-/* Parses "zstd" etc. here rather than through the writer so the CLI's errors are usage errors. */
-static bool parse_codec(const char *s, enum s3l_codec *out)
-{
-    static const struct {
-        const char *name;
-        enum s3l_codec codec;
-    } codecs[] = {{"zstd", S3L_CODEC_ZSTD},
-                  {"snappy", S3L_CODEC_SNAPPY},
-                  {"gzip", S3L_CODEC_GZIP},
-                  {"none", S3L_CODEC_NONE},
-                  {"uncompressed", S3L_CODEC_NONE}};
-    for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++)
-        if (strcmp(s, codecs[i].name) == 0) {
-            *out = codecs[i].codec;
-            return true;
-        }
-    return false;
-}
-
 /* --sse, --sse-kms-key-id, --storage-class: 0 when opt is one of them (checked later, by
  * sse_check), -1 when it is not. */
 static int sse_option(struct write_args *a, int opt, const char *v)
@@ -281,7 +262,7 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         return 0;
     }
     case OPT_COMPRESSION:
-        if (!parse_codec(v, &o->codec))
+        if (!cli_parse_codec(v, &o->codec))
             return cli_usage(c, "write", "--compression %s: expected zstd, snappy, gzip or none",
                              v);
         return 0;

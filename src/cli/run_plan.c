@@ -18,24 +18,6 @@ static int refuse(struct cli *c, const char *fmt, const char *a, const char *b)
     return cli_fail(c, e.code, &e, S3L_SIDE_CONFIG);
 }
 
-static bool parse_codec(const char *s, enum s3l_codec *out)
-{
-    static const struct {
-        const char *name;
-        enum s3l_codec codec;
-    } codecs[] = {{"zstd", S3L_CODEC_ZSTD},
-                  {"snappy", S3L_CODEC_SNAPPY},
-                  {"gzip", S3L_CODEC_GZIP},
-                  {"none", S3L_CODEC_NONE},
-                  {"uncompressed", S3L_CODEC_NONE}};
-    for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++)
-        if (strcmp(s, codecs[i].name) == 0) {
-            *out = codecs[i].codec;
-            return true;
-        }
-    return false;
-}
-
 int cli_plan_destination(struct cli *c, const char *cmd, const struct cli_docs *d, bool inherit,
                          struct cli_run_plan *p)
 {
@@ -56,7 +38,7 @@ int cli_plan_destination(struct cli *c, const char *cmd, const struct cli_docs *
             return refuse(c, "destination %s: spec.config.%s is not built in yet (issue 11); "
                              "remove it to run",
                           name, later[i].field);
-    if (dc->compression.value && !parse_codec(dc->compression.value, &p->o.codec))
+    if (dc->compression.value && !cli_parse_codec(dc->compression.value, &p->o.codec))
         return cli_usage(c, cmd, "destination %s: spec.config.compression %s: expected zstd, "
                                  "snappy, gzip or none",
                          name, dc->compression.value);

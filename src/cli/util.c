@@ -322,6 +322,24 @@ const char cli_s3_help[] =
     "                         with an endpoint, virtual-hosted on AWS (auto, the default)\n"
     "\n";
 
+bool cli_parse_codec(const char *s, enum s3l_codec *out)
+{
+    static const struct {
+        const char *name;
+        enum s3l_codec codec;
+    } codecs[] = {{"zstd", S3L_CODEC_ZSTD},
+                  {"snappy", S3L_CODEC_SNAPPY},
+                  {"gzip", S3L_CODEC_GZIP},
+                  {"none", S3L_CODEC_NONE},
+                  {"uncompressed", S3L_CODEC_NONE}};
+    for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++)
+        if (strcmp(s, codecs[i].name) == 0) {
+            *out = codecs[i].codec;
+            return true;
+        }
+    return false;
+}
+
 bool cli_parse_path_style(const char *arg, int *out)
 {
     static const struct {
