@@ -147,7 +147,12 @@ static void check(unsigned lanes)
     print_message("lanes %u: peak %zu KiB for 200 records, %zu KiB for 800\n", lanes, small >> 10,
                   large >> 10);
     assert_true(large < BOUND(lanes));
-    assert_true(large < small + small / 4); /* does not grow with the records */
+    /* Does not grow with the records: a regression that keeps records adds 48-96 KiB for each of
+     * the 600 more, 28-56 MiB. With several lanes the peak also depends on how the lane threads
+     * are scheduled (how many hold a batch of up to --memory at the same moment): measured 30-31
+     * MiB for 200 records and 33-38 MiB for 800 with three lanes on a loaded machine, so each
+     * further lane is allowed one more --memory of slack. */
+    assert_true(large < small + small / 4 + (lanes - 1) * MEM);
 }
 
 static void inferred_wide_records_one_lane(void **state)
