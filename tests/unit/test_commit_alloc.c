@@ -14,43 +14,14 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fail_alloc.h"
 #include "model_runner.h"
 #include "s3l/alloc.h"
 #include "util/util.h"
 
-static uint64_t n_alloc, fail_at;
-static bool failed;
-
-static void *t_malloc(void *ctx, size_t n)
-{
-    (void)ctx;
-    if (++n_alloc == fail_at) {
-        failed = true;
-        return NULL;
-    }
-    return malloc(n);
-}
-
-static void *t_realloc(void *ctx, void *p, size_t n)
-{
-    (void)ctx;
-    if (++n_alloc == fail_at) {
-        failed = true;
-        return NULL;
-    }
-    return realloc(p, n);
-}
-
-static void t_free(void *ctx, void *p)
-{
-    (void)ctx;
-    free(p);
-}
-
 static void fail_every_allocation(void **state)
 {
     (void)state;
-    struct s3l_allocator a = {t_malloc, t_realloc, t_free, NULL};
     unsigned k;
     for (k = 1;; k++) {
         char dir[64], url[96];
@@ -66,16 +37,14 @@ static void fail_every_allocation(void **state)
                                  .total_rows = 8,
                                  .epoch_rows = 4,
                                  .reject_every = 5};
-        n_alloc = 0;
-        fail_at = k;
-        failed = false;
-        s3l_set_allocator(&a);
+        s3l_test_fail_alloc_arm(k);
+        s3l_set_allocator(&s3l_test_fail_alloc);
         struct s3l_error err = {0};
         int rc = s3l_test_run(&r, &err);
         s3l_set_allocator(NULL);
         /* A failure may be absorbed (e.g. while deleting staged files): the checks below
          * still require the right result. */
-        bool hit = failed;
+        bool hit = s3l_test_fail_alloc_hit();
         (void)rc;
         char why[256] = "";
         if (s3l_test_verify(&r, false, why, sizeof(why)) != 0)

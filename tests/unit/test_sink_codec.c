@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fail_alloc.h"
 #include "s3l/alloc.h"
 #include "s3l/ndjson_sink.h"
 #include "sink/sink.h"
@@ -258,48 +259,16 @@ static void encoder_refuses(void **state)
     }
 }
 
-static uint64_t n_alloc, fail_at;
-static bool failed_alloc;
-
-static void *t_malloc(void *ctx, size_t n)
-{
-    (void)ctx;
-    if (++n_alloc == fail_at) {
-        failed_alloc = true;
-        return NULL;
-    }
-    return malloc(n);
-}
-
-static void *t_realloc(void *ctx, void *p, size_t n)
-{
-    (void)ctx;
-    if (++n_alloc == fail_at) {
-        failed_alloc = true;
-        return NULL;
-    }
-    return realloc(p, n);
-}
-
-static void t_free(void *ctx, void *p)
-{
-    (void)ctx;
-    free(p);
-}
-
 /* Allocation k fails, for every k: encode and decode either give the golden result or NOMEM,
  * with nothing half-decoded and nothing leaked (ASan's leak check in the sanitizer build). */
 static void fail_every_allocation(void **state)
 {
     (void)state;
-    struct s3l_allocator a = {t_malloc, t_realloc, t_free, NULL};
     uint8_t want[512];
     size_t n = unhex(golden_hex, want);
     for (unsigned k = 1;; k++) {
-        n_alloc = 0;
-        fail_at = k;
-        failed_alloc = false;
-        s3l_set_allocator(&a);
+        s3l_test_fail_alloc_arm(k);
+        s3l_set_allocator(&s3l_test_fail_alloc);
         uint8_t *b = NULL;
         size_t len = 0;
         struct s3l_error err = {0};
@@ -324,7 +293,7 @@ static void fail_every_allocation(void **state)
         }
         s3l_committable_cleanup(&c);
         s3l_free(b);
-        if (!failed_alloc)
+        if (!s3l_test_fail_alloc_hit())
             break; /* k is past the last allocation: every one has been failed once */
         assert_true(erc != 0 || drc != 0);
     }
