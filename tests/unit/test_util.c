@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "util/util.h"
@@ -116,6 +117,36 @@ static void allocator_failure_is_reported(void **state)
     s3l_buf_free(&b);
 }
 
+/* Decimal text, computed by hand: 0x3039 = 12345; 0xCFC7 = -12345 (two's complement); 5 at scale
+ * 2 is 0.05; 16 bytes of 0x7f ff.. is 2^127 - 1 = 170141183460469231731687303715884105727. */
+static void decimal_text_matches_hand_computed(void **state)
+{
+    (void)state;
+    char buf[S3L_DECIMAL_TEXT_MAX];
+    const uint8_t a[] = {0x30, 0x39}, b[] = {0xcf, 0xc7}, c[] = {0x05}, z[] = {0x00};
+    assert_int_equal(s3l__decimal_be_text(a, 2, 2, buf), 6);
+    assert_string_equal(buf, "123.45");
+    assert_int_equal(s3l__decimal_be_text(b, 2, 0, buf), 6);
+    assert_string_equal(buf, "-12345");
+    assert_int_equal(s3l__decimal_be_text(b, 2, 7, buf), 10);
+    assert_string_equal(buf, "-0.0012345");
+    assert_int_equal(s3l__decimal_be_text(c, 1, 2, buf), 4);
+    assert_string_equal(buf, "0.05");
+    assert_int_equal(s3l__decimal_be_text(z, 1, 0, buf), 1);
+    assert_string_equal(buf, "0");
+    uint8_t max[16];
+    memset(max, 0xff, sizeof(max));
+    max[0] = 0x7f;
+    assert_int_equal(s3l__decimal_be_text(max, 16, 0, buf), 39);
+    assert_string_equal(buf, "170141183460469231731687303715884105727");
+    uint8_t min[16] = {0x80};
+    assert_int_equal(s3l__decimal_be_text(min, 16, 76, buf), 80 - 1);
+    assert_string_equal(buf, "-0.0000000000000000000000000000000000000170141183460469231731687303715884105728");
+    assert_int_equal(s3l__decimal_be_text(a, 0, 0, buf), -1);
+    assert_int_equal(s3l__decimal_be_text(max, 17 - 1, 77, buf), -1);
+    assert_int_equal(s3l__decimal_be_text(a, 2, -1, buf), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -123,6 +154,7 @@ int main(void)
         cmocka_unit_test(buf_cap_is_hard),
         cmocka_unit_test(arena_reuses_blocks),
         cmocka_unit_test(hex_matches_hand_computed),
+        cmocka_unit_test(decimal_text_matches_hand_computed),
         cmocka_unit_test(allocator_failure_is_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,30 +142,10 @@ static double half_to_double(uint16_t h)
 /* A big-endian two's complement integer of up to 16 bytes, at scale s. */
 static int emit_decimal_be(struct out *o, const uint8_t *v, size_t n, int32_t scale)
 {
-    /* 16 bytes hold at most 39 digits; the scale comes from the file, so it is bounded too. */
-    if (n == 0 || n > 16 || scale < 0 || scale > 76)
+    char text[S3L_DECIMAL_TEXT_MAX];
+    if (s3l__decimal_be_text(v, n, (int)scale, text) < 0)
         return -1;
-    unsigned __int128 u = (v[0] & 0x80) ? ~(unsigned __int128)0 : 0;
-    for (size_t i = 0; i < n; i++)
-        u = u << 8 | v[i];
-    bool neg = (__int128)u < 0;
-    if (neg)
-        u = ~u + 1;
-    char digits[80];
-    size_t k = 0;
-    do {
-        digits[k++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    while ((int32_t)k <= scale)
-        digits[k++] = '0';
-    if (neg)
-        emit(o, "-");
-    for (size_t i = k; i-- > 0;) {
-        emit(o, "%c", digits[i]);
-        if (scale > 0 && i == (size_t)scale)
-            emit(o, ".");
-    }
+    emit(o, "%s", text);
     return 0;
 }
 

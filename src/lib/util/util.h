@@ -181,6 +181,20 @@ static inline size_t s3l_utf8_seq(const uint8_t *p, const uint8_t *end)
  */
 bool s3l__utf8_valid(const uint8_t *p, size_t n, size_t *bad);
 
+/* ---- Decimal text (decimal.c) ------------------------------------------------------------- */
+
+/* Room for any text of s3l__decimal_be_text: 77 digits, a sign, a point and the NUL. */
+#define S3L_DECIMAL_TEXT_MAX 80
+
+/*
+ * The decimal text of the big-endian two's complement integer v[0..n) (1 to 16 bytes) with scale
+ * digits after the point, NUL-terminated, into buf (S3L_DECIMAL_TEXT_MAX bytes): 5 at scale 2 is
+ * "0.05", -12340 at scale 3 "-12.340" (Parquet LogicalTypes.md: unscaled value x 10^-scale).
+ * Returns the text's length, or -1 (buf untouched) when n is 0 or over 16 or scale is outside
+ * 0..76.
+ */
+int s3l__decimal_be_text(const uint8_t *v, size_t n, int scale, char *buf);
+
 /* ---- CSV delimiter (delim.c) --------------------------------------------------------------- */
 
 /*

@@ -232,7 +232,7 @@ static int b64_decode(const char *s, size_t n, unsigned char *out, size_t *out_l
 }
 
 /* The unscaled value (base64, two's complement, big-endian, at most 16 bytes) as decimal text
- * with scale digits after the point, into buf (at least 48 bytes). */
+ * with scale digits after the point, into buf (S3L_DECIMAL_TEXT_MAX bytes). */
 static int decimal_text(const char *s, size_t n, int scale, char *buf, const char **what)
 {
     unsigned char bytes[24];
@@ -241,30 +241,7 @@ static int decimal_text(const char *s, size_t n, int scale, char *buf, const cha
         *what = "a Decimal's unscaled value: base64 of 1 to 16 bytes";
         return -1;
     }
-    unsigned __int128 u = (bytes[0] & 0x80) ? ~(unsigned __int128)0 : 0;
-    for (size_t i = 0; i < len; i++)
-        u = u << 8 | bytes[i];
-    bool neg = (__int128)u < 0;
-    if (neg)
-        u = ~u + 1;
-    char digits[48];
-    int nd = 0;
-    do {
-        digits[nd++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    while (nd <= scale)
-        digits[nd++] = '0';
-    int o = 0;
-    if (neg)
-        buf[o++] = '-';
-    for (int k = nd - 1; k >= 0; k--) {
-        buf[o++] = digits[k];
-        if (k == scale && scale > 0)
-            buf[o++] = '.';
-    }
-    buf[o] = 0;
-    return o;
+    return s3l__decimal_be_text(bytes, len, scale, buf);
 }
 
 /* The integer text of v[i] (an integer NUMBER that fits int64) into *out. */
@@ -356,7 +333,7 @@ int s3l__dbz_rewrite(struct s3l__dbz *d, const struct s3l__dbz_col *col,
     *out = v[i];
     if (v[i].kind == S3L_VALUE_NULL || col->conv == S3L__DBZ_COPY)
         return 0;
-    char buf[64];
+    char buf[S3L_DECIMAL_TEXT_MAX];
     int len;
     int64_t n;
     switch (col->conv) {
