@@ -365,8 +365,9 @@ int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
  * and takes in an answer only while driven, and a writer that encodes between two writes (a
  * Parquet row group) drives nothing. A full part held back for its Content-MD5 partner (MD5
  * integrity hashes two full parts at once) is sent alone first. Cheap when nothing travels (no
- * lock, no system call), so a writer may call it every few rows. Never blocks and never fails: a part that failed poisons u
- * as a failed write does, and the next write, stage or publish returns its error. NULL: no-op.
+ * lock, no system call), so a writer may call it every few rows. Never blocks and never fails:
+ * a part that failed poisons u as a failed write does, and the next write, stage or publish
+ * returns its error. NULL: no-op.
  */
 void s3l_s3_upload_progress(struct s3l_s3_upload *u);
 
