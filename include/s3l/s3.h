@@ -360,6 +360,18 @@ int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
                         struct s3l_error *err);
 
 /*
+ * Lets the parts of u already sent move on without waiting (one round of the client's transfers,
+ * or none when another thread is driving them or no part of u travels): libcurl sends a body
+ * and takes in an answer only while driven, and a writer that encodes between two writes (a
+ * Parquet row group) drives nothing. A full part held back for its Content-MD5 partner (MD5
+ * integrity hashes two full parts at once) is sent alone first. Cheap when nothing travels (no
+ * lock, no system call), so a writer may call it every few rows. Never blocks and never fails:
+ * a part that failed poisons u as a failed write does, and the next write, stage or publish
+ * returns its error. NULL: no-op.
+ */
+void s3l_s3_upload_progress(struct s3l_s3_upload *u);
+
+/*
  * Zero-copy writing: *buf receives the free room of the part being filled (*room bytes, > 0,
  * at most the part size), for the caller to fill (read(2) straight into it, say); then
  * s3l_s3_upload_commit(u, n) appends its first n bytes (n <= *room; 0 is allowed). Nothing else

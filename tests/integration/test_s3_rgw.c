@@ -688,6 +688,84 @@ static void store_backend(void **state)
     s3l_store_free(st);
 }
 
+/* Parts of p's upload of key (under the store prefix) that the store holds now, read by a client
+ * of its own (ListMultipartUploads, then ListParts); *sizes_ok: each of them is part bytes. */
+static size_t parts_at_store(struct s3l_s3_client *c, const char *key, size_t part, bool *sizes_ok)
+{
+    struct s3l_s3_uploads_page up;
+    OK(s3l_s3_list_uploads(c, bucket, key, NULL, NULL, 0, &up, err));
+    assert_int_equal(up.n, 1);
+    struct s3l_s3_parts_page pp;
+    OK(s3l_s3_list_parts(c, bucket, up.uploads[0].key, up.uploads[0].upload_id, 0, 0, &pp, err));
+    *sizes_ok = true;
+    for (size_t i = 0; i < pp.n; i++)
+        *sizes_ok = *sizes_ok && pp.parts[i].size == part;
+    size_t n = pp.n;
+    s3l_s3_parts_page_free(&pp);
+    s3l_s3_uploads_page_free(&up);
+    return n;
+}
+
+/*
+ * Issue 14 item 3: the parts of an upload travel while its writer writes nothing (a Parquet
+ * writer encodes its next row group between two writes), as long as it calls
+ * s3l_store_upload_progress now and then, as the destination's lanes do every 64 rows. Three
+ * full parts are written at once and then only progress is called: the store itself (ListParts,
+ * asked by another client) must come to hold all three before any further write. Without the
+ * progress calls libcurl moves no body and the parts stay cut short in the sockets' buffers.
+ */
+static void parts_travel_between_writes(void **state)
+{
+    (void)state;
+    char url[128];
+    snprintf(url, sizeof(url), "s3://%s/progress-%d/", bucket, (int)getpid());
+    const size_t part = 5u << 20;
+    struct s3l_s3_store_options so = {.version = S3L_S3_STORE_OPTIONS_VERSION, .part_size = part};
+    struct s3l_store_options opts = {.version = S3L_STORE_OPTIONS_VERSION, .endpoint = endpoint,
+                                     .s3 = &so};
+    struct s3l_store *st = NULL;
+    OK(s3l_store_open(url, &opts, &st, err));
+    struct s3l_s3_client *other = client();
+    char key[96];
+    snprintf(key, sizeof(key), "progress-%d/t/big.parquet", (int)getpid());
+
+    size_t n = 3 * part + 1; /* 3 full parts go out; 1 byte stays in the part being filled */
+    uint8_t *data = pattern(n + 1000, 41);
+    struct s3l_upload *u = NULL;
+    OK(s3l_store_upload_begin(st, "t/big.parquet", NULL, &u, err));
+    OK(s3l_store_upload_write(u, data, n, err));
+    /* "encoding": no write, only progress, for up to 120 s (a loaded machine is slow) */
+    size_t at_store = 0;
+    bool sizes_ok = false;
+    for (int i = 0; i < 60000 && at_store < 3; i++) {
+        s3l_store_upload_progress(u);
+        usleep(2000);
+        if (i % 100 == 99)
+            at_store = parts_at_store(other, key, part, &sizes_ok);
+    }
+    if (at_store < 3) {
+        struct s3l_error e = {0};
+        int rc = s3l_store_upload_write(u, data + n, 1, &e); /* the upload's own word on it */
+        fail_msg("the store holds %zu of the 3 parts written before the writer went quiet "
+                 "(the upload: %s %s)", at_store, s3l_error_name(rc), e.message);
+    }
+    assert_true(sizes_ok);
+    OK(s3l_store_upload_write(u, data + n, 1000, err));
+    struct s3l_object_info info;
+    OK(s3l_store_upload_publish(u, &info, err));
+    assert_true(info.size == n + 1000);
+    uint8_t *got = NULL;
+    size_t got_n = 0;
+    OK(s3l_store_get(st, "t/big.parquet", 0, UINT64_MAX, n + 1000, &got, &got_n, NULL, err));
+    assert_true(got_n == n + 1000);
+    assert_memory_equal(got, data, n + 1000);
+    s3l_free(got);
+    OK(s3l_store_remove(st, "t/big.parquet", err));
+    free(data);
+    s3l_s3_client_free(other);
+    s3l_store_free(st);
+}
+
 /* The main job's destination, unchanged, on s3://: the model pipeline (tests/support) runs to
  * the end, is checked against its model (every row exactly once, markers whole), and a rerun of
  * the finished run changes nothing. Endpoint and keys come from the environment. */
@@ -772,6 +850,7 @@ int main(void)
         cmocka_unit_test(virtual_hosted_and_tls),
         cmocka_unit_test(streaming_uploads_and_large_copy),
         cmocka_unit_test(store_backend),
+        cmocka_unit_test(parts_travel_between_writes),
         cmocka_unit_test(destination_on_s3),
         cmocka_unit_test(crash_points_on_s3),
     };

@@ -127,6 +127,12 @@ static void cs_upload_abort(struct s3l_upload *up)
     s3l_free(u);
 }
 
+/* Not a step: it changes nothing at the store's side that a kill could cut in two. */
+static void cs_upload_progress(struct s3l_upload *up)
+{
+    s3l_store_upload_progress(((struct cu *)up)->inner);
+}
+
 static int cs_put(struct s3l_store *s, const char *key, const void *d, size_t n,
                   const struct s3l_put_options *o, struct s3l_object_info *info,
                   struct s3l_error *err)
@@ -284,6 +290,7 @@ static const struct s3l_store_ops cs_ops = {
     .upload_stage = cs_upload_stage,
     .staged_complete = cs_staged_complete,
     .staged_abort = cs_staged_abort,
+    .upload_progress = cs_upload_progress,
 };
 
 static int wrap(void *ctx, struct s3l_store *inner, struct s3l_store **outer, struct s3l_error *err)

@@ -241,6 +241,13 @@ struct s3l_store_ops {
      * staged file). One already gone (aborted, completed) is success. */
     int (*staged_abort)(struct s3l_store *s, const char *key, const char *upload_id,
                         struct s3l_error *err);
+    /*
+     * Optional (NULL: nothing to do). Lets what u sent already move on without waiting (S3: the
+     * parts in flight; libcurl moves a body only while driven), for a writer that encodes
+     * between two writes. Never blocks, never fails: a failure is u's, returned by its next
+     * write or publish. Cheap when nothing travels, so callable every few rows.
+     */
+    void (*upload_progress)(struct s3l_upload *u);
 };
 
 /* The base every backend embeds first. */
@@ -271,6 +278,9 @@ int s3l_store_upload_write(struct s3l_upload *u, const void *data, size_t len,
 int s3l_store_upload_publish(struct s3l_upload *u, struct s3l_object_info *info,
                              struct s3l_error *err);
 void s3l_store_upload_abort(struct s3l_upload *u); /* NULL is a no-op */
+/* The op upload_progress when the backend has one (not counted: it is no store operation). NULL
+ * is a no-op. */
+void s3l_store_upload_progress(struct s3l_upload *u);
 int s3l_store_put(struct s3l_store *s, const char *key, const void *data, size_t len,
                   const struct s3l_put_options *opts, struct s3l_object_info *info,
                   struct s3l_error *err);

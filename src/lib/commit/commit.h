@@ -256,6 +256,7 @@ struct s3l__lane {
     void *w; /* the format's writer of the open file, or NULL */
     struct s3l_row_sink inner;
     struct s3l__staging f;
+    unsigned rows_since_progress; /* rows since the upload of f was last let move on */
     int sticky;
     struct s3l_error err;
 };

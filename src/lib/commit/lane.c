@@ -5,7 +5,10 @@
  * is a forwarder over the format's: it opens a file at a lane's first row, closes it when full,
  * and makes any failure sticky, so that the epoch cannot commit with a lane's rows missing.
  * Threads: a lane touches only its own state, the store (thread-safe) and the staged list (under
- * d->mu).
+ * d->mu). Every PROGRESS_ROWS rows the lane lets its upload's parts in flight move on
+ * (s3l_store_upload_progress): the format emits bytes only now and then (Parquet: at a row group's
+ * end), and on S3 a part sent then would otherwise travel only at the next write, so the upload
+ * of a file overlaps the encoding of its next row group.
  */
 #include <openssl/evp.h>
 #include <pthread.h>
@@ -98,6 +101,20 @@ int s3l__staging_publish(struct s3l_dest *d, struct s3l__staging *f, const char 
 }
 
 /* --- lanes --- */
+
+/* Rows between two calls of s3l_store_upload_progress: a call costs a loop over the upload's few
+ * part slots when nothing travels, one non-blocking round of libcurl when something does; 64
+ * rows take some microseconds to encode, far less than a part takes to travel. */
+#define PROGRESS_ROWS 64
+
+static void lane_progress(struct s3l__lane *l, size_t rows)
+{
+    l->rows_since_progress += (unsigned)S3L_MIN(rows, (size_t)PROGRESS_ROWS);
+    if (l->rows_since_progress < PROGRESS_ROWS || !l->f.up)
+        return;
+    l->rows_since_progress = 0;
+    s3l_store_upload_progress(l->f.up);
+}
 
 static int lane_sink_write(void *ctx, const void *data, size_t len, struct s3l_error *err)
 {
@@ -229,6 +246,7 @@ static int fwd_row_end(void *ctx, struct s3l_error *err)
         l->err = *err;
     if (rc)
         return lane_fail(l, rc, err);
+    lane_progress(l, 1);
     return 0;
 }
 
@@ -269,6 +287,7 @@ static int fwd_put_columns(void *ctx, size_t n, const struct s3l_column_batch *c
             l->err = *err;
         if (rc)
             return lane_fail(l, rc, err);
+        lane_progress(l, done);
     }
     return 0;
 }

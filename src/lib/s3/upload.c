@@ -8,6 +8,10 @@
  * the cache; Content-MD5s are computed for two full parts at once (md5x2.c: 1.7 times the
  * throughput of one MD5), so a full part waits for the next one to fill before both are sent,
  * and an upload then holds one more buffer. curl reads each part straight from its buffer.
+ * Between two writes (a Parquet writer emits bytes only at a row group's end, and encodes the
+ * next one meanwhile) the caller keeps the parts in flight moving with s3l_s3_upload_progress:
+ * libcurl sends a body only while it is driven, and a part's answer is taken in (its buffer
+ * freed) only then, so without it a part sent at a row group's end would wait for the next.
  * Publishing settles
  * the cases where S3 leaves the outcome unknown (docs/design.md section 5 and issue 4): a Complete
  * whose answer was lost is retried by the transport; if the retry says NoSuchUpload, 5xx or
@@ -423,6 +427,31 @@ int s3l_s3_upload_write(struct s3l_s3_upload *u, const void *data, size_t len,
         len -= n;
     }
     return rc ? fail(u, rc, &e, err) : 0;
+}
+
+void s3l_s3_upload_progress(struct s3l_s3_upload *u)
+{
+    if (!u || u->rc != 0)
+        return;
+    struct s3l_error e = {0};
+    int rc = 0;
+    if (u->held >= 0) {
+        /* A full part waiting for its Content-MD5 partner (md5x2.c): the writer went quiet, so
+         * the partner may be far off; it goes alone now (its MD5 computed alone by submit).
+         * submit does not wait: the held slot and the one being filled were not travelling. */
+        struct slot *s = &u->slots[u->held];
+        u->held = -1;
+        rc = submit(u, s, &e);
+    } else {
+        bool travelling = false;
+        for (int i = 0; i < u->n_slots && !travelling; i++)
+            travelling = u->slots[i].busy;
+        if (!travelling)
+            return; /* nothing of ours moves: no round of the driver at all (cheap per row) */
+        rc = pump(u, SIZE_MAX, &e); /* one round without waiting, or none if another drives */
+    }
+    if (rc != 0)
+        (void)fail(u, rc, &e, NULL); /* sticky: the next write, stage or publish returns it */
 }
 
 /* HEAD after an unknown or empty-ETag Complete: ours when it has our token and our size. */

@@ -151,6 +151,11 @@ static int s3_upload_write(struct s3l_upload *ub, const void *data, size_t len,
     return rc;
 }
 
+static void s3_upload_progress(struct s3l_upload *ub)
+{
+    s3l_s3_upload_progress(((struct s3_upload *)ub)->u);
+}
+
 static void upload_free(struct s3_upload *up)
 {
     s3l_free(up->base.key);
@@ -507,6 +512,7 @@ static const struct s3l_store_ops s3_ops = {
     .upload_stage = s3_upload_stage,
     .staged_complete = s3_staged_complete,
     .staged_abort = s3_staged_abort,
+    .upload_progress = s3_upload_progress,
 };
 
 /* s3://BUCKET[/PREFIX]: bucket and prefix (no leading or trailing '/', no empty segment). */

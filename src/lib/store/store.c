@@ -96,6 +96,12 @@ void s3l_store_upload_abort(struct s3l_upload *u)
     u->store->ops->upload_abort(u);
 }
 
+void s3l_store_upload_progress(struct s3l_upload *u)
+{
+    if (u && u->store->ops->upload_progress)
+        u->store->ops->upload_progress(u);
+}
+
 void s3l_staged_cleanup(struct s3l_staged *st)
 {
     if (!st)
