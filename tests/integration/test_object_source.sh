@@ -45,15 +45,18 @@ if [ "${S3L_TEST_STORE:-}" = s3 ]; then
     store=(--endpoint "$RGW_ENDPOINT" --region "$AWS_DEFAULT_REGION")
     aws_=(aws --endpoint-url "$RGW_ENDPOINT" --region "$AWS_DEFAULT_REGION")
     url() { echo "s3://$RGW_BUCKET/$kb/$1"; }
-    putobj() { "${aws_[@]}" s3 cp --quiet "$2" "s3://$RGW_BUCKET/$kb/$1"; }
-    # Every object under $1/ by `aws s3 cp`, in the order the names give (sort -V: numbers as
-    # numbers), concatenated, blank lines dropped, gzip/zstd decompressed by their commands.
+    # The files of local directory $2 as the objects under $1/ (one aws s3 cp --recursive).
+    putdir() { "${aws_[@]}" s3 cp --recursive --quiet "$2/" "s3://$RGW_BUCKET/$kb/$1/"; }
+    # Every object under $1/ by `aws s3 cp`, in the order the names give, concatenated, blank
+    # lines dropped, gzip/zstd decompressed by their commands. The order: $2 (a sort command;
+    # default sort -V, numbers as numbers).
     fetch_all() {
+        local order=${2:-sort -V}
         rm -rf "$work/snap"
         mkdir -p "$work/snap"
         "${aws_[@]}" s3 cp --recursive --quiet "s3://$RGW_BUCKET/$kb/$1/" "$work/snap/" ||
             bad "aws s3 cp --recursive $1 failed"
-        (cd "$work/snap" && find . -type f ! -path './_openetl/*' | sed 's|^\./||' | sort -V |
+        (cd "$work/snap" && find . -type f ! -path './_openetl/*' | sed 's|^\./||' | $order |
             while read -r k; do
                 case $k in
                 *.gz) gzip -dc "$k" ;;
@@ -69,7 +72,7 @@ else
     lake=$work/lake
     store=()
     url() { echo "file://$lake/$1"; }
-    putobj() { mkdir -p "$(dirname "$lake/$1")" && cp "$2" "$lake/$1"; }
+    putdir() { mkdir -p "$lake/$1" && cp -r "$2/." "$lake/$1/"; }
     fetch_all() { :; }
     pending() { (cd "$lake/$1" 2>/dev/null && find . -name '.s3l-mpu-*' | grep -c .); }
 fi
@@ -99,21 +102,20 @@ fi
 
 # 2. Parts of 37 lines, every third gzip and every fifth zstd (by the commands), and metadata.
 split -l 37 -d -a 3 "$work/cars.ndjson" "$work/chunk-"
+mkdir -p "$work/mix/_openetl/checkpoints"
 n=0
 for f in "$work"/chunk-*; do
     if [ $((n % 3)) = 1 ]; then
-        gzip -c "$f" >"$f.gz"
-        putobj "mix/part-$n.gz" "$f.gz"
+        gzip -c "$f" >"$work/mix/part-$n.gz"
     elif [ $((n % 5)) = 2 ]; then
-        zstd -q -c "$f" >"$f.zst"
-        putobj "mix/part-$n.zst" "$f.zst"
+        zstd -q -c "$f" >"$work/mix/part-$n.zst"
     else
-        putobj "mix/part-$n" "$f"
+        cp "$f" "$work/mix/part-$n"
     fi
     n=$((n + 1))
 done
-echo '{"never":"shown"}' >"$work/meta.json"
-putobj "mix/_openetl/checkpoints/p.json" "$work/meta.json"
+echo '{"never":"shown"}' >"$work/mix/_openetl/checkpoints/p.json"
+putdir mix "$work/mix"
 timeout 300 "$S3LAND" --json cat --url "$(url mix)" "${store[@]}" >"$work/mix.cat" 2>"$work/mix.err" ||
     bad "cat of mixed parts failed: $(cat "$work/mix.err")"
 cmp -s "$work/mix.cat" "$work/cars.ndjson" &&
@@ -146,7 +148,9 @@ cmp -s "$work/tp.cat" "$work/tp.want" &&
     ok "2pc: cat gives records 1..3000 once each in run and checkpoint order; the pending upload's 3001..3300 never shown" ||
     bad "2pc: cat differs ($(wc -l <"$work/tp.cat") lines, expected 3000)"
 if [ "${S3L_TEST_STORE:-}" = s3 ]; then
-    fetch_all tp >"$work/tp.aws"
+    # p/sub0-<13 digits ms><8 hex>-<20 digits>.ndjson: fixed widths, so by the run's
+    # milliseconds (characters 1-13 of field 2), then the checkpoint (field 3), as text.
+    fetch_all tp "sort -t- -k2.1,2.13 -k3,3" >"$work/tp.aws"
     cmp -s "$work/tp.cat" "$work/tp.aws" &&
         ok "2pc: cat equals every object by aws s3 cp, concatenated" ||
         bad "2pc: cat differs from aws s3 cp's objects"
