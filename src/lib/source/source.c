@@ -107,7 +107,8 @@ static int plan(struct s3l_object_source *s, struct listing *l, struct s3l__sour
             l->objs[k++] = l->objs[i];
     }
     l->n = k;
-    qsort(l->objs, l->n, sizeof(*l->objs), by_order);
+    if (l->n > 1)
+        qsort(l->objs, l->n, sizeof(*l->objs), by_order);
     s->objs = l->objs;
     s->n_objs = l->n;
     l->objs = NULL;

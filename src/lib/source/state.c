@@ -123,7 +123,7 @@ int s3l__source_state_encode(const char *const *done, size_t n_done, const char 
     const char **sorted = n_done ? s3l_malloc(n_done * sizeof(*sorted)) : NULL;
     json_t *root = json_object(), *arr = json_array();
     int bad = !root || !arr || (n_done && !sorted);
-    if (!bad) {
+    if (!bad && n_done) {
         memcpy(sorted, done, n_done * sizeof(*sorted));
         qsort(sorted, n_done, sizeof(*sorted), by_bytes);
     }
