@@ -38,9 +38,10 @@ const ALLOWED = {
     input: ['schema', 'os'],
     config: ['schema', 'os'],
     sink: ['store', 'os'],
+    source: ['input', 'store'],
     pipeline: ['input', 'commit', 'schema', 'os'],
     // The umbrella header s3l/s3l.h gathers the public API for an embedder.
-    api: ['commit', 'input', 'parquet', 'pipeline', 's3', 'schema', 'store', 'creds', 'config', 'sink'],
+    api: ['commit', 'input', 'parquet', 'pipeline', 's3', 'schema', 'store', 'creds', 'config', 'sink', 'source'],
 };
 // Public headers by the module that implements them.
 const PUBLIC = {
@@ -49,9 +50,10 @@ const PUBLIC = {
     'pq_footer.h': 'parquet', 'pipeline.h': 'pipeline', 's3.h': 's3', 'schema.h': 'schema',
     'store.h': 'store', 'sys/store.h': 'store', 's3l.h': 'api',
     'creds.h': 'creds', 'config.h': 'config', 'ndjson_sink.h': 'sink',
+    'object_source.h': 'source',
 };
 // The folders of src/lib and the module each belongs to (the formats live under input).
-const FOLDER = { json: 'input', csv: 'input', input: 'input', ndjson: 'sink', sink: 'sink' };
+const FOLDER = { json: 'input', csv: 'input', input: 'input', ndjson: 'sink', sink: 'sink', source: 'source' };
 
 const OS_CALLS = [
     'open', 'openat', 'close', 'read', 'write', 'pread', 'pwrite', 'lseek', 'fstat', 'stat',

@@ -158,6 +158,20 @@ struct s3l_reader_options {
      * short ends the input there (s3l_reader_cut), and an unterminated last CSV row or JSON
      * element in it is left unread. */
     enum s3l_input_compression compression;
+    /*
+     * Optional: the input's bytes come from this function instead of the fd given to
+     * s3l_reader_open (which is then ignored: pass -1). read copies up to want (> 0) bytes
+     * into dst and sets *got: 0 with *got > 0, 0 with *got 0 at the end of the input, or a
+     * negative S3L_E* code with err set (the reader then fails as on a read error, sticky, with
+     * that code and message). seek (may be NULL) makes the next read start at byte offset
+     * offset (0 or a negative S3L_E* code); it is called once, at open, when start_offset > 0
+     * and the input is not compressed; without it (and for a compressed input) the reader reads
+     * and drops the bytes before start_offset. idle_ms is ignored for such an input.
+     * Used by the object source (s3l/object_source.h: ranged GETs of an object).
+     */
+    int (*read)(void *ctx, void *dst, size_t want, size_t *got, struct s3l_error *err);
+    int (*seek)(void *ctx, uint64_t offset, struct s3l_error *err);
+    void *io_ctx; /* passed to read and seek */
 };
 
 struct s3l_reader;

@@ -13,6 +13,7 @@
 #include "s3l/error.h"
 #include "s3l/input.h"
 #include "s3l/ndjson_sink.h"
+#include "s3l/object_source.h"
 #include "s3l/parquet.h"
 #include "s3l/pipeline.h"
 #include "s3l/pq_footer.h"

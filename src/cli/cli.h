@@ -50,6 +50,7 @@ int cli_cmd_validate(struct cli *c, int argc, char **argv);
 int cli_cmd_config_schema(struct cli *c, int argc, char **argv);
 int cli_cmd_run(struct cli *c, int argc, char **argv);
 int cli_cmd_connectors(struct cli *c, int argc, char **argv);
+int cli_cmd_cat(struct cli *c, int argc, char **argv); /* cmd_cat.c */
 
 /*
  * Parses a size: digits with an optional suffix, case-insensitive: B; K, KiB, M, MiB, G, GiB,

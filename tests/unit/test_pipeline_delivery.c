@@ -60,7 +60,8 @@ static void kinds_are_declared(void **state)
 {
     (void)state;
     const char *want[] = {"files", "exactly_once", "stdin", "at_most_once", "pipe",
-                          "at_most_once", S3L_TEST_LEAST_ONCE_KIND, "at_least_once", NULL};
+                          "at_most_once", "s3_ndjson_source", "exactly_once",
+                          S3L_TEST_LEAST_ONCE_KIND, "at_least_once", NULL};
     assert_int_equal(s3l_source_kinds(count_kind, want), 0);
     for (int i = 0; want[i]; i += 2)
         assert_string_equal(want[i], "");

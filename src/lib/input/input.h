@@ -44,16 +44,20 @@ struct s3l_reader;
 /*
  * The decompressing byte source under the framework's fill (unpack.c): gzip or zstd.
  * s3l__unpack_new: S3L_ENOMEM. s3l__unpack_read decompresses into dst[0..want) (want > 0)
- * reading the compressed bytes from fd: 1 with *got > 0, 0 at the end of the compressed input
+ * reading the compressed bytes with raw(r, ...) (the reader's own byte source: its fd or its
+ * read function): 1 with *got > 0, 0 at the end of the compressed input
  * (then s3l__unpack_cut says whether it ended inside a member or frame), or S3L_EINVALID_INPUT
  * for corrupt data ("NAME: the gzip data is corrupt at compressed byte offset N (why)"), the read
- * error of s3l__os_read. s3l__unpack_raw_offset: compressed bytes consumed so far.
+ * error of raw. s3l__unpack_raw_offset: compressed bytes consumed so far.
  */
 struct s3l__unpack;
+typedef int (*s3l__raw_read_fn)(struct s3l_reader *r, void *dst, size_t want, size_t *got,
+                                struct s3l_error *err);
 int s3l__unpack_new(enum s3l_input_compression kind, struct s3l__unpack **out,
                     struct s3l_error *err);
-int s3l__unpack_read(struct s3l__unpack *u, int fd, const char *name, void *dst, size_t want,
-                     size_t *got, struct s3l_error *err);
+int s3l__unpack_read(struct s3l__unpack *u, s3l__raw_read_fn raw, struct s3l_reader *r,
+                     const char *name, void *dst, size_t want, size_t *got,
+                     struct s3l_error *err);
 uint64_t s3l__unpack_raw_offset(const struct s3l__unpack *u);
 bool s3l__unpack_cut(const struct s3l__unpack *u);
 void s3l__unpack_free(struct s3l__unpack *u);

@@ -68,6 +68,20 @@ int s3l__reader_fatal(struct s3l_reader *r, struct s3l_error *err, int code)
     return code;
 }
 
+/* The input's raw bytes: from the caller's read function when it gave one, else the fd. */
+static int raw_read(struct s3l_reader *r, void *dst, size_t want, size_t *got,
+                    struct s3l_error *err)
+{
+    if (!r->opt.read)
+        return s3l__os_read(r->fd, dst, want, got, r->name, err);
+    *got = 0;
+    int rc = r->opt.read(r->opt.io_ctx, dst, want, got, err);
+    if (rc == 0 && *got > want)
+        return s3l_error_set(err, S3L_EINTERNAL, "%s: the read function gave more than asked",
+                             r->name);
+    return rc;
+}
+
 int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
 {
     if (r->eof)
@@ -88,18 +102,26 @@ int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
         return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory for the read buffer", r->name);
     /* A quiet stream hands control back within idle_ms (a file is always readable), so that
      * the caller can commit by time or see a stop request while no byte comes. */
-    if (r->opt.idle_ms > 0 && !s3l__os_wait_readable(r->fd, r->opt.idle_ms))
+    if (r->opt.idle_ms > 0 && !r->opt.read && !s3l__os_wait_readable(r->fd, r->opt.idle_ms))
         return S3L_READER_IDLE;
     size_t n = 0;
     int rc;
     if (r->unpack) {
-        rc = s3l__unpack_read(r->unpack, r->fd, r->name, r->buf.ptr + r->buf.len, want, &n, err);
+        rc = s3l__unpack_read(r->unpack, raw_read, r, r->name, r->buf.ptr + r->buf.len, want,
+                              &n, err);
         if (rc < 0)
             return s3l__reader_fatal(r, err, rc); /* corrupt: nothing after it can be read */
         r->cut = rc == 0 && s3l__unpack_cut(r->unpack);
         rc = 0;
     } else {
-        rc = s3l__os_read(r->fd, r->buf.ptr + r->buf.len, want, &n, r->name, err);
+        rc = raw_read(r, r->buf.ptr + r->buf.len, want, &n, err);
+    }
+    if (rc && r->opt.read) {
+        /* The read function's own error (a store's, naming the object) is kept as it is. */
+        if (err && !err->code)
+            s3l_error_set(err, rc, "read %s at byte offset %llu", r->name,
+                          (ull)(r->base + r->buf.len));
+        return s3l__reader_fatal(r, err, rc);
     }
     if (rc) {
         int e = err ? err->sys_errno : 0;
@@ -216,7 +238,10 @@ static const struct s3l__input_format *const formats[] = {
 static int seek_to(struct s3l_reader *r, struct s3l_error *err)
 {
     uint64_t off = r->opt.start_offset;
-    if (!r->unpack) {
+    if (!r->unpack && r->opt.read) {
+        if (r->opt.seek)
+            return r->opt.seek(r->opt.io_ctx, off, err);
+    } else if (!r->unpack) {
         if (lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
             return 0;
         if (errno != ESPIPE)

@@ -148,8 +148,9 @@ static int step(struct s3l__unpack *u, uint8_t *dst, size_t want, size_t *got, c
     return 0;
 }
 
-int s3l__unpack_read(struct s3l__unpack *u, int fd, const char *name, void *dst, size_t want,
-                     size_t *got, struct s3l_error *err)
+int s3l__unpack_read(struct s3l__unpack *u, s3l__raw_read_fn raw, struct s3l_reader *r,
+                     const char *name, void *dst, size_t want, size_t *got,
+                     struct s3l_error *err)
 {
     *got = 0;
     if (u->failed) {
@@ -160,7 +161,7 @@ int s3l__unpack_read(struct s3l__unpack *u, int fd, const char *name, void *dst,
     for (;;) {
         if (u->in_pos == u->in_len && !u->raw_eof) {
             size_t n = 0;
-            int rc = s3l__os_read(fd, u->in, RAW_BLOCK, &n, name, err);
+            int rc = raw(r, u->in, RAW_BLOCK, &n, err);
             if (rc)
                 return rc;
             u->in_pos = 0;

@@ -19,6 +19,9 @@ static const struct s3l_source_kind builtin[] = {
      "the printed committed offset with --stdin-offset)"},
     {"pipe", S3L_DELIVERY_AT_MOST_ONCE,
      "nothing it can replay: a FIFO or device read as a stream, as stdin"},
+    {"s3_ndjson_source", S3L_DELIVERY_EXACTLY_ONCE,
+     "s3:ListBucket, s3:GetObject: NDJSON objects under a prefix, resumed from the checkpoint's "
+     "object, ETag and byte offset (include/s3l/object_source.h)"},
 };
 #define N_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 #define MAX_REGISTERED 16
