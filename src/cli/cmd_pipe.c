@@ -395,9 +395,9 @@ static void report(struct pipe *p, const char *event)
                                 "records_total", (json_int_t)p->st.records, "input",
                                 p->st.input, "factory", p->st.factory));
     else if (!c->quiet)
-        fprintf(stderr, "%s: checkpoint %llu, %llu records, input %s offset %llu\n", event,
+        fprintf(stderr, "%s: checkpoint %llu, %llu record%s, input %s offset %llu\n", event,
                 (unsigned long long)p->st.checkpoint, (unsigned long long)p->iv_records,
-                p->st.input, (unsigned long long)p->st.offset);
+                p->iv_records == 1 ? "" : "s", p->st.input, (unsigned long long)p->st.offset);
 }
 
 /* Commits the state's pending committable (a restart's recovery, and each checkpoint's
@@ -531,10 +531,10 @@ static void summary(struct pipe *p, int ex)
     }
     if (c->quiet || ex)
         return;
-    fprintf(stderr, "pipe: %llu records from %s in %llu checkpoints into %s at %s/%s; input "
+    fprintf(stderr, "pipe: %llu record%s from %s in %llu checkpoint%s into %s at %s/%s; input "
                     "offset %llu; state %s\n",
-            (unsigned long long)p->records, p->st.input, (unsigned long long)p->n_ckpts,
-            p->st.factory, p->url, p->doc->sink->key_prefix.value
+            (unsigned long long)p->records, p->records == 1 ? "" : "s", p->st.input,
+            (unsigned long long)p->n_ckpts, p->n_ckpts == 1 ? "" : "s", p->st.factory, p->url, p->doc->sink->key_prefix.value
                                        ? p->doc->sink->key_prefix.value : "",
             (unsigned long long)p->st.offset, p->state_path);
 }
