@@ -286,12 +286,6 @@ static int open_store(struct pipe *p)
 static int open_sink(struct pipe *p, bool restore)
 {
     const struct s3l_config_sink *k = p->doc->sink;
-    if (k->compression.value && strcmp(k->compression.value, "none") != 0)
-        return cli_fail(p->c, S3L_EUNSUPPORTED,
-                        &(struct s3l_error){.message = "compression of the sinks' objects (gzip, "
-                                                       "zstd) is not built yet (issue 13); "
-                                                       "refused, not ignored"},
-                        S3L_SIDE_CONFIG);
     struct s3l_sink_options o = {0};
     o.version = S3L_SINK_OPTIONS_VERSION;
     o.store = p->store;
@@ -543,6 +537,13 @@ static void summary(struct pipe *p, int ex)
 static int run(struct pipe *p)
 {
     bool found = false;
+    const struct s3l_config_sink *k = p->doc->sink;
+    if (k->compression.value && strcmp(k->compression.value, "none") != 0) /* before any I/O */
+        return cli_fail(p->c, S3L_EUNSUPPORTED,
+                        &(struct s3l_error){.message = "compression of the sinks' objects (gzip, "
+                                                       "zstd) is not built yet (issue 13); "
+                                                       "refused, not ignored"},
+                        S3L_SIDE_CONFIG);
     int ex = cli_pipe_state_path(p);
     if (!ex)
         ex = cli_pipe_load_state(p, &found);

@@ -236,8 +236,10 @@ int cli_pipe_open_input(struct pipe *p, struct reader *r)
         }
         uint64_t skip = n < 0 ? 0 : off - (uint64_t)n; /* without it: stdin starts at off */
         p->offset = off;
-        while (skip > 0) {
+        while (skip > 0 && !cli_stop_signal) {
             int rc = cli_pipe_fill(r, -1);
+            if (rc == R_IDLE) /* a signal: the chunk was not refilled */
+                continue;
             if (rc < 0 || r->eof)
                 break;
             size_t k = r->len < skip ? r->len : (size_t)skip;

@@ -14,7 +14,8 @@
 #     exactly once, no multipart upload left pending (ListMultipartUploads under the prefix);
 #  6. stdin killed mid-run and resent from its last printed offset with --stdin-offset: every
 #     line exactly once; an offset past the state's is refused (exit 2);
-#  7. an input shorter than the recorded offset is refused (exit 2).
+#  7. an input shorter than the recorded offset is refused (exit 2); compression, not built yet,
+#     is refused (exit 6).
 set -uo pipefail
 SRC=${S3L_SOURCE_DIR:?}
 S3LAND=${S3LAND:?}
@@ -167,6 +168,11 @@ e=$("$S3LAND" pipe --config sink.yaml --config other.yaml "$data" 2>&1); rc=$?
 [ "$rc" = 1 ] && grep -q "sink other (other.yaml #1) beside the two-phase sink raw-events (sink.yaml #1" <<<"$e" &&
     ok "two Sink documents, one two-phase: refused, naming both" || bad "two Sink documents (rc $rc): $e"
 [ ! -e two.state ] && ok "the refusal wrote no state" || bad "a refused pipe wrote its state"
+
+stmt z zst at_most_once ", compression = 'zstd'" >zst.sql
+e=$("$S3LAND" pipe --sql zst.sql --state zst.state "$data" 2>&1); rc=$?
+[ "$rc" = 6 ] && grep -q "compression of the sinks' objects (gzip, zstd) is not built yet" <<<"$e" && [ ! -e zst.state ] &&
+    ok "compression (not built yet) is refused, exit 6, before anything is written" || bad "compression (rc $rc): $e"
 
 # 5. kill -9 mid-run (two-phase), twice, then a rerun with the same state.
 seq -f '{"seq":%g,"pad":"abcdefghijklmnopqrstuvwxyz0123456789"}' 1 400000 >seq.ndjson
