@@ -135,6 +135,16 @@ awk -v lines="$(wc -l <"$data")" -v size="$(wc -c <"$data")" -v input="$data" '
 "$S3LAND" pipe --json --sql rt2pc.sql --state rt2pc.state "$data" >again.json 2>&1 &&
     grep -q '"event":"end","ok":true,"checkpoints":0,"records":0' again.json &&
     ok "pipe again with the same state: nothing new, exit 0" || bad "pipe again: $(cat again.json)"
+# The default state file: named by the SHA-256 of the binding's text, under XDG_STATE_HOME, else
+# ~/.local/state/s3land/.
+stmt edef def exactly_once >def.sql
+sha=$(sha256sum def.sql | cut -d' ' -f1)
+head -c 500 "$data" >docs.csv
+HOME=$work/home XDG_STATE_HOME= "$S3LAND" pipe -q --sql def.sql docs.csv &&
+    XDG_STATE_HOME=$work/xdg "$S3LAND" pipe -q --sql def.sql docs.csv &&
+    [ -s "$work/home/.local/state/s3land/pipe-$sha.json" ] && [ -s "$work/xdg/s3land/pipe-$sha.json" ] &&
+    ok "the default state file: pipe-<SHA-256 of the statement>.json under ~/.local/state/s3land or \$XDG_STATE_HOME/s3land" ||
+    bad "default state file: $(find "$work/home" "$work/xdg" -type f 2>&1)"
 stmt etext rttext at_most_once ", rollover_bytes = 16384" >rttext.sql
 "$S3LAND" pipe --sql rttext.sql --state rttext.state "$data" 2>rttext.log ||
     bad "pipe text round trip failed: $(cat rttext.log)"
