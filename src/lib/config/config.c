@@ -169,7 +169,10 @@ static int add_problem(struct s3l_config *c, const char *file, size_t index, con
     char where[64] = "";
     if (index)
         snprintf(where, sizeof(where), " (document %zu)", index);
-    snprintf(msg, sizeof(msg), "%s%s: %s%s%s", file, where, path, *path ? ": " : "", text);
+    /* A message is one line: a long one is cut (the return value checked, so -O3's truncation
+     * warning knows it is meant). */
+    if (snprintf(msg, sizeof(msg), "%s%s: %s%s%s", file, where, path, *path ? ": " : "", text) < 0)
+        msg[0] = 0;
     return s3l__cfg_add_problem_msg(c, file, index, path, msg, code, check, err);
 }
 
