@@ -206,6 +206,33 @@ void s3l_config_free(struct s3l_config *c);
 int s3l_config_add_text(struct s3l_config *c, const char *text, size_t len, const char *file,
                         const struct s3l_config_options *opts, struct s3l_error *err);
 
+/*
+ * Parses text (len bytes, UTF-8, not necessarily NUL-terminated) as the SQL binding of the
+ * raw-object connector's sinks (issue 13): one or more statements, separated by `;` (a trailing
+ * one is optional),
+ *     CREATE TABLE [IF NOT EXISTS] name (column STRING) WITH (key = value, ...)
+ * Identifiers unquoted (compared case-insensitively), "quoted" or `quoted` (a doubled quote is
+ * one); values 'strings' ('' is one ') or decimal integers; comments -- to the end of the line
+ * and / * ... * /; keywords in any case. Keys: connector (required, 's3'), bucket (required),
+ * key_prefix, region, endpoint_override, rollover_bytes, rollover_interval, part_size,
+ * commit_group, delivery_guarantee, compression, content_type: the Sink document's spec.config
+ * names (docs/config.md), sizes and durations as there ('16MiB' or 16777216, '30s'). Each
+ * statement becomes a Sink document of c (kind S3L_CONFIG_SINK, name: the table's name as
+ * written without its quotes, file: file, index: the statement's number from 1), checked by the
+ * Sink schema like a YAML one. Invalid SQL is a problem (s3l_config_problem, check SYNTAX for
+ * text that is not a statement, SCHEMA for a value) whose message names the place and the word:
+ * "FILE:LINE:COLUMN: at WORD: WHAT" (line and column from 1, columns in characters); parsing
+ * stops at the first one: an unknown option or a credential (access keys are never options: a
+ * statement is printed and hashed), an option given twice, a column list other than exactly one
+ * STRING column, a part_size under 5 MiB (5242880 bytes), no bucket, a connector other than 's3',
+ * a value the Sink schema refuses, an unclosed string, name or comment, no statement at all.
+ * Returns 0 when every statement was added, S3L_EINVALID_CONFIG (err: the problem's message),
+ * S3L_EINVALID_ARGUMENT for a NULL c or text, or a bad options version; S3L_ENOMEM. file names
+ * the text in messages (NULL: "(sql)").
+ */
+int s3l_config_add_sql(struct s3l_config *c, const char *text, size_t len, const char *file,
+                       const struct s3l_config_options *opts, struct s3l_error *err);
+
 /* As s3l_config_add_text over the contents of the file at path (at most 16 MiB). A file that
  * cannot be read is a problem with index 0 and the read's code (NOT_FOUND, PERMISSION_DENIED,
  * IO, TOO_LARGE), which is also returned. */

@@ -261,6 +261,48 @@ int s3l_sink_close(struct s3l_sink *s, struct s3l_error *err);
  * their bytes. NULL fields skipped. */
 void s3l_sink_stats(const struct s3l_sink *s, uint64_t *records, uint64_t *parts, uint64_t *bytes);
 
+/*
+ * Puts what the text sink buffers now, as a rollover would (nothing when empty), for a driver
+ * that checkpoints its input after each part (s3land pipe): the records written so far are then
+ * published. The two-phase sink publishes only by commit: S3L_ESTATE. Errors as
+ * s3l_sink_write's puts; S3L_ESTATE after a failure.
+ */
+int s3l_sink_flush(struct s3l_sink *s, struct s3l_error *err);
+
+/* The two-phase sink's run id (13 digits of ms, 8 hex digits: the `<run>` of its object names);
+ * "" for the text sink. Owned by the sink. */
+const char *s3l_sink_run_id(const struct s3l_sink *s);
+
+/*
+ * A driver's state file (s3land pipe's: run id, input offset, committables), written atomically
+ * and durably: len bytes to a temp file beside path (path.tmp-<pid and counter>), fsync, rename
+ * over path, fsync of the directory; the missing parent directories are made first (0755). After
+ * a crash the file holds the old bytes or the new ones, whole. Errors (err names the syscall and
+ * the path): S3L_EINVALID_ARGUMENT for a NULL or empty path, NULL data with len, a path over
+ * 4,000 bytes; S3L_EPERMISSION_DENIED, S3L_ENO_SPACE, S3L_EIO, S3L_ENOMEM as the OS says (the
+ * temp file is removed, path untouched).
+ */
+int s3l_sink_state_save(const char *path, const void *data, size_t len, struct s3l_error *err);
+/* Reads the state file at path (at most max bytes) into *data (s3l_free; a NUL follows the
+ * bytes, so text can be read as a string) and *len. S3L_ENOT_FOUND when there is none,
+ * S3L_ETOO_LARGE over max, the read's errors. */
+int s3l_sink_state_load(const char *path, size_t max, uint8_t **data, size_t *len,
+                        struct s3l_error *err);
+
+/* A sink's capability record: its factory name (the SQL binding's), what it delivers, and what
+ * it needs to (text for people). */
+struct s3l_sink_kind {
+    const char *name;
+    enum s3l_sink_delivery delivery;
+    const char *needs;
+};
+/* The sinks' records ("s3_text_sink": at most once, needs s3:ListBucket to restore;
+ * "s3_2pc_string_sink": exactly once): cb(ctx, kind) for each, in that order; cb's non-zero
+ * result stops and is returned. */
+int s3l_sink_kinds(int (*cb)(void *ctx, const struct s3l_sink_kind *kind), void *ctx);
+/* "at_most_once" or "exactly_once". */
+const char *s3l_sink_delivery_name(enum s3l_sink_delivery d);
+
 /* Frees the sink; buffered records that close did not put are dropped (the two-phase sink
  * aborts an unprepared interval's upload). NULL is a no-op. */
 void s3l_sink_free(struct s3l_sink *s);

@@ -51,6 +51,20 @@ int cli_cmd_config_schema(struct cli *c, int argc, char **argv);
 int cli_cmd_run(struct cli *c, int argc, char **argv);
 int cli_cmd_connectors(struct cli *c, int argc, char **argv);
 int cli_cmd_cat(struct cli *c, int argc, char **argv); /* cmd_cat.c */
+int cli_cmd_sql(struct cli *c, int argc, char **argv);  /* cmd_sql.c */
+int cli_cmd_pipe(struct cli *c, int argc, char **argv); /* cmd_pipe.c */
+
+/* ---- The sinks' SQL binding (cmd_sql.c), shared by sql and pipe ---- */
+
+/* Reads the file at path ("-": stdin), at most 16 MiB, into *text (NUL-terminated, free(3);
+ * *len without the NUL). Returns 0 or the usage exit code after reporting. */
+int cli_sql_read(struct cli *c, const char *cmd, const char *path, char **text, size_t *len);
+/* Whether a Sink's delivery_guarantee selects the two-phase sink ('exactly_once'). */
+bool cli_sink_exactly_once(const struct s3l_config_sink *s);
+/* A Sink document's binding as a jansson object {table, factory, options} (secrets by name). */
+void *cli_sink_binding_json(const struct s3l_config_doc *d);
+/* Prints the config's problems on stderr (and as "invalid" events with --json). */
+void cli_sql_problems(struct cli *c, const struct s3l_config *cfg);
 
 /*
  * Parses a size: digits with an optional suffix, case-insensitive: B; K, KiB, M, MiB, G, GiB,

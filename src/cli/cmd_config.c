@@ -241,10 +241,23 @@ static int print_kind(void *ctx, const struct s3l_source_kind *k)
 {
     struct cli *c = ctx;
     if (c->json)
-        cli_emit_json(json_pack("{s:s, s:s, s:s, s:s}", "event", "connector", "name", k->name,
-                                "delivery", s3l_delivery_name(k->delivery), "needs", k->needs));
+        cli_emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s}", "event", "connector", "name",
+                                k->name, "role", "source", "delivery",
+                                s3l_delivery_name(k->delivery), "needs", k->needs));
     else
         printf("%-8s %-14s %s\n", k->name, s3l_delivery_name(k->delivery), k->needs);
+    return 0;
+}
+
+static int print_sink(void *ctx, const struct s3l_sink_kind *k)
+{
+    struct cli *c = ctx;
+    if (c->json)
+        cli_emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s}", "event", "connector", "name",
+                                k->name, "role", "sink", "delivery",
+                                s3l_sink_delivery_name(k->delivery), "needs", k->needs));
+    else
+        printf("sink %-18s %-14s %s\n", k->name, s3l_sink_delivery_name(k->delivery), k->needs);
     return 0;
 }
 
@@ -255,8 +268,10 @@ int cli_cmd_connectors(struct cli *c, int argc, char **argv)
             continue;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs("Usage: s3land connectors [--json]\n\n"
-                  "Lists the source kinds with their capability records: the name, what each\n"
-                  "delivers (exactly_once, at_least_once, at_most_once) and what it needs to.\n"
+                  "Lists the source kinds, then the sinks (lines starting with `sink`), with their\n"
+                  "capability records: the name, what each delivers (exactly_once, at_least_once,\n"
+                  "at_most_once) and what it needs to. --json: {\"event\": \"connector\", \"name\",\n"
+                  "\"role\": \"source\"|\"sink\", \"delivery\", \"needs\"} per line.\n"
                   "`run` refuses a pipeline whose weakest source delivers less than its\n"
                   "spec.delivery.require (default exactly_once).\n",
                   stdout);
@@ -265,5 +280,6 @@ int cli_cmd_connectors(struct cli *c, int argc, char **argv)
         return cli_usage(c, "connectors", "unexpected argument %s", argv[i]);
     }
     s3l_source_kinds(print_kind, c);
+    s3l_sink_kinds(print_sink, c);
     return CLI_EX_OK;
 }

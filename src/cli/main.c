@@ -1,6 +1,6 @@
 /*
  * s3land: the command line. Dispatches to the subcommands (write, ls, schema, recover, gc, check,
- * run, validate, config-schema, connectors)
+ * run, validate, config-schema, connectors, sql, pipe)
  * and prints the top-level help and version. Each subcommand lives in its own cmd_*.c file.
  */
 #include <stdio.h>
@@ -28,7 +28,11 @@ static const char main_help[] =
     "  check          check that a destination (file:// or s3://) can be used: put, read back,\n"
     "                 list and delete a scratch object under URL/_openetl/check/\n"
     "  run            run a Pipeline document (--config FILE): its sources into their tables\n"
-    "  connectors     the source kinds and what each delivers (exactly, at least, at most once)\n"
+    "  connectors     the source kinds and sinks, and what each delivers (exactly, at least, at\n"
+    "                 most once)\n"
+    "  sql            print the binding of CREATE TABLE ... WITH (connector = 's3', ...)\n"
+    "  pipe           stream lines (a file or stdin) into an NDJSON object sink (--sql FILE or\n"
+    "                 --config FILE), checkpointing every interval, resumable (--state FILE)\n"
     "  validate       check config documents (Destination, Pipeline, Sink; docs/config.md)\n"
     "  config-schema  print the JSON Schema of a config document kind\n"
     "\n"
@@ -55,6 +59,7 @@ static const struct command commands[] = {
     {"recover", cli_cmd_recover}, {"gc", cli_cmd_gc}, {"check", cli_cmd_check},
     {"run", cli_cmd_run}, {"connectors", cli_cmd_connectors}, {"validate", cli_cmd_validate}, {"config-schema", cli_cmd_config_schema},
     {"cat", cli_cmd_cat},
+    {"sql", cli_cmd_sql}, {"pipe", cli_cmd_pipe},
 };
 
 int main(int argc, char **argv)
@@ -88,7 +93,7 @@ int main(int argc, char **argv)
     if (i >= argc) {
         fprintf(stderr,
                 "%s: a command is needed (write, run, ls, schema, recover, gc, check, validate,\n"
-                "config-schema, connectors)\n"
+                "config-schema, connectors, sql, pipe)\n"
                 "Try '%s --help'.\n",
                 c.prog, c.prog);
         return CLI_EX_USAGE;

@@ -133,16 +133,11 @@ static int schema_of(struct s3l_config *c, enum s3l_config_kind kind, json_t **o
     return 0;
 }
 
-/* Records a problem; its message is "FILE (document N): PATH: TEXT". Returns code. */
-static int add_problem(struct s3l_config *c, const char *file, size_t index, const char *path,
-                       const char *text, int code, enum s3l_config_check check,
-                       struct s3l_error *err)
+/* Records a problem whose whole message is msg. Returns code. */
+int s3l__cfg_add_problem_msg(struct s3l_config *c, const char *file, size_t index,
+                             const char *path, const char *msg, int code,
+                             enum s3l_config_check check, struct s3l_error *err)
 {
-    char msg[S3L_ERROR_MESSAGE_MAX];
-    char where[64] = "";
-    if (index)
-        snprintf(where, sizeof(where), " (document %zu)", index);
-    snprintf(msg, sizeof(msg), "%s%s: %s%s%s", file, where, path, *path ? ": " : "", text);
     s3l_error_set(err, code, "%s", msg);
     if (c->n_problems == c->cap_problems) {
         size_t nc = c->cap_problems ? c->cap_problems * 2 : 8;
@@ -163,6 +158,22 @@ static int add_problem(struct s3l_config *c, const char *file, size_t index, con
         return S3L_ENOMEM;
     c->n_problems++;
     return code;
+}
+
+/* Records a problem; its message is "FILE (document N): PATH: TEXT". Returns code. */
+static int add_problem(struct s3l_config *c, const char *file, size_t index, const char *path,
+                       const char *text, int code, enum s3l_config_check check,
+                       struct s3l_error *err)
+{
+    char msg[S3L_ERROR_MESSAGE_MAX];
+    char where[64] = "";
+    if (index)
+        snprintf(where, sizeof(where), " (document %zu)", index);
+    /* A message is one line: a long one is cut (the return value checked, so -O3's truncation
+     * warning knows it is meant). */
+    if (snprintf(msg, sizeof(msg), "%s%s: %s%s%s", file, where, path, *path ? ": " : "", text) < 0)
+        msg[0] = 0;
+    return s3l__cfg_add_problem_msg(c, file, index, path, msg, code, check, err);
 }
 
 static const struct s3l__cfg_secret *secret_named(const struct s3l_config *c, const char *name)
@@ -385,6 +396,20 @@ static int add_doc(struct s3l_config *c, json_t *doc, const char *file, size_t i
     rc = s3l__cfg_extract(doc, kind, dir, c->secrets, c->n_secrets, &c->arena, d, v);
     if (rc == 0)
         rc = push_doc(c, d);
+    return rc;
+}
+
+int s3l__cfg_add_json(struct s3l_config *c, json_t *doc, const char *file, size_t index,
+                      const char *name, const struct s3l_config_options *opts,
+                      struct s3l__cfg_verdict *v, int *code, enum s3l_config_check *check)
+{
+    size_t before = c->n_docs;
+    int rc = add_doc(c, doc, file, index, "", opts, v, code, check);
+    if (rc == 0 && name && c->n_docs > before) {
+        struct s3l_config_doc *d = c->docs[c->n_docs - 1];
+        if (!(d->name = s3l_arena_strndup(&c->arena, name, strlen(name))))
+            rc = S3L_ENOMEM;
+    }
     return rc;
 }
 

@@ -77,4 +77,16 @@ int s3l__cfg_extract(json_t *doc, enum s3l_config_kind kind, const char *dir,
                      struct s3l_arena *arena, struct s3l_config_doc *out,
                      struct s3l__cfg_verdict *v);
 
+/* config.c, for sql.c: records a problem whose message is msg, whole (returns code); and adds
+ * one document built as JSON, checked as a document of a file is (add_doc), then named name
+ * (not NULL: instead of its metadata.name). Returns 0, 1 (invalid: v, *code, *check set) or a
+ * code. */
+struct s3l_config;
+int s3l__cfg_add_problem_msg(struct s3l_config *c, const char *file, size_t index,
+                             const char *path, const char *msg, int code,
+                             enum s3l_config_check check, struct s3l_error *err);
+int s3l__cfg_add_json(struct s3l_config *c, json_t *doc, const char *file, size_t index,
+                      const char *name, const struct s3l_config_options *opts,
+                      struct s3l__cfg_verdict *v, int *code, enum s3l_config_check *check);
+
 #endif

@@ -299,6 +299,21 @@ int s3l_sink_close(struct s3l_sink *s, struct s3l_error *err)
     return rc ? fail(s, rc, err) : 0;
 }
 
+int s3l_sink_flush(struct s3l_sink *s, struct s3l_error *err)
+{
+    if (!s)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "sink: NULL sink");
+    if (s->failed)
+        return failed(s, err);
+    if (s->delivery == S3L_SINK_EXACTLY_ONCE)
+        return s3l_error_set(err, S3L_ESTATE,
+                             "sink: flush of the two-phase sink: it publishes only by commit");
+    int rc = s3l__text_flush(s, err);
+    return rc ? fail(s, rc, err) : 0;
+}
+
+const char *s3l_sink_run_id(const struct s3l_sink *s) { return s ? s->run : ""; }
+
 void s3l_sink_stats(const struct s3l_sink *s, uint64_t *records, uint64_t *parts, uint64_t *bytes)
 {
     if (records)

@@ -1,0 +1,1 @@
+CREATE TABLE out_s3 (line STRING) WITH (con

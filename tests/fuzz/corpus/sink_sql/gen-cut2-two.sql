@@ -1,0 +1,1 @@
+CREATE TABLE a (l STRING) WITH (connector='s3', bucke

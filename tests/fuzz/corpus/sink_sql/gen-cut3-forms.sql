@@ -1,0 +1,2 @@
+-- c
+create table "a""b" (`l` string) /* x */ WITH ('connector'='s3', bucket='f

@@ -1,0 +1,1 @@
+CREATE TABLE out_s3 (line STRING) WITH (connector = 's3', bucket = 'b', key_prefix = 'events', delivery_guarantee = 'exactly_once'

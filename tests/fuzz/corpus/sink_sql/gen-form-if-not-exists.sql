@@ -1,0 +1,1 @@
+CREATE TABLE IF NOT EXISTS t (l STRING) WITH (connector='s3', bucket='b')

@@ -1,0 +1,1 @@
+CREATE TABLE t WITH (connector='s3', bucket='b')

@@ -1,0 +1,1 @@
+CREATE TABLE `a``b` ("l" STRING) WITH (connector='s3', bucket='b')

@@ -1,0 +1,1 @@
+CREATE TABLE t (l INT) WITH (connector='s3', bucket='b')

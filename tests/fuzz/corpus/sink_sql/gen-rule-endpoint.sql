@@ -1,0 +1,1 @@
+CREATE TABLE t (l STRING) WITH (connector = 's3', bucket = 'b', endpoint_override = 'http://127.0.0.1:7480')
