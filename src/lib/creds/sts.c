@@ -265,9 +265,16 @@ static int fail(const struct s3l__sts_request *rq, long status, const char *code
     int cls = classify(code, status);
     char by[400];
     who(rq, by, sizeof(by));
-    if (identity(rq))
-        s3l_error_set(err, cls, "STS GetCallerIdentity as %s: %s (HTTP %ld)%s%.150s", by,
-                      code[0] ? code : "error", status, msg[0] ? ": " : "", msg);
+    if (identity(rq)) /* asked of any S3-compatible endpoint, which may echo what it was
+                          * sent (a session token): its Message is left out, and a Code
+                          * that is not a plain word too */
+        s3l_error_set(err, cls, "STS GetCallerIdentity as %s: %s (HTTP %ld)", by,
+                      code[0] && strlen(code) < 64 && strspn(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                   "abcdefghijklmnopqrstuvwxyz"
+                                                                   "0123456789.") == strlen(code)
+                          ? code
+                          : "an error",
+                      status);
     else if (cls == S3L_EPERMISSION_DENIED && strcmp(code, "AccessDenied") == 0)
         s3l_error_set(err, cls,
                       "STS %s of role %.200s as %s refused (AccessDenied, HTTP %ld): check the "
@@ -289,7 +296,8 @@ static int fail(const struct s3l__sts_request *rq, long status, const char *code
     if (err) {
         err->http_status = (int)status;
         snprintf(err->s3_code, sizeof(err->s3_code), "%s", code);
-        snprintf(err->request_id, sizeof(err->request_id), "%s", request_id);
+        snprintf(err->request_id, sizeof(err->request_id), "%s",
+                 identity(rq) ? "" : request_id);
         err->retryable = cls == S3L_ETHROTTLED || cls == S3L_ETRANSIENT;
     }
     return cls;
