@@ -14,7 +14,7 @@
 #include "util/util.h"
 
 /* A copy of s into *dst (NULL stays NULL); false when out of memory. */
-static bool dup(char **dst, const char *s)
+static bool copy_str(char **dst, const char *s)
 {
     *dst = s ? s3l_strdup(s) : NULL;
     return !s || *dst;
@@ -26,8 +26,10 @@ static int snapshot(struct s3l_s3_client *c, struct s3l_credentials *cr, char *e
                     size_t cap, char *region, size_t rcap)
 {
     pthread_mutex_lock(&c->mu);
-    bool ok = dup(&cr->access_key_id, c->access_key) && dup(&cr->secret_access_key, c->secret_key) &&
-              dup(&cr->session_token, c->session_token) && dup(&cr->principal, c->principal);
+    bool ok = copy_str(&cr->access_key_id, c->access_key) &&
+              copy_str(&cr->secret_access_key, c->secret_key) &&
+              copy_str(&cr->session_token, c->session_token) &&
+              copy_str(&cr->principal, c->principal);
     snprintf(cr->source, sizeof(cr->source), "%s", c->creds_source);
     int rc = ok ? 0 : S3L_ENOMEM;
     if (!c->aws)
