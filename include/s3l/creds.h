@@ -253,6 +253,23 @@ int s3l_creds_role_new(const struct s3l_creds_role_options *ro, struct s3l_creds
                        struct s3l_creds_provider **out, struct s3l_error *err);
 
 /*
+ * Who signer's keys are: STS GetCallerIdentity (AWS STS API Reference; it needs no permission),
+ * signed with signer (SigV4, service "sts"). *arn is the caller's ARN (s3l_malloc'ed: the caller
+ * frees it), e.g. "arn:aws:iam::123456789012:user/loader" or an assumed role's session.
+ * region NULL: AWS_REGION, AWS_DEFAULT_REGION, us-east-1. Endpoint: endpoint when not NULL, else
+ * AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL, endpoint_fallback (an S3-compatible store's own
+ * endpoint: Ceph RGW serves STS there), https://sts.REGION.amazonaws.com. Retried as
+ * s3l_creds_role_new's calls (THROTTLED, TRANSIENT: 3 attempts, 10 s each). Returns 0;
+ * S3L_EINVALID_ARGUMENT (no keys in signer); S3L_EAUTH_INVALID (the key refused);
+ * S3L_EAUTH_EXPIRED; S3L_EPERMISSION_DENIED; S3L_ETRANSIENT (no answer: a store without STS);
+ * S3L_EINVALID_CONFIG (a bad endpoint, an answer without Arn, or an error STS does not
+ * classify, such as an S3-compatible store's NotImplemented); S3L_ENOMEM. Never a secret in err.
+ */
+int s3l_creds_caller_identity(const struct s3l_credentials *signer, const char *region,
+                              const char *endpoint, const char *endpoint_fallback, char **arn,
+                              struct s3l_error *err);
+
+/*
  * A thread-safe cache over inner (owned, also on failure): get answers from the cache while the
  * credentials do not expire within 5 minutes (the SDKs' advisory refresh window), and asks
  * inner again otherwise; credentials without expiration are kept until

@@ -234,6 +234,21 @@ struct s3l_dest_gc_report {
 int s3l_dest_gc_pipeline(struct s3l_store *store, const char *pipeline, bool force,
                          struct s3l_dest_gc_report *r, struct s3l_error *err);
 
+/* gc's age for check leftovers: a check removes its scratch area within seconds, so one older
+ * than an hour was left by a check that was killed. */
+#define S3L_DEST_CHECK_LEFTOVER_AGE_NS (3600ll * 1000000000ll)
+
+/*
+ * Removes what killed `s3land check` runs left under URL/_openetl/check/ (s3l_dest_scratch_prefix,
+ * commit/gc.c): each scratch area (the objects under one _openetl/check/<id>/, or one object
+ * directly under _openetl/check/) whose newest object was last modified more than min_age_ns
+ * (ns) ago; an area with an object of unknown modification time is kept. Adds the number of
+ * objects removed to *removed (may be NULL). Lists only under _openetl/check/. Errors: the
+ * store's (list, remove_many: the first key that could not be removed); S3L_ENOMEM.
+ */
+int s3l_dest_gc_check_leftovers(struct s3l_store *s, int64_t min_age_ns, uint64_t *removed,
+                                struct s3l_error *err);
+
 /* Frees d (aborting an epoch in progress). NULL is a no-op. */
 void s3l_dest_free(struct s3l_dest *d);
 

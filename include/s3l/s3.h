@@ -466,6 +466,37 @@ int s3l_s3_copy_sized_with(struct s3l_s3_client *c, const char *src_bucket, cons
                            uint64_t part_size, const struct s3l_s3_put_options *opts,
                            struct s3l_s3_object *out, struct s3l_error *err);
 
+/*
+ * Who the client signs as (`s3land check`'s first step). source: botocore's method string of the
+ * credentials ("env", "shared-credentials-file", "assume-role", ...); key_id: the access key id
+ * as its first 4 and last 4 characters ("AKIA...WXYZ"; whole when 8 or fewer); role_arn: the
+ * assumed role's session ARN when the credentials came from AssumeRole or
+ * AssumeRoleWithWebIdentity, else ""; arn: the caller's ARN from STS GetCallerIdentity (from_sts
+ * true), else role_arn, else "" (then why_no_arn says what STS answered). All NUL-terminated.
+ */
+struct s3l_s3_identity {
+    char source[40];
+    char key_id[16];
+    char role_arn[512];
+    char arn[512];
+    bool from_sts;
+    char why_no_arn[400];
+};
+
+/*
+ * Fills out for client c: STS GetCallerIdentity (no permission needed) signed with the client's
+ * current credentials, sent to AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL, else the client's own
+ * endpoint when it has one (Ceph RGW serves STS there; a store without STS answers an error,
+ * recorded in why_no_arn), else https://sts.REGION.amazonaws.com. A failing STS call is no
+ * failure here: out says who the key is without it. Returns 0, or S3L_ENOMEM. Thread-safe.
+ */
+int s3l_s3_caller_identity(struct s3l_s3_client *c, struct s3l_s3_identity *out,
+                           struct s3l_error *err);
+
+/* The region the client signs for now, into out (cap bytes, NUL-terminated): the configured
+ * one, or the bucket's after a redirect was followed (s3l_s3_set_note_handler). Thread-safe. */
+void s3l_s3_client_region(struct s3l_s3_client *c, char *out, size_t cap);
+
 /* Counters since the client was made: HTTP attempts sent, retries, SlowDown answers. */
 void s3l_s3_client_counters(const struct s3l_s3_client *c, uint64_t *requests, uint64_t *retries,
                             uint64_t *slowdowns);
@@ -514,6 +545,16 @@ struct s3l_s3_store_options {
     const char *sse_kms_key_id;
     const char *storage_class;
 };
+
+/*
+ * The S3 client, bucket and key prefix ("" or "PREFIX/") of store s when it is the s3 backend's
+ * (s3l_store_open of an s3://BUCKET/PREFIX URL, without a wrapper); all borrowed from the store,
+ * valid while it is open. Returns 0, or S3L_EUNSUPPORTED (another backend; *c etc. untouched).
+ * For probes the store's vtable has no operation for (HeadBucket, GetCallerIdentity).
+ */
+struct s3l_store;
+int s3l_s3_store_client(struct s3l_store *s, struct s3l_s3_client **c, const char **bucket,
+                        const char **prefix);
 
 /*
  * Checks encryption and storage class values against the S3 API reference's lists (sse.c names

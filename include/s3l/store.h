@@ -40,6 +40,19 @@ struct s3l_store_options {
 int s3l_store_open(const char *url, const struct s3l_store_options *opts, struct s3l_store **out,
                    struct s3l_error *err);
 
+/*
+ * A store rooted at prefix inside parent (store/sub.c): its key K is the parent's PREFIX + K, so a
+ * whole destination (checkpoints, markers, tables) can live in a scratch area of another one
+ * (`s3land check` writes its scratch table under "_openetl/check/<uuid>/"). prefix: one or more
+ * valid key segments, each followed by '/' ("a/b/"). parent is borrowed: it must outlive *out,
+ * which is freed with s3l_store_free (the parent stays open). Every operation goes through the
+ * parent's dispatch functions (counted there); the caps are the parent's; url is the parent's
+ * URL + "/" + the prefix without its last '/'. Errors: S3L_EINVALID_ARGUMENT for a prefix that is
+ * not key segments ending in '/', S3L_ENOMEM.
+ */
+int s3l_store_sub_new(struct s3l_store *parent, const char *prefix, struct s3l_store **out,
+                      struct s3l_error *err);
+
 /* Destroys a store (and what a wrapper wraps). NULL is a no-op. */
 void s3l_store_free(struct s3l_store *s);
 

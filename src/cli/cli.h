@@ -331,6 +331,20 @@ int cli_run_plan_build(struct cli *c, const char *cmd, const struct cli_docs *d,
                        struct cli_run_plan *p);
 void cli_run_plan_free(struct cli_run_plan *p);
 
+/* ---- check's load path (check_load.c) ---- */
+
+/*
+ * `s3land check`'s step 7: a destination (s3l_dest_open) on the sub-store of store rooted at area
+ * ("_openetl/check/<uuid>/"), a table "check" of `rows` rows (id int64, s string) committed as a
+ * run commits (stage, checkpoint, copy, marker), the row count read back from the markers and from
+ * every file's Parquet footer and compared, the destination reopened and its pipeline state
+ * compared with what was committed, then every object under area removed and the area listed
+ * empty. detail (cap bytes) says what was done. Returns 0, or the first failure's code with err
+ * (S3L_ECORRUPT for a count or state that differs; the store's and the destination's errors).
+ */
+int cli_check_load(struct s3l_store *store, const char *area, unsigned rows, char *detail,
+                   size_t cap, struct s3l_error *err);
+
 /* ---- write's reports (write_report.c) ---- */
 
 /* The state of write's reporting: the report callback's context (s3l_pipeline_options.report). */

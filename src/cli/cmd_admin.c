@@ -1,11 +1,11 @@
 /*
- * `s3land recover`, `gc` and `check`: maintenance of a destination.
+ * `s3land recover` and `gc`: maintenance of a destination (`check` is cmd_check.c).
  *   recover  commits the epochs that interrupted runs left pending (the destination does it when
  *            it opens a pipeline: same copies to the same names, then the marker);
  *   gc       removes staged files of epochs that can never commit, claiming a pipeline only
  *            when it looks dead (its checkpoint older than twice its commit interval) or with
- *            --force (issue 10 item 12);
- *   check    writes, reads back, lists and deletes a scratch object under _openetl/.
+ *            --force (issue 10 item 12), and what killed checks left under
+ *            _openetl/check/ (older than an hour, or --check-age).
  * recover takes each pipeline with a pending epoch over (a new generation), so a writer of the
  * same pipeline still running is fenced: run it when no writer of that pipeline runs.
  */
@@ -56,27 +56,13 @@ static const char gc_help[] =
     "  --pipeline-id ID   only this pipeline\n"
     "  --force            claim live pipelines too: a writer still running is fenced (it stops\n"
     "                     at its next commit with exit code 5)\n"
+    "  --check-age D      remove what killed `s3land check` runs left under _openetl/check/\n"
+    "                     once its newest object is D old (default 1h; a check removes its own\n"
+    "                     within seconds)\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-static const char check_help[] =
-    "Usage: s3land check [--url URL | --config FILE [--secrets-dir DIR]]\n"
-    "\n"
-    "Checks that the destination can be used: writes an object under URL/_openetl/, reads it\n"
-    "back and compares, lists the prefix, and deletes it. Each failure names what was refused.\n"
-    "\n"
-    "  --url URL          the destination (default ./lake; created if missing)\n"
-    "  --config FILE      the destination of a config file's Destination document; with a\n"
-    "                     Pipeline there, its Destination with the credentials `run` would use\n"
-    "                     (none from the environment unless spec.runner.inherit: true)\n"
-    "  --secrets-dir DIR  where { secret: NAME } values are read from\n"
-    "  --endpoint URL, --region R, --path-style   s3:// connection (below)\n"
-    "  --profile NAME, --role-arn ARN, --external-id ID, --role-session-name N,\n"
-    "  --role-duration D     access: which credentials, a role on top (below)\n"
-    "  -q, --quiet / --json / -h, --help\n"
-    "\n";
-
-enum { O_URL = 256, O_ID, O_JSON, O_CONFIG, O_SECRETS_DIR, O_FORCE };
+enum { O_URL = 256, O_ID, O_JSON, O_CONFIG, O_SECRETS_DIR, O_FORCE, O_CHECK_AGE };
 
 static const struct option admin_options[] = {
     {"url", required_argument, NULL, O_URL},
@@ -84,6 +70,7 @@ static const struct option admin_options[] = {
     {"secrets-dir", required_argument, NULL, O_SECRETS_DIR},
     {"pipeline-id", required_argument, NULL, O_ID},
     {"force", no_argument, NULL, O_FORCE},
+    {"check-age", required_argument, NULL, O_CHECK_AGE},
     CLI_S3_LONG_OPTIONS,
     CLI_SSE_LONG_OPTIONS,
     {"json", no_argument, NULL, O_JSON},
@@ -103,6 +90,7 @@ struct admin {
     char *url;
     struct s3l_store *store;
     bool gc, force;
+    int64_t check_age_ns; /* gc: check leftovers older than this are removed */
     uint64_t count; /* recovered epochs, or removed files */
     int ex;
 };
@@ -145,6 +133,13 @@ static int parse(struct admin *a, int argc, char **argv)
             if (!a->gc)
                 return cli_usage(a->c, a->cmd, "--force is an option of gc only");
             a->force = true;
+            break;
+        case O_CHECK_AGE:
+            if (!a->gc)
+                return cli_usage(a->c, a->cmd, "--check-age is an option of gc only");
+            if (!cli_parse_duration(optarg, &a->check_age_ns))
+                return cli_usage(a->c, a->cmd, "--check-age %s: expected a duration (30s, 1h)",
+                                 optarg);
             break;
         case 'q':
             a->c->quiet = true;
@@ -321,12 +316,32 @@ static int one_pipeline(void *ctx, const char *id)
     return 0;
 }
 
+/* gc: what killed checks left under _openetl/check/ (s3l_dest_gc_check_leftovers). */
+static int gc_check_leftovers(struct admin *a, struct s3l_error *err)
+{
+    uint64_t n = 0;
+    int rc = s3l_dest_gc_check_leftovers(a->store, a->check_age_ns, &n, err);
+    if (rc)
+        return rc;
+    char age[32];
+    fmt_interval((uint64_t)(a->check_age_ns / 1000000), age, sizeof(age));
+    if (a->c->json)
+        cli_emit_json(json_pack("{s:s, s:I, s:I}", "event", "gc_check", "removed",
+                                (json_int_t)n, "older_than_ms",
+                                (json_int_t)(a->check_age_ns / 1000000)));
+    else if (!a->c->quiet && n > 0)
+        printf("check leftovers (%s): removed %llu object%s older than %s\n",
+               s3l_dest_scratch_prefix(), (unsigned long long)n, n == 1 ? "" : "s", age);
+    return 0;
+}
+
 static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
 {
     struct admin a = {0};
     a.c = c;
     a.cmd = gc ? "gc" : "recover";
     a.gc = gc;
+    a.check_age_ns = S3L_DEST_CHECK_LEFTOVER_AGE_NS;
     int ex = parse(&a, argc, argv);
     if (ex || a.help) {
         if (a.help) {
@@ -351,6 +366,8 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
         for (size_t i = 0; rc == 0 && i < ids.n; i++)
             one_pipeline(&a, ids.v[i]);
         cli_strings_free(&ids);
+        if (rc == 0 && gc && !a.id)
+            rc = gc_check_leftovers(&a, &err);
         ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : a.ex;
     }
     if (ex == 0 && !c->quiet && !c->json) {
@@ -373,73 +390,4 @@ int cli_cmd_recover(struct cli *c, int argc, char **argv)
 int cli_cmd_gc(struct cli *c, int argc, char **argv)
 {
     return recover_or_gc(c, argc, argv, true);
-}
-
-static int found_key(void *ctx, const struct s3l_object_info *info)
-{
-    return strcmp(info->key, (const char *)ctx) == 0 ? 1 : 0;
-}
-
-int cli_cmd_check(struct cli *c, int argc, char **argv)
-{
-    struct admin a = {0};
-    a.c = c;
-    a.cmd = "check";
-    int ex = parse(&a, argc, argv);
-    if (ex || a.help) {
-        if (a.help) {
-            fputs(check_help, stdout);
-            fputs(cli_s3_help, stdout);
-            fputs(cli_access_help, stdout);
-            fputs(cli_sse_help, stdout);
-            fputs(cli_exit_codes_help, stdout);
-        }
-        return ex;
-    }
-    ex = open_store(&a, true);
-    if (ex)
-        return ex;
-    char key[128], body[192];
-    snprintf(key, sizeof(key), "%scheck-%ld-%ld.txt", s3l_dest_scratch_prefix(), (long)getpid(),
-             (long)time(NULL));
-    snprintf(body, sizeof(body), "s3land check %s\n", key);
-    struct s3l_error err = {0};
-    const char *step = "write";
-    int rc = s3l_store_put(a.store, key, body, strlen(body), NULL, NULL, &err);
-    uint8_t *data = NULL;
-    size_t len = 0;
-    if (rc == 0) {
-        step = "read back";
-        rc = s3l_store_get(a.store, key, 0, UINT64_MAX, 4096, &data, &len, NULL, &err);
-        if (rc == 0 && (len != strlen(body) || memcmp(data, body, len) != 0))
-            rc = s3l_error_set(&err, S3L_ECORRUPT, "%s read back differs from what was written",
-                               key);
-    }
-    s3l_free(data);
-    if (rc == 0) {
-        step = "list";
-        rc = s3l_store_list(a.store, s3l_dest_scratch_prefix(), found_key, key, &err);
-        if (rc == 1)
-            rc = 0;
-        else if (rc == 0)
-            rc = s3l_error_set(&err, S3L_ECORRUPT, "%s is missing from the listing", key);
-    }
-    if (rc == 0 || strcmp(step, "write") != 0) {
-        int rc2 = s3l_store_remove(a.store, key, rc ? NULL : &err);
-        if (rc == 0 && rc2)
-            step = "delete";
-        if (rc == 0)
-            rc = rc2;
-    }
-    if (rc) {
-        s3l_error_prefix(&err, "check %s: %s", a.url, step);
-        ex = cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
-    } else if (c->json) {
-        cli_emit_json(json_pack("{s:s, s:s, s:b}", "event", "check", "url", a.url, "ok", 1));
-    } else if (!c->quiet) {
-        printf("check %s: write, read back, list and delete under _openetl/ all work\n", a.url);
-    }
-    s3l_store_free(a.store);
-    s3l_free(a.url);
-    return ex;
 }

@@ -55,7 +55,9 @@ printf '{"a":1}\n' >"$work/in.ndjson"
 first_request() {
     : >"$work/req.log"
     timeout 60 "$S3LAND" "$@" >/dev/null 2>&1
-    head -1 "$work/req.log"
+    # the first S3 request: check's STS GetCallerIdentity (a POST / to the S3 endpoint, where
+    # Ceph RGW serves STS) is not one
+    grep -v '^POST / ' "$work/req.log" | head -1
 }
 declare -A extra=([write]="--table t $work/in.ndjson" [ls]="" [schema]="--table t" [recover]=""
     [gc]="" [check]="")
@@ -63,7 +65,7 @@ for cmd in write ls schema recover gc check; do
     # shellcheck disable=SC2086
     req=$(first_request $cmd --url s3://bkt/p --endpoint "$ep" --region eu-west-3 --path-style ${extra[$cmd]})
     case "$req" in
-    *" /bkt"[/?]*"host=localhost:$port "*"/eu-west-3/s3/aws4_request"*) ok "$cmd --path-style: bucket in the path, region signed" ;;
+    *" /bkt"[/?\ ]*"host=localhost:$port "*"/eu-west-3/s3/aws4_request"*) ok "$cmd --path-style: bucket in the path, region signed" ;;
     *) bad "$cmd --path-style: got '$req'" ;;
     esac
     # shellcheck disable=SC2086
@@ -75,7 +77,7 @@ for cmd in write ls schema recover gc check; do
     # shellcheck disable=SC2086
     req=$(AWS_ENDPOINT_URL_S3="$ep" AWS_REGION=ap-south-2 first_request $cmd --url s3://bkt/p ${extra[$cmd]})
     case "$req" in
-    *" /bkt"[/?]*"/ap-south-2/s3/aws4_request"*) ok "$cmd: AWS_ENDPOINT_URL_S3 and AWS_REGION honoured" ;;
+    *" /bkt"[/?\ ]*"/ap-south-2/s3/aws4_request"*) ok "$cmd: AWS_ENDPOINT_URL_S3 and AWS_REGION honoured" ;;
     *) bad "$cmd with AWS_ENDPOINT_URL_S3: got '$req'" ;;
     esac
     # shellcheck disable=SC2086

@@ -35,8 +35,15 @@
 //   html            502 with an HTML body, not forwarded
 //   corrupt         one byte of the request body is flipped, then forwarded (the store's
 //                   Content-MD5 check must refuse it)
+//   strip_headers   the request's headers named in the rule's `headers` (default
+//                   ["if-none-match", "if-match"]) are removed and the request is signed
+//                   again (SigV4, with the secret of $AWS_SECRET_ACCESS_KEY), then forwarded:
+//                   the store never sees the condition, as a store that ignores it would
+//                   behave. A request without any of them passes unchanged (not counted as
+//                   injected).
 // Integrity: a request carrying x-amz-checksum-crc32c has it checked here (Ceph RGW 16 ignores
 // it); counts get checksummed / checksumBad per operation and key.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 
@@ -116,6 +123,37 @@ function classify(req) {
 function credentialScope(req) {
   const m = /Credential=[^/,\s]+\/([^,\s]+)/.exec(req.headers.authorization || '');
   return m ? m[1] : '';
+}
+
+// SigV4 (the AWS General Reference, "Create a signed AWS API request"), the proxy's own: the
+// request signed again after headers were removed, with the key id, date, region and service of
+// its Authorization header and the payload hash of its x-amz-content-sha256.
+function resign(req, secret) {
+  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/([^,]+), ?SignedHeaders=([^,]+), ?Signature=/
+    .exec(req.headers.authorization || '');
+  if (!m) return false;
+  const [, akid, scope, signed] = m;
+  const [date, region, service] = scope.split('/');
+  const names = signed.split(';').filter((n) => n in req.headers).sort();
+  const u = req.url.indexOf('?');
+  const path = u < 0 ? req.url : req.url.slice(0, u);
+  const query = u < 0 ? '' : req.url.slice(u + 1).split('&').filter((x) => x)
+    .map((x) => (x.includes('=') ? x : `${x}=`))
+    .sort((a, b) => { const ka = a.split('=')[0], kb = b.split('=')[0];
+                      return ka < kb ? -1 : ka > kb ? 1 : a < b ? -1 : a > b ? 1 : 0; })
+    .join('&');
+  const canon = [req.method, path, query,
+    names.map((n) => `${n}:${String(req.headers[n]).trim().replace(/\s+/g, ' ')}\n`).join(''),
+    names.join(';'), req.headers['x-amz-content-sha256'] || 'UNSIGNED-PAYLOAD'].join('\n');
+  const sts = ['AWS4-HMAC-SHA256', req.headers['x-amz-date'], scope,
+    crypto.createHash('sha256').update(canon).digest('hex')].join('\n');
+  const hmac = (k, d) => crypto.createHmac('sha256', k).update(d).digest();
+  let k = hmac(`AWS4${secret}`, date);
+  k = hmac(hmac(hmac(k, region), service), 'aws4_request');
+  const sig = crypto.createHmac('sha256', k).update(sts).digest('hex');
+  req.headers.authorization = `AWS4-HMAC-SHA256 Credential=${akid}/${scope}, ` +
+    `SignedHeaders=${names.join(';')}, Signature=${sig}`;
+  return true;
 }
 
 function pickRule(op, key) {
@@ -258,6 +296,16 @@ function handle(req, res, body, op, key, rule) {
     const bad = Buffer.from(body);
     if (bad.length > 0) bad[bad.length >> 1] ^= 0x5a;
     return forward(req, bad, pass);
+  }
+  case 'strip_headers': {
+    const names = rule.headers || ['if-none-match', 'if-match'];
+    if (!names.some((n) => n in req.headers)) return forward(req, body, pass);
+    c.injected++;
+    for (const n of names) delete req.headers[n];
+    if (!resign(req, process.env.AWS_SECRET_ACCESS_KEY || '')) {
+      return inject(500, 'ProxyError', 'strip_headers: the request has no SigV4 Authorization');
+    }
+    return forward(req, body, pass);
   }
   default:
     return forward(req, body, pass);

@@ -237,6 +237,76 @@ static void counts_by_operation(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static int collect(void *ctx, const struct s3l_object_info *info)
+{
+    char *buf = ctx;
+    strcat(buf, info->key);
+    strcat(buf, ";");
+    return 0;
+}
+
+/* s3l_store_sub_new: every key is the parent's PREFIX + key, listings strip it, operations are
+ * counted by the parent, staged uploads work through it, and bad prefixes are refused. */
+static void sub_store_prefixes_every_key(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/s3l-sub-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char url[64];
+    snprintf(url, sizeof(url), "file://%s", dir);
+    struct s3l_store *p = NULL, *sub = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(url, NULL, &p, &err), 0);
+    static const char *bad[] = {"", "a", "/a/", "a//", "../", "a/../", "./"};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(bad); i++)
+        assert_int_equal(s3l_store_sub_new(p, bad[i], &sub, &err), S3L_EINVALID_ARGUMENT);
+    assert_int_equal(s3l_store_sub_new(p, "a/b/", &sub, &err), 0);
+    char want[96];
+    snprintf(want, sizeof(want), "%s/a/b", url);
+    assert_string_equal(sub->url, want);
+    assert_int_equal(sub->ops->caps, p->ops->caps);
+    uint64_t before = p->n_ops;
+    struct s3l_object_info info;
+    assert_int_equal(s3l_store_put(sub, "x/y", "hello", 5, NULL, NULL, &err), 0);
+    assert_int_equal(s3l_store_stat(p, "a/b/x/y", &info, &err), 0);
+    assert_int_equal(info.size, 5);
+    assert_true(p->n_ops > before); /* counted by the parent */
+    assert_int_equal(s3l_store_copy(sub, "x/y", "z", &err), 0);
+    assert_int_equal(s3l_store_put(p, "a/c", "other", 5, NULL, NULL, &err), 0);
+    char seen[256] = "";
+    assert_int_equal(s3l_store_list(sub, "", collect, seen, &err), 0);
+    assert_string_equal(seen, "x/y;z;");
+    /* conditional puts go through */
+    struct s3l_put_options po = {0};
+    po.if_none_match = true;
+    assert_int_equal(s3l_store_put(sub, "z", "again", 5, &po, NULL, &err),
+                     S3L_EPRECONDITION_FAILED);
+    s3l_error_clear(&err);
+    /* a staged upload, then its abort */
+    struct s3l_upload *u = NULL;
+    struct s3l_staged st = {0};
+    assert_int_equal(s3l_store_upload_begin(sub, "staged", NULL, &u, &err), 0);
+    assert_int_equal(s3l_store_upload_write(u, "12345", 5, &err), 0);
+    assert_int_equal(s3l_store_upload_stage(u, &st, &err), 0);
+    assert_int_equal(st.size, 5);
+    assert_int_equal(s3l_store_staged_abort(sub, "staged", st.upload_id, &err), 0);
+    s3l_staged_cleanup(&st);
+    const char *keys[] = {"x/y", "z"};
+    assert_int_equal(s3l_store_remove_many(sub, keys, 2, &err), 0);
+    seen[0] = 0;
+    assert_int_equal(s3l_store_list(sub, "", collect, seen, &err), 0);
+    assert_string_equal(seen, "");
+    seen[0] = 0;
+    assert_int_equal(s3l_store_list(p, "", collect, seen, &err), 0);
+    assert_string_equal(seen, "a/c;"); /* the parent's own object is untouched */
+    s3l_store_free(sub);
+    assert_int_equal(s3l_store_remove(p, "a/c", &err), 0);
+    s3l_store_free(p);
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +316,7 @@ int main(void)
         cmocka_unit_test(names_cannot_escape),
         cmocka_unit_test(wrapper_hook_applies_and_ops_count),
         cmocka_unit_test(counts_by_operation),
+        cmocka_unit_test(sub_store_prefixes_every_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

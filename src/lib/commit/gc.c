@@ -156,3 +156,81 @@ int s3l_dest_gc_pipeline(struct s3l_store *store, const char *pipeline, bool for
     s3l_dest_free(d);
     return rc;
 }
+
+/* ---- What killed `s3land check` runs left under _openetl/check/ (issue 11 item 6) ---- */
+
+struct leftover {
+    char *key;
+    int64_t mtime_ns;
+};
+
+struct leftovers {
+    struct leftover *v;
+    size_t n, cap;
+};
+
+static int leftover_add(void *ctx, const struct s3l_object_info *info)
+{
+    struct leftovers *l = ctx;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        struct leftover *v = s3l_realloc(l->v, cap * sizeof(*v));
+        if (!v)
+            return S3L_ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n].key = s3l_strdup(info->key)))
+        return S3L_ENOMEM;
+    l->v[l->n++].mtime_ns = info->mtime_ns;
+    return 0;
+}
+
+/* The length of the scratch area's name in key (after the prefix): up to the next '/', or the
+ * whole rest for an object directly under _openetl/check/. */
+static size_t area_len(const char *key, size_t plen)
+{
+    return strcspn(key + plen, "/");
+}
+
+int s3l_dest_gc_check_leftovers(struct s3l_store *s, int64_t min_age_ns, uint64_t *removed,
+                                struct s3l_error *err)
+{
+    const char *prefix = s3l_dest_scratch_prefix();
+    size_t plen = strlen(prefix);
+    struct leftovers l = {0};
+    int rc = s3l_store_list(s, prefix, leftover_add, &l, err);
+    if (rc == S3L_ENOMEM && err && !err->code)
+        s3l_error_set(err, rc, "out of memory listing %s", prefix);
+    int64_t now = s3l__os_now_ns();
+    /* The listing is in byte order of keys, so an area's objects are neighbours. An area is
+     * stale when its newest object is older than min_age_ns; an unknown time (0) is taken as
+     * fresh: never remove what a running check may still use. */
+    for (size_t i = 0; rc == 0 && i < l.n;) {
+        size_t a = area_len(l.v[i].key, plen), j = i;
+        int64_t newest = 0;
+        bool unknown = false;
+        for (; j < l.n && area_len(l.v[j].key, plen) == a &&
+               memcmp(l.v[j].key + plen, l.v[i].key + plen, a) == 0; j++) {
+            unknown = unknown || l.v[j].mtime_ns == 0;
+            newest = l.v[j].mtime_ns > newest ? l.v[j].mtime_ns : newest;
+        }
+        if (!unknown && now - newest > min_age_ns) {
+            const char **keys = s3l_calloc(j - i, sizeof(*keys));
+            if (!keys)
+                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory removing %s", l.v[i].key);
+            for (size_t k = i; keys && k < j; k++)
+                keys[k - i] = l.v[k].key;
+            if (keys)
+                rc = s3l_store_remove_many(s, keys, j - i, err);
+            if (rc == 0 && removed)
+                *removed += j - i;
+            s3l_free(keys);
+        }
+        i = j;
+    }
+    for (size_t i = 0; i < l.n; i++)
+        s3l_free(l.v[i].key);
+    s3l_free(l.v);
+    return rc;
+}

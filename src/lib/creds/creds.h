@@ -142,7 +142,8 @@ int s3l__creds_sso_new(const struct s3l_creds_options *opts, struct s3l_creds_pr
 
 /* ---------------------------------------------------------------- STS (sts.c) */
 
-/* One STS call. action "AssumeRole" (signed with signer) or "AssumeRoleWithWebIdentity"
+/* One STS call. action "AssumeRole" or "GetCallerIdentity" (signed with signer; the latter
+ * sends only Action and Version, and its answer's Arn is out->principal, no keys) or "AssumeRoleWithWebIdentity"
  * (unsigned; signer NULL, web_identity_token set). session_name NULL or "": botocore's default,
  * "botocore-session-<unix seconds>". external_id NULL: none sent. duration_seconds 0: STS's
  * default (1 h). region: an explicit one (a flag), else AWS_REGION, AWS_DEFAULT_REGION,
@@ -160,6 +161,9 @@ struct s3l__sts_request {
     const char *profile_region;
     const char *endpoint;
     const char *source;
+    /* After AWS_ENDPOINT_URL_STS and AWS_ENDPOINT_URL, before the AWS endpoint: for
+     * GetCallerIdentity, an S3-compatible store's own endpoint (Ceph RGW serves STS there). */
+    const char *endpoint_fallback;
 };
 
 /* Calls STS and fills out (with principal = AssumedRoleUser.Arn). Retries THROTTLED and

@@ -67,6 +67,8 @@ static int resolve_where(const struct s3l__sts_request *rq, struct where *w,
     const char *ep = rq->endpoint ? rq->endpoint : var("AWS_ENDPOINT_URL_STS");
     if (!ep)
         ep = var("AWS_ENDPOINT_URL");
+    if (!ep)
+        ep = rq->endpoint_fallback;
     char built[128];
     if (!ep) {
         snprintf(built, sizeof(built), "https://sts.%s.amazonaws.com", region);
@@ -95,6 +97,13 @@ static int resolve_where(const struct s3l__sts_request *rq, struct where *w,
     return 0;
 }
 
+/* GetCallerIdentity (AWS STS API Reference): no parameters, no permission needed, answers
+ * GetCallerIdentityResult/{Arn, UserId, Account}. */
+static bool identity(const struct s3l__sts_request *rq)
+{
+    return strcmp(rq->action, "GetCallerIdentity") == 0;
+}
+
 /* The form body: name=value pairs, RFC 3986-encoded (util/uri.c), joined by '&'. */
 static int form(struct s3l_buf *b, const struct s3l__kv *kv, size_t n)
 {
@@ -119,6 +128,8 @@ static size_t params(const struct s3l__sts_request *rq, struct s3l__kv *kv, char
     size_t n = 0;
     kv[n++] = (struct s3l__kv){"Action", rq->action};
     kv[n++] = (struct s3l__kv){"Version", STS_VERSION};
+    if (identity(rq))
+        return n;
     kv[n++] = (struct s3l__kv){"RoleArn", rq->role_arn};
     const char *sn = rq->session_name;
     if (!sn || !*sn) {
@@ -254,7 +265,17 @@ static int fail(const struct s3l__sts_request *rq, long status, const char *code
     int cls = classify(code, status);
     char by[400];
     who(rq, by, sizeof(by));
-    if (cls == S3L_EPERMISSION_DENIED && strcmp(code, "AccessDenied") == 0)
+    if (identity(rq)) /* asked of any S3-compatible endpoint, which may echo what it was
+                          * sent (a session token): its Message is left out, and a Code
+                          * that is not a plain word too */
+        s3l_error_set(err, cls, "STS GetCallerIdentity as %s: %s (HTTP %ld)", by,
+                      code[0] && strlen(code) < 64 && strspn(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                   "abcdefghijklmnopqrstuvwxyz"
+                                                                   "0123456789.") == strlen(code)
+                          ? code
+                          : "an error",
+                      status);
+    else if (cls == S3L_EPERMISSION_DENIED && strcmp(code, "AccessDenied") == 0)
         s3l_error_set(err, cls,
                       "STS %s of role %.200s as %s refused (AccessDenied, HTTP %ld): check the "
                       "role's trust policy first (its Principal must name the caller%s), then "
@@ -275,7 +296,8 @@ static int fail(const struct s3l__sts_request *rq, long status, const char *code
     if (err) {
         err->http_status = (int)status;
         snprintf(err->s3_code, sizeof(err->s3_code), "%s", code);
-        snprintf(err->request_id, sizeof(err->request_id), "%s", request_id);
+        snprintf(err->request_id, sizeof(err->request_id), "%s",
+                 identity(rq) ? "" : request_id);
         err->retryable = cls == S3L_ETHROTTLED || cls == S3L_ETRANSIENT;
     }
     return cls;
@@ -307,6 +329,17 @@ static int answer(const struct s3l__sts_request *rq, long status, const struct s
     char result[64];
     snprintf(result, sizeof(result), "%sResult", rq->action);
     const struct s3l__xml_node *r = s3l__xml_child(doc.root, result);
+    if (identity(rq)) {
+        const char *who_arn = s3l__xml_text(r, "Arn");
+        s3l_credentials_cleanup(out);
+        if (!who_arn || !*who_arn)
+            rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
+                               "STS GetCallerIdentity: the answer has no %s/Arn", result);
+        else if (!(out->principal = s3l_strdup(who_arn)))
+            rc = s3l_error_set(err, S3L_ENOMEM, "out of memory for the caller's ARN");
+        s3l__xml_doc_free(&doc);
+        return rc;
+    }
     const struct s3l__xml_node *c = s3l__xml_child(r, "Credentials");
     const char *ak = s3l__xml_text(c, "AccessKeyId"), *sk = s3l__xml_text(c, "SecretAccessKey");
     const char *tok = s3l__xml_text(c, "SessionToken"), *exp = s3l__xml_text(c, "Expiration");
@@ -345,8 +378,8 @@ static int attempt(const struct s3l__sts_request *rq, const struct where *w,
         char reason[160];
         rc = s3l__creds_http_do(&hr, &status, &body, reason, sizeof(reason), err);
         if (rc == 0 && status == 0) {
-            rc = s3l_error_set(err, S3L_ETRANSIENT, "STS %s of role %.200s at %.200s: %s",
-                               rq->action, rq->role_arn, w->url, reason);
+            rc = s3l_error_set(err, S3L_ETRANSIENT, "STS %s%s%.200s at %.200s: %s", rq->action,
+                               identity(rq) ? "" : " of role ", rq->role_arn, w->url, reason);
             if (err)
                 err->retryable = true;
         } else if (rc == 0) {
@@ -357,6 +390,31 @@ static int attempt(const struct s3l__sts_request *rq, const struct where *w,
     OPENSSL_cleanse(body.ptr, body.cap);
     s3l_buf_free(&hb);
     s3l_buf_free(&body);
+    return rc;
+}
+
+int s3l_creds_caller_identity(const struct s3l_credentials *signer, const char *region,
+                              const char *endpoint, const char *endpoint_fallback, char **arn,
+                              struct s3l_error *err)
+{
+    *arn = NULL;
+    if (!signer || !signer->access_key_id || !signer->secret_access_key)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "GetCallerIdentity: no credentials");
+    struct s3l__sts_request rq = {0};
+    rq.action = "GetCallerIdentity";
+    rq.role_arn = "";
+    rq.signer = signer;
+    rq.region = region;
+    rq.endpoint = endpoint;
+    rq.endpoint_fallback = endpoint_fallback;
+    rq.source = signer->source;
+    struct s3l_credentials got = {0};
+    int rc = s3l__sts_assume(&rq, &got, err);
+    if (rc == 0) {
+        *arn = got.principal;
+        got.principal = NULL;
+    }
+    s3l_credentials_cleanup(&got);
     return rc;
 }
 

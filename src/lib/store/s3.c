@@ -585,3 +585,14 @@ int s3l__store_s3_open(const char *url, const struct s3l_store_options *opts,
     *out = &s->base;
     return 0;
 }
+
+int s3l_s3_store_client(struct s3l_store *st, struct s3l_s3_client **c, const char **bucket,
+                        const char **prefix)
+{
+    if (!st || st->ops != &s3_ops)
+        return S3L_EUNSUPPORTED;
+    *c = S(st)->c;
+    *bucket = S(st)->bucket;
+    *prefix = S(st)->prefix;
+    return 0;
+}
