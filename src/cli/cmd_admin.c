@@ -399,6 +399,8 @@ int cli_cmd_check(struct cli *c, int argc, char **argv)
     ex = open_store(&a, true);
     if (ex)
         return ex;
+    if (c->creds[0] && !c->quiet && !c->json) /* the credential source of --config (docs.c) */
+        printf("check %s: credentials: %s\n", a.url, c->creds);
     char key[128], body[192];
     snprintf(key, sizeof(key), "%scheck-%ld-%ld.txt", s3l_dest_scratch_prefix(), (long)getpid(),
              (long)time(NULL));
