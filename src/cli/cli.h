@@ -341,7 +341,14 @@ struct cli_write_reporter {
     bool up_to_date; /* the run found every input read and nothing pending */
     bool printed;    /* a stream's committed offset was printed, printed_offset */
     uint64_t printed_offset;
+    int64_t drawn_ns;         /* stats.elapsed_ns when progress was last drawn (0: never) */
 };
+/*
+ * The progress line (no line end) into buf (cap bytes): rows, input bytes read, commits, bytes
+ * committed, the lag behind the inputs' ends and rows/s. behind: bytes of the inputs not read
+ * yet, or UINT64_MAX when unknown (stdin, a pipe, a compressed input): then left out.
+ */
+void cli_fmt_progress(char *buf, size_t cap, const struct s3l_pipeline_stats *s, uint64_t behind);
 /* What the summary names: the run's options (inputs, table) and its destination URL. */
 struct cli_write_run {
     const struct s3l_pipeline_options *o;

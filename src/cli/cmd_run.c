@@ -209,7 +209,7 @@ int cli_cmd_run(struct cli *c, int argc, char **argv)
     if (ex == 0)
         ex = cli_run_plan_build(c, "run", &d, &plan);
     if (ex == 0) {
-        struct cli_write_reporter r = {c, false, false, false, 0};
+        struct cli_write_reporter r = {c, false, false, false, 0, 0};
         plan.o.report = run_on_report;
         plan.o.report_ctx = &r;
         plan.o.stop = &cli_stop_signal;
