@@ -1,9 +1,9 @@
 /*
  * What `s3land write` and `run` report while they run and at their end: progress on a terminal
  * (rows, bytes read, commits, bytes committed, the lag behind the inputs' ends, rows/s; at most
- * once a second), each commit (and, for stdin, the committed input offset a caller resumes from), the
- * end of a run on stdin, and the summary; as text on stderr or, with --json, as JSON events on
- * stdout. Split from cmd_write.c, which parses the options and runs the pipeline.
+ * once a second), each commit (and, for stdin, the committed input offset a caller resumes
+ * from), the end of a run on stdin, and the summary; as text on stderr or, with --json, as JSON
+ * events on stdout. Split from cmd_write.c, which parses the options and runs the pipeline.
  */
 #include <stdio.h>
 #include <string.h>
