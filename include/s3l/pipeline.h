@@ -262,6 +262,9 @@ struct s3l_pipeline_stats {
     uint64_t records_skipped; /* records the input format skips by its rules (Debezium's
                                  tombstones), read by this run */
     uint64_t bytes_in;       /* input bytes consumed */
+    uint64_t bytes_resumed;  /* input bytes before the offsets the run resumed from (the last
+                                commit's, summed over the inputs; bytes_in counts past them):
+                                the inputs' sizes less both are the bytes not read yet */
     uint64_t bytes_out;      /* bytes put to the store by committed epochs: data files and
                                 commit records (checkpoint, marker, schema record) */
     uint64_t files;          /* data files committed */

@@ -137,6 +137,36 @@ int cli_access_resolve(struct cli *c, struct cli_access *a, const char **region,
     return 0;
 }
 
+int cli_access_doc_role(struct cli *c, const struct s3l_config_aws *aws, const char *region,
+                        struct s3l_creds_provider **out)
+{
+    struct s3l_error err = {0};
+    struct s3l_creds_provider *chain = NULL, *p = NULL, *role = NULL;
+    /* The runner's identity: the default chain with no profile named (AWS_PROFILE and the
+     * environment's keys apply, as for any AWS SDK), whatever spec.runner.inherit says. */
+    int rc = s3l_creds_default_chain_new(NULL, &chain, &err);
+    if (rc == 0)
+        rc = s3l_creds_cache_new(chain, &p, &err);
+    if (rc == 0) {
+        struct s3l_creds_role_options ro = {S3L_CREDS_ROLE_OPTIONS_VERSION,
+                                            aws->role.value,
+                                            aws->external_id.value,
+                                            aws->session_name.value,
+                                            (int)aws->duration_seconds,
+                                            region,
+                                            aws->sts_endpoint.value};
+        rc = s3l_creds_role_new(&ro, p, &role, &err);
+        p = NULL;
+        if (rc == 0)
+            rc = s3l_creds_cache_new(role, &p, &err);
+    }
+    if (rc != 0)
+        return cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
+    keep(p, NULL);
+    *out = p;
+    return 0;
+}
+
 const char cli_access_help[] =
     "Access (s3:// URLs; the credentials come from the AWS SDKs' default chain: environment,\n"
     "role profile, web identity, SSO (refused), credentials file, credential_process, config\n"

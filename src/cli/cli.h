@@ -34,6 +34,9 @@ struct cli {
     bool json;  /* one JSON object per line on stdout for each event and the summary */
     bool tty;   /* stderr is a terminal: draw progress */
     const char *prog;
+    /* Where the credentials of a destination taken from a config document come from, and
+     * whether a role was assumed or ignored (docs.c; "" otherwise): check prints it. */
+    char creds[400];
 };
 
 /* The text printed by `s3land --help` for the exit codes. */
@@ -172,6 +175,19 @@ int cli_access_option(struct cli *c, const char *cmd, int opt, struct cli_access
  */
 int cli_access_resolve(struct cli *c, struct cli_access *a, const char **region,
                        const char **endpoint);
+
+/*
+ * The role of a Destination's spec.config.aws (issue 12 item 4): *out becomes an STS AssumeRole
+ * provider for aws->role (with externalId, sessionName, durationSeconds and stsEndpoint; region:
+ * the destination's, NULL for AWS_REGION, AWS_DEFAULT_REGION, us-east-1) signed with the
+ * runner's own ambient identity (the AWS default chain, no profile named), whatever
+ * spec.runner.inherit says: the destination itself gets only the role's credentials. Both
+ * providers are cached (the role's credentials are renewed 5 minutes before they expire) and
+ * live until exit. STS is asked only when the first request is signed. Returns 0, or the exit
+ * code after reporting (a malformed role option: the creds module's S3L_EINVALID_ARGUMENT).
+ */
+int cli_access_doc_role(struct cli *c, const struct s3l_config_aws *aws, const char *region,
+                        struct s3l_creds_provider **out);
 
 /* The S3 connection flags every command that opens a store takes (docs/cli.md). */
 struct cli_s3 {
@@ -354,7 +370,14 @@ struct cli_write_reporter {
     bool up_to_date; /* the run found every input read and nothing pending */
     bool printed;    /* a stream's committed offset was printed, printed_offset */
     uint64_t printed_offset;
+    int64_t drawn_ns;         /* stats.elapsed_ns when progress was last drawn (0: never) */
 };
+/*
+ * The progress line (no line end) into buf (cap bytes): rows, input bytes read, commits, bytes
+ * committed, the lag behind the inputs' ends and rows/s. behind: bytes of the inputs not read
+ * yet, or UINT64_MAX when unknown (stdin, a pipe, a compressed input): then left out.
+ */
+void cli_fmt_progress(char *buf, size_t cap, const struct s3l_pipeline_stats *s, uint64_t behind);
 /* What the summary names: the run's options (inputs, table) and its destination URL. */
 struct cli_write_run {
     const struct s3l_pipeline_options *o;

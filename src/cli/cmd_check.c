@@ -215,7 +215,9 @@ static void step_credentials(struct check *k)
     bool refused = !id.from_sts && (strstr(id.why_no_arn, "[AUTH_INVALID]") ||
                                     strstr(id.why_no_arn, "[AUTH_EXPIRED]"));
     char role[600];
-    if (id.role_arn[0])
+    if (k->c->creds[0]) /* --config: the document's source, its aws.role assumed or ignored */
+        snprintf(role, sizeof(role), "credentials: %s", k->c->creds);
+    else if (id.role_arn[0])
         snprintf(role, sizeof(role), "role assumed: %s", id.role_arn);
     else if (k->s3.access.role_arn)
         snprintf(role, sizeof(role), "--role-arn %s ignored: the credentials are not the "

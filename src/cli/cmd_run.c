@@ -39,7 +39,9 @@ static const char run_help[] =
     "Credentials: the destination gets no ambient credentials, region or endpoint (AWS_*\n"
     "variables, profiles, instance role) unless the pipeline says spec.runner.inherit: true;\n"
     "give keys in the Destination's spec.config (accessKeyId, secretAccessKey, each may be a\n"
-    "{ secret: NAME }).\n"
+    "{ secret: NAME }), or a role (spec.config.aws.role), which is assumed through STS with the\n"
+    "runner's own credentials (the AWS default chain); keys given win over a role.\n"
+    "An AUTH_EXPIRED failure restarts the run (1 s, 2 s, 4 s ... at most 5 times in a row).\n"
     "A stream whose column changes type stops (SCHEMA_DRIFT) while the others go on; the run\n"
     "then exits 4. SIGINT or SIGTERM commits what was read, then exits 130 or 143.\n"
     "\n";
@@ -130,6 +132,36 @@ static void summary(struct cli *c, const struct s3l_pipeline_options *o, const c
             (double)s->elapsed_ns / 1e9, rc ? " (a stream stopped: see above)" : "");
 }
 
+/* The library's SCHEMA_DRIFT message names write's flag; a run's setting is the Pipeline's. */
+static const char write_hint[] = "(s3land write --type-changes allow)";
+static const char run_hint[] = "(typeChanges: allow in the Pipeline's spec.destination)";
+
+/* Rewrites write's hint in msg (NUL-terminated, cap bytes) to the Pipeline's setting. */
+static void drift_hint(char *msg, size_t cap)
+{
+    char *at = strstr(msg, write_hint);
+    if (!at)
+        return;
+    char tail[S3L_ERROR_MESSAGE_MAX];
+    snprintf(tail, sizeof(tail), "%s", at + strlen(write_hint));
+    snprintf(at, cap - (size_t)(at - msg), "%s%s", run_hint, tail);
+}
+
+/* write's report callback, with a stopped stream's drift message in the Pipeline's terms. */
+static void run_on_report(void *ctx, const struct s3l_pipeline_report *p)
+{
+    if (p->event != S3L_EVENT_STREAM_STOPPED || !p->message) {
+        cli_write_on_report(ctx, p);
+        return;
+    }
+    char msg[S3L_ERROR_MESSAGE_MAX + sizeof(run_hint)];
+    snprintf(msg, sizeof(msg), "%s", p->message);
+    drift_hint(msg, sizeof(msg));
+    struct s3l_pipeline_report q = *p;
+    q.message = msg;
+    cli_write_on_report(ctx, &q);
+}
+
 /* Runs the attempt again after AUTH_EXPIRED, at most this many times in a row. */
 #define AUTH_RESTARTS 5
 
@@ -177,8 +209,8 @@ int cli_cmd_run(struct cli *c, int argc, char **argv)
     if (ex == 0)
         ex = cli_run_plan_build(c, "run", &d, &plan);
     if (ex == 0) {
-        struct cli_write_reporter r = {c, false, false, false, 0};
-        plan.o.report = cli_write_on_report;
+        struct cli_write_reporter r = {c, false, false, false, 0, 0};
+        plan.o.report = run_on_report;
         plan.o.report_ctx = &r;
         plan.o.stop = &cli_stop_signal;
         struct s3l_pipeline_stats stats;
@@ -188,6 +220,8 @@ int cli_cmd_run(struct cli *c, int argc, char **argv)
         cli_catch_stop_signals();
         int rc = run_attempts(c, &plan.o, &stats, &side, &err);
         cli_write_clear_progress(&r);
+        if (rc == S3L_ESCHEMA_DRIFT)
+            drift_hint(err.message, sizeof(err.message));
         ex = rc ? cli_fail(c, rc, &err, side) : CLI_EX_OK;
         summary(c, &plan.o, plan.url, &stats, r.up_to_date, rc);
         if (rc == 0 && stats.stopped) {

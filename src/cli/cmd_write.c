@@ -703,7 +703,7 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
         }
         a.o.schema = schema;
     }
-    struct cli_write_reporter r = {c, false, false, false, 0};
+    struct cli_write_reporter r = {c, false, false, false, 0, 0};
     a.o.report = cli_write_on_report;
     a.o.report_ctx = &r;
     struct s3l_pipeline_stats stats;

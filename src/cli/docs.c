@@ -101,7 +101,8 @@ static int no_credentials(struct cli *c, const struct cli_docs *d)
                   "destination %s: no credentials for %s: a pipeline gives its destination no "
                   "ambient credentials (AWS_* variables, profiles, instance role); set "
                   "spec.config.accessKeyId and spec.config.secretAccessKey in the Destination "
-                  "(each may be { secret: NAME }), or spec.runner.inherit: true in pipeline %s "
+                  "(each may be { secret: NAME }), or spec.config.aws.role (assumed with the "
+                  "runner's own credentials), or spec.runner.inherit: true in pipeline %s "
                   "to use the environment's",
                   d->destination->name, d->destination->destination->url.value,
                   d->pipeline ? d->pipeline->name : "");
@@ -125,10 +126,16 @@ int cli_doc_s3_options(struct cli *c, const char *cmd, const struct cli_docs *d,
     const char *url = dc->url.value ? dc->url.value : "";
     if (strncmp(url, "s3://", 5) != 0)
         return 0; /* file://: no connection */
+    const char *role = dc->aws.role.value;
     if (dc->access_key_id.value && dc->secret_access_key.value) {
         s->cfg.access_key = dc->access_key_id.value;
         s->cfg.secret_key = dc->secret_access_key.value;
         s->cfg.session_token = dc->session_token.value;
+        /* Keys given explicitly win over a role (issue 11 item 1): said, never silent. */
+        snprintf(c->creds, sizeof(c->creds),
+                 "keys from the document (spec.config.accessKeyId)%s%.200s%s",
+                 role ? "; aws.role " : "", role ? role : "",
+                 role ? " ignored: explicit keys win" : "");
         return 0;
     }
     if (dc->access_key_id.value || dc->secret_access_key.value)
@@ -136,13 +143,20 @@ int cli_doc_s3_options(struct cli *c, const char *cmd, const struct cli_docs *d,
                          d->destination->name,
                          dc->access_key_id.value ? "accessKeyId" : "secretAccessKey",
                          dc->access_key_id.value ? "secretAccessKey" : "accessKeyId");
-    if (dc->aws.role.value) {
-        struct s3l_error e = {0};
-        s3l_error_set(&e, S3L_EUNSUPPORTED,
-                      "destination %s: spec.config.aws.role: assuming a role (STS) is not built "
-                      "in yet; give keys (spec.config.accessKeyId, secretAccessKey)",
-                      d->destination->name);
-        return cli_fail(c, e.code, &e, S3L_SIDE_CONFIG);
+    if (role) {
+        /* Assumed with the runner's own identity even when inherit is false: the destination
+         * gets the role's credentials only (issue 12 item 4). */
+        int ex = cli_access_doc_role(c, &dc->aws, dc->region.value, &s->cfg.credentials);
+        if (ex)
+            return ex;
+        snprintf(c->creds, sizeof(c->creds),
+                 "assume-role %.200s (spec.config.aws.role), assumed with the runner's own "
+                 "credentials (the AWS default chain)",
+                 role);
+        return 0;
     }
+    if (inherit)
+        snprintf(c->creds, sizeof(c->creds), "the AWS default chain (%s)",
+                 d->pipeline ? "spec.runner.inherit: true" : "a Destination alone, as write");
     return inherit ? 0 : no_credentials(c, d);
 }

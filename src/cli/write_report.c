@@ -1,8 +1,9 @@
 /*
- * What `s3land write` reports while it runs and at its end: progress on a terminal (rows, bytes,
- * rows/s), each commit (and, for stdin, the committed input offset a caller resumes from), the
- * end of a run on stdin, and the summary; as text on stderr or, with --json, as JSON events on
- * stdout. Split from cmd_write.c, which parses the options and runs the pipeline.
+ * What `s3land write` and `run` report while they run and at their end: progress on a terminal
+ * (rows, bytes read, commits, bytes committed, the lag behind the inputs' ends, rows/s; at most
+ * once a second), each commit (and, for stdin, the committed input offset a caller resumes
+ * from), the end of a run on stdin, and the summary; as text on stderr or, with --json, as JSON
+ * events on stdout. Split from cmd_write.c, which parses the options and runs the pipeline.
  */
 #include <stdio.h>
 #include <string.h>
@@ -100,6 +101,40 @@ static void report_end(struct cli_write_reporter *r, const struct s3l_pipeline_r
     }
 }
 
+void cli_fmt_progress(char *buf, size_t cap, const struct s3l_pipeline_stats *s, uint64_t behind)
+{
+    char in[32], out[32], lag[64] = "";
+    if (behind != UINT64_MAX) {
+        char b[32];
+        snprintf(lag, sizeof(lag), ", %s behind the inputs' ends",
+                 cli_fmt_bytes(behind, b, sizeof(b)));
+    }
+    snprintf(buf, cap, "%llu rows, %s read, %llu %s, %s committed%s, %.0f rows/s",
+             (unsigned long long)s->rows, cli_fmt_bytes(s->bytes_in, in, sizeof(in)),
+             (unsigned long long)s->epochs, s->epochs == 1 ? "commit" : "commits",
+             cli_fmt_bytes(s->bytes_out, out, sizeof(out)), lag, rate(s->rows, s->elapsed_ns));
+}
+
+/*
+ * The bytes of the inputs not read yet: every input's size now (so a file that grows counts
+ * too) less the offsets the run resumed from and what it read since (stats' bytes_resumed and
+ * bytes_in). UINT64_MAX when an input is a stream or compressed (its offset counts decompressed
+ * bytes, its size compressed ones).
+ */
+static uint64_t behind(const struct s3l_pipeline_report *p)
+{
+    uint64_t size = 0;
+    for (size_t i = 0; i < p->n_inputs; i++) {
+        struct stat st;
+        const struct s3l_input_position *in = &p->inputs[i];
+        if (!in->replayable || in->compression || stat(in->path, &st) != 0)
+            return UINT64_MAX;
+        size += (uint64_t)st.st_size;
+    }
+    uint64_t done = p->stats->bytes_resumed + p->stats->bytes_in;
+    return size > done ? size - done : 0;
+}
+
 void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
 {
     struct cli_write_reporter *r = ctx;
@@ -108,19 +143,25 @@ void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
     switch (p->event) {
     case S3L_EVENT_PROGRESS:
         if (c->json) {
-            cli_emit_json(json_pack("{s:s, s:I, s:I, s:I, s:f}", "event", "progress", "rows",
-                                    (json_int_t)s->rows, "bytes_in", (json_int_t)s->bytes_in,
-                                    "bytes_out", (json_int_t)s->bytes_out, "rows_per_s",
-                                    rate(s->rows, s->elapsed_ns)));
+            json_t *ev = json_pack("{s:s, s:I, s:I, s:I, s:I, s:f}", "event", "progress", "rows",
+                                   (json_int_t)s->rows, "bytes_in", (json_int_t)s->bytes_in,
+                                   "bytes_out", (json_int_t)s->bytes_out, "commits",
+                                   (json_int_t)s->epochs, "rows_per_s",
+                                   rate(s->rows, s->elapsed_ns));
+            uint64_t lag = behind(p);
+            if (ev && lag != UINT64_MAX)
+                json_object_set_new(ev, "bytes_behind", json_integer((json_int_t)lag));
+            cli_emit_json(ev);
             return;
         }
-        if (c->quiet || !c->tty)
+        /* On a terminal only, and at most once a second (the runner reports twice a second). */
+        if (c->quiet || !c->tty || (r->drawn_ns && s->elapsed_ns - r->drawn_ns < 1000000000))
             return;
-        char in[32], out[32];
-        fprintf(stderr, "\r\033[K%llu rows, %s read, %s committed, %.0f rows/s",
-                (unsigned long long)s->rows, cli_fmt_bytes(s->bytes_in, in, sizeof(in)),
-                cli_fmt_bytes(s->bytes_out, out, sizeof(out)), rate(s->rows, s->elapsed_ns));
+        char line[256];
+        cli_fmt_progress(line, sizeof(line), s, behind(p));
+        fprintf(stderr, "\r\033[K%s", line);
         r->progress_drawn = true;
+        r->drawn_ns = s->elapsed_ns ? s->elapsed_ns : 1;
         return;
     case S3L_EVENT_COMMIT:
     case S3L_EVENT_RECOVERED:

@@ -5,7 +5,8 @@
 // every row exactly once. Then: a rerun changes nothing; appended lines and a new file that the
 // glob matches land once; a source added to the document keeps the pipeline id (one checkpoint,
 // the same name) and lands only the new source's rows; a stream whose declared column type
-// drifts stops with SCHEMA_DRIFT while the other stream lands, the run exits 4, and once the
+// drifts stops with SCHEMA_DRIFT (the message naming the Pipeline's typeChanges: allow, not
+// write's --type-changes) while the other stream lands, the run exits 4, and once the
 // type change is allowed the drifted stream lands its rows from where it stopped, once.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -110,6 +111,8 @@ writePipeline([...baseSources, drifting]);
 r = run([...runArgs, '--json'], { cwd: work, env });
 check(r.code === 4, `a drifting stream makes the run exit 4 (got ${r.code}): ${r.stderr.trim().split('\n').pop()}`);
 check(/SCHEMA_DRIFT/.test(r.stderr) && /extra/.test(r.stderr) && /int64/.test(r.stderr), 'the SCHEMA_DRIFT message names the table and the types');
+check(/typeChanges: allow in the Pipeline's spec\.destination/.test(r.stderr) && !/--type-changes/.test(r.stderr),
+    `the SCHEMA_DRIFT message names the Pipeline's typeChanges: allow, not write's flag: ${r.stderr.trim()}`);
 check(r.stdout.split('\n').some((l) => l && JSON.parse(l).event === 'stream_stopped'), 'a stream_stopped event');
 await checkAll('the other streams went on');
 check(JSON.stringify(listing(path.join(lake, 'extra'))) === JSON.stringify(extraBefore), 'the drifted table is untouched');

@@ -46,7 +46,8 @@ static const struct {
     {"name", "a name of lower-case letters, digits and - (a DNS label)"},
     {"identifier", "an identifier of letters, digits and _, not starting with a digit"},
     {"secretRef", "a secret name of letters, digits and _, not starting with a digit"},
-    {"roleArn", "an IAM role ARN like arn:aws:iam::123456789012:role/NAME"},
+    {"roleArn", "an IAM role ARN like arn:aws:iam::123456789012:role/NAME (the account may be "
+                "empty, as Ceph RGW names roles)"},
     {"sessionName", "a session name of 2 to 64 characters A-Z a-z 0-9 + = , . @ _ -"},
     {"storageClass", "a storage class like STANDARD_IA"},
     {"bucket", "a bucket name (3 to 63 of a-z 0-9 . -) or file:///ABSOLUTE/PATH"},

@@ -525,6 +525,8 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         *side = S3L_SIDE_INPUT;
     }
     s3l_free(json);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        stats->bytes_resumed += pos[i].offset; /* bytes_in counts from these offsets */
     if (rc == 0 && all_done && !pending) {
         report(&l, S3L_EVENT_UP_TO_DATE, NULL);
         goto out;
