@@ -158,6 +158,10 @@ struct s3l_reader_options {
      * short ends the input there (s3l_reader_cut), and an unterminated last CSV row or JSON
      * element in it is left unread. */
     enum s3l_input_compression compression;
+    /* A plain input (not compressed) read only up to this byte offset (> start_offset), taken
+     * as its end: the reader reads no byte past it (a followed file's last line end, so that a
+     * line still being written is not read before its line end comes). 0: to the real end. */
+    uint64_t end_offset;
 };
 
 struct s3l_reader;

@@ -11,15 +11,19 @@
  * the destination stays byte-identical.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "os/os.h"
 #include "runner.h"
 
 #define PROGRESS_EVERY_NS 500000000LL
 #define CLOCK_EVERY_ROWS  64
+#define FOLLOW_WAIT_MS    250 /* follow mode: the longest wait between looks at a stop */
+#define FOLLOW_POLL_MS    500 /* follow mode without inotify: a stat of each input this often */
 
 void s3l_pipeline_options_init(struct s3l_pipeline_options *o)
 {
@@ -63,6 +67,7 @@ struct loop {
     bool dirty;          /* a position moved since the last commit */
     unsigned lane;
     bool *drifted;             /* per stream: stopped by SCHEMA_DRIFT */
+    struct s3l__os_watch *watch; /* follow mode: the followed inputs' watch, else NULL */
     struct s3l_error drift;    /* the first drift's error, returned at the end */
 };
 
@@ -237,8 +242,13 @@ static int signalled(struct loop *l, size_t i, enum s3l__source_signal signal, u
 static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err)
 {
     struct s3l__source *src = NULL;
+    /* The source numbers lines from pos->line: where it is now (a followed input is reopened
+     * after each change, before its position is committed). */
+    uint64_t committed_line = l->pos[i].line;
+    l->pos[i].line = l->line[i];
     int rc = l->env->source_open(l->env->source_ctx, i, &l->pos[i], l->fds[i], l->cur[i],
                                  l->skip[i], &src, err);
+    l->pos[i].line = committed_line;
     if (rc) {
         *side = S3L_SIDE_INPUT;
         return rc;
@@ -330,6 +340,103 @@ static int drain_all(struct loop *l, enum s3l_pipeline_side *side, struct s3l_er
         s3l_error_clear(err);
     }
     return 0;
+}
+
+/* ---- Follow mode ------------------------------------------------------------------------- */
+
+/* Whether input i is followed: a regular file of a source with follow on. */
+static bool follows(const struct loop *l, size_t i)
+{
+    return iopts(l, i)->follow && l->pos[i].replayable && !l->drifted[stream_of(l, i)];
+}
+
+static bool any_follows(const struct loop *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (follows(l, i))
+            return true;
+    return false;
+}
+
+/* The watch over the followed inputs (NULL when none is followed). S3L_ENOMEM. */
+static int watch_inputs(struct loop *l, struct s3l_error *err)
+{
+    if (!any_follows(l))
+        return 0;
+    int rc = s3l__os_watch_new(S3L__OS_WATCH_AUTO, FOLLOW_POLL_MS, &l->watch, err);
+    for (size_t i = 0; rc == 0 && i < l->n; i++)
+        if (follows(l, i))
+            rc = s3l__os_watch_add(l->watch, l->pos[i].path, err);
+    return rc;
+}
+
+/* At a follow run's stop: a followed input with bytes after its last line end names them, as a
+ * line still being written that is left unread. */
+static void note_unended(struct loop *l)
+{
+    for (size_t i = 0; l->o->report && i < l->n; i++) {
+        struct s3l__os_stat st;
+        struct s3l_error e = {0};
+        if (!follows(l, i) || l->pos[i].compression ||
+            s3l__os_fstat(l->fds[i], l->pos[i].path, &st, &e) != 0 || st.size <= l->cur[i])
+            continue;
+        char msg[S3L_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof(msg),
+                 "%s line %llu (byte offset %llu): %llu bytes without a line end yet, left "
+                 "unread at the stop, as a line still being appended; the next run reads it "
+                 "once it is whole", l->pos[i].path, (unsigned long long)(l->line[i] ? l->line[i] : 1),
+                 (unsigned long long)l->cur[i], (unsigned long long)(st.size - l->cur[i]));
+        report(l, S3L_EVENT_PARTIAL_LINE, msg);
+    }
+}
+
+/*
+ * Follow mode, once every input was read to its end: waits for a followed input to change and
+ * reads on from where it is, until a stop request (or an error). What was read is committed when
+ * the interval is due while waiting, and the checkpoint rewritten once per interval when nothing
+ * was (the heartbeat of an idle stream, signalled()). The wait is at most FOLLOW_WAIT_MS, so a
+ * stop is seen soon also when its signal went to another thread.
+ */
+static int follow_inputs(struct loop *l, enum s3l_pipeline_side *side, struct s3l_error *err)
+{
+    int rc = 0;
+    while (rc == 0 && any_follows(l)) {
+        if (l->o->stop && *l->o->stop) {
+            l->st->stopped = true;
+            break;
+        }
+        int64_t now = l->now = l->env->now_ns();
+        int64_t ci = l->o->commit_interval_ns;
+        if (epoch_due(l, now) || (ci > 0 && now - l->t_epoch >= ci)) {
+            if ((rc = commit(l, err)) != 0) {
+                *side = S3L_SIDE_DESTINATION;
+                break;
+            }
+        }
+        int64_t wait_ms = FOLLOW_WAIT_MS;
+        if (ci > 0) {
+            int64_t left = (l->t_epoch + ci - l->now) / 1000000;
+            wait_ms = S3L_MAX(1, S3L_MIN(wait_ms, left + 1));
+        }
+        if (s3l__os_watch_wait(l->watch, (int)wait_ms) == 0)
+            continue;
+        for (size_t i = 0; rc == 0 && i < l->n && !l->st->stopped; i++) {
+            if (!follows(l, i))
+                continue;
+            rc = drain(l, i, side, err);
+            if (rc == S3L_ESCHEMA_DRIFT) {
+                l->drifted[stream_of(l, i)] = true;
+                if (!l->drift.code)
+                    l->drift = *err;
+                report(l, S3L_EVENT_STREAM_STOPPED, err->message);
+                s3l_error_clear(err);
+                rc = 0;
+            }
+        }
+    }
+    if (rc == 0 && l->st->stopped)
+        note_unended(l);
+    return rc;
 }
 
 /*
@@ -525,7 +632,7 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         *side = S3L_SIDE_INPUT;
     }
     s3l_free(json);
-    if (rc == 0 && all_done && !pending) {
+    if (rc == 0 && all_done && !pending && !any_follows(&l)) {
         report(&l, S3L_EVENT_UP_TO_DATE, NULL);
         goto out;
     }
@@ -538,8 +645,15 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         stats->last_epoch = recovered;
         report(&l, S3L_EVENT_RECOVERED, NULL);
     }
+    /* The watch is set before the first reads, so a change after them is not missed. */
+    if (rc == 0 && (rc = watch_inputs(&l, err)) != 0)
+        *side = S3L_SIDE_INPUT;
     if (rc == 0)
         rc = drain_all(&l, side, err);
+    if (rc == 0 && !l.st->stopped && l.watch)
+        rc = follow_inputs(&l, side, err);
+    else if (rc == 0 && l.st->stopped && l.watch)
+        note_unended(&l);
     if (rc == 0 && (l.epoch_rows > 0 || l.dirty)) {
         *side = S3L_SIDE_DESTINATION;
         l.now = env->now_ns();
@@ -572,5 +686,6 @@ out:
     s3l_free(l.line);
     s3l_free(l.skip);
     s3l_free(l.drifted);
+    s3l__os_watch_free(l.watch);
     return rc;
 }
