@@ -172,6 +172,10 @@ struct s3l_reader_options {
     int (*read)(void *ctx, void *dst, size_t want, size_t *got, struct s3l_error *err);
     int (*seek)(void *ctx, uint64_t offset, struct s3l_error *err);
     void *io_ctx; /* passed to read and seek */
+    /* A plain input (not compressed) read only up to this byte offset (> start_offset), taken
+     * as its end: the reader reads no byte past it (a followed file's last line end, so that a
+     * line still being written is not read before its line end comes). 0: to the real end. */
+    uint64_t end_offset;
 };
 
 struct s3l_reader;

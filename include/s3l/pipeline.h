@@ -353,6 +353,9 @@ struct s3l_pipeline_source {
     /* The source's kind for the delivery gate (s3l_source_kind_find), or NULL: by its inputs
      * ("files" for regular files, "stdin" for -, "pipe" for any other that cannot replay). */
     const char *kind;
+    /* Follow mode (a Pipeline source's follow: true): as the run's follow below, for this
+     * source's files. */
+    bool follow;
 };
 
 #define S3L_PIPELINE_OPTIONS_VERSION 1
@@ -443,6 +446,17 @@ struct s3l_pipeline_options {
      * the run and be a cache (s3l_creds_cache_new), as the S3 client's uploads ask it from
      * their thread. NULL: the default chain (struct s3l_s3_config's credentials). */
     struct s3l_creds_provider *credentials;
+    /*
+     * Follow mode (write --follow): after the end of a regular file, wait for more (inotify on
+     * its directory, or a stat every 500 ms where inotify is unavailable) instead of ending, and
+     * read what is appended. The run then ends only when *stop is set (or on an error): what was
+     * read is committed, as at the end. commit_interval_ns is honoured while waiting: a row read
+     * is committed at most one interval (plus about 250 ms) later, even when nothing more comes.
+     * A last line without its line end waits for it and is not landed before. Streams (stdin, a
+     * pipe) wait anyway and are read to their end once. A JSON array input is refused
+     * (S3L_EINVALID_CONFIG): it has no end after which records could be appended.
+     */
+    bool follow;
 };
 
 /* Fills o with the defaults above. */

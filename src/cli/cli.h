@@ -340,7 +340,7 @@ int cli_plan_destination(struct cli *c, const char *cmd, const struct cli_docs *
  * The whole run of d: the destination (inherit: the Pipeline's spec.runner.inherit), every
  * source with its files expanded, its table (its name, or its spec.streams entry), its schema and
  * settings, the namespace, type changes and the commit interval (default 1m). Refused (exit 6)
- * before any data moves: follow, format debezium, a source in several streams. Returns 0 or the
+ * before any data moves: format debezium, a source in several streams. Returns 0 or the
  * exit code after reporting.
  */
 int cli_run_plan_build(struct cli *c, const char *cmd, const struct cli_docs *d,

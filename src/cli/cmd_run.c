@@ -2,7 +2,8 @@
  * `s3land run --config FILE...`: runs a Pipeline document with its Destination (docs/config.md)
  * through the same runner and exactly-once protocol as `write`: every source into its table, one
  * checkpoint and one commit per epoch for all of them, a commit every
- * spec.delivery.commit.interval (default 1m). A run whose sources all lack `follow` ends once
+ * spec.delivery.commit.interval (default 1m), also while a `follow` source waits for more (until
+ * SIGINT or SIGTERM). A run whose sources all lack `follow` ends once
  * every source is read to its end and committed. An AUTH_EXPIRED failure restarts the attempt
  * (with backoff, at most 5 times in a row); every other failure stops with its exit code.
  */

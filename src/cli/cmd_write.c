@@ -81,6 +81,10 @@ static const char write_help[] =
     "  --row-group-rows N     also end a row group at N rows (default: no limit)\n"
     "  --memory SIZE          memory for buffered row groups, all lanes together (default 48MiB)\n"
     "  --lanes N              threads that encode in parallel (default 1)\n"
+    "  --follow               after the end of a file, wait for more and read it as it is\n"
+    "                         appended (inotify, else a stat every 500ms), until SIGINT or\n"
+    "                         SIGTERM; a line without its line end yet waits for it; stdin\n"
+    "                         waits anyway (see docs/cli.md: rotation, copytruncate)\n"
     "Commits:\n"
     "  --epoch-rows N         commit every N rows (default 1000000; 0: only by time and at end)\n"
     "  --commit-interval D    commit at least every D: 500ms, 30s, 5m (default 60s; 0: never by\n"
@@ -140,6 +144,7 @@ enum {
     OPT_SSE, /* encryption and storage class: sse_option */
     OPT_SSE_KMS_KEY_ID,
     OPT_STORAGE_CLASS,
+    OPT_FOLLOW,
 };
 
 static const struct option write_options[] = {
@@ -169,6 +174,7 @@ static const struct option write_options[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
     {"secrets-dir", required_argument, NULL, OPT_SECRETS_DIR},
     {"nested-as-json", no_argument, NULL, OPT_NESTED_JSON},
+    {"follow", no_argument, NULL, OPT_FOLLOW},
     {"endpoint", required_argument, NULL, OPT_ENDPOINT},
     {"region", required_argument, NULL, OPT_REGION},
     {"path-style", optional_argument, NULL, OPT_PATH_STYLE},
@@ -519,9 +525,12 @@ static int parse_args(struct cli *c, struct write_args *a, int argc, char **argv
             *help = true;
             return 0;
         }
-        if (opt == OPT_NESTED_JSON || opt == OPT_CONFIG || opt == OPT_SECRETS_DIR) {
+        if (opt == OPT_NESTED_JSON || opt == OPT_CONFIG || opt == OPT_SECRETS_DIR ||
+            opt == OPT_FOLLOW) {
             if (opt == OPT_NESTED_JSON)
                 a->o.nested_as_json = true;
+            else if (opt == OPT_FOLLOW)
+                a->o.follow = true;
             else if (opt == OPT_CONFIG)
                 a->config = optarg;
             else

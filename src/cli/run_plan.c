@@ -107,11 +107,8 @@ static int source_table(struct cli *c, const struct s3l_config_pipeline *pc,
 static int source_settings(struct cli *c, const struct s3l_config_source *cs,
                            struct s3l_pipeline_source *s)
 {
-    if (cs->follow == 1)
-        return refuse(c, "source %s: follow: true (waiting for more data) is not built in yet; "
-                         "remove it to read the files to their ends%s",
-                      cs->name, "");
     s->name = cs->name;
+    s->follow = cs->follow == 1;
     s->input_format = cs->format;
     s->infer_rows = (size_t)cs->infer_rows;
     s->max_record_size = (size_t)cs->max_record_size;

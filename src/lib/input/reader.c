@@ -95,6 +95,15 @@ int s3l__reader_fill(struct s3l_reader *r, struct s3l_error *err)
         r->head = 0;
     }
     size_t want = S3L_MIN(r->opt.block_bytes, r->buf.max - r->buf.len);
+    if (r->opt.end_offset && !r->unpack) {
+        /* The caller's end (opt.end_offset): what lies past it is not read yet. */
+        uint64_t at = r->base + r->buf.len;
+        if (at >= r->opt.end_offset) {
+            r->eof = true;
+            return 0;
+        }
+        want = (size_t)S3L_MIN((uint64_t)want, r->opt.end_offset - at);
+    }
     if (want == 0)
         return s3l__reader_fatal(
             r, err, s3l_error_set(err, S3L_EINTERNAL, "%s: read buffer full", r->name));

@@ -109,4 +109,28 @@ int s3l__os_run(char *const argv[], size_t max, struct s3l_buf *out, struct s3l_
 int s3l__os_glob(const char *pattern, int (*cb)(void *ctx, const char *path), void *ctx,
                  struct s3l_error *err);
 
+/* (watch.c) Waiting for followed files to change: inotify(7) on each file's directory, or a
+ * stat(2) of each file and its directory every poll_ms when inotify is unavailable or fails, or
+ * when mode is S3L__OS_WATCH_POLL (docs/internals/os.md, "Watching files"). */
+enum s3l__os_watch_mode {
+    S3L__OS_WATCH_AUTO = 0, /* inotify, else polling */
+    S3L__OS_WATCH_POLL,     /* polling only */
+};
+struct s3l__os_watch;
+/* A watch of no files yet; poll_ms <= 0 is 500. *out is freed with s3l__os_watch_free.
+ * S3L_ENOMEM only: a failing inotify_init1 means polling. */
+int s3l__os_watch_new(enum s3l__os_watch_mode mode, int poll_ms, struct s3l__os_watch **out,
+                      struct s3l_error *err);
+/* Watches path (a file, which may not exist yet) and its directory; a path added twice is
+ * watched once. A directory inotify cannot watch turns the watch to polling. S3L_ENOMEM. */
+int s3l__os_watch_add(struct s3l__os_watch *w, const char *path, struct s3l_error *err);
+/* Waits up to timeout_ms (>= 0): 1 when a watched file or directory may have changed (an
+ * inotify event, or a poll found a stat differing from the last), 0 when the time passed or a
+ * signal cut the wait short. Spurious 1s are possible (another file of the directory). */
+int s3l__os_watch_wait(struct s3l__os_watch *w, int timeout_ms);
+/* Whether the watch polls (inotify unavailable, failed, or not asked for). */
+bool s3l__os_watch_polling(const struct s3l__os_watch *w);
+/* NULL is a no-op. */
+void s3l__os_watch_free(struct s3l__os_watch *w);
+
 #endif

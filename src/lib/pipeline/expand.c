@@ -111,6 +111,7 @@ static void source_options(const struct s3l_pipeline_options *run,
     if (src->infer_rows)
         o->infer_rows = src->infer_rows;
     o->nested_as_json = src->nested_as_json;
+    o->follow = src->follow;
     if (src->timestamp_unit != S3L_UNIT_SECOND)
         o->timestamp_unit = src->timestamp_unit;
 }

@@ -61,6 +61,12 @@ static int check_source(const struct s3l_pipeline_options *all, size_t i,
     if (strcmp(f, "ndjson") && strcmp(f, "json") && strcmp(f, "csv") && strcmp(f, "debezium"))
         return s3l_error_set(err, S3L_EINVALID_CONFIG,
                              "input format %s: expected ndjson, json, csv or debezium", f);
+    if (o->follow && strcmp(f, "json") == 0)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "%s%s%sfollow: a JSON array (input format json) has no end after "
+                             "which records can be appended; follow NDJSON or CSV files",
+                             o->source_name ? "source " : "", o->source_name ? o->source_name : "",
+                             o->source_name ? ": " : "");
     for (size_t k = 0; k < i; k++)
         if (strcmp(all[k].table, o->table) == 0 &&
             strcmp(all[k].ns ? all[k].ns : "", o->ns ? o->ns : "") == 0)

@@ -11,15 +11,19 @@
  * the destination stays byte-identical.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "os/os.h"
 #include "runner.h"
 
 #define PROGRESS_EVERY_NS 500000000LL
 #define CLOCK_EVERY_ROWS  64
+#define FOLLOW_WAIT_MS    250 /* follow mode: the longest wait between looks at a stop */
+#define FOLLOW_POLL_MS    500 /* follow mode without inotify: a stat of each input this often */
 
 void s3l_pipeline_options_init(struct s3l_pipeline_options *o)
 {
@@ -63,6 +67,12 @@ struct loop {
     bool dirty;          /* a position moved since the last commit */
     unsigned lane;
     bool *drifted;             /* per stream: stopped by SCHEMA_DRIFT */
+    struct s3l__os_watch *watch; /* follow mode: the followed inputs' watch, else NULL */
+    /* Follow mode: files rotated away (renamed, a new file at their path) and read to their
+     * end, by their new name: kept in the checkpoint, so a later run whose files match the new
+     * name finds it read (by device and inode) instead of reading it again. */
+    struct s3l_input_position *retired;
+    size_t n_retired;
     struct s3l_error drift;    /* the first drift's error, returned at the end */
 };
 
@@ -107,7 +117,18 @@ static int commit(struct loop *l, struct s3l_error *err)
         l->pos[i].line = l->line[i];
     }
     char *json = NULL;
-    if (s3l_positions_to_json(l->pos, l->n, &json) != 0)
+    struct s3l_input_position *all = l->pos;
+    if (l->n_retired) {
+        /* The rotated files after the inputs (shallow copies: serialised only). */
+        if (!(all = s3l_calloc(l->n + l->n_retired, sizeof(*all))))
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory writing input positions");
+        memcpy(all, l->pos, l->n * sizeof(*all));
+        memcpy(all + l->n, l->retired, l->n_retired * sizeof(*all));
+    }
+    int jrc = s3l_positions_to_json(all, l->n + l->n_retired, &json);
+    if (all != l->pos)
+        s3l_free(all);
+    if (jrc != 0)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory writing input positions");
     struct s3l__commit_info info;
     memset(&info, 0, sizeof(info));
@@ -237,8 +258,13 @@ static int signalled(struct loop *l, size_t i, enum s3l__source_signal signal, u
 static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err)
 {
     struct s3l__source *src = NULL;
+    /* The source numbers lines from pos->line: where it is now (a followed input is reopened
+     * after each change, before its position is committed). */
+    uint64_t committed_line = l->pos[i].line;
+    l->pos[i].line = l->line[i];
     int rc = l->env->source_open(l->env->source_ctx, i, &l->pos[i], l->fds[i], l->cur[i],
                                  l->skip[i], &src, err);
+    l->pos[i].line = committed_line;
     if (rc) {
         *side = S3L_SIDE_INPUT;
         return rc;
@@ -332,6 +358,191 @@ static int drain_all(struct loop *l, enum s3l_pipeline_side *side, struct s3l_er
     return 0;
 }
 
+/* ---- Follow mode ------------------------------------------------------------------------- */
+
+/* Whether input i is followed: a regular file of a source with follow on. */
+static bool follows(const struct loop *l, size_t i)
+{
+    return iopts(l, i)->follow && l->pos[i].replayable && !l->drifted[stream_of(l, i)];
+}
+
+static bool any_follows(const struct loop *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (follows(l, i))
+            return true;
+    return false;
+}
+
+/* The watch over the followed inputs (NULL when none is followed). S3L_ENOMEM. */
+static int watch_inputs(struct loop *l, struct s3l_error *err)
+{
+    if (!any_follows(l))
+        return 0;
+    int rc = s3l__os_watch_new(S3L__OS_WATCH_AUTO, FOLLOW_POLL_MS, &l->watch, err);
+    for (size_t i = 0; rc == 0 && i < l->n; i++)
+        if (follows(l, i))
+            rc = s3l__os_watch_add(l->watch, l->pos[i].path, err);
+    return rc;
+}
+
+/* At a follow run's stop: a followed input with bytes after its last line end names them, as a
+ * line still being written that is left unread. */
+static void note_unended(struct loop *l)
+{
+    for (size_t i = 0; l->o->report && i < l->n; i++) {
+        struct s3l__os_stat st;
+        struct s3l_error e = {0};
+        if (!follows(l, i) || l->pos[i].compression ||
+            s3l__os_fstat(l->fds[i], l->pos[i].path, &st, &e) != 0 || st.size <= l->cur[i])
+            continue;
+        char msg[S3L_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof(msg),
+                 "%s line %llu (byte offset %llu): %llu bytes without a line end yet, left "
+                 "unread at the stop, as a line still being appended; the next run reads it "
+                 "once it is whole", l->pos[i].path, (unsigned long long)(l->line[i] ? l->line[i] : 1),
+                 (unsigned long long)l->cur[i], (unsigned long long)(st.size - l->cur[i]));
+        report(l, S3L_EVENT_PARTIAL_LINE, msg);
+    }
+}
+
+/*
+ * Input i was rotated: its path names another file now (new, open as nfd and described by np),
+ * and the old one was read to its end. The old one's position, at the offset read, is retired
+ * under its new name in the same directory (found by device and inode; dropped when it left the
+ * directory), and slot i becomes the new file, read from its start. S3L_ENOMEM, S3L_EIO.
+ */
+static int rotate(struct loop *l, size_t i, struct s3l_input_position *np, int nfd,
+                  struct s3l_error *err)
+{
+    struct s3l_input_position *p = &l->pos[i];
+    int rc = 0;
+    if (l->cur[i] != p->offset || p->compression)
+        rc = s3l_input_position_advance(p, l->fds[i], l->cur[i], err);
+    if (rc)
+        return rc;
+    p->line = l->line[i];
+    char *found = NULL;
+    if (s3l__follow_relocate(l->retired, &l->n_retired) != 0 ||
+        s3l__follow_locate(p, &found) != 0)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory following %s", p->path);
+    struct s3l_error e = {0};
+    if (found) {
+        struct s3l_input_position *v =
+            s3l_realloc(l->retired, (l->n_retired + 1) * sizeof(*l->retired));
+        if (!v) {
+            s3l_free(found);
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory following %s", p->path);
+        }
+        l->retired = v;
+        s3l_free(p->path);
+        p->path = found;
+        l->retired[l->n_retired++] = *p; /* takes the strings */
+    } else {
+        s3l_input_position_cleanup(p);
+    }
+    s3l__os_close(l->fds[i], "rotated input", &e);
+    ((int *)l->fds)[i] = nfd; /* the caller closes fds[i] at the end */
+    *p = *np;
+    memset(np, 0, sizeof(*np));
+    l->cur[i] = 0;
+    l->line[i] = 1;
+    l->dirty = true;
+    return 0;
+}
+
+/*
+ * One look at followed input i after a change: it is still the file read (check_followed), it is
+ * read on to its end; when its path names a new file (a rotation: renamed away, a new file
+ * created at the path), the old one, still open, is read to its very end first, then the new one
+ * from its start. A path without a file yet (renamed, not created again) is waited for.
+ */
+static int follow_one(struct loop *l, size_t i, enum s3l_pipeline_side *side,
+                      struct s3l_error *err)
+{
+    int rc = s3l__follow_check(&l->pos[i], l->fds[i], l->cur[i], err);
+    if (rc) {
+        *side = S3L_SIDE_INPUT;
+        return rc;
+    }
+    if ((rc = drain(l, i, side, err)) != 0 || l->st->stopped)
+        return rc;
+    struct s3l__os_stat st;
+    struct s3l_error e = {0};
+    if (s3l__os_stat(l->pos[i].path, &st, &e) != 0 ||
+        (st.dev == l->pos[i].dev && st.ino == l->pos[i].ino))
+        return 0; /* the same file, or none at the path yet */
+    struct s3l_input_position np;
+    int nfd = -1;
+    if (s3l_input_open(l->pos[i].path, &np, &nfd, &e) != 0)
+        return 0; /* gone again meanwhile: the next look sees what is there */
+    /* What the old file got meanwhile (the writer may have written on before reopening). */
+    rc = drain(l, i, side, err);
+    if (rc == 0 && l->st->stopped) {
+        s3l__os_close(nfd, np.path, &e);
+        s3l_input_position_cleanup(&np);
+        return 0;
+    }
+    if (rc == 0 && (rc = rotate(l, i, &np, nfd, err)) != 0)
+        *side = S3L_SIDE_INPUT;
+    if (rc) {
+        if (nfd >= 0 && l->fds[i] != nfd)
+            s3l__os_close(nfd, np.path, &e);
+        s3l_input_position_cleanup(&np);
+        return rc;
+    }
+    return drain(l, i, side, err);
+}
+
+/*
+ * Follow mode, once every input was read to its end: waits for a followed input to change and
+ * reads on from where it is, until a stop request (or an error). What was read is committed when
+ * the interval is due while waiting, and the checkpoint rewritten once per interval when nothing
+ * was (the heartbeat of an idle stream, signalled()). The wait is at most FOLLOW_WAIT_MS, so a
+ * stop is seen soon also when its signal went to another thread.
+ */
+static int follow_inputs(struct loop *l, enum s3l_pipeline_side *side, struct s3l_error *err)
+{
+    int rc = 0;
+    while (rc == 0 && any_follows(l)) {
+        if (l->o->stop && *l->o->stop) {
+            l->st->stopped = true;
+            break;
+        }
+        int64_t now = l->now = l->env->now_ns();
+        int64_t ci = l->o->commit_interval_ns;
+        if (epoch_due(l, now) || (ci > 0 && now - l->t_epoch >= ci)) {
+            if ((rc = commit(l, err)) != 0) {
+                *side = S3L_SIDE_DESTINATION;
+                break;
+            }
+        }
+        int64_t wait_ms = FOLLOW_WAIT_MS;
+        if (ci > 0) {
+            int64_t left = (l->t_epoch + ci - l->now) / 1000000;
+            wait_ms = S3L_MAX(1, S3L_MIN(wait_ms, left + 1));
+        }
+        if (s3l__os_watch_wait(l->watch, (int)wait_ms) == 0)
+            continue;
+        for (size_t i = 0; rc == 0 && i < l->n && !l->st->stopped; i++) {
+            if (!follows(l, i))
+                continue;
+            rc = follow_one(l, i, side, err);
+            if (rc == S3L_ESCHEMA_DRIFT) {
+                l->drifted[stream_of(l, i)] = true;
+                if (!l->drift.code)
+                    l->drift = *err;
+                report(l, S3L_EVENT_STREAM_STOPPED, err->message);
+                s3l_error_clear(err);
+                rc = 0;
+            }
+        }
+    }
+    if (rc == 0 && l->st->stopped)
+        note_unended(l);
+    return rc;
+}
+
 /*
  * An NDJSON or CSV file whose committed offset ends an unterminated last line (pos->mid_line)
  * and that grew since: the appended bytes must begin with a line break. Otherwise the committed
@@ -366,24 +577,6 @@ static int check_mid_line(struct loop *l, size_t i, const struct s3l_input_posit
  * every input is a file already read to its end. Empty inputs read for the first time are
  * refused.
  */
-/*
- * The recorded position of the same file under another name (renamed since it was recorded): the
- * same device and inode, and the bytes before the recorded offset unchanged; else NULL (a new
- * file on a reused inode fails the hash).
- */
-static const struct s3l_input_position *renamed(const struct s3l_input_position *rec,
-                                                size_t n_rec, const struct s3l_input_position *p,
-                                                int fd)
-{
-    for (size_t k = 0; p->replayable && k < n_rec; k++) {
-        struct s3l_error tmp = {0};
-        if (rec[k].replayable && rec[k].dev == p->dev && rec[k].ino == p->ino &&
-            s3l_input_position_verify(&rec[k], p, fd, &tmp) == 0)
-            return &rec[k];
-    }
-    return NULL;
-}
-
 /*
  * A stream resent from --stdin-offset N (opts->stdin_offset) while the pipeline committed up to
  * R: the R - N bytes already landed are dropped; N past R would lose the bytes between.
@@ -441,9 +634,13 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
     *all_done = true;
     for (size_t i = 0; rc == 0 && i < l->n; i++) {
         struct s3l_input_position *p = &l->pos[i];
-        const struct s3l_input_position *r = s3l_positions_find(rec, n_rec, p->path);
-        if (!r)
-            r = renamed(rec, n_rec, p, l->fds[i]);
+        const struct s3l_input_position *r = NULL;
+        if (iopts(l, i)->follow && p->replayable)
+            rc = s3l__follow_record(l->pos, l->fds, l->n, i, rec, n_rec, &r, err);
+        else if (!(r = s3l_positions_find(rec, n_rec, p->path)))
+            r = s3l__follow_renamed(rec, n_rec, p, l->fds[i]);
+        if (rc)
+            break;
         struct stat st;
         bool have_size = p->replayable && fstat(l->fds[i], &st) == 0;
         if (r && (rc = s3l_input_position_verify(r, p, l->fds[i], err)) != 0)
@@ -527,7 +724,7 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
     s3l_free(json);
     for (size_t i = 0; rc == 0 && i < n; i++)
         stats->bytes_resumed += pos[i].offset; /* bytes_in counts from these offsets */
-    if (rc == 0 && all_done && !pending) {
+    if (rc == 0 && all_done && !pending && !any_follows(&l)) {
         report(&l, S3L_EVENT_UP_TO_DATE, NULL);
         goto out;
     }
@@ -540,8 +737,15 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         stats->last_epoch = recovered;
         report(&l, S3L_EVENT_RECOVERED, NULL);
     }
+    /* The watch is set before the first reads, so a change after them is not missed. */
+    if (rc == 0 && (rc = watch_inputs(&l, err)) != 0)
+        *side = S3L_SIDE_INPUT;
     if (rc == 0)
         rc = drain_all(&l, side, err);
+    if (rc == 0 && !l.st->stopped && l.watch)
+        rc = follow_inputs(&l, side, err);
+    else if (rc == 0 && l.st->stopped && l.watch)
+        note_unended(&l);
     if (rc == 0 && (l.epoch_rows > 0 || l.dirty)) {
         *side = S3L_SIDE_DESTINATION;
         l.now = env->now_ns();
@@ -574,5 +778,7 @@ out:
     s3l_free(l.line);
     s3l_free(l.skip);
     s3l_free(l.drifted);
+    s3l__os_watch_free(l.watch);
+    s3l_positions_free(l.retired, l.n_retired);
     return rc;
 }

@@ -358,4 +358,33 @@ void s3l__lanes_free(struct s3l__lanes *l);
 /* The monotonic clock in ns. */
 int64_t s3l__now_ns(void);
 
+/* ---- Follow mode's files (follow.c) ---- */
+
+/*
+ * Followed input p (open as fd, read up to cur) is still the file read: not shorter than cur
+ * (copytruncate), the window before its committed offset unchanged (s3l_input_position_verify).
+ * S3L_EINVALID_INPUT naming it and what changed; S3L_EIO.
+ */
+int s3l__follow_check(struct s3l_input_position *p, int fd, uint64_t cur, struct s3l_error *err);
+/* The path in p->path's directory that now names the file p describes (same device and inode)
+ * into *found (s3l_free), or NULL when it left the directory. S3L_ENOMEM. */
+int s3l__follow_locate(const struct s3l_input_position *p, char **found);
+/* Each of the n retired positions renamed to where its file is now (s3l__follow_locate), or
+ * dropped (cleaned up, *n lowered) when it left its directory. S3L_ENOMEM. */
+int s3l__follow_relocate(struct s3l_input_position *retired, size_t *n);
+/* The recorded position (of rec, n_rec) of the file p open as fd describes under another name:
+ * the same device and inode and the bytes before the recorded offset unchanged; else NULL. */
+const struct s3l_input_position *s3l__follow_renamed(const struct s3l_input_position *rec,
+                                                     size_t n_rec,
+                                                     const struct s3l_input_position *p, int fd);
+/*
+ * The recorded position of followed input i (of pos and fds, n inputs) into *out (NULL: new):
+ * by device and inode first, then by path; a path whose record names another file is a new
+ * file, and that file must be among the inputs (by identity), else S3L_EINVALID_INPUT names the
+ * path and the offset after which it was never read.
+ */
+int s3l__follow_record(const struct s3l_input_position *pos, const int *fds, size_t n, size_t i,
+                       const struct s3l_input_position *rec, size_t n_rec,
+                       const struct s3l_input_position **out, struct s3l_error *err);
+
 #endif

@@ -367,7 +367,10 @@ static void reached_end(struct source *s)
 static void note_partial(struct source *s, const struct s3l_record *rec, const char *why)
 {
     struct s3l__glue *g = s->g;
-    if (!g->o->report)
+    /* A followed file waits for the line end (the runner reopens its source after a change),
+     * so a line being written is not news at every look; the runner names one still unended
+     * when the run stops. */
+    if (!g->o->report || (g->o->follow && s->pos->replayable))
         return;
     char msg[S3L_ERROR_MESSAGE_MAX + 512];
     snprintf(msg, sizeof(msg),
@@ -684,6 +687,34 @@ static bool st_size_is(int fd, uint64_t size)
     return s3l__os_fstat(fd, "input", &st, &e) == 0 && st.size == size;
 }
 
+/*
+ * Follow mode: the offset just after the last line feed of the file open as fd (size bytes) at
+ * or after from, into *end (from when there is none: no whole line yet). Searched backwards in
+ * blocks, so the work is the length of the unended last line at most.
+ */
+static int last_line_end(int fd, const char *path, uint64_t from, uint64_t size, uint64_t *end,
+                         struct s3l_error *err)
+{
+    char buf[16384];
+    uint64_t hi = size;
+    *end = from;
+    while (hi > from) {
+        size_t len = (size_t)S3L_MIN((uint64_t)sizeof(buf), hi - from), got = 0;
+        int rc = s3l__os_pread_full(fd, buf, len, hi - len, &got, path, err);
+        if (rc)
+            return rc;
+        for (size_t k = got; k > 0; k--)
+            if (buf[k - 1] == '\n') {
+                *end = hi - len + k;
+                return 0;
+            }
+        if (got < len)
+            return 0; /* truncated meanwhile: the runner's next look refuses it */
+        hi -= len;
+    }
+    return 0;
+}
+
 int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
                           uint64_t offset, uint64_t skip, struct s3l__source **out,
                           struct s3l_error *err)
@@ -704,10 +735,26 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     s->add = pos->replayable ? 0 : offset - skip;
     s3l_arena_init(&s->arena, 1u << 20);
     s3l_arena_init(&s->pend_arena, 64u << 10);
+    /* Follow mode reads a plain file up to its last line feed only: a line still being written
+     * waits for its line end (a compressed file's unended last record is left by its reader). */
+    uint64_t end = 0;
+    struct s3l__os_stat st;
+    if (g->o->follow && pos->replayable && !pos->compression) {
+        int rc = s3l__os_fstat(fd, pos->path, &st, err);
+        if (rc == 0)
+            rc = last_line_end(fd, pos->path, offset, st.size, &end, err);
+        if (rc) {
+            src_free(&s->base);
+            return rc;
+        }
+    }
     /* A file already read to its end: nothing to open (a JSON array cannot resume at its end);
-     * a compressed one was read to its end and has not grown since. */
+     * a compressed one was read to its end and has not grown since; a followed one has no new
+     * whole line. */
     bool read_all = pos->compression ? pos->raw_done && st_size_is(fd, pos->raw_size)
                                      : offset > 0 && st_size_is(fd, offset);
+    if (g->o->follow && pos->replayable && !pos->compression)
+        read_all = end <= offset;
     if (pos->replayable && read_all) {
         s->done = true;
         *out = &s->base;
@@ -726,6 +773,7 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
      * given); else the one given, or 0: detected from the header row. */
     ro.csv_delimiter = pos->csv_delimiter ? pos->csv_delimiter : g->o->csv_delimiter;
     ro.compression = (enum s3l_input_compression)pos->compression;
+    ro.end_offset = end;
     ro.csv_header = pos->csv_header;
     ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
     /* A stream that goes quiet hands control back, so that --commit-interval holds while it

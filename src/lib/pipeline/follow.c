@@ -1,0 +1,152 @@
+/*
+ * Follow mode's bookkeeping of files (runner.c drives it): whether a followed file is still the
+ * one read (not truncated, not rewritten), where a rotated file went (found in its directory by
+ * device and inode), and which recorded position a followed input resumes from on a restart (by
+ * identity first, so a file rotated to another name is the same input). docs/internals/pipeline.md
+ * "Follow mode".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "os/os.h"
+#include "runner.h"
+
+/*
+ * A followed input is still the file whose bytes were read: not truncated below the offset read
+ * (copytruncate rotation), its committed bytes not rewritten (the hash of the window before the
+ * committed offset, s3l_input_position_verify). S3L_EINVALID_INPUT naming it; S3L_EIO.
+ */
+int s3l__follow_check(struct s3l_input_position *p, int fd, uint64_t cur, struct s3l_error *err)
+{
+    struct s3l__os_stat st;
+    int rc = s3l__os_fstat(fd, p->path, &st, err);
+    if (rc)
+        return rc;
+    if (!p->compression && st.size < cur)
+        return s3l_error_set(err, S3L_EINVALID_INPUT,
+                             "input %s was truncated while followed: it has %llu bytes, but %llu "
+                             "were already read; copytruncate rotation cannot be followed (rotate "
+                             "by renaming the file and creating a new one), or land the file as a "
+                             "new input with a new --pipeline-id",
+                             p->path, (unsigned long long)st.size,
+                             (unsigned long long)cur);
+    return s3l_input_position_verify(p, p, fd, err);
+}
+
+/* readdir callback: the entry of dir with the device and inode sought. */
+struct find_ino {
+    const char *dir;
+    uint64_t dev, ino;
+    char *found; /* dir/name, owned */
+};
+
+static int find_ino_cb(void *ctx, const char *name, bool is_dir)
+{
+    struct find_ino *f = ctx;
+    if (is_dir)
+        return 0;
+    size_t n = strlen(f->dir) + strlen(name) + 2;
+    char *path = s3l_malloc(n);
+    if (!path)
+        return S3L_ENOMEM;
+    snprintf(path, n, "%s/%s", f->dir, name);
+    struct s3l__os_stat st;
+    struct s3l_error e = {0};
+    if (s3l__os_stat(path, &st, &e) == 0 && st.dev == f->dev && st.ino == f->ino) {
+        f->found = path;
+        return 1;
+    }
+    s3l_free(path);
+    return 0;
+}
+
+/* Where the file p describes is now in the directory of p->path: *found (owned) or NULL.
+ * S3L_ENOMEM; an unreadable directory finds nothing. */
+int s3l__follow_locate(const struct s3l_input_position *p, char **found)
+{
+    *found = NULL;
+    const char *slash = strrchr(p->path, '/');
+    char *dir = slash ? s3l_strndup(p->path, slash == p->path ? 1 : (size_t)(slash - p->path))
+                      : s3l_strdup(".");
+    if (!dir)
+        return S3L_ENOMEM;
+    struct find_ino f = {dir, p->dev, p->ino, NULL};
+    struct s3l_error e = {0};
+    int rc = s3l__os_readdir(dir, find_ino_cb, &f, &e);
+    s3l_free(dir);
+    *found = f.found;
+    return rc == S3L_ENOMEM ? rc : 0;
+}
+
+/* The retired files' names now (a rotation scheme renames app.log.1 to app.log.2 before app.log
+ * to app.log.1): each is found again by device and inode, or dropped when it left its
+ * directory, so that no two positions name one path. S3L_ENOMEM. */
+int s3l__follow_relocate(struct s3l_input_position *retired, size_t *n)
+{
+    size_t k = 0;
+    for (size_t j = 0; j < *n; j++) {
+        char *now = NULL;
+        if (s3l__follow_locate(&retired[j], &now) != 0)
+            return S3L_ENOMEM;
+        if (!now) {
+            s3l_input_position_cleanup(&retired[j]);
+            continue;
+        }
+        s3l_free(retired[j].path);
+        retired[j].path = now;
+        retired[k++] = retired[j];
+    }
+    *n = k;
+    return 0;
+}
+
+/*
+ * The recorded position of the same file under another name (renamed since it was recorded): the
+ * same device and inode, and the bytes before the recorded offset unchanged; else NULL (a new
+ * file on a reused inode fails the hash).
+ */
+const struct s3l_input_position *s3l__follow_renamed(const struct s3l_input_position *rec,
+                                                     size_t n_rec,
+                                                     const struct s3l_input_position *p, int fd)
+{
+    for (size_t k = 0; p->replayable && k < n_rec; k++) {
+        struct s3l_error tmp = {0};
+        if (rec[k].replayable && rec[k].dev == p->dev && rec[k].ino == p->ino &&
+            s3l_input_position_verify(&rec[k], p, fd, &tmp) == 0)
+            return &rec[k];
+    }
+    return NULL;
+}
+
+/*
+ * The recorded position of followed input i: found by device and inode first (a file rotated to
+ * another name is the same input), then by path. A path whose record names another file (rotated
+ * while no run followed it) is a new file, read from its start, and the file recorded there must
+ * be among the inputs, where it is found by its identity: else it is gone before its end was read
+ * (S3L_EINVALID_INPUT naming it and the offset after which nothing was read).
+ */
+int s3l__follow_record(const struct s3l_input_position *pos, const int *fds, size_t n, size_t i,
+                       const struct s3l_input_position *rec, size_t n_rec,
+                       const struct s3l_input_position **out, struct s3l_error *err)
+{
+    const struct s3l_input_position *p = &pos[i];
+    *out = s3l__follow_renamed(rec, n_rec, p, fds[i]);
+    if (*out)
+        return 0;
+    const struct s3l_input_position *r = s3l_positions_find(rec, n_rec, p->path);
+    if (!r || !r->replayable || (r->dev == p->dev && r->ino == p->ino)) {
+        *out = r; /* verified by the caller (a rewritten file is refused there) */
+        return 0;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (pos[k].replayable && pos[k].dev == r->dev && pos[k].ino == r->ino)
+            return 0; /* the old file is input k, resumed by its identity */
+    return s3l_error_set(err, S3L_EINVALID_INPUT,
+                         "input %s: the file committed at this path up to byte offset %llu "
+                         "(device:inode %llu:%llu) was rotated away and is not among the "
+                         "source's files: what it holds after offset %llu was never read; add "
+                         "its new name to the files (it is found by device and inode), or land "
+                         "the inputs with a new pipeline",
+                         p->path, (unsigned long long)r->offset, (unsigned long long)r->dev,
+                         (unsigned long long)r->ino, (unsigned long long)r->offset);
+}
