@@ -40,6 +40,7 @@ static const char recover_help[] =
 
 static const char gc_help[] =
     "Usage: s3land gc [--url URL] [--pipeline-id ID] [--force]\n"
+    "                 [--uploads [--older-than D] [--keep FILE]]\n"
     "\n"
     "Removes staged files that can never commit. A pipeline that looks dead (its checkpoint not\n"
     "updated for twice the commit interval recorded in it; 60s assumed when it records none) is\n"
@@ -56,6 +57,12 @@ static const char gc_help[] =
     "  --pipeline-id ID   only this pipeline\n"
     "  --force            claim live pipelines too: a writer still running is fenced (it stops\n"
     "                     at its next commit with exit code 5)\n"
+    "  --uploads          then abort orphaned multipart uploads (s3://; see `s3land uploads`):\n"
+    "                     staging uploads of generations below a pipeline's current one that\n"
+    "                     its checkpoint does not hold as pending, and other uploads older\n"
+    "                     than --older-than (default 7d) that no checkpoint holds and --keep\n"
+    "                     FILE (upload ids, one a line) does not list. Without the right to\n"
+    "                     list uploads (s3:ListBucketMultipartUploads) it does nothing.\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
@@ -76,7 +83,7 @@ static const char check_help[] =
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_ID, O_JSON, O_CONFIG, O_SECRETS_DIR, O_FORCE };
+enum { O_URL = 256, O_ID, O_JSON, O_CONFIG, O_SECRETS_DIR, O_FORCE, O_UPLOADS, O_OLDER, O_KEEP };
 
 static const struct option admin_options[] = {
     {"url", required_argument, NULL, O_URL},
@@ -84,6 +91,9 @@ static const struct option admin_options[] = {
     {"secrets-dir", required_argument, NULL, O_SECRETS_DIR},
     {"pipeline-id", required_argument, NULL, O_ID},
     {"force", no_argument, NULL, O_FORCE},
+    {"uploads", no_argument, NULL, O_UPLOADS},
+    {"older-than", required_argument, NULL, O_OLDER},
+    {"keep", required_argument, NULL, O_KEEP},
     CLI_S3_LONG_OPTIONS,
     CLI_SSE_LONG_OPTIONS,
     {"json", no_argument, NULL, O_JSON},
@@ -102,7 +112,9 @@ struct admin {
     bool help;
     char *url;
     struct s3l_store *store;
-    bool gc, force;
+    bool gc, force, uploads;
+    int64_t older_than;    /* gc --uploads: orphan age, ns */
+    const char *keep_path; /* gc --uploads --keep FILE */
     uint64_t count; /* recovered epochs, or removed files */
     int ex;
 };
@@ -142,9 +154,20 @@ static int parse(struct admin *a, int argc, char **argv)
             a->c->json = true;
             break;
         case O_FORCE:
+        case O_UPLOADS:
+        case O_OLDER:
+        case O_KEEP:
             if (!a->gc)
-                return cli_usage(a->c, a->cmd, "--force is an option of gc only");
-            a->force = true;
+                return cli_usage(a->c, a->cmd, "%s is an option of gc only", argv[optind - 1]);
+            if (opt == O_FORCE)
+                a->force = true;
+            else if (opt == O_UPLOADS)
+                a->uploads = true;
+            else if (opt == O_KEEP)
+                a->keep_path = optarg;
+            else if (!cli_parse_age(optarg, &a->older_than))
+                return cli_usage(a->c, a->cmd, "--older-than %s: expected a duration like 7d or "
+                                 "2h", optarg);
             break;
         case 'q':
             a->c->quiet = true;
@@ -164,6 +187,8 @@ static int parse(struct admin *a, int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage(a->c, a->cmd, "unexpected argument %s", argv[optind]);
+    if (!a->uploads && (a->keep_path || a->older_than != S3L_DEST_UPLOADS_DEFAULT_AGE_NS))
+        return cli_usage(a->c, a->cmd, "--older-than and --keep go with --uploads");
     return 0;
 }
 
@@ -327,6 +352,7 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
     a.c = c;
     a.cmd = gc ? "gc" : "recover";
     a.gc = gc;
+    a.older_than = S3L_DEST_UPLOADS_DEFAULT_AGE_NS;
     int ex = parse(&a, argc, argv);
     if (ex || a.help) {
         if (a.help) {
@@ -338,7 +364,14 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
         }
         return ex;
     }
-    ex = open_store(&a, false);
+    struct cli_strings keep = {0};
+    if (a.keep_path)
+        ex = cli_keep_file(c, a.cmd, a.keep_path, &keep);
+    if (ex == 0)
+        ex = open_store(&a, false);
+    /* gc --uploads without the right to list uploads does nothing at all (issue 13 item 6). */
+    if (ex == 0 && a.uploads)
+        ex = cli_uploads_probe(c, a.store, a.url);
     if (ex == 0) {
         struct s3l_error err = {0};
         /* The ids are collected first: a store may not take other calls from inside its
@@ -360,6 +393,10 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
         else if (a.count == 0)
             printf("recover: nothing pending\n");
     }
+    /* After the claims of dead pipelines: their writers' uploads are of older generations now. */
+    if (ex == 0 && a.uploads)
+        ex = cli_uploads_run(c, a.store, a.url, true, a.older_than, &keep);
+    cli_strings_free(&keep);
     s3l_store_free(a.store);
     s3l_free(a.url);
     return ex;

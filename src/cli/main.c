@@ -23,7 +23,10 @@ static const char main_help[] =
     "  ls             list tables, or a table's epochs, files, markers and row counts\n"
     "  schema         print a table's schema record\n"
     "  recover        finish commits left pending by an interrupted run\n"
-    "  gc             remove staged files of epochs that can never commit\n"
+    "  gc             remove staged files of epochs that can never commit (--uploads: abort\n"
+    "                 orphaned multipart uploads too)\n"
+    "  uploads        list pending multipart uploads under an s3:// destination, with their age\n"
+    "                 and whether a checkpoint holds them\n"
     "  check          check that a destination (file:// or s3://) can be used: put, read back,\n"
     "                 list and delete a scratch object under URL/_openetl/check/\n"
     "  run            run a Pipeline document (--config FILE): its sources into their tables\n"
@@ -53,6 +56,7 @@ static const struct command commands[] = {
     {"write", cli_cmd_write},     {"ls", cli_cmd_ls}, {"schema", cli_cmd_schema},
     {"recover", cli_cmd_recover}, {"gc", cli_cmd_gc}, {"check", cli_cmd_check},
     {"run", cli_cmd_run}, {"connectors", cli_cmd_connectors}, {"validate", cli_cmd_validate}, {"config-schema", cli_cmd_config_schema},
+    {"uploads", cli_cmd_uploads},
 };
 
 int main(int argc, char **argv)
