@@ -259,6 +259,7 @@ struct s3l_dest_uploads_options {
     const char *const *keep;  /* upload ids to keep whatever their age (engines' committables) */
     size_t n_keep;
     int64_t now_ns;           /* the clock ages are measured by (ns since 1970); 0: now */
+    const char *pipeline;     /* non-NULL: only this pipeline's staging uploads are listed */
 };
 
 /* The default of older_than_ns that `s3land gc --uploads` gives: 7 days. */
@@ -275,10 +276,13 @@ struct s3l_dest_uploads_options {
  * o->now_ns), else YOUNG (also when its age is unknown). With abort, each ORPHAN is aborted
  * before cb sees it (AbortMultipartUpload; one already gone counts as aborted). Run s3l_dest_gc
  * first to claim dead pipelines, so that a killed writer's current generation becomes older.
- * A non-zero cb result stops and is returned. Errors: S3L_EUNSUPPORTED when the store has no
+ * With o->pipeline, only the uploads under that pipeline's staging prefix are listed and judged
+ * (`gc --uploads --pipeline-id`: no other upload is touched). A non-zero cb result stops and is
+ * returned. Errors: S3L_EUNSUPPORTED when the store has no
  * multipart uploads (file://); S3L_EPERMISSION_DENIED when the listing is refused (no
  * s3:ListBucketMultipartUploads: nothing is aborted then) or an abort is; S3L_ECORRUPT for a
- * checkpoint that cannot be parsed; the store's errors; S3L_ENOMEM.
+ * checkpoint that cannot be parsed; S3L_EINVALID_ARGUMENT for an o->pipeline that is not a
+ * pipeline id; the store's errors; S3L_ENOMEM.
  */
 int s3l_dest_uploads(struct s3l_store *s, const struct s3l_dest_uploads_options *o, bool abort,
                      int (*cb)(void *ctx, const struct s3l_dest_upload *u), void *ctx,

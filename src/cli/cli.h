@@ -63,10 +63,11 @@ int cli_keep_file(struct cli *c, const char *cmd, const char *path, struct cli_s
 /* Fails (exit 8, saying so) when the store refuses ListMultipartUploads, before gc --uploads
  * does anything; 0 otherwise (also for a store without multipart uploads). */
 int cli_uploads_probe(struct cli *c, struct s3l_store *store, const char *url);
-/* Lists (gc false) or aborts the orphans among (gc true) the pending uploads under url and
- * prints each with its age and what holds it (s3l_dest_uploads). Returns an exit code. */
+/* Lists (gc false) or aborts the orphans among (gc true) the pending uploads under url (only
+ * pipeline's staging uploads when pipeline is not NULL) and prints each with its age and what
+ * holds it (s3l_dest_uploads). Returns an exit code. */
 int cli_uploads_run(struct cli *c, struct s3l_store *store, const char *url, bool gc,
-                    int64_t older_than, const struct cli_strings *keep);
+                    int64_t older_than, const struct cli_strings *keep, const char *pipeline);
 
 /*
  * Parses a size: digits with an optional suffix, case-insensitive: B; K, KiB, M, MiB, G, GiB,

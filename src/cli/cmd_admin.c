@@ -62,7 +62,8 @@ static const char gc_help[] =
     "                     its checkpoint does not hold as pending, and other uploads older\n"
     "                     than --older-than (default 7d) that no checkpoint holds and --keep\n"
     "                     FILE (upload ids, one a line) does not list. Without the right to\n"
-    "                     list uploads (s3:ListBucketMultipartUploads) it does nothing.\n"
+    "                     list uploads (s3:ListBucketMultipartUploads) it does nothing. With\n"
+    "                     --pipeline-id, only that pipeline's staging uploads are judged.\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
@@ -395,7 +396,7 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
     }
     /* After the claims of dead pipelines: their writers' uploads are of older generations now. */
     if (ex == 0 && a.uploads)
-        ex = cli_uploads_run(c, a.store, a.url, true, a.older_than, &keep);
+        ex = cli_uploads_run(c, a.store, a.url, true, a.older_than, &keep, a.id);
     cli_strings_free(&keep);
     s3l_store_free(a.store);
     s3l_free(a.url);

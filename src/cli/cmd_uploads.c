@@ -116,9 +116,10 @@ static int on_upload(void *ctx, const struct s3l_dest_upload *u)
 }
 
 int cli_uploads_run(struct cli *c, struct s3l_store *store, const char *url, bool gc,
-                    int64_t older_than, const struct cli_strings *keep)
+                    int64_t older_than, const struct cli_strings *keep, const char *pipeline)
 {
     struct s3l_dest_uploads_options o = {0};
+    o.pipeline = pipeline;
     o.older_than_ns = older_than;
     o.keep = (const char *const *)keep->v;
     o.n_keep = keep->n;
@@ -228,7 +229,7 @@ int cli_cmd_uploads(struct cli *c, int argc, char **argv)
     if (ex == 0)
         ex = cli_open_store(c, url_arg, &s3, false, &store, &url);
     if (ex == 0)
-        ex = cli_uploads_run(c, store, url, false, older, &keep);
+        ex = cli_uploads_run(c, store, url, false, older, &keep, NULL);
     cli_strings_free(&keep);
     s3l_store_free(store);
     s3l_free(url);

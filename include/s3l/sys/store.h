@@ -255,14 +255,10 @@ struct s3l_store_ops {
      * multipart upload whose key starts with prefix, in key order (S3: ListMultipartUploads, page
      * by page; cb runs between pages). A non-zero cb result stops and is returned. The store's
      * errors: S3L_EPERMISSION_DENIED when the listing is refused (S3: s3:ListBucketMultipartUploads
-     * not granted).
+     * not granted). An upload it lists is aborted with staged_abort (S3: AbortMultipartUpload).
      */
     int (*list_uploads)(struct s3l_store *s, const char *prefix, s3l_store_uploads_cb cb,
                         void *ctx, struct s3l_error *err);
-    /* Optional, with list_uploads: aborts the pending upload upload_id of key (S3:
-     * AbortMultipartUpload); S3L_ENOT_FOUND when it is gone; the store's errors. */
-    int (*abort_pending)(struct s3l_store *s, const char *key, const char *upload_id,
-                         struct s3l_error *err);
 };
 
 /* The base every backend embeds first. */
@@ -343,9 +339,6 @@ int s3l_store_staged_abort(struct s3l_store *s, const char *key, const char *upl
  * backend has none; prefix "" or a valid key prefix (else S3L_EINVALID_ARGUMENT). Counted. */
 int s3l_store_list_uploads(struct s3l_store *s, const char *prefix, s3l_store_uploads_cb cb,
                            void *ctx, struct s3l_error *err);
-/* ops->abort_pending, as s3l_store_list_uploads for a backend without it. Counted. */
-int s3l_store_abort_pending(struct s3l_store *s, const char *key, const char *upload_id,
-                            struct s3l_error *err);
 
 /* Whether key follows the key rules above. */
 bool s3l_store_key_valid(const char *key);

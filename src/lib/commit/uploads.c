@@ -217,7 +217,16 @@ int s3l_dest_uploads(struct s3l_store *s, const struct s3l_dest_uploads_options 
                      struct s3l_error *err)
 {
     struct collected c = {NULL, 0, 0};
-    int rc = s3l_store_list_uploads(s, "", collect_upload, &c, err);
+    char *prefix = NULL;
+    int rc = 0;
+    if (o->pipeline) {
+        rc = s3l__pipeline_id_check(o->pipeline, err);
+        if (rc == 0 && !(prefix = s3l__key_staging_prefix(o->pipeline)))
+            rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    }
+    if (rc == 0)
+        rc = s3l_store_list_uploads(s, prefix ? prefix : "", collect_upload, &c, err);
+    s3l_free(prefix);
     struct ck_entry *cks = NULL;
     size_t n = 0;
     if (rc == 0)
@@ -233,11 +242,8 @@ int s3l_dest_uploads(struct s3l_store *s, const struct s3l_dest_uploads_options 
         if (rc == 0 && !judge_staging(cks, n, &u, why, sizeof(why)))
             judge_other(cks, n, o, now, &u, why, sizeof(why));
         if (rc == 0 && abort && u.cls == S3L_DEST_UPLOAD_ORPHAN) {
-            rc = s3l_store_abort_pending(s, u.key, u.upload_id, err);
-            if (rc == S3L_ENOT_FOUND) { /* gone meanwhile: what was asked */
-                s3l_error_clear(err);
-                rc = 0;
-            }
+            /* staged_abort: one gone meanwhile (aborted, completed) is success. */
+            rc = s3l_store_staged_abort(s, u.key, u.upload_id, err);
             u.aborted = rc == 0;
         }
         if (rc == 0)

@@ -513,18 +513,6 @@ static int s3_list_uploads(struct s3l_store *st, const char *prefix, s3l_store_u
     return rc;
 }
 
-static int s3_abort_pending(struct s3l_store *st, const char *key, const char *upload_id,
-                            struct s3l_error *err)
-{
-    struct s3_store *s = S(st);
-    char *k = full_key(s, key);
-    if (!k)
-        return nomem(err);
-    int rc = s3l_s3_abort_multipart(s->c, s->bucket, k, upload_id, err);
-    s3l_free(k);
-    return rc;
-}
-
 static void s3_destroy(struct s3l_store *st)
 {
     struct s3_store *s = S(st);
@@ -560,7 +548,6 @@ static const struct s3l_store_ops s3_ops = {
     .staged_complete = s3_staged_complete,
     .staged_abort = s3_staged_abort,
     .list_uploads = s3_list_uploads,
-    .abort_pending = s3_abort_pending,
 };
 
 /* s3://BUCKET[/PREFIX]: bucket and prefix (no leading or trailing '/', no empty segment). */

@@ -582,15 +582,3 @@ int s3l_store_list_uploads(struct s3l_store *s, const char *prefix, s3l_store_up
     count(&s->n_ops, 1);
     return s->ops->list_uploads(s, prefix, cb, ctx, err);
 }
-
-int s3l_store_abort_pending(struct s3l_store *s, const char *key, const char *upload_id,
-                            struct s3l_error *err)
-{
-    if (!s3l_store_key_valid(key))
-        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "abort upload: bad key '%s'", key);
-    if (!s->ops->abort_pending)
-        return s3l_error_set(err, S3L_EUNSUPPORTED,
-                             "%s: the %s backend has no multipart uploads", s->url, s->ops->name);
-    count(&s->n_ops, 1);
-    return s->ops->abort_pending(s, key, upload_id, err);
-}
