@@ -281,7 +281,7 @@ struct s3l_dest_uploads_options {
  * returned. Errors: S3L_EUNSUPPORTED when the store has no
  * multipart uploads (file://); S3L_EPERMISSION_DENIED when the listing is refused (no
  * s3:ListBucketMultipartUploads: nothing is aborted then) or an abort is; S3L_ECORRUPT for a
- * checkpoint that cannot be parsed; S3L_EINVALID_ARGUMENT for an o->pipeline that is not a
+ * checkpoint that cannot be parsed; S3L_EINVALID_CONFIG for an o->pipeline that is not a
  * pipeline id; the store's errors; S3L_ENOMEM.
  */
 int s3l_dest_uploads(struct s3l_store *s, const struct s3l_dest_uploads_options *o, bool abort,
