@@ -67,9 +67,10 @@ parts() { # key id -> number of parts uploaded
     aws s3api list-parts --bucket "$RGW_BUCKET" --key "$1" --upload-id "$2" \
         --query 'length(Parts)' --output text 2>/dev/null
 }
-wait_part() { # prefix -> "key id" of the first upload under it with a part, within 60 s
-    local i line
-    for i in $(seq 120); do
+wait_part() { # prefix -> "key id" of the first upload under it with a part, within 600 s (a
+    # loaded machine: the writer encodes megabytes before its first part)
+    local line end=$((SECONDS + 600))
+    while [ "$SECONDS" -lt "$end" ]; do
         line=$(pending "$1" | head -1)
         if [ -n "$line" ] && [ "$(parts $line)" -ge 1 ] 2>/dev/null; then
             echo "$line"
@@ -86,8 +87,11 @@ rm -f fifo_a && mkfifo fifo_a
 "$S3LAND" write --url "$url" --table a "${big[@]}" --commit-interval 1h --pipeline-id "$pipe_a" \
     - <fifo_a 2>"$work/a.err" &
 killed=$!
+# The feeders write in the background, so that the waits below are bounded by time and not by
+# how fast a writer on a loaded machine drains its fifo.
 exec 4>fifo_a
-head -n 250000 big.ndjson >&4
+head -n 250000 big.ndjson >&4 &
+feeder_a=$!
 if up_a=$(wait_part "_openetl/staging/$pipe_a"); then
     kill -9 "$killed"
     wait "$killed" 2>/dev/null
@@ -97,6 +101,7 @@ else
     bad "no upload with a part appeared: $(cat "$work/a.err")"
 fi
 exec 4>&-
+wait "$feeder_a" 2>/dev/null # its reader is gone: EPIPE
 read -r key_a id_a <<<"$up_a"
 pending _openetl/ | grep -q "$id_a" && ok "its upload is pending after the kill" \
     || bad "the killed writer's upload is not pending"
@@ -115,7 +120,8 @@ writer=$!
 # fd 3 is the only writer of B's fifo: every process started from here on gets it closed (3>&-),
 # or B never sees the end of its input (a fault proxy that inherited it kept B waiting forever).
 exec 3>fifo
-head -n 250000 big.ndjson >&3
+head -n 250000 big.ndjson >&3 &
+feeder_b=$!
 if up_b=$(wait_part _openetl/staging/0b0b0b0b 3>&-); then
     ok "the live writer B has an upload with parts"
 else
@@ -234,6 +240,7 @@ aws s3 cp --quiet "$url/$key_p" p.obj 3>&-
 
 # 8. The live writer ends normally: its upload was kept. Its input ends when fd 3 closes (no
 # other process holds the fifo); a generous bound for a loaded machine, then a failure.
+wait "$feeder_b"
 sed -n 250001,260000p big.ndjson >&3
 exec 3>&-
 for _ in $(seq 1200); do kill -0 "$writer" 2>/dev/null || break; sleep 0.5; done
