@@ -249,6 +249,60 @@ int s3l_dest_gc_pipeline(struct s3l_store *store, const char *pipeline, bool for
 int s3l_dest_gc_check_leftovers(struct s3l_store *s, int64_t min_age_ns, uint64_t *removed,
                                 struct s3l_error *err);
 
+/* What a pending multipart upload under a destination is to `gc --uploads` (issue 13 item 6). */
+enum s3l_dest_upload_class {
+    S3L_DEST_UPLOAD_HELD,   /* kept: a checkpoint or a live writer holds it, or keep lists it */
+    S3L_DEST_UPLOAD_YOUNG,  /* kept: held by nothing, but younger than older_than */
+    S3L_DEST_UPLOAD_ORPHAN, /* aborted by s3l_dest_uploads with abort */
+};
+
+/* One pending upload, judged. Valid during the callback only. */
+struct s3l_dest_upload {
+    const char *key;       /* relative to the destination's root */
+    const char *upload_id;
+    int64_t initiated_ns;  /* when it was started (store clock), ns since 1970; 0: unknown */
+    const char *pipeline;  /* a Parquet staging upload of a pipeline with a checkpoint, or NULL */
+    uint64_t generation;   /* with pipeline: the generation that staged it */
+    enum s3l_dest_upload_class cls;
+    const char *why;       /* one clause saying why it is held, kept or an orphan */
+    bool aborted;          /* abort was asked and it is aborted (or was gone already) */
+};
+
+/* Options of s3l_dest_uploads. Zero-initialise. */
+struct s3l_dest_uploads_options {
+    int64_t older_than_ns;    /* an upload held by nothing is an orphan from this age on (ns) */
+    const char *const *keep;  /* upload ids to keep whatever their age (engines' committables) */
+    size_t n_keep;
+    int64_t now_ns;           /* the clock ages are measured by (ns since 1970); 0: now */
+    const char *pipeline;     /* non-NULL: only this pipeline's staging uploads are listed */
+};
+
+/* The default of older_than_ns that `s3land gc --uploads` gives: 7 days. */
+#define S3L_DEST_UPLOADS_DEFAULT_AGE_NS (7LL * 24 * 3600 * 1000000000LL)
+
+/*
+ * Every pending multipart upload under the store root (ListMultipartUploads), judged against
+ * every checkpoint of the destination, and given to cb (ctx, upload) in key order. The rule
+ * (issue 13 item 6): a Parquet staging upload of generation G of a pipeline whose checkpoint
+ * exists is HELD when the checkpoint's pending epoch holds its key or G is at or above the
+ * checkpoint's generation (a writer that may be live), an ORPHAN when G is below (a killed or
+ * fenced writer's); any other upload is HELD when o->keep lists its id or a checkpoint's text
+ * names it, an ORPHAN when it is at least o->older_than_ns old (by its Initiated time against
+ * o->now_ns), else YOUNG (also when its age is unknown). With abort, each ORPHAN is aborted
+ * before cb sees it (AbortMultipartUpload; one already gone counts as aborted). Run s3l_dest_gc
+ * first to claim dead pipelines, so that a killed writer's current generation becomes older.
+ * With o->pipeline, only the uploads under that pipeline's staging prefix are listed and judged
+ * (`gc --uploads --pipeline-id`: no other upload is touched). A non-zero cb result stops and is
+ * returned. Errors: S3L_EUNSUPPORTED when the store has no
+ * multipart uploads (file://); S3L_EPERMISSION_DENIED when the listing is refused (no
+ * s3:ListBucketMultipartUploads: nothing is aborted then) or an abort is; S3L_ECORRUPT for a
+ * checkpoint that cannot be parsed; S3L_EINVALID_CONFIG for an o->pipeline that is not a
+ * pipeline id; the store's errors; S3L_ENOMEM.
+ */
+int s3l_dest_uploads(struct s3l_store *s, const struct s3l_dest_uploads_options *o, bool abort,
+                     int (*cb)(void *ctx, const struct s3l_dest_upload *u), void *ctx,
+                     struct s3l_error *err);
+
 /* Frees d (aborting an epoch in progress). NULL is a no-op. */
 void s3l_dest_free(struct s3l_dest *d);
 

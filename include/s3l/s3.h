@@ -297,6 +297,7 @@ int s3l_s3_list_parts(struct s3l_s3_client *c, const char *bucket, const char *k
 struct s3l_s3_upload_info {
     char *key;
     char *upload_id;
+    int64_t initiated_ns; /* <Initiated>, ns since 1970 (0 when absent or unparsable) */
 };
 struct s3l_s3_uploads_page {
     struct s3l_s3_upload_info *uploads;

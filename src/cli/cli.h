@@ -68,6 +68,24 @@ bool cli_sink_exactly_once(const struct s3l_config_sink *s);
 void *cli_sink_binding_json(const struct s3l_config_doc *d);
 /* Prints the config's problems on stderr (and as "invalid" events with --json). */
 void cli_sql_problems(struct cli *c, const struct s3l_config *cfg);
+int cli_cmd_uploads(struct cli *c, int argc, char **argv);
+
+/* ---- pending multipart uploads (cmd_uploads.c; `uploads` and `gc --uploads`) ---- */
+
+struct cli_strings;
+/* A duration for --older-than: cli_parse_duration's units or N days ("7d"), >= 0. In ns. */
+bool cli_parse_age(const char *s, int64_t *ns);
+/* Reads --keep FILE: one upload id a line, blanks and # comments skipped, into out. Returns 0
+ * or the exit code after reporting (a file that cannot be read is a usage error, 1). */
+int cli_keep_file(struct cli *c, const char *cmd, const char *path, struct cli_strings *out);
+/* Fails (exit 8, saying so) when the store refuses ListMultipartUploads, before gc --uploads
+ * does anything; 0 otherwise (also for a store without multipart uploads). */
+int cli_uploads_probe(struct cli *c, struct s3l_store *store, const char *url);
+/* Lists (gc false) or aborts the orphans among (gc true) the pending uploads under url (only
+ * pipeline's staging uploads when pipeline is not NULL) and prints each with its age and what
+ * holds it (s3l_dest_uploads). Returns an exit code. */
+int cli_uploads_run(struct cli *c, struct s3l_store *store, const char *url, bool gc,
+                    int64_t older_than, const struct cli_strings *keep, const char *pipeline);
 
 /*
  * Parses a size: digits with an optional suffix, case-insensitive: B; K, KiB, M, MiB, G, GiB,

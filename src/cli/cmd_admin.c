@@ -40,6 +40,7 @@ static const char recover_help[] =
 
 static const char gc_help[] =
     "Usage: s3land gc [--url URL] [--pipeline-id ID] [--force]\n"
+    "                 [--uploads [--older-than D] [--keep FILE]]\n"
     "\n"
     "Removes staged files that can never commit. A pipeline that looks dead (its checkpoint not\n"
     "updated for twice the commit interval recorded in it; 60s assumed when it records none) is\n"
@@ -59,10 +60,18 @@ static const char gc_help[] =
     "  --check-age D      remove what killed `s3land check` runs left under _openetl/check/\n"
     "                     once its newest object is D old (default 1h; a check removes its own\n"
     "                     within seconds)\n"
+    "  --uploads          then abort orphaned multipart uploads (s3://; see `s3land uploads`):\n"
+    "                     staging uploads of generations below a pipeline's current one that\n"
+    "                     its checkpoint does not hold as pending, and other uploads older\n"
+    "                     than --older-than (default 7d) that no checkpoint holds and --keep\n"
+    "                     FILE (upload ids, one a line) does not list. Without the right to\n"
+    "                     list uploads (s3:ListBucketMultipartUploads) it does nothing. With\n"
+    "                     --pipeline-id, only that pipeline's staging uploads are judged.\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_ID, O_JSON, O_CONFIG, O_SECRETS_DIR, O_FORCE, O_CHECK_AGE };
+enum { O_URL = 256, O_ID, O_JSON, O_CONFIG, O_SECRETS_DIR, O_FORCE, O_CHECK_AGE, O_UPLOADS,
+       O_OLDER, O_KEEP };
 
 static const struct option admin_options[] = {
     {"url", required_argument, NULL, O_URL},
@@ -71,6 +80,9 @@ static const struct option admin_options[] = {
     {"pipeline-id", required_argument, NULL, O_ID},
     {"force", no_argument, NULL, O_FORCE},
     {"check-age", required_argument, NULL, O_CHECK_AGE},
+    {"uploads", no_argument, NULL, O_UPLOADS},
+    {"older-than", required_argument, NULL, O_OLDER},
+    {"keep", required_argument, NULL, O_KEEP},
     CLI_S3_LONG_OPTIONS,
     CLI_SSE_LONG_OPTIONS,
     {"json", no_argument, NULL, O_JSON},
@@ -89,8 +101,10 @@ struct admin {
     bool help;
     char *url;
     struct s3l_store *store;
-    bool gc, force;
-    int64_t check_age_ns; /* gc: check leftovers older than this are removed */
+    bool gc, force, uploads;
+    int64_t check_age_ns;  /* gc: check leftovers older than this are removed */
+    int64_t older_than;    /* gc --uploads: orphan age, ns */
+    const char *keep_path; /* gc --uploads --keep FILE */
     uint64_t count; /* recovered epochs, or removed files */
     int ex;
 };
@@ -130,9 +144,20 @@ static int parse(struct admin *a, int argc, char **argv)
             a->c->json = true;
             break;
         case O_FORCE:
+        case O_UPLOADS:
+        case O_OLDER:
+        case O_KEEP:
             if (!a->gc)
-                return cli_usage(a->c, a->cmd, "--force is an option of gc only");
-            a->force = true;
+                return cli_usage(a->c, a->cmd, "%s is an option of gc only", argv[optind - 1]);
+            if (opt == O_FORCE)
+                a->force = true;
+            else if (opt == O_UPLOADS)
+                a->uploads = true;
+            else if (opt == O_KEEP)
+                a->keep_path = optarg;
+            else if (!cli_parse_age(optarg, &a->older_than))
+                return cli_usage(a->c, a->cmd, "--older-than %s: expected a duration like 7d or "
+                                 "2h", optarg);
             break;
         case O_CHECK_AGE:
             if (!a->gc)
@@ -159,6 +184,8 @@ static int parse(struct admin *a, int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage(a->c, a->cmd, "unexpected argument %s", argv[optind]);
+    if (!a->uploads && (a->keep_path || a->older_than != S3L_DEST_UPLOADS_DEFAULT_AGE_NS))
+        return cli_usage(a->c, a->cmd, "--older-than and --keep go with --uploads");
     return 0;
 }
 
@@ -342,6 +369,7 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
     a.cmd = gc ? "gc" : "recover";
     a.gc = gc;
     a.check_age_ns = S3L_DEST_CHECK_LEFTOVER_AGE_NS;
+    a.older_than = S3L_DEST_UPLOADS_DEFAULT_AGE_NS;
     int ex = parse(&a, argc, argv);
     if (ex || a.help) {
         if (a.help) {
@@ -353,7 +381,14 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
         }
         return ex;
     }
-    ex = open_store(&a, false);
+    struct cli_strings keep = {0};
+    if (a.keep_path)
+        ex = cli_keep_file(c, a.cmd, a.keep_path, &keep);
+    if (ex == 0)
+        ex = open_store(&a, false);
+    /* gc --uploads without the right to list uploads does nothing at all (issue 13 item 6). */
+    if (ex == 0 && a.uploads)
+        ex = cli_uploads_probe(c, a.store, a.url);
     if (ex == 0) {
         struct s3l_error err = {0};
         /* The ids are collected first: a store may not take other calls from inside its
@@ -377,6 +412,10 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
         else if (a.count == 0)
             printf("recover: nothing pending\n");
     }
+    /* After the claims of dead pipelines: their writers' uploads are of older generations now. */
+    if (ex == 0 && a.uploads)
+        ex = cli_uploads_run(c, a.store, a.url, true, a.older_than, &keep, a.id);
+    cli_strings_free(&keep);
     s3l_store_free(a.store);
     s3l_free(a.url);
     return ex;

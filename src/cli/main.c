@@ -23,7 +23,10 @@ static const char main_help[] =
     "  ls             list tables, or a table's epochs, files, markers and row counts\n"
     "  schema         print a table's schema record\n"
     "  recover        finish commits left pending by an interrupted run\n"
-    "  gc             remove staged files of epochs that can never commit\n"
+    "  gc             remove staged files of epochs that can never commit (--uploads: abort\n"
+    "                 orphaned multipart uploads too)\n"
+    "  uploads        list pending multipart uploads under an s3:// destination, with their age\n"
+    "                 and whether a checkpoint holds them\n"
     "  cat            print the lines of the NDJSON objects under --url, in the source's order\n"
     "  check          check that a destination (file:// or s3://) can be used, and as whom: the\n"
     "                 credentials, the bucket, objects, multipart, listing, conditional writes,\n"
@@ -61,6 +64,7 @@ static const struct command commands[] = {
     {"run", cli_cmd_run}, {"connectors", cli_cmd_connectors}, {"validate", cli_cmd_validate}, {"config-schema", cli_cmd_config_schema},
     {"cat", cli_cmd_cat},
     {"sql", cli_cmd_sql}, {"pipe", cli_cmd_pipe},
+    {"uploads", cli_cmd_uploads},
 };
 
 int main(int argc, char **argv)

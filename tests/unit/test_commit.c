@@ -25,6 +25,8 @@
 #include <cmocka.h>
 
 #include "commit/commit.h"
+#include "os/os.h"
+#include "s3l/sys/store.h"
 #include "crash_store.h"
 #include "model_runner.h"
 #include "s3l/destination.h"
@@ -1204,6 +1206,136 @@ static void fault_model(bool lost_reply)
     assert_true(runs > 50);
 }
 
+/* gc --uploads' rule (s3l_dest_uploads, issue 13 item 6) on the local store given a made-up set
+ * of pending multipart uploads: its ops table is copied with list_uploads (the set, filtered by
+ * prefix, as ListMultipartUploads filters) and staged_abort (records the id) added. */
+struct fake_upload {
+    const char *key, *id;
+    int64_t initiated_ns;
+    bool aborted;
+};
+static struct fake_upload *fake_v;
+static size_t fake_n;
+
+static int fake_list_uploads(struct s3l_store *s, const char *prefix, s3l_store_uploads_cb cb,
+                             void *ctx, struct s3l_error *err)
+{
+    (void)s;
+    (void)err;
+    for (size_t i = 0; i < fake_n; i++) {
+        struct s3l_pending_upload u = {fake_v[i].key, fake_v[i].id, fake_v[i].initiated_ns};
+        int rc = fake_v[i].aborted || strncmp(u.key, prefix, strlen(prefix)) ? 0 : cb(ctx, &u);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int fake_staged_abort(struct s3l_store *s, const char *key, const char *upload_id,
+                             struct s3l_error *err)
+{
+    (void)s;
+    (void)err;
+    for (size_t i = 0; i < fake_n; i++)
+        if (!strcmp(fake_v[i].key, key) && !strcmp(fake_v[i].id, upload_id))
+            fake_v[i].aborted = true;
+    return 0;
+}
+
+struct judged {
+    char what[16][160];
+    size_t n;
+};
+
+static int on_judged(void *ctx, const struct s3l_dest_upload *u)
+{
+    struct judged *j = ctx;
+    const char *k = u->cls == S3L_DEST_UPLOAD_HELD    ? "held"
+                    : u->cls == S3L_DEST_UPLOAD_YOUNG ? "young"
+                                                      : "orphan";
+    snprintf(j->what[j->n++], sizeof(j->what[0]), "%s %s%s", u->upload_id, k,
+             u->aborted ? " aborted" : "");
+    return 0;
+}
+
+/*
+ * Pipeline PIPE at generation 2 (claimed twice): its generation-1 staging upload is an orphan,
+ * its generation-2 one is held (a writer that may be live); other uploads: one a day old is an
+ * orphan at --older-than 1h, one as old but in keep is held, a minute-old one is young, one of
+ * unknown age is young, a staging upload of a pipeline without a checkpoint is judged by age.
+ * With abort exactly the orphans are aborted; with o.pipeline only PIPE's staging uploads are
+ * listed, so the old upload of another program is not touched (it was, before the filter).
+ */
+static void uploads_judged_and_orphans_aborted(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_error err = {0};
+    claim_and_die(f, 3600000, 1, "a.x");
+    claim_and_die(f, 3600000, 2, "b.x");
+    int64_t now = s3l__os_now_ns(), day = 86400LL * 1000000000LL;
+    char *g1 = s3l__key_staged(PIPE, 1, "t", "f1.parquet");
+    char *g2 = s3l__key_staged(PIPE, 2, "t", "f2.parquet");
+    char *p9 = s3l__key_staged("p9", 1, "t", "f.parquet");
+    struct fake_upload set[] = {
+        {g1, "id-g1", now - day, false},         {g2, "id-g2", now - day, false},
+        {"x/old", "id-old", now - day, false},   {"x/kept", "id-kept", now - day, false},
+        {"x/young", "id-young", now - 60000000000LL, false},
+        {"x/unknown", "id-unknown", 0, false},   {p9, "id-p9", now - day, false},
+    };
+    fake_v = set;
+    fake_n = sizeof(set) / sizeof(set[0]);
+    struct s3l_store_ops ops = *f->s->ops;
+    const struct s3l_store_ops *saved = f->s->ops;
+    ops.list_uploads = fake_list_uploads;
+    ops.staged_abort = fake_staged_abort;
+    f->s->ops = &ops;
+    const char *keep[] = {"id-kept"};
+    struct s3l_dest_uploads_options o = {0};
+    o.older_than_ns = 3600LL * 1000000000LL;
+    o.keep = keep;
+    o.n_keep = 1;
+    /* Listed only: nothing aborted. */
+    struct judged j = {0};
+    assert_int_equal(s3l_dest_uploads(f->s, &o, false, on_judged, &j, &err), 0);
+    assert_int_equal(j.n, 7);
+    for (size_t i = 0; i < fake_n; i++)
+        assert_false(set[i].aborted);
+    /* --pipeline-id PIPE: only PIPE's two staging uploads; the g1 one aborted. */
+    o.pipeline = PIPE;
+    memset(&j, 0, sizeof(j));
+    assert_int_equal(s3l_dest_uploads(f->s, &o, true, on_judged, &j, &err), 0);
+    assert_int_equal(j.n, 2);
+    assert_string_equal(j.what[0], "id-g1 orphan aborted");
+    assert_string_equal(j.what[1], "id-g2 held");
+    assert_true(set[0].aborted);
+    for (size_t i = 1; i < fake_n; i++)
+        assert_false(set[i].aborted);
+    /* The whole destination. */
+    o.pipeline = NULL;
+    memset(&j, 0, sizeof(j));
+    assert_int_equal(s3l_dest_uploads(f->s, &o, true, on_judged, &j, &err), 0);
+    assert_int_equal(j.n, 6);
+    assert_string_equal(j.what[0], "id-g2 held");
+    assert_string_equal(j.what[1], "id-old orphan aborted");
+    assert_string_equal(j.what[2], "id-kept held");
+    assert_string_equal(j.what[3], "id-young young");
+    assert_string_equal(j.what[4], "id-unknown young");
+    assert_string_equal(j.what[5], "id-p9 orphan aborted");
+    assert_true(set[2].aborted && set[6].aborted);
+    assert_false(set[1].aborted || set[3].aborted || set[4].aborted || set[5].aborted);
+    /* Not a pipeline id: refused, nothing listed. */
+    o.pipeline = "../x";
+    assert_int_equal(s3l_dest_uploads(f->s, &o, true, on_judged, &j, &err), S3L_EINVALID_CONFIG);
+    f->s->ops = saved;
+    /* The local store itself has no multipart uploads. */
+    o.pipeline = NULL;
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_dest_uploads(f->s, &o, false, on_judged, &j, &err), S3L_EUNSUPPORTED);
+    s3l_free(g1);
+    s3l_free(g2);
+    s3l_free(p9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1226,6 +1358,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unwritable_destination, setup, teardown),
         cmocka_unit_test(fail_at_every_op_then_recover),
         cmocka_unit_test(lost_reply_at_every_op_then_recover),
+        cmocka_unit_test_setup_teardown(uploads_judged_and_orphans_aborted, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,6 +130,15 @@ enum s3l_store_op {
  * keys, then act on them. */
 typedef int (*s3l_store_list_cb)(void *ctx, const struct s3l_object_info *info);
 
+/* A pending (started, neither completed nor aborted) multipart upload, for list_uploads. Valid
+ * during the callback only. */
+struct s3l_pending_upload {
+    const char *key;       /* relative to the store root */
+    const char *upload_id; /* the store's id of the upload */
+    int64_t initiated_ns;  /* when it was started (store clock), ns since 1970; 0: unknown */
+};
+typedef int (*s3l_store_uploads_cb)(void *ctx, const struct s3l_pending_upload *u);
+
 struct s3l_store_ops {
     int version; /* S3L_STORE_OPS_VERSION */
     const char *name;
@@ -248,6 +257,15 @@ struct s3l_store_ops {
      * write or publish. Cheap when nothing travels, so callable every few rows.
      */
     void (*upload_progress)(struct s3l_upload *u);
+    /*
+     * Optional (NULL: the backend has no multipart uploads, as the local one). Every pending
+     * multipart upload whose key starts with prefix, in key order (S3: ListMultipartUploads, page
+     * by page; cb runs between pages). A non-zero cb result stops and is returned. The store's
+     * errors: S3L_EPERMISSION_DENIED when the listing is refused (S3: s3:ListBucketMultipartUploads
+     * not granted). An upload it lists is aborted with staged_abort (S3: AbortMultipartUpload).
+     */
+    int (*list_uploads)(struct s3l_store *s, const char *prefix, s3l_store_uploads_cb cb,
+                        void *ctx, struct s3l_error *err);
 };
 
 /* The base every backend embeds first. */
@@ -326,6 +344,11 @@ int s3l_store_staged_complete(struct s3l_store *s, const char *key, const struct
                               struct s3l_object_info *info, struct s3l_error *err);
 int s3l_store_staged_abort(struct s3l_store *s, const char *key, const char *upload_id,
                            struct s3l_error *err);
+
+/* ops->list_uploads: S3L_EUNSUPPORTED (saying the backend has no multipart uploads) when the
+ * backend has none; prefix "" or a valid key prefix (else S3L_EINVALID_ARGUMENT). Counted. */
+int s3l_store_list_uploads(struct s3l_store *s, const char *prefix, s3l_store_uploads_cb cb,
+                           void *ctx, struct s3l_error *err);
 
 /* Whether key follows the key rules above. */
 bool s3l_store_key_valid(const char *key);

@@ -53,6 +53,9 @@ char *s3l__key_staging_prefix(const char *pipeline);
 char *s3l__key_staged(const char *pipeline, uint64_t gen, const char *table, const char *name);
 /* The generation of a key under pipeline's staging prefix; false for any other key. */
 bool s3l__key_staged_generation(const char *key, const char *pipeline, uint64_t *gen);
+/* The pipeline (into pipeline, cap bytes with the NUL) and generation of any staged key; false
+ * for any other key or an id that does not fit or is not a pipeline id. */
+bool s3l__key_staged_parse(const char *key, char *pipeline, size_t cap, uint64_t *gen);
 /* The table T of a key staged by pipeline: 1 and *table (s3l_free); 0 for another key; ENOMEM. */
 int s3l__key_staged_table(const char *key, const char *pipeline, char **table);
 /* "_openetl/deadletter/T/<name>": a dead-letter file's final key. */

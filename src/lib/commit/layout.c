@@ -169,6 +169,19 @@ bool s3l__key_staged_generation(const char *key, const char *pipeline, uint64_t 
     return true;
 }
 
+bool s3l__key_staged_parse(const char *key, char *pipeline, size_t cap, uint64_t *gen)
+{
+    if (strncmp(key, STAGING, strlen(STAGING)) != 0)
+        return false;
+    const char *p = key + strlen(STAGING), *slash = strchr(p, '/');
+    if (!slash || (size_t)(slash - p) >= cap || slash == p)
+        return false;
+    memcpy(pipeline, p, (size_t)(slash - p));
+    pipeline[slash - p] = '\0';
+    return s3l__pipeline_id_check(pipeline, NULL) == 0 &&
+           s3l__key_staged_generation(key, pipeline, gen);
+}
+
 int s3l__key_staged_table(const char *key, const char *pipeline, char **table)
 {
     uint64_t gen = 0;

@@ -358,6 +358,8 @@ int s3l__xml_list_uploads(const void *body, size_t len, struct s3l_s3_uploads_pa
         struct s3l_s3_upload_info *u = &page->uploads[page->n++];
         u->key = key_dup(k, url || url_form(k));
         u->upload_id = s3l_strdup(id);
+        const char *ini = s3l__xml_text(c, "Initiated");
+        u->initiated_ns = ini ? s3l__parse_time_ns(ini) : 0;
         if (!u->key || !u->upload_id) {
             rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
             break;

@@ -478,6 +478,46 @@ static void s3_counts(struct s3l_store *st, struct s3l_store_counts *out)
     }
 }
 
+/* ListMultipartUploads under PREFIX/prefix, page by page; keys given relative to the root. */
+static int s3_list_uploads(struct s3l_store *st, const char *prefix, s3l_store_uploads_cb cb,
+                           void *ctx, struct s3l_error *err)
+{
+    struct s3_store *s = S(st);
+    char *k = full_key(s, prefix ? prefix : "");
+    if (!k)
+        return nomem(err);
+    size_t strip = strlen(s->prefix);
+    char *km = NULL, *im = NULL;
+    int rc = 0;
+    do {
+        struct s3l_s3_uploads_page p;
+        rc = s3l_s3_list_uploads(s->c, s->bucket, k, km, im, 1000, &p, err);
+        s3l_free(km);
+        s3l_free(im);
+        km = im = NULL;
+        for (size_t i = 0; rc == 0 && i < p.n; i++) {
+            if (strncmp(p.uploads[i].key, s->prefix, strip) != 0)
+                continue; /* not under the root (cannot happen: the prefix was sent) */
+            struct s3l_pending_upload u = {p.uploads[i].key + strip, p.uploads[i].upload_id,
+                                           p.uploads[i].initiated_ns};
+            rc = cb(ctx, &u);
+        }
+        if (rc == 0 && p.truncated) {
+            km = p.next_key_marker;
+            im = p.next_upload_id_marker;
+            p.next_key_marker = p.next_upload_id_marker = NULL;
+            if (!km)
+                rc = s3l_error_set(err, S3L_ECORRUPT, "ListMultipartUploads of s3://%s/%s: a "
+                                   "truncated page without NextKeyMarker", s->bucket, k);
+        }
+        s3l_s3_uploads_page_free(&p);
+    } while (rc == 0 && km);
+    s3l_free(km);
+    s3l_free(im);
+    s3l_free(k);
+    return rc;
+}
+
 static void s3_destroy(struct s3l_store *st)
 {
     struct s3_store *s = S(st);
@@ -513,6 +553,7 @@ static const struct s3l_store_ops s3_ops = {
     .staged_complete = s3_staged_complete,
     .staged_abort = s3_staged_abort,
     .upload_progress = s3_upload_progress,
+    .list_uploads = s3_list_uploads,
 };
 
 /* s3://BUCKET[/PREFIX]: bucket and prefix (no leading or trailing '/', no empty segment). */

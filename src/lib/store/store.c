@@ -566,3 +566,25 @@ int s3l_name_check(const char *name, size_t len, const char *what, struct s3l_er
                              why, (unsigned char)name[at], at);
     return s3l_error_set(err, S3L_EINVALID_CONFIG, "%s name '%s' refused: %s", what, shown, why);
 }
+
+/* The prefix rule of s3l_store_sweep: "" or a key prefix (a trailing '/' allowed). */
+static bool prefix_ok(const char *prefix)
+{
+    size_t n = strlen(prefix);
+    char *k = s3l_strndup(prefix, n > 0 && prefix[n - 1] == '/' ? n - 1 : n);
+    bool ok = k && (n == 0 || s3l_store_key_valid(k));
+    s3l_free(k);
+    return ok;
+}
+
+int s3l_store_list_uploads(struct s3l_store *s, const char *prefix, s3l_store_uploads_cb cb,
+                           void *ctx, struct s3l_error *err)
+{
+    if (!prefix_ok(prefix))
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "list uploads: bad prefix '%s'", prefix);
+    if (!s->ops->list_uploads)
+        return s3l_error_set(err, S3L_EUNSUPPORTED,
+                             "%s: the %s backend has no multipart uploads", s->url, s->ops->name);
+    count(&s->n_ops, 1);
+    return s->ops->list_uploads(s, prefix, cb, ctx, err);
+}
