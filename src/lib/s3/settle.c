@@ -1,9 +1,9 @@
 /*
  * Settling refusals that a prefix-conditioned policy makes (issue 11, item 3). The minimal
  * policy grants GetObject, PutObject, DeleteObject and AbortMultipartUpload on the keys under
- * BUCKET/PREFIX/, and ListBucket (and GetBucketLocation) on the bucket only with `StringLike s3:prefix
- * PREFIX/...`. Under it, S3 (and Ceph RGW 16) answer 403 where a wider policy gets 404 or 200:
- * a GET or HEAD of a missing key (no ListBucket without s3:prefix), HeadBucket and
+ * BUCKET/PREFIX/, and ListBucket (and GetBucketLocation) on the bucket only with `StringLike
+ * s3:prefix PREFIX/...`. Under it, S3 (and Ceph RGW 16) answer 403 where a wider policy gets 404
+ * or 200: a GET or HEAD of a missing key (no ListBucket without s3:prefix), HeadBucket and
  * GetBucketLocation (they carry no s3:prefix). Both are told apart here with the one request the
  * policy grants, a ListObjectsV2 under PREFIX/; every list s3land makes starts with PREFIX/
  * (store/s3.c keys are PREFIX/ + a relative key). DeleteObjects refused as a whole is in
