@@ -163,12 +163,46 @@ int s3l_s3_get_object(struct s3l_s3_client *c, const char *bucket, const char *k
                       uint64_t offset, uint64_t len, size_t max, uint8_t **data, size_t *data_len,
                       struct s3l_s3_object *out, struct s3l_error *err);
 
-/* HeadObject; NOT_FOUND when there is no such key. */
+/*
+ * HeadObject; NOT_FOUND when there is no such key.
+ * GetObject and HeadObject answered 403 (S3 says 403, not 404, for a missing key when the caller
+ * may not list it: a ListBucket granted only with an s3:prefix condition, say) are settled by a
+ * ListObjectsV2 of that exact key (prefix = key, max-keys 1; one more request, allowed by such a
+ * condition): absent, S3L_ENOT_FOUND (the message says how it was told); listed, or the list
+ * refused too, S3L_EPERMISSION_DENIED stands, naming the operation, bucket, key and principal;
+ * the list's S3L_EAUTH_INVALID / S3L_EAUTH_EXPIRED when it says the signature or the keys are
+ * wrong (a HEAD's empty 403 cannot).
+ */
 int s3l_s3_head_object(struct s3l_s3_client *c, const char *bucket, const char *key,
                        struct s3l_s3_object *out, struct s3l_error *err);
 
 /* HeadBucket; NOT_FOUND, PERMISSION_DENIED, or INVALID_CONFIG naming the bucket's region. */
 int s3l_s3_head_bucket(struct s3l_s3_client *c, const char *bucket, struct s3l_error *err);
+
+/*
+ * Whether bucket can be reached, and its region, for a caller that may be granted nothing on the
+ * bucket itself but a list under prefix ("" or "PREFIX/", ending in '/'; else
+ * S3L_EINVALID_ARGUMENT). HeadBucket first; a 403 is settled by its x-amz-bucket-region header
+ * (S3 sends it on a refused HeadBucket: the bucket exists, there), else by a ListObjectsV2 of
+ * prefix with max-keys 1: under a policy granting ListBucket only with a `StringLike s3:prefix`
+ * condition (PREFIX/ and a wildcard), HeadBucket (and GetBucketLocation) carry no s3:prefix and
+ * are refused, the list is allowed. A bucket in another region is followed there first
+ * (s3l_s3_set_note_handler).
+ * region (64 bytes, NUL-terminated) gets the bucket's region: the header's, else the client's
+ * after any redirect. Returns 0; S3L_ENOT_FOUND (no such bucket); the list's error when both
+ * were refused (S3L_EPERMISSION_DENIED naming the bucket, the prefix and the principal; the
+ * message says HeadBucket was refused too); any other HeadBucket failure as the common results.
+ */
+int s3l_s3_bucket_probe(struct s3l_s3_client *c, const char *bucket, const char *prefix,
+                        char region[64], struct s3l_error *err);
+
+/*
+ * s3l_s3_bucket_probe for the bucket and prefix of an s3:// store (s3l_store_open): the
+ * PREFIX/ of s3://BUCKET/PREFIX, "" for s3://BUCKET. S3L_EUNSUPPORTED for a store that is not
+ * s3:// (message names its URL); otherwise as s3l_s3_bucket_probe.
+ */
+struct s3l_store;
+int s3l_s3_store_bucket_probe(struct s3l_store *store, char region[64], struct s3l_error *err);
 
 /* One page of ListObjectsV2. Free with s3l_s3_list_page_free. */
 struct s3l_s3_list_page {
@@ -200,7 +234,9 @@ int s3l_s3_delete_object(struct s3l_s3_client *c, const char *bucket, const char
                          struct s3l_error *err);
 
 /* DeleteObjects in batches of S3L_S3_DELETE_BATCH. The first per-key error fails the call with
- * that key's code named in err. */
+ * that key's code named in err. A DeleteObjects refused as a whole (403: Ceph RGW 16 wants
+ * s3:DeleteObject on the bucket, which a policy granting it on PREFIX/ keys does not give) is
+ * done key by key with DeleteObject, and so are the client's later ones. */
 int s3l_s3_delete_objects(struct s3l_s3_client *c, const char *bucket, const char *const *keys,
                           size_t n, struct s3l_error *err);
 

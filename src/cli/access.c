@@ -23,7 +23,7 @@
 #include "cli.h"
 
 static struct s3l_creds_provider *held[4];
-static char *held_str[8];
+static char *held_str[16];
 static bool at_exit;
 
 static void free_held(void)
@@ -113,6 +113,12 @@ int cli_access_resolve(struct cli *c, struct cli_access *a, const char **region,
         *endpoint = v;
         keep(NULL, v);
     }
+    /* --role-arn's STS endpoint: AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL, then the profile's
+     * (its services section's sts endpoint_url, then its endpoint_url) */
+    char *sts = NULL;
+    if (rc == 0 && a->role_arn && !env("AWS_ENDPOINT_URL_STS") && !env("AWS_ENDPOINT_URL") &&
+        (rc = s3l_creds_profile_endpoint(&co, "sts", &sts, &err)) == 0 && sts)
+        keep(NULL, sts);
     if (rc != 0)
         return cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
     if (!a->profile && !a->role_arn)
@@ -124,7 +130,7 @@ int cli_access_resolve(struct cli *c, struct cli_access *a, const char **region,
     if (rc == 0 && a->role_arn) {
         struct s3l_creds_role_options ro = {S3L_CREDS_ROLE_OPTIONS_VERSION, a->role_arn,
                                             a->external_id, a->session_name, a->duration_s,
-                                            *region, NULL};
+                                            *region, sts};
         rc = s3l_creds_role_new(&ro, p, &role, &err);
         p = NULL;
         if (rc == 0)
@@ -180,5 +186,7 @@ const char cli_access_help[] =
     "  --role-session-name N  the role session's name (default: botocore-session-SECONDS)\n"
     "  --role-duration D      how long the role's credentials last, 900s to 12h (default: 1h);\n"
     "                         they are renewed 5 minutes before they expire\n"
-    "  (STS endpoint: $AWS_ENDPOINT_URL_STS, then $AWS_ENDPOINT_URL, else sts.REGION.amazonaws.com)\n"
+    "  (STS endpoint: $AWS_ENDPOINT_URL_STS, then $AWS_ENDPOINT_URL, then the profile's\n"
+    "  services section (sts = endpoint_url = URL), then its endpoint_url, else\n"
+    "  sts.REGION.amazonaws.com)\n"
     "\n";

@@ -582,6 +582,93 @@ static void two_threads_share_one_client(void **state)
 
 /* ------------------------------------------------------------------ wrong region */
 
+/* The refusals a prefix-conditioned policy makes (issue 11, item 3), injected at the proxy as the
+ * store would answer them (Ceph RGW under such a policy: tests/integration/test_cli_rgw_policy.sh).
+ * A 403 on GetObject / HeadObject is settled by a ListObjectsV2 of that key: absent is NOT_FOUND,
+ * listed is the 403, a refused list keeps the 403, a list answering InvalidAccessKeyId gives
+ * AUTH_INVALID; a DeleteObjects refused whole is done key by key, and remembered; HeadBucket's
+ * 403 is settled by its x-amz-bucket-region, else by a list of the prefix. */
+static void prefix_policy_refusals_are_settled(void **state)
+{
+    (void)state;
+    setenv("AWS_REGION", "us-east-1", 1);
+    struct s3l_s3_client *c = client(4);
+    struct s3l_error e = {0};
+    struct s3l_s3_object o;
+    uint8_t *d = NULL;
+    size_t n = 0;
+    OK(s3l_s3_put_object(c, bucket, "p/there", "abc", 3, NULL, NULL, err));
+    rules("[{\"op\":\"GetObject\",\"key\":\"p/absent\",\"times\":-1,\"action\":\"deny\"},"
+          " {\"op\":\"HeadObject\",\"key\":\"p/absent\",\"times\":-1,\"action\":\"deny\"},"
+          " {\"op\":\"GetObject\",\"key\":\"p/there\",\"times\":-1,\"action\":\"deny\"}]");
+    assert_int_equal(s3l_s3_get_object(c, bucket, "p/absent", 0, 0, 100, &d, &n, NULL, &e),
+                     S3L_ENOT_FOUND);
+    assert_non_null(strstr(e.message, "a ListObjectsV2 of the key says it is absent"));
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_head_object(c, bucket, "p/absent", &o, &e), S3L_ENOT_FOUND);
+    assert_int_equal(count("GetObject", "p/absent", "seen"), 1);
+    assert_int_equal(count("HeadObject", "p/absent", "seen"), 1);
+    assert_int_equal(count("ListObjectsV2", "", "ok"), 2);
+    /* the key is there: the refusal stands, and says the key exists */
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_get_object(c, bucket, "p/there", 0, 0, 100, &d, &n, NULL, &e),
+                     S3L_EPERMISSION_DENIED);
+    assert_non_null(strstr(e.message, "GetObject p/there: AccessDenied"));
+    assert_non_null(strstr(e.message, "the key exists: ListObjectsV2 lists it"));
+    assert_int_equal(count("ListObjectsV2", "", "ok"), 3);
+
+    /* the list refused too: the 403 stands; the list saying the key id is unknown: AUTH_INVALID */
+    rules("[{\"op\":\"HeadObject\",\"key\":\"p/absent\",\"times\":-1,\"action\":\"deny\"},"
+          " {\"op\":\"ListObjectsV2\",\"action\":\"deny\"},"
+          " {\"op\":\"ListObjectsV2\",\"action\":\"bad_key\"}]"); /* the 2nd list */
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_head_object(c, bucket, "p/absent", &o, &e), S3L_EPERMISSION_DENIED);
+    assert_non_null(strstr(e.message, "was refused too: PERMISSION_DENIED"));
+    assert_non_null(strstr(e.message, "key p/absent"));
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_head_object(c, bucket, "p/absent", &o, &e), S3L_EAUTH_INVALID);
+    assert_non_null(strstr(e.message, "ListObjectsV2 p/absent: InvalidAccessKeyId"));
+
+    /* DeleteObjects refused as a whole: each key is a DeleteObject; the next call goes there at
+     * once */
+    OK(s3l_s3_put_object(c, bucket, "p/d1", "1", 1, NULL, NULL, err));
+    OK(s3l_s3_put_object(c, bucket, "p/d2", "2", 1, NULL, NULL, err));
+    rules("[{\"op\":\"DeleteObjects\",\"times\":-1,\"action\":\"deny\"}]");
+    const char *keys[] = {"p/d1", "p/d2"};
+    OK(s3l_s3_delete_objects(c, bucket, keys, 2, err));
+    assert_int_equal(count("DeleteObjects", "", "seen"), 1);
+    assert_int_equal(count("DeleteObject", "p/d1", "ok"), 1);
+    assert_int_equal(count("DeleteObject", "p/d2", "ok"), 1);
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_head_object(c, bucket, "p/d1", &o, &e), S3L_ENOT_FOUND);
+    OK(s3l_s3_delete_objects(c, bucket, keys, 2, err));
+    assert_int_equal(count("DeleteObjects", "", "seen"), 1);
+    assert_int_equal(count("DeleteObject", "p/d2", "ok"), 2);
+
+    /* HeadBucket: a 403 naming the region is the answer; one without it is settled by a list of
+     * the prefix; both refused fail, saying so */
+    char region[64];
+    rules("[{\"op\":\"HeadBucket\",\"action\":\"region_denied\",\"region\":\"us-east-1\"}]");
+    OK(s3l_s3_bucket_probe(c, bucket, "p/", region, err));
+    assert_string_equal(region, "us-east-1");
+    assert_int_equal(count("ListObjectsV2", "", "seen"), 0);
+    rules("[{\"op\":\"HeadBucket\",\"action\":\"deny\"}]");
+    OK(s3l_s3_bucket_probe(c, bucket, "p/", region, err));
+    assert_string_equal(region, "us-east-1");
+    assert_int_equal(count("ListObjectsV2", "", "ok"), 1);
+    rules("[{\"op\":\"HeadBucket\",\"action\":\"deny\"},"
+          " {\"op\":\"ListObjectsV2\",\"action\":\"deny\"}]");
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_bucket_probe(c, bucket, "p/", region, &e), S3L_EPERMISSION_DENIED);
+    assert_non_null(strstr(e.message, "ListObjectsV2 p/: AccessDenied"));
+    assert_non_null(strstr(e.message, "prefix p/"));
+    assert_non_null(strstr(e.message, "HeadBucket was refused too"));
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_bucket_probe(c, bucket, "p", region, &e), S3L_EINVALID_ARGUMENT);
+    rules("[]");
+    s3l_s3_client_free(c);
+}
+
 static int n_notes;
 static char last_note[256];
 
@@ -771,6 +858,7 @@ int main(void)
         cmocka_unit_test(integrity_headers_are_checked),
         cmocka_unit_test(two_threads_share_one_client),
         cmocka_unit_test(wrong_region_is_followed_once),
+        cmocka_unit_test(prefix_policy_refusals_are_settled),
         cmocka_unit_test(sse_on_everything_storage_class_on_data_files),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -98,6 +98,12 @@ struct s3l__profile {
     char *config_section; /* "profile NAME" or "default", the section that holds it */
 };
 
+/* The profile's endpoint for service ("s3", "sts") into out (max bytes): the services
+ * section's `endpoint_url` under service, else the profile's own endpoint_url (as
+ * s3l_creds_profile_endpoint). false (out "") when neither is set or the value does not fit. */
+bool s3l__profile_endpoint(const struct s3l__profile *p, const char *service, char *out,
+                           size_t max);
+
 /* Reads both files (a missing file is no error: *_found is false). 0, S3L_EINVALID_CONFIG,
  * S3L_EIO and the other os errors, S3L_ENOMEM. */
 int s3l__profile_load(const struct s3l__creds_opts *opts, struct s3l__profile *p,
@@ -148,7 +154,9 @@ int s3l__creds_sso_new(const struct s3l_creds_options *opts, struct s3l_creds_pr
  * "botocore-session-<unix seconds>". external_id NULL: none sent. duration_seconds 0: STS's
  * default (1 h). region: an explicit one (a flag), else AWS_REGION, AWS_DEFAULT_REGION,
  * profile_region, us-east-1. endpoint: explicit, else AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL,
- * https://sts.REGION.amazonaws.com. source: the method string the answer carries. */
+ * profile_endpoint (the profile's services section's sts endpoint_url, else its endpoint_url:
+ * s3l__profile_endpoint), https://sts.REGION.amazonaws.com. source: the method string the
+ * answer carries. */
 struct s3l__sts_request {
     const char *action;
     const char *role_arn;
@@ -160,6 +168,7 @@ struct s3l__sts_request {
     const char *region;
     const char *profile_region;
     const char *endpoint;
+    const char *profile_endpoint;
     const char *source;
     /* After AWS_ENDPOINT_URL_STS and AWS_ENDPOINT_URL, before the AWS endpoint: for
      * GetCallerIdentity, an S3-compatible store's own endpoint (Ceph RGW serves STS there). */

@@ -243,6 +243,22 @@ static bool sub_value(const char *block, const char *key, char *out, size_t max)
     return false;
 }
 
+bool s3l__profile_endpoint(const struct s3l__profile *p, const char *service, char *out,
+                           size_t max)
+{
+    out[0] = '\0';
+    const char *svc = s3l__profile_get(p, "services");
+    char section[300];
+    snprintf(section, sizeof(section), "services %.200s", svc ? svc : "");
+    const char *block = svc ? s3l__ini_get(&p->config, section, service) : NULL;
+    if (!(block && sub_value(block, "endpoint_url", out, max))) {
+        const char *g = s3l__profile_get(p, "endpoint_url");
+        if (g && strlen(g) < max)
+            snprintf(out, max, "%s", g);
+    }
+    return out[0] != '\0';
+}
+
 int s3l_creds_profile_endpoint(const struct s3l_creds_options *opts, const char *service,
                                char **url, struct s3l_error *err)
 {
@@ -254,16 +270,9 @@ int s3l_creds_profile_endpoint(const struct s3l_creds_options *opts, const char 
         return rc;
     rc = s3l__profile_load(&o, &p, err);
     if (rc == 0) {
-        char found[1024] = "";
-        const char *svc = s3l__profile_get(&p, "services");
-        char section[300];
-        snprintf(section, sizeof(section), "services %.200s", svc ? svc : "");
-        const char *block = svc ? s3l__ini_get(&p.config, section, service) : NULL;
-        if (!(block && sub_value(block, "endpoint_url", found, sizeof(found)))) {
-            const char *g = s3l__profile_get(&p, "endpoint_url");
-            snprintf(found, sizeof(found), "%s", g ? g : "");
-        }
-        if (found[0] && !(*url = s3l_strdup(found)))
+        char found[1024];
+        if (s3l__profile_endpoint(&p, service, found, sizeof(found)) &&
+            !(*url = s3l_strdup(found)))
             rc = s3l_error_set(err, S3L_ENOMEM, "out of memory");
         s3l__profile_free(&p);
     }

@@ -179,6 +179,8 @@ static int assume(const struct s3l__creds_opts *o, const struct s3l__profile *p,
     rq.duration_seconds = dur && *dur && !*end && d > 0 && d < 1000000 ? (int)d : 0;
     rq.signer = &src;
     rq.profile_region = s3l__profile_get_named(p, o->profile, "region");
+    char ep[1024]; /* the STS client is the profile's (o->profile, the top of the chain) */
+    rq.profile_endpoint = s3l__profile_endpoint(p, "sts", ep, sizeof(ep)) ? ep : NULL;
     rq.source = "assume-role";
     rc = s3l__sts_assume(&rq, out, err);
     if (rc != 0)

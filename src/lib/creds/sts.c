@@ -11,8 +11,9 @@
  * shape (Ceph RGW). The body may hold the web identity token and the answer holds secrets: both
  * are wiped, and neither is ever quoted in a message.
  *
- * Endpoint: AWS_ENDPOINT_URL_STS, then AWS_ENDPOINT_URL (the SDKs' "service-specific
- * endpoints"), else the regional https://sts.REGION.amazonaws.com (the SDKs' default from 2024;
+ * Endpoint: AWS_ENDPOINT_URL_STS, then AWS_ENDPOINT_URL, then the profile's services section
+ * (`sts =` then `endpoint_url =` under it), then the profile's endpoint_url (the precedence of
+ * the AWS SDKs and Tools Reference Guide, "Service-specific endpoints"), else the regional https://sts.REGION.amazonaws.com (the SDKs' default from 2024;
  * botocore 1.29 still defaults to the global endpoint). Region: the caller's (the profile's),
  * else AWS_REGION, AWS_DEFAULT_REGION, the profile's region, us-east-1. Retries: THROTTLED and TRANSIENT, 3 attempts
  * with backoff 200 ms, 400 ms; anything else fails at once.
@@ -67,6 +68,8 @@ static int resolve_where(const struct s3l__sts_request *rq, struct where *w,
     const char *ep = rq->endpoint ? rq->endpoint : var("AWS_ENDPOINT_URL_STS");
     if (!ep)
         ep = var("AWS_ENDPOINT_URL");
+    if (!ep && rq->profile_endpoint && *rq->profile_endpoint)
+        ep = rq->profile_endpoint;
     if (!ep)
         ep = rq->endpoint_fallback;
     char built[128];

@@ -28,7 +28,7 @@ static const char *var(const char *name)
 }
 
 static int call(const char *file, const char *arn, const char *session, const char *region,
-                struct s3l_credentials *out, struct s3l_error *err)
+                const char *endpoint, struct s3l_credentials *out, struct s3l_error *err)
 {
     struct s3l_buf b;
     s3l_buf_init(&b, 64 * 1024);
@@ -49,6 +49,7 @@ static int call(const char *file, const char *arn, const char *session, const ch
         rq.session_name = session;
         rq.web_identity_token = (const char *)b.ptr;
         rq.profile_region = region;
+        rq.profile_endpoint = endpoint;
         rq.source = "assume-role-with-web-identity";
         rc = s3l__sts_assume(&rq, out, err);
     }
@@ -83,7 +84,9 @@ static int get(void *impl, struct s3l_credentials *out, struct s3l_error *err)
         const char *session = o->profile_explicit ? NULL : var("AWS_ROLE_SESSION_NAME");
         if (!session)
             session = s3l__profile_get(&p, "role_session_name");
-        rc = call(file, arn, session, s3l__profile_get(&p, "region"), out, err);
+        char ep[1024];
+        rc = call(file, arn, session, s3l__profile_get(&p, "region"),
+                  s3l__profile_endpoint(&p, "sts", ep, sizeof(ep)) ? ep : NULL, out, err);
     }
     s3l__profile_free(&p);
     return rc;

@@ -618,6 +618,8 @@ int s3l_s3_get_object(struct s3l_s3_client *c, const char *bucket, const char *k
         rc = s3l__http_add_header(&r, "Range", range);
     if (rc == 0)
         rc = s3l__run1(c, &r, err);
+    if (rc == S3L_EPERMISSION_DENIED)
+        rc = s3l__settle_403(c, bucket, key, err);
     if (rc == 0 && max == 0 && r.resp.len > 0)
         rc = s3l_error_set(err, S3L_ETOO_LARGE, "GetObject %s: answer over the cap of 0", key);
     if (rc == 0) {
@@ -642,6 +644,8 @@ int s3l_s3_head_object(struct s3l_s3_client *c, const char *bucket, const char *
         return rc;
     struct s3l__http_req r = {.op = "HeadObject", .method = "HEAD", .bucket = bucket, .key = key};
     rc = s3l__run1(c, &r, err);
+    if (rc == S3L_EPERMISSION_DENIED)
+        rc = s3l__settle_403(c, bucket, key, err);
     if (rc == 0)
         s3l__object_from_head(&r, out);
     s3l__http_req_cleanup(&r);
@@ -667,7 +671,8 @@ int s3l_s3_list_objects(struct s3l_s3_client *c, const char *bucket, const char 
     int rc = s3l__check_bucket(bucket, err);
     if (rc != 0)
         return rc;
-    struct s3l__http_req r = {.op = "ListObjectsV2", .method = "GET", .bucket = bucket};
+    struct s3l__http_req r = {.op = "ListObjectsV2", .method = "GET", .bucket = bucket,
+                              .prefix = prefix ? prefix : ""};
     char mk[16];
     snprintf(mk, sizeof(mk), "%d", max_keys > 0 && max_keys <= 1000 ? max_keys : 1000);
     s3l__http_add_query(&r, "list-type", "2");

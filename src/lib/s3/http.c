@@ -360,7 +360,11 @@ int s3l__s3_code_to_error(long status, const char *s3_code)
 
 static const char *what(const struct s3l__http_req *r)
 {
-    return r->key && *r->key ? r->key : (r->bucket ? r->bucket : "");
+    if (r->key && *r->key)
+        return r->key;
+    if (r->prefix && *r->prefix)
+        return r->prefix; /* a list: the prefix is what it was refused */
+    return r->bucket ? r->bucket : "";
 }
 
 /*
@@ -425,11 +429,15 @@ static void who_was_refused(const struct s3l_s3_client *c, struct s3l__http_req 
         snprintf(key, sizeof(key), "%.4s...%s", id, id + n - 4);
     size_t at = strlen(r->err.message);
     snprintf(r->err.message + at, sizeof(r->err.message) - at,
-             "; as %.300s%s%s%s (credentials from %s), bucket %.63s, key %.200s",
+             "; as %.300s%s%s%s (credentials from %s), bucket %.63s, %s %.200s",
              c->principal ? c->principal : key, c->principal ? " (key " : "",
              c->principal ? key : "", c->principal ? ")" : "",
              c->creds_source[0] ? c->creds_source : "a provider", r->bucket ? r->bucket : "",
-             r->key && *r->key ? r->key : "(none)");
+             r->key && *r->key ? "key" : r->prefix ? "prefix" : "key",
+             r->key && *r->key        ? r->key
+             : r->prefix && *r->prefix ? r->prefix
+             : r->prefix               ? "(none: the bucket's root)"
+                                       : "(none)");
 }
 
 /* Fills r->err from an S3 answer; returns the code. */

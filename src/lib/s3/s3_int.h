@@ -87,6 +87,7 @@ struct s3l_s3_client {
     int successes_since_slowdown;
     enum s3l_s3_integrity integrity;
     bool sign_payload;
+    bool delete_objects_refused; /* DeleteObjects answered 403: delete key by key (atomic) */
     long clock_offset_s;  /* server time minus ours, learnt from RequestTimeTooSkewed */
     uint64_t rng;
     struct s3l__sigv4_cache key_cache;
@@ -130,6 +131,7 @@ struct s3l__http_req {
     const char *method; /* GET HEAD PUT POST DELETE */
     const char *bucket;
     const char *key;    /* NULL or "" for bucket-level requests */
+    const char *prefix; /* a list's prefix, for messages only (sent as a query parameter) */
     struct s3l__kv query[S3L__MAX_QUERY];
     size_t n_query;
     struct s3l__kv headers[S3L__MAX_HDRS]; /* signed, besides host/date/sha256/token */
@@ -251,6 +253,12 @@ int s3l__s3_op_index(const char *op);
 
 /* Shared by the operations (client.c, multipart.c). */
 int s3l__run1(struct s3l_s3_client *c, struct s3l__http_req *r, struct s3l_error *err);
+/* A 403 AccessDenied on GetObject / HeadObject of key (err holds it) settled by a ListObjectsV2
+ * of that exact key (client.c): S3L_ENOT_FOUND when the list says absent (err replaced), else
+ * S3L_EPERMISSION_DENIED (err kept, with a note), or the list's AUTH_INVALID / AUTH_EXPIRED /
+ * ENOMEM (err replaced). */
+int s3l__settle_403(struct s3l_s3_client *c, const char *bucket, const char *key,
+                    struct s3l_error *err);
 void s3l__object_from_head(const struct s3l__http_req *r, struct s3l_s3_object *o);
 /* Adds Content-MD5 or x-amz-checksum-crc32c for data; buf64 (>= 32 bytes) holds the value. */
 int s3l__integrity_header(struct s3l_s3_client *c, struct s3l__http_req *r, const void *data,

@@ -556,6 +556,16 @@ static const struct s3l_store_ops s3_ops = {
     .list_uploads = s3_list_uploads,
 };
 
+int s3l_s3_store_bucket_probe(struct s3l_store *st, char region[64], struct s3l_error *err)
+{
+    region[0] = 0;
+    if (!st || st->ops != &s3_ops)
+        return s3l_error_set(err, S3L_EUNSUPPORTED, "bucket probe: %.200s is not an s3:// store",
+                             st && st->url ? st->url : "(none)");
+    struct s3_store *s = S(st);
+    return s3l_s3_bucket_probe(s->c, s->bucket, s->prefix, region, err);
+}
+
 /* s3://BUCKET[/PREFIX]: bucket and prefix (no leading or trailing '/', no empty segment). */
 static int parse_url(const char *url, struct s3_store *s, struct s3l_error *err)
 {
