@@ -439,8 +439,9 @@ static void conditions_and_errors(void **state)
                                 .secret_key = "wrong-secret"};
     c = client_with(&cfg);
     s3l_error_clear(&e);
-    /* a HEAD answer has no body, so a 403 cannot say why: PERMISSION_DENIED */
-    assert_int_equal(s3l_s3_head_object(c, bucket, "x", &o, &e), S3L_EPERMISSION_DENIED);
+    /* a HEAD answer has no body, so a 403 cannot say why; the ListObjectsV2 of that key that
+     * settles a 403 (s3/settle.c, the minimal policy) can: SignatureDoesNotMatch, AUTH_INVALID */
+    assert_int_equal(s3l_s3_head_object(c, bucket, "x", &o, &e), S3L_EAUTH_INVALID);
     s3l_error_clear(&e);
     assert_int_equal(s3l_s3_put_object(c, bucket, "x", "x", 1, NULL, NULL, &e),
                      S3L_EAUTH_INVALID);
