@@ -196,10 +196,10 @@ for k in 1 2; do
     for attempt in 1 2 3; do
         "$S3LAND" pipe --sql kill.sql --state kill.state --commit-interval 300ms seq.ndjson 2>>kill$k.log &
         pid=$!; pids+=("$pid")
-        # Wait for a commit of this run, then kill at a moment drawn at random.
+        # Wait for a commit of this run, then kill at a moment drawn at random (0-90 ms later).
         n0=$(grep -c '^committed:' kill$k.log 2>/dev/null)
-        for _ in $(seq 1 600); do [ "$(grep -c '^committed:' kill$k.log 2>/dev/null)" -gt "$n0" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        sleep "0.$((RANDOM % 3 + 1))"
+        for _ in $(seq 1 3000); do [ "$(grep -c '^committed:' kill$k.log 2>/dev/null)" -gt "$n0" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+        sleep "0.0$((RANDOM % 10))"
         if kill -9 "$pid" 2>/dev/null; then killed=yes; wait "$pid" 2>/dev/null; break; fi
         wait "$pid" 2>/dev/null
         seq -f '{"seq":%g,"pad":"abcdefghijklmnopqrstuvwxyz0123456789"}' $((total + 1)) $((total + 200000)) >>seq.ndjson
