@@ -171,6 +171,32 @@ grep -q 'in 2 parts' <<<"$(field "$work/s1.out" 4 detail)" \
     && ok "s3: step 2 by HeadBucket, step 4 a multipart upload of 2 parts" \
     || bad "s3: details: $(cat "$work/s1.out")"
 
+# Step 1 with an STS that answers GetCallerIdentity (the fake of tests/support/fake-creds.mjs;
+# RGW here has STS off and answers 405): the principal is the answer's ARN, and the request was
+# signed for sts with the caller's key.
+coproc FAKE { exec node "$SRC/tests/support/fake-creds.mjs" --idle 120; }
+fake_pid=$FAKE_PID
+read -r word port <&"${FAKE[0]}"
+if [ "$word" = LISTENING ]; then
+    AWS_ENDPOINT_URL_STS=http://127.0.0.1:$port "$S3LAND" check --url "$url" --json \
+        >"$work/sts.out" 2>"$work/sts.err"
+    st=$?
+    d=$(field "$work/sts.out" 1 detail)
+    want="arn:aws:iam::123456789012:user/fake-${AWS_ACCESS_KEY_ID: -4}"
+    log=$(curl -s "http://127.0.0.1:$port/__log")
+    [ "$st" = 0 ] && grep -qF "principal $want (STS GetCallerIdentity)" <<<"$d" \
+        && node -e 'const l=JSON.parse(process.argv[1]).filter(e=>e.sts==="GetCallerIdentity");
+                    process.exit(l.length===1&&l[0].akid===process.argv[2]&&l[0].service==="sts"?0:1)' \
+            "$log" "$AWS_ACCESS_KEY_ID" \
+        && ! grep -q "$AWS_SECRET_ACCESS_KEY" "$work/sts.out" "$work/sts.err" \
+        && ok "s3: step 1 names the ARN an STS GetCallerIdentity answered, asked once, signed for sts with the caller's key" \
+        || bad "s3: step 1 with an STS: exit $st: $d $(cat "$work/sts.err") log $log"
+    kill "$fake_pid" 2>/dev/null
+    wait "$fake_pid" 2>/dev/null
+else
+    bad "fake-creds.mjs did not start"
+fi
+
 # a missing bucket
 "$S3LAND" check --url "s3://s3land-check-no-such-bucket/p" --json >"$work/s2.out" 2>"$work/s2.err"
 st=$?

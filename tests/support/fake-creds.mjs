@@ -107,6 +107,17 @@ function sts(req, res, body) {
   log.push(entry);
   stsCalls++;
   if (f.get('Version') !== '2011-06-15') return stsError(res, 400, 'InvalidAction', 'bad Version');
+  if (action === 'GetCallerIdentity') {
+    // STS API Reference, GetCallerIdentity: no parameters, no permission; signed for sts.
+    if (!scope || scope[4] !== 'sts') return stsError(res, 400, 'MissingAuthenticationToken', 'Request is missing Authentication Token');
+    const n = String(stsCalls).padStart(5, '0');
+    return answer(res, 200,
+      `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult>` +
+      `<Arn>arn:aws:iam::123456789012:user/fake-${xmlEsc(scope[1].slice(-4))}</Arn>` +
+      `<UserId>AIDAFAKE${n}</UserId><Account>123456789012</Account></GetCallerIdentityResult>` +
+      `<ResponseMetadata><RequestId>fake-sts-${n}</RequestId></ResponseMetadata></GetCallerIdentityResponse>`,
+      'text/xml');
+  }
   if (!role || !f.get('RoleSessionName')) return stsError(res, 400, 'ValidationError', 'RoleArn and RoleSessionName are required');
   if (action === 'AssumeRole') {
     if (!scope || scope[4] !== 'sts') return stsError(res, 400, 'MissingAuthenticationToken', 'Request is missing Authentication Token');
