@@ -150,3 +150,16 @@ int s3l__follow_record(const struct s3l_input_position *pos, const int *fds, siz
                          p->path, (unsigned long long)r->offset, (unsigned long long)r->dev,
                          (unsigned long long)r->ino, (unsigned long long)r->offset);
 }
+
+bool s3l__follow_known(const struct s3l_input_position *pos, size_t n, size_t skip,
+                       const struct s3l_input_position *retired, size_t n_retired, uint64_t dev,
+                       uint64_t ino)
+{
+    for (size_t k = 0; k < n; k++)
+        if (k != skip && pos[k].dev == dev && pos[k].ino == ino)
+            return true;
+    for (size_t r = 0; r < n_retired; r++)
+        if (retired[r].dev == dev && retired[r].ino == ino)
+            return true;
+    return false;
+}

@@ -372,6 +372,15 @@ int s3l__follow_locate(const struct s3l_input_position *p, char **found);
 /* Each of the n retired positions renamed to where its file is now (s3l__follow_locate), or
  * dropped (cleaned up, *n lowered) when it left its directory. S3L_ENOMEM. */
 int s3l__follow_relocate(struct s3l_input_position *retired, size_t *n);
+/*
+ * Whether the file (dev, ino) is one that pos[k] (k != skip, of n) reads, or one of the n_retired
+ * retired positions (rotated files already read to their end). A rotation scheme renames app.log
+ * to app.log.1 while app.log.1 moves on to app.log.2: with a glob matching both, the file now at
+ * app.log.1's path is app.log's; taking it for app.log.1's new file would land its lines twice.
+ */
+bool s3l__follow_known(const struct s3l_input_position *pos, size_t n, size_t skip,
+                       const struct s3l_input_position *retired, size_t n_retired, uint64_t dev,
+                       uint64_t ino);
 /* The recorded position (of rec, n_rec) of the file p open as fd describes under another name:
  * the same device and inode and the bytes before the recorded offset unchanged; else NULL. */
 const struct s3l_input_position *s3l__follow_renamed(const struct s3l_input_position *rec,
