@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "creds/creds.h"
 #include "s3/s3_int.h"
 #include "util/util.h"
 
@@ -50,12 +51,7 @@ int s3l_s3_caller_identity(struct s3l_s3_client *c, struct s3l_s3_identity *out,
         return s3l_error_set(err, S3L_ENOMEM, "out of memory copying the credentials");
     }
     snprintf(out->source, sizeof(out->source), "%s", cr.source);
-    const char *id = cr.access_key_id ? cr.access_key_id : "";
-    size_t n = strlen(id);
-    if (n <= 8)
-        snprintf(out->key_id, sizeof(out->key_id), "%s", id);
-    else
-        snprintf(out->key_id, sizeof(out->key_id), "%.4s...%s", id, id + n - 4);
+    s3l__creds_abbrev(cr.access_key_id, out->key_id, sizeof(out->key_id));
     if (cr.principal)
         snprintf(out->role_arn, sizeof(out->role_arn), "%s", cr.principal);
     char *arn = NULL;
