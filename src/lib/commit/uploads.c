@@ -92,17 +92,20 @@ static int read_checkpoints(struct s3l_store *s, struct ck_entry **out, size_t *
     size_t k = 0;
     for (size_t i = 0; i < l.n; i++) {
         if (rc == 0) {
-            rc = s3l__ckpt_read(s, l.ids[i], &v[k].ck, err);
-            char *key = rc == 0 ? s3l__key_checkpoint(l.ids[i]) : NULL;
+            /* One GET: the decoded document and the text searched for ids are one version. */
+            char *key = s3l__key_checkpoint(l.ids[i]);
             uint8_t *text = NULL;
             size_t len = 0;
-            if (rc == 0 && !key)
-                rc = S3L_ENOMEM;
+            rc = key ? s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &text, &len, NULL, err)
+                     : S3L_ENOMEM;
             if (rc == 0)
-                rc = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &text, &len, NULL, err);
+                rc = s3l__ckpt_decode((const char *)text, len, key, &v[k].ck, err);
+            if (rc == 0 && strcmp(v[k].ck.pipeline, l.ids[i]) != 0)
+                rc = s3l_error_set(err, S3L_ECORRUPT, "checkpoint %s: it belongs to another "
+                                   "pipeline", key);
             s3l_free(key);
             v[k].text = (char *)text;
-            if (rc == 0 && v[k].ck.exists) {
+            if (rc == 0) {
                 k++;
             } else {
                 s3l__ckpt_cleanup(&v[k].ck);
