@@ -90,15 +90,24 @@ static int add_key(void *ctx, const struct s3l_object_info *info)
     return cli_strings_add(ctx, info->key);
 }
 
+int cli_check_remove_under(struct s3l_store *store, const char *prefix, size_t *n,
+                           struct s3l_error *err)
+{
+    struct cli_strings keys = {0};
+    int rc = s3l_store_list(store, prefix, add_key, &keys, err);
+    if (n)
+        *n = keys.n;
+    if (rc == 0 && keys.n > 0)
+        rc = s3l_store_remove_many(store, (const char *const *)keys.v, keys.n, err);
+    cli_strings_free(&keys);
+    return rc;
+}
+
 /* Removes every object of the sub-store and checks that none is left. */
 static int remove_all(struct s3l_store *sub, const char *area, size_t *n, struct s3l_error *err)
 {
     struct cli_strings keys = {0};
-    int rc = s3l_store_list(sub, "", add_key, &keys, err);
-    *n = keys.n;
-    if (rc == 0 && keys.n > 0)
-        rc = s3l_store_remove_many(sub, (const char *const *)keys.v, keys.n, err);
-    cli_strings_free(&keys);
+    int rc = cli_check_remove_under(sub, "", n, err);
     if (rc == 0)
         rc = s3l_store_sweep(sub, "", INT64_MAX, NULL, err); /* the local store's temp files */
     if (rc == 0)

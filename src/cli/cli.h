@@ -378,6 +378,10 @@ void cli_run_plan_free(struct cli_run_plan *p);
  */
 int cli_check_load(struct s3l_store *store, const char *area, unsigned rows, char *detail,
                    size_t cap, struct s3l_error *err);
+/* Removes every object under prefix of store (listed first, then one remove_many); *n (when not
+ * NULL) is how many were listed. 0, or the listing's or the removal's code with err. */
+int cli_check_remove_under(struct s3l_store *store, const char *prefix, size_t *n,
+                           struct s3l_error *err);
 
 /* ---- write's reports (write_report.c) ---- */
 

@@ -629,20 +629,12 @@ static int open_store(struct check *k)
     return 1;
 }
 
-static int add_key(void *ctx, const struct s3l_object_info *info)
-{
-    return cli_strings_add(ctx, info->key);
-}
-
 /* Removes whatever a failed step left under the check's area (best effort: gc removes the rest
  * after an hour, s3l_dest_gc_check_leftovers). */
 static void clean_area(struct check *k)
 {
-    struct cli_strings keys = {0};
     struct s3l_error err = {0};
-    if (s3l_store_list(k->store, k->area, add_key, &keys, &err) == 0 && keys.n > 0)
-        s3l_store_remove_many(k->store, (const char *const *)keys.v, keys.n, &err);
-    cli_strings_free(&keys);
+    cli_check_remove_under(k->store, k->area, NULL, &err);
 }
 
 int cli_cmd_check(struct cli *c, int argc, char **argv)
