@@ -336,6 +336,27 @@ int cli_docs_open_store(struct cli *c, const char *cmd, const char *config,
                         const struct cli_secret_src *src, bool create, struct s3l_store **store,
                         char **url);
 
+/*
+ * The destination options of check, recover and gc (util.c): --url URL with the S3 connection
+ * and access flags, or --config FILE (its Destination document) with --secrets-dir DIR.
+ */
+enum { CLI_O_URL = 1300, CLI_O_CONFIG, CLI_O_SECRETS_DIR }; /* after sse.c's 1200.. */
+#define CLI_DEST_LONG_OPTIONS                                                                      \
+    {"url", required_argument, NULL, CLI_O_URL},                                                   \
+        {"config", required_argument, NULL, CLI_O_CONFIG},                                         \
+        {"secrets-dir", required_argument, NULL, CLI_O_SECRETS_DIR}
+struct cli_dest_args {
+    const char *url_arg, *config;
+    struct cli_secret_src secrets;
+    struct cli_s3 s3;
+};
+/* Applies opt when it is one of CLI_DEST_LONG_OPTIONS or an S3 flag (cli_s3_option): -1 when
+ * not, 0 when applied, or the usage exit code (reported). */
+int cli_dest_option(struct cli *c, const char *cmd, int opt, struct cli_dest_args *d);
+/* 0, or the usage exit code (reported) when --config comes with --url or the S3 connection
+ * flags: the document gives the destination. */
+int cli_dest_args_check(struct cli *c, const char *cmd, const struct cli_dest_args *d);
+
 /* A Pipeline document (with its Destination) as the runner's options (run_plan.c). */
 struct cli_run_plan {
     struct s3l_pipeline_options o;

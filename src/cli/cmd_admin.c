@@ -70,13 +70,10 @@ static const char gc_help[] =
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_ID, O_JSON, O_CONFIG, O_SECRETS_DIR, O_FORCE, O_CHECK_AGE, O_UPLOADS,
-       O_OLDER, O_KEEP };
+enum { O_ID = 256, O_JSON, O_FORCE, O_CHECK_AGE, O_UPLOADS, O_OLDER, O_KEEP };
 
 static const struct option admin_options[] = {
-    {"url", required_argument, NULL, O_URL},
-    {"config", required_argument, NULL, O_CONFIG},
-    {"secrets-dir", required_argument, NULL, O_SECRETS_DIR},
+    CLI_DEST_LONG_OPTIONS,
     {"pipeline-id", required_argument, NULL, O_ID},
     {"force", no_argument, NULL, O_FORCE},
     {"check-age", required_argument, NULL, O_CHECK_AGE},
@@ -94,10 +91,8 @@ static const struct option admin_options[] = {
 struct admin {
     struct cli *c;
     const char *cmd;
-    const char *url_arg, *id;
-    const char *config; /* --config FILE: the destination from a document */
-    struct cli_secret_src secrets;
-    struct cli_s3 s3;
+    const char *id;
+    struct cli_dest_args dest; /* --url or --config (the destination from a document) */
     bool help;
     char *url;
     struct s3l_store *store;
@@ -111,14 +106,15 @@ struct admin {
 
 /* The store of --url and the S3 flags, or of --config's Destination (with a Pipeline there, the
  * credentials the runner would use: docs.c). */
-static int open_store(struct admin *a, bool create)
+static int open_store(struct admin *a)
 {
-    if (!a->config)
-        return cli_open_store(a->c, a->url_arg, &a->s3, create, &a->store, &a->url);
-    if (a->url_arg || a->s3.endpoint || a->s3.region || a->s3.path_style)
-        return cli_usage(a->c, a->cmd, "--config gives the destination: --url, --endpoint, "
-                                       "--region and --path-style go with no --config");
-    return cli_docs_open_store(a->c, a->cmd, a->config, &a->secrets, create, &a->store, &a->url);
+    struct cli_dest_args *d = &a->dest;
+    if (!d->config)
+        return cli_open_store(a->c, d->url_arg, &d->s3, false, &a->store, &a->url);
+    int ex = cli_dest_args_check(a->c, a->cmd, d);
+    return ex ? ex
+              : cli_docs_open_store(a->c, a->cmd, d->config, &d->secrets, false, &a->store,
+                                    &a->url);
 }
 
 static int parse(struct admin *a, int argc, char **argv)
@@ -128,15 +124,6 @@ static int parse(struct admin *a, int argc, char **argv)
     int opt;
     while ((opt = getopt_long(argc, argv, "qh", admin_options, NULL)) != -1) {
         switch (opt) {
-        case O_URL:
-            a->url_arg = optarg;
-            break;
-        case O_CONFIG:
-            a->config = optarg;
-            break;
-        case O_SECRETS_DIR:
-            a->secrets.dir = optarg;
-            break;
         case O_ID:
             a->id = optarg;
             break;
@@ -173,7 +160,7 @@ static int parse(struct admin *a, int argc, char **argv)
             a->help = true;
             return 0;
         default: {
-            int ex = cli_s3_option(a->c, a->cmd, opt, &a->s3);
+            int ex = cli_dest_option(a->c, a->cmd, opt, &a->dest);
             if (ex < 0)
                 return cli_bad_option(a->c, a->cmd, admin_options, argv[optind - 1]);
             if (ex > 0)
@@ -385,7 +372,7 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
     if (a.keep_path)
         ex = cli_keep_file(c, a.cmd, a.keep_path, &keep);
     if (ex == 0)
-        ex = open_store(&a, false);
+        ex = open_store(&a);
     /* gc --uploads without the right to list uploads does nothing at all (issue 13 item 6). */
     if (ex == 0 && a.uploads)
         ex = cli_uploads_probe(c, a.store, a.url);

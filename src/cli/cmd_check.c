@@ -65,12 +65,10 @@ static const char check_help[] =
     "  -h, --help\n"
     "\n";
 
-enum { O_URL = 256, O_JSON, O_CONFIG, O_SECRETS_DIR };
+enum { O_JSON = 256 };
 
 static const struct option check_options[] = {
-    {"url", required_argument, NULL, O_URL},
-    {"config", required_argument, NULL, O_CONFIG},
-    {"secrets-dir", required_argument, NULL, O_SECRETS_DIR},
+    CLI_DEST_LONG_OPTIONS,
     CLI_S3_LONG_OPTIONS,
     CLI_SSE_LONG_OPTIONS,
     {"json", no_argument, NULL, O_JSON},
@@ -90,9 +88,7 @@ static const char *const step_names[N_STEPS + 1] = {
 
 struct check {
     struct cli *c;
-    const char *url_arg, *config;
-    struct cli_secret_src secrets;
-    struct cli_s3 s3;
+    struct cli_dest_args dest; /* --url or --config, the S3 flags */
     bool help;
     char *url;
     struct s3l_store *store;
@@ -219,9 +215,9 @@ static void step_credentials(struct check *k)
         snprintf(role, sizeof(role), "credentials: %s", k->c->creds);
     else if (id.role_arn[0])
         snprintf(role, sizeof(role), "role assumed: %s", id.role_arn);
-    else if (k->s3.access.role_arn)
+    else if (k->dest.s3.access.role_arn)
         snprintf(role, sizeof(role), "--role-arn %s ignored: the credentials are not the "
-                 "role's", k->s3.access.role_arn);
+                 "role's", k->dest.s3.access.role_arn);
     else
         snprintf(role, sizeof(role), "no role assumed");
     if (refused) {
@@ -518,15 +514,6 @@ static int parse(struct check *k, int argc, char **argv)
     int opt;
     while ((opt = getopt_long(argc, argv, "qh", check_options, NULL)) != -1) {
         switch (opt) {
-        case O_URL:
-            k->url_arg = optarg;
-            break;
-        case O_CONFIG:
-            k->config = optarg;
-            break;
-        case O_SECRETS_DIR:
-            k->secrets.dir = optarg;
-            break;
         case O_JSON:
             k->c->json = true;
             break;
@@ -537,7 +524,7 @@ static int parse(struct check *k, int argc, char **argv)
             k->help = true;
             return 0;
         default: {
-            int ex = cli_s3_option(k->c, "check", opt, &k->s3);
+            int ex = cli_dest_option(k->c, "check", opt, &k->dest);
             if (ex < 0)
                 return cli_bad_option(k->c, "check", check_options, argv[optind - 1]);
             if (ex > 0)
@@ -548,10 +535,7 @@ static int parse(struct check *k, int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage(k->c, "check", "unexpected argument %s", argv[optind]);
-    if (k->config && (k->url_arg || k->s3.endpoint || k->s3.region || k->s3.path_style))
-        return cli_usage(k->c, "check", "--config gives the destination: --url, --endpoint, "
-                                        "--region and --path-style go with no --config");
-    return 0;
+    return cli_dest_args_check(k->c, "check", &k->dest);
 }
 
 /* 32 hex digits as a UUID (8-4-4-4-12) from /dev/urandom, version 4. */
@@ -581,23 +565,24 @@ static void new_uuid(char out[37])
 static int open_store(struct check *k)
 {
     struct s3l_error err = {0};
-    if (k->config) {
-        int ex = cli_docs_open_store(k->c, "check", k->config, &k->secrets, false, &k->store,
-                                     &k->url);
+    if (k->dest.config) {
+        int ex = cli_docs_open_store(k->c, "check", k->dest.config, &k->dest.secrets, false,
+                                     &k->store, &k->url);
         return ex ? -ex : 0;
     }
-    int rc = cli_default_url(k->url_arg, &k->url, &err);
+    int rc = cli_default_url(k->dest.url_arg, &k->url, &err);
     if (rc)
         return -cli_fail(k->c, rc, &err, S3L_SIDE_CONFIG);
     bool s3 = strncmp(k->url, "s3://", 5) == 0;
     if (s3) {
-        int ex = cli_access_resolve(k->c, &k->s3.access, &k->s3.region, &k->s3.endpoint);
+        int ex = cli_access_resolve(k->c, &k->dest.s3.access, &k->dest.s3.region,
+                                    &k->dest.s3.endpoint);
         if (ex)
             return -ex;
     }
     struct s3l_store_options so = {0};
     so.version = S3L_STORE_OPTIONS_VERSION;
-    cli_s3_store_options(&k->s3, &so);
+    cli_s3_store_options(&k->dest.s3, &so);
     rc = s3l_store_open(k->url, &so, &k->store, &err);
     if (rc == 0)
         return 0;

@@ -311,6 +311,31 @@ int cli_open_store(struct cli *c, const char *url_arg, struct cli_s3 *s3, bool c
     return cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
 }
 
+int cli_dest_option(struct cli *c, const char *cmd, int opt, struct cli_dest_args *d)
+{
+    switch (opt) {
+    case CLI_O_URL:
+        d->url_arg = optarg;
+        return 0;
+    case CLI_O_CONFIG:
+        d->config = optarg;
+        return 0;
+    case CLI_O_SECRETS_DIR:
+        d->secrets.dir = optarg;
+        return 0;
+    default:
+        return cli_s3_option(c, cmd, opt, &d->s3);
+    }
+}
+
+int cli_dest_args_check(struct cli *c, const char *cmd, const struct cli_dest_args *d)
+{
+    if (d->config && (d->url_arg || d->s3.endpoint || d->s3.region || d->s3.path_style))
+        return cli_usage(c, cmd, "--config gives the destination: --url, --endpoint, --region "
+                                 "and --path-style go with no --config");
+    return 0;
+}
+
 const char cli_s3_help[] =
     "S3 connection (s3:// URLs; ignored for file://):\n"
     "  --endpoint URL         an S3-compatible endpoint, http(s)://host[:port] (default:\n"
