@@ -73,8 +73,6 @@ int cli_cmd_uploads(struct cli *c, int argc, char **argv);
 /* ---- pending multipart uploads (cmd_uploads.c; `uploads` and `gc --uploads`) ---- */
 
 struct cli_strings;
-/* A duration for --older-than: cli_parse_duration's units or N days ("7d"), >= 0. In ns. */
-bool cli_parse_age(const char *s, int64_t *ns);
 /* Reads --keep FILE: one upload id a line, blanks and # comments skipped, into out. Returns 0
  * or the exit code after reporting (a file that cannot be read is a usage error, 1). */
 int cli_keep_file(struct cli *c, const char *cmd, const char *path, struct cli_strings *out);
@@ -98,6 +96,8 @@ int cli_parse_size_ex(const char *s, uint64_t *out);
 /* Parses a duration: digits with ms, s (default), m or h: "500ms", "30s", "2m". In ns.
  * The library's s3l_parse_duration, which config documents use. */
 bool cli_parse_duration(const char *s, int64_t *out_ns);
+/* A duration for --older-than: cli_parse_duration's units or N days ("7d"), >= 0. In ns. */
+bool cli_parse_age(const char *s, int64_t *ns);
 /* Parses a non-negative decimal integer. */
 bool cli_parse_u64(const char *s, uint64_t *out);
 

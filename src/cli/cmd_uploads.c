@@ -33,25 +33,6 @@ static const char uploads_help[] =
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-/* A duration with an optional d (days) suffix, else cli_parse_duration's units. */
-bool cli_parse_age(const char *s, int64_t *ns)
-{
-    size_t n = strlen(s);
-    if (n > 1 && s[n - 1] == 'd') {
-        uint64_t days = 0;
-        char buf[32];
-        if (n - 1 >= sizeof(buf))
-            return false;
-        memcpy(buf, s, n - 1);
-        buf[n - 1] = '\0';
-        if (!cli_parse_u64(buf, &days) || days > 100000)
-            return false;
-        *ns = (int64_t)days * 86400LL * 1000000000LL;
-        return true;
-    }
-    return cli_parse_duration(s, ns) && *ns >= 0;
-}
-
 int cli_keep_file(struct cli *c, const char *cmd, const char *path, struct cli_strings *out)
 {
     FILE *f = fopen(path, "r");

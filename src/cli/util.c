@@ -53,6 +53,25 @@ int cli_parse_size_ex(const char *s, uint64_t *out) { return s3l_parse_size_ex(s
 
 bool cli_parse_duration(const char *s, int64_t *out_ns) { return s3l_parse_duration(s, out_ns); }
 
+/* A duration with an optional d (days) suffix, else cli_parse_duration's units (--older-than). */
+bool cli_parse_age(const char *s, int64_t *ns)
+{
+    size_t n = strlen(s);
+    if (n > 1 && s[n - 1] == 'd') {
+        uint64_t days = 0;
+        char buf[32];
+        if (n - 1 >= sizeof(buf))
+            return false;
+        memcpy(buf, s, n - 1);
+        buf[n - 1] = '\0';
+        if (!cli_parse_u64(buf, &days) || days > 100000)
+            return false;
+        *ns = (int64_t)days * 86400LL * 1000000000LL;
+        return true;
+    }
+    return cli_parse_duration(s, ns) && *ns >= 0;
+}
+
 int cli_exit_for(int code, enum s3l_pipeline_side side)
 {
     switch (code) {
