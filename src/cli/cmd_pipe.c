@@ -235,8 +235,7 @@ static int load_binding(struct pipe *p, struct s3l_config *cfg)
         cli_sql_problems(p->c, cfg);
         return CLI_EX_USAGE;
     }
-    for (int i = 0; i < 32; i++)
-        snprintf(p->st.sha + 2 * i, 3, "%02x", md[i]);
+    cli_pipe_hex(md, sizeof(md), p->st.sha);
     return one_sink(p->c, cfg, &p->doc);
 }
 

@@ -63,6 +63,8 @@ struct reader {
 
 enum { R_LINE = 1, R_END = 0, R_IDLE = 2 };
 
+/* The n bytes at b as lowercase hex into out (2 * n + 1 bytes, NUL-terminated). */
+void cli_pipe_hex(const uint8_t *b, size_t n, char *out);
 /* CLOCK_MONOTONIC in ns. */
 int64_t cli_pipe_now_ns(void);
 /* The state file's path: --state, else $XDG_STATE_HOME/s3land/pipe-<sha>.json, else

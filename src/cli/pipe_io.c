@@ -42,14 +42,11 @@ int cli_pipe_state_path(struct pipe *p)
     return 0;
 }
 
-static char *hex(const uint8_t *b, size_t n)
+void cli_pipe_hex(const uint8_t *b, size_t n, char *out)
 {
-    char *s = malloc(2 * n + 1);
-    for (size_t i = 0; s && i < n; i++)
-        snprintf(s + 2 * i, 3, "%02x", b[i]);
-    if (s)
-        s[2 * n] = 0;
-    return s;
+    for (size_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    out[2 * n] = 0;
 }
 
 static int unhex(const char *s, uint8_t **out, size_t *len)
@@ -75,9 +72,11 @@ int cli_pipe_save_state(struct pipe *p)
 {
     struct state *st = &p->st;
     json_t *cm = json_array();
-    char *h = st->cmt ? hex(st->cmt, st->cmt_len) : NULL;
-    if (h)
+    char *h = st->cmt ? malloc(2 * st->cmt_len + 1) : NULL;
+    if (h) {
+        cli_pipe_hex(st->cmt, st->cmt_len, h);
         json_array_append_new(cm, json_string(h));
+    }
     free(h);
     json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:o}", "version", 1,
                           "statement_sha256", st->sha, "factory", st->factory, "input",
