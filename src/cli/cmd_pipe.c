@@ -420,7 +420,7 @@ static int checkpoint(struct pipe *p)
         return ex;
     p->n_ckpts++;
     report(p, "committed");
-    p->iv_records = p->iv_bytes = 0;
+    p->iv_records = 0;
     return 0;
 }
 
@@ -440,7 +440,6 @@ static int put_line(struct pipe *p, const char *line, size_t len)
         return cli_fail(p->c, rc, &err, S3L_SIDE_DESTINATION);
     p->offset += len;
     p->iv_records++;
-    p->iv_bytes += len;
     return 0;
 }
 
@@ -502,12 +501,12 @@ static void summary(struct pipe *p, int ex)
     }
     if (c->quiet || ex)
         return;
+    const char *kp = p->doc->sink->key_prefix.value;
     fprintf(stderr, "pipe: %llu record%s from %s in %llu checkpoint%s into %s at %s/%s; input "
                     "offset %llu; state %s\n",
             (unsigned long long)p->records, p->records == 1 ? "" : "s", p->st.input,
-            (unsigned long long)p->n_ckpts, p->n_ckpts == 1 ? "" : "s", p->st.factory, p->url, p->doc->sink->key_prefix.value
-                                       ? p->doc->sink->key_prefix.value : "",
-            (unsigned long long)p->st.offset, p->state_path);
+            (unsigned long long)p->n_ckpts, p->n_ckpts == 1 ? "" : "s", p->st.factory, p->url,
+            kp ? kp : "", (unsigned long long)p->st.offset, p->state_path);
 }
 
 /* After the binding: the state, the store, the sink, recovery, the stream. */

@@ -148,7 +148,7 @@ int cli_pipe_load_state(struct pipe *p, bool *found)
 }
 
 /* Fills the chunk; R_IDLE when no byte came within timeout_ms (streams only). */
-int cli_pipe_fill(struct reader *r, int timeout_ms)
+static int fill(struct reader *r, int timeout_ms)
 {
     if (r->stream) {
         struct pollfd pf = {r->fd, POLLIN, 0};
@@ -182,7 +182,7 @@ int cli_pipe_next_line(struct reader *r, int timeout_ms)
                 r->taken = true;
                 return r->line_len ? R_LINE : R_END;
             }
-            int rc = cli_pipe_fill(r, timeout_ms);
+            int rc = fill(r, timeout_ms);
             if (rc != R_LINE)
                 return rc; /* the partial line stays in r->line: the next call goes on */
             continue;
@@ -236,7 +236,7 @@ int cli_pipe_open_input(struct pipe *p, struct reader *r)
         uint64_t skip = n < 0 ? 0 : off - (uint64_t)n; /* without it: stdin starts at off */
         p->offset = off;
         while (skip > 0 && !cli_stop_signal) {
-            int rc = cli_pipe_fill(r, -1);
+            int rc = fill(r, -1);
             if (rc == R_IDLE) /* a signal: the chunk was not refilled */
                 continue;
             if (rc < 0 || r->eof)
@@ -273,6 +273,3 @@ int cli_pipe_open_input(struct pipe *p, struct reader *r)
     p->offset = off;
     return 0;
 }
-
-/* How long the reader may wait for input: until the interval is due, at most 1 s (a stop
- * signal and the text sink's rollover_interval are looked at as often). */
