@@ -78,6 +78,10 @@ int cli_pipe_save_state(struct pipe *p)
         json_array_append_new(cm, json_string(h));
     }
     free(h);
+    if (st->cmt && json_array_size(cm) != 1) { /* never a state that forgets its committable */
+        json_decref(cm);
+        return cli_fail(p->c, S3L_ENOMEM, NULL, S3L_SIDE_CONFIG);
+    }
     json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:o}", "version", 1,
                           "statement_sha256", st->sha, "factory", st->factory, "input",
                           st->input, "offset", (json_int_t)st->offset, "checkpoint",
