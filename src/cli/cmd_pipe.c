@@ -582,7 +582,7 @@ int cli_cmd_pipe(struct cli *c, int argc, char **argv)
     ex = load_binding(&p, cfg);
     if (!ex) {
         p.twopc = cli_sink_exactly_once(p.doc->sink);
-        p.st.factory = p.twopc ? "s3_2pc_string_sink" : "s3_text_sink";
+        p.st.factory = cli_sink_factory(p.doc->sink);
         /* A file by its absolute path, so a run from another directory finds its state. */
         const char *in = a.input ? a.input : "-";
         p.st.input = strcmp(in, "-") == 0 ? NULL : realpath(in, NULL);
