@@ -85,6 +85,30 @@ int cli_access_option(struct cli *c, const char *cmd, int opt, struct cli_access
     }
 }
 
+/* The default chain for co (NULL: no profile named), cached; then, when ro is not NULL, the role
+ * it names assumed with that chain's credentials, cached too. Held until exit. 0 or the exit
+ * code after reporting. */
+static int provider(struct cli *c, const struct s3l_creds_options *co,
+                    const struct s3l_creds_role_options *ro, struct s3l_creds_provider **out)
+{
+    struct s3l_error err = {0};
+    struct s3l_creds_provider *chain = NULL, *p = NULL, *role = NULL;
+    int rc = s3l_creds_default_chain_new(co, &chain, &err);
+    if (rc == 0)
+        rc = s3l_creds_cache_new(chain, &p, &err);
+    if (rc == 0 && ro) {
+        rc = s3l_creds_role_new(ro, p, &role, &err);
+        p = NULL;
+        if (rc == 0)
+            rc = s3l_creds_cache_new(role, &p, &err);
+    }
+    if (rc != 0)
+        return cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
+    keep(p, NULL);
+    *out = p;
+    return 0;
+}
+
 static const char *env(const char *name)
 {
     const char *v = getenv(name);
@@ -123,54 +147,25 @@ int cli_access_resolve(struct cli *c, struct cli_access *a, const char **region,
         return cli_fail(c, rc, &err, S3L_SIDE_CONFIG);
     if (!a->profile && !a->role_arn)
         return 0; /* the S3 client's own default chain */
-    struct s3l_creds_provider *chain = NULL, *p = NULL, *role = NULL;
-    rc = s3l_creds_default_chain_new(&co, &chain, &err);
-    if (rc == 0)
-        rc = s3l_creds_cache_new(chain, &p, &err);
-    if (rc == 0 && a->role_arn) {
-        struct s3l_creds_role_options ro = {S3L_CREDS_ROLE_OPTIONS_VERSION, a->role_arn,
-                                            a->external_id, a->session_name, a->duration_s,
-                                            *region, sts};
-        rc = s3l_creds_role_new(&ro, p, &role, &err);
-        p = NULL;
-        if (rc == 0)
-            rc = s3l_creds_cache_new(role, &p, &err);
-    }
-    if (rc != 0)
-        return cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
-    a->creds = p;
-    keep(p, NULL);
-    return 0;
+    struct s3l_creds_role_options ro = {S3L_CREDS_ROLE_OPTIONS_VERSION, a->role_arn,
+                                        a->external_id, a->session_name, a->duration_s,
+                                        *region, sts};
+    return provider(c, &co, a->role_arn ? &ro : NULL, &a->creds);
 }
 
 int cli_access_doc_role(struct cli *c, const struct s3l_config_aws *aws, const char *region,
                         struct s3l_creds_provider **out)
 {
-    struct s3l_error err = {0};
-    struct s3l_creds_provider *chain = NULL, *p = NULL, *role = NULL;
+    struct s3l_creds_role_options ro = {S3L_CREDS_ROLE_OPTIONS_VERSION,
+                                        aws->role.value,
+                                        aws->external_id.value,
+                                        aws->session_name.value,
+                                        (int)aws->duration_seconds,
+                                        region,
+                                        aws->sts_endpoint.value};
     /* The runner's identity: the default chain with no profile named (AWS_PROFILE and the
      * environment's keys apply, as for any AWS SDK), whatever spec.runner.inherit says. */
-    int rc = s3l_creds_default_chain_new(NULL, &chain, &err);
-    if (rc == 0)
-        rc = s3l_creds_cache_new(chain, &p, &err);
-    if (rc == 0) {
-        struct s3l_creds_role_options ro = {S3L_CREDS_ROLE_OPTIONS_VERSION,
-                                            aws->role.value,
-                                            aws->external_id.value,
-                                            aws->session_name.value,
-                                            (int)aws->duration_seconds,
-                                            region,
-                                            aws->sts_endpoint.value};
-        rc = s3l_creds_role_new(&ro, p, &role, &err);
-        p = NULL;
-        if (rc == 0)
-            rc = s3l_creds_cache_new(role, &p, &err);
-    }
-    if (rc != 0)
-        return cli_fail(c, rc, &err, S3L_SIDE_DESTINATION);
-    keep(p, NULL);
-    *out = p;
-    return 0;
+    return provider(c, NULL, &ro, out);
 }
 
 const char cli_access_help[] =

@@ -64,6 +64,8 @@ int cli_cmd_pipe(struct cli *c, int argc, char **argv); /* cmd_pipe.c */
 int cli_sql_read(struct cli *c, const char *cmd, const char *path, char **text, size_t *len);
 /* Whether a Sink's delivery_guarantee selects the two-phase sink ('exactly_once'). */
 bool cli_sink_exactly_once(const struct s3l_config_sink *s);
+/* The factory that binding selects: "s3_2pc_string_sink" (exactly once) or "s3_text_sink". */
+const char *cli_sink_factory(const struct s3l_config_sink *s);
 /* A Sink document's binding as a jansson object {table, factory, options} (secrets by name). */
 void *cli_sink_binding_json(const struct s3l_config_doc *d);
 /* Prints the config's problems on stderr (and as "invalid" events with --json). */

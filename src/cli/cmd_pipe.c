@@ -26,6 +26,7 @@
 #include <openssl/evp.h>
 
 #include "pipe.h"
+#include "s3l/sys/store.h"
 
 static const char pipe_help[] =
     "Usage: s3land pipe (--sql FILE | --config FILE) [--state FILE] [--commit-interval D]\n"
@@ -234,8 +235,7 @@ static int load_binding(struct pipe *p, struct s3l_config *cfg)
         cli_sql_problems(p->c, cfg);
         return CLI_EX_USAGE;
     }
-    for (int i = 0; i < 32; i++)
-        snprintf(p->st.sha + 2 * i, 3, "%02x", md[i]);
+    cli_pipe_hex(md, sizeof(md), p->st.sha);
     return one_sink(p->c, cfg, &p->doc);
 }
 
@@ -304,23 +304,12 @@ static int open_sink(struct pipe *p, bool restore)
     return 0;
 }
 
-/* The S3 client of the sink's bucket, set up as its store's. */
-static int orphan_client(struct pipe *p, struct s3l_s3_client **out, struct s3l_error *err)
+/* The listing's uploads (key, then upload id), kept to be aborted after it: a store takes no
+ * other call from inside its listing callback. */
+static int collect_upload(void *ctx, const struct s3l_pending_upload *u)
 {
-    const struct s3l_config_sink *k = p->doc->sink;
-    struct cli_s3 *s3 = &p->a->s3;
-    struct s3l_s3_config cfg = {0};
-    cfg.version = S3L_S3_CONFIG_VERSION;
-    cfg.region = s3->region;
-    cfg.endpoint = s3->endpoint;
-    cfg.path_style = s3->path_style;
-    cfg.credentials = s3->access.creds;
-    if (k->access_key_id.value && k->secret_access_key.value) {
-        cfg.access_key = k->access_key_id.value;
-        cfg.secret_key = k->secret_access_key.value;
-        cfg.session_token = k->session_token.value;
-    }
-    return s3l_s3_client_new(&cfg, out, err);
+    int rc = cli_strings_add(ctx, u->key);
+    return rc ? rc : cli_strings_add(ctx, u->upload_id);
 }
 
 /*
@@ -344,29 +333,17 @@ static int abort_orphans(struct pipe *p, const char *run)
     while (n && kp[n - 1] == '/')
         n--;
     snprintf(prefix, sizeof(prefix), "%.*s%ssub0-%s-", (int)n, kp, n ? "/" : "", run);
-    struct s3l_s3_client *cl = NULL;
+    /* Through the sink's own store: its client, credentials and ListMultipartUploads paging. */
+    struct cli_strings ups = {0};
     struct s3l_error err = {0};
-    int rc = orphan_client(p, &cl, &err);
-    char *km = NULL, *um = NULL;
+    int rc = s3l_store_list_uploads(p->store, prefix, collect_upload, &ups, &err);
     size_t aborted = 0;
-    bool more = rc == 0;
-    while (more) {
-        struct s3l_s3_uploads_page pg = {0};
-        rc = s3l_s3_list_uploads(cl, k->bucket.value, prefix, km, um, 0, &pg, &err);
-        for (size_t i = 0; rc == 0 && i < pg.n; i++)
-            if ((rc = s3l_s3_abort_multipart(cl, k->bucket.value, pg.uploads[i].key,
-                                             pg.uploads[i].upload_id, &err)) == S3L_ENOT_FOUND)
-                rc = 0;
-            else if (rc == 0)
-                aborted++;
-        more = rc == 0 && pg.truncated;
-        s3l_free(km), s3l_free(um);
-        km = more ? s3l_strdup(pg.next_key_marker ? pg.next_key_marker : "") : NULL;
-        um = more ? s3l_strdup(pg.next_upload_id_marker ? pg.next_upload_id_marker : "") : NULL;
-        s3l_s3_uploads_page_free(&pg);
-    }
-    s3l_free(km), s3l_free(um);
-    s3l_s3_client_free(cl);
+    for (size_t i = 0; rc == 0 && i + 1 < ups.n; i += 2) /* a gone upload is aborted already */
+        if ((rc = s3l_store_staged_abort(p->store, ups.v[i], ups.v[i + 1], &err)) == 0)
+            aborted++;
+    cli_strings_free(&ups);
+    if (rc == S3L_ENOMEM && !err.message[0])
+        s3l_error_set(&err, rc, "out of memory");
     if (rc && !p->c->quiet)
         fprintf(stderr, "%s: note: the uploads run %s left under %s could not be listed or "
                         "aborted (%s); they stay for `gc --uploads` or the bucket's lifecycle "
@@ -443,7 +420,7 @@ static int checkpoint(struct pipe *p)
         return ex;
     p->n_ckpts++;
     report(p, "committed");
-    p->iv_records = p->iv_bytes = 0;
+    p->iv_records = 0;
     return 0;
 }
 
@@ -463,7 +440,6 @@ static int put_line(struct pipe *p, const char *line, size_t len)
         return cli_fail(p->c, rc, &err, S3L_SIDE_DESTINATION);
     p->offset += len;
     p->iv_records++;
-    p->iv_bytes += len;
     return 0;
 }
 
@@ -525,12 +501,12 @@ static void summary(struct pipe *p, int ex)
     }
     if (c->quiet || ex)
         return;
+    const char *kp = p->doc->sink->key_prefix.value;
     fprintf(stderr, "pipe: %llu record%s from %s in %llu checkpoint%s into %s at %s/%s; input "
                     "offset %llu; state %s\n",
             (unsigned long long)p->records, p->records == 1 ? "" : "s", p->st.input,
-            (unsigned long long)p->n_ckpts, p->n_ckpts == 1 ? "" : "s", p->st.factory, p->url, p->doc->sink->key_prefix.value
-                                       ? p->doc->sink->key_prefix.value : "",
-            (unsigned long long)p->st.offset, p->state_path);
+            (unsigned long long)p->n_ckpts, p->n_ckpts == 1 ? "" : "s", p->st.factory, p->url,
+            kp ? kp : "", (unsigned long long)p->st.offset, p->state_path);
 }
 
 /* After the binding: the state, the store, the sink, recovery, the stream. */
@@ -606,7 +582,7 @@ int cli_cmd_pipe(struct cli *c, int argc, char **argv)
     ex = load_binding(&p, cfg);
     if (!ex) {
         p.twopc = cli_sink_exactly_once(p.doc->sink);
-        p.st.factory = p.twopc ? "s3_2pc_string_sink" : "s3_text_sink";
+        p.st.factory = cli_sink_factory(p.doc->sink);
         /* A file by its absolute path, so a run from another directory finds its state. */
         const char *in = a.input ? a.input : "-";
         p.st.input = strcmp(in, "-") == 0 ? NULL : realpath(in, NULL);

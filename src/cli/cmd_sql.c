@@ -75,6 +75,11 @@ bool cli_sink_exactly_once(const struct s3l_config_sink *s)
     return s->delivery_guarantee.value && strcmp(s->delivery_guarantee.value, "exactly_once") == 0;
 }
 
+const char *cli_sink_factory(const struct s3l_config_sink *s)
+{
+    return cli_sink_exactly_once(s) ? "s3_2pc_string_sink" : "s3_text_sink";
+}
+
 void *cli_sink_binding_json(const struct s3l_config_doc *d)
 {
     const struct s3l_config_sink *s = d->sink;
@@ -106,9 +111,8 @@ void *cli_sink_binding_json(const struct s3l_config_doc *d)
         snprintf(ms, sizeof(ms), "%lldms", (long long)(s->rollover_interval_ns / 1000000));
         json_object_set_new(o, "rollover_interval", json_string(ms));
     }
-    return json_pack("{s:s, s:s, s:o}", "table", d->name, "factory",
-                     cli_sink_exactly_once(s) ? "s3_2pc_string_sink" : "s3_text_sink", "options",
-                     o);
+    return json_pack("{s:s, s:s, s:o}", "table", d->name, "factory", cli_sink_factory(s),
+                     "options", o);
 }
 
 /* Prints every problem the config recorded (each names its place) on stderr. */

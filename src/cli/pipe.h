@@ -43,7 +43,7 @@ struct pipe {
     struct s3l_store *store;
     struct s3l_sink *sink;
     struct state st;
-    uint64_t offset, iv_records, iv_bytes, ckpt, n_ckpts, records;
+    uint64_t offset, iv_records, ckpt, n_ckpts, records;
     bool begun;
     int64_t iv_start_ns;
 };
@@ -63,6 +63,8 @@ struct reader {
 
 enum { R_LINE = 1, R_END = 0, R_IDLE = 2 };
 
+/* The n bytes at b as lowercase hex into out (2 * n + 1 bytes, NUL-terminated). */
+void cli_pipe_hex(const uint8_t *b, size_t n, char *out);
 /* CLOCK_MONOTONIC in ns. */
 int64_t cli_pipe_now_ns(void);
 /* The state file's path: --state, else $XDG_STATE_HOME/s3land/pipe-<sha>.json, else
@@ -76,8 +78,6 @@ int cli_pipe_load_state(struct pipe *p, bool *found);
 /* Opens the input at the state's offset (a file: seek; stdin: the bytes before it dropped, from
  * --stdin-offset). 0 or the exit code. */
 int cli_pipe_open_input(struct pipe *p, struct reader *r);
-/* Fills r's chunk from its fd (streams: waiting at most timeout_ms, R_IDLE when nothing came). */
-int cli_pipe_fill(struct reader *r, int timeout_ms);
 /* The next line (with its "\n"; at the end, the last bytes without one) in r->line: R_LINE,
  * R_END, R_IDLE, or -errno (-EFBIG: a line over MAX_LINE). */
 int cli_pipe_next_line(struct reader *r, int timeout_ms);

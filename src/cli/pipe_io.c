@@ -42,14 +42,11 @@ int cli_pipe_state_path(struct pipe *p)
     return 0;
 }
 
-static char *hex(const uint8_t *b, size_t n)
+void cli_pipe_hex(const uint8_t *b, size_t n, char *out)
 {
-    char *s = malloc(2 * n + 1);
-    for (size_t i = 0; s && i < n; i++)
-        snprintf(s + 2 * i, 3, "%02x", b[i]);
-    if (s)
-        s[2 * n] = 0;
-    return s;
+    for (size_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    out[2 * n] = 0;
 }
 
 static int unhex(const char *s, uint8_t **out, size_t *len)
@@ -75,10 +72,16 @@ int cli_pipe_save_state(struct pipe *p)
 {
     struct state *st = &p->st;
     json_t *cm = json_array();
-    char *h = st->cmt ? hex(st->cmt, st->cmt_len) : NULL;
-    if (h)
+    char *h = st->cmt ? malloc(2 * st->cmt_len + 1) : NULL;
+    if (h) {
+        cli_pipe_hex(st->cmt, st->cmt_len, h);
         json_array_append_new(cm, json_string(h));
+    }
     free(h);
+    if (st->cmt && json_array_size(cm) != 1) { /* never a state that forgets its committable */
+        json_decref(cm);
+        return cli_fail(p->c, S3L_ENOMEM, NULL, S3L_SIDE_CONFIG);
+    }
     json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:o}", "version", 1,
                           "statement_sha256", st->sha, "factory", st->factory, "input",
                           st->input, "offset", (json_int_t)st->offset, "checkpoint",
@@ -149,7 +152,7 @@ int cli_pipe_load_state(struct pipe *p, bool *found)
 }
 
 /* Fills the chunk; R_IDLE when no byte came within timeout_ms (streams only). */
-int cli_pipe_fill(struct reader *r, int timeout_ms)
+static int fill(struct reader *r, int timeout_ms)
 {
     if (r->stream) {
         struct pollfd pf = {r->fd, POLLIN, 0};
@@ -183,7 +186,7 @@ int cli_pipe_next_line(struct reader *r, int timeout_ms)
                 r->taken = true;
                 return r->line_len ? R_LINE : R_END;
             }
-            int rc = cli_pipe_fill(r, timeout_ms);
+            int rc = fill(r, timeout_ms);
             if (rc != R_LINE)
                 return rc; /* the partial line stays in r->line: the next call goes on */
             continue;
@@ -237,7 +240,7 @@ int cli_pipe_open_input(struct pipe *p, struct reader *r)
         uint64_t skip = n < 0 ? 0 : off - (uint64_t)n; /* without it: stdin starts at off */
         p->offset = off;
         while (skip > 0 && !cli_stop_signal) {
-            int rc = cli_pipe_fill(r, -1);
+            int rc = fill(r, -1);
             if (rc == R_IDLE) /* a signal: the chunk was not refilled */
                 continue;
             if (rc < 0 || r->eof)
@@ -274,6 +277,3 @@ int cli_pipe_open_input(struct pipe *p, struct reader *r)
     p->offset = off;
     return 0;
 }
-
-/* How long the reader may wait for input: until the interval is due, at most 1 s (a stop
- * signal and the text sink's rollover_interval are looked at as often). */

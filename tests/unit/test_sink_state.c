@@ -77,6 +77,14 @@ static void round_trip_and_replace(void **state)
     s3l_free(data);
     assert_int_equal(s3l_sink_state_save(NULL, "x", 1, &err), S3L_EINVALID_ARGUMENT);
     assert_int_equal(s3l_sink_state_save(path, NULL, 1, &err), S3L_EINVALID_ARGUMENT);
+    /* The documented limit (4,000 bytes), refused before any directory is made from it. */
+    char longp[4100];
+    memset(longp, 'a', sizeof(longp) - 1);
+    longp[0] = '/';
+    longp[sizeof(longp) - 1] = 0;
+    struct s3l_error e2 = {0};
+    assert_int_equal(s3l_sink_state_save(longp, "x", 1, &e2), S3L_EINVALID_ARGUMENT);
+    assert_non_null(strstr(e2.message, "path over 4000 bytes"));
 }
 
 static void unwritable_directory(void **state)

@@ -490,7 +490,7 @@ static const char *verdict_key(const char *path)
 
 /* Adds statement number index (from 1) of s: the Sink document, or the problem at its word. */
 static int add_stmt(struct s3l_config *c, struct parser *ps, const struct stmt *s, size_t index,
-                    const struct s3l_config_options *opts, struct s3l_error *err)
+                    const struct s3l_config_options *opts)
 {
     check_stmt(ps, s);
     if (ps->failed)
@@ -508,7 +508,6 @@ static int add_stmt(struct s3l_config *c, struct parser *ps, const struct stmt *
         fail_at(ps, where(s, key), "%s: %s", key ? key : v.path, v.text);
         ps->code = code;
     }
-    (void)err;
     return rc;
 }
 
@@ -545,7 +544,7 @@ int s3l_config_add_sql(struct s3l_config *c, const char *text, size_t len, const
         if (!ps.failed && ps.t.kind != T_END && !is_punct(&ps.t, ';'))
             fail_at(&ps, &ps.t, "expected ; or the end after the statement");
         if (!ps.failed)
-            rc = add_stmt(c, &ps, &s, index, opts, err);
+            rc = add_stmt(c, &ps, &s, index, opts);
         stmt_free(&s);
         if (rc < 0)
             break;

@@ -10,6 +10,8 @@
 #include "os/os.h"
 #include "sink/sink.h"
 
+#define STATE_PATH_MAX 4000 /* include/s3l/ndjson_sink.h: "a path over 4,000 bytes" is refused */
+
 /* The directory part of path ("." for a bare name) into buf. */
 static void dir_of(const char *path, char *buf, size_t cap)
 {
@@ -26,10 +28,12 @@ int s3l_sink_state_save(const char *path, const void *data, size_t len, struct s
 {
     if (!path || !*path || (!data && len))
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "state: NULL path or data");
-    char dir[4096], tmp[4200];
+    /* Checked before the directory is cut from it: a longer path would be cut short there. */
+    if (strlen(path) > STATE_PATH_MAX)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "state: path over %d bytes",
+                             STATE_PATH_MAX);
+    char dir[STATE_PATH_MAX + 1], tmp[STATE_PATH_MAX + 40];
     dir_of(path, dir, sizeof(dir));
-    if (strlen(path) + 40 > sizeof(tmp))
-        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "state: path over 4096 bytes");
     snprintf(tmp, sizeof(tmp), "%s.tmp-%llu", path, (unsigned long long)s3l__os_unique());
     int rc = s3l__os_mkdirs(dir, err);
     int fd = -1;
