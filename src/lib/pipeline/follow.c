@@ -86,8 +86,12 @@ int s3l__follow_relocate(struct s3l_input_position *retired, size_t *n)
     size_t k = 0;
     for (size_t j = 0; j < *n; j++) {
         char *now = NULL;
-        if (s3l__follow_locate(&retired[j], &now) != 0)
+        if (s3l__follow_locate(&retired[j], &now) != 0) {
+            /* The ones not looked at stay, after those kept: each position is held once. */
+            memmove(&retired[k], &retired[j], (*n - j) * sizeof(*retired));
+            *n = k + (*n - j);
             return S3L_ENOMEM;
+        }
         if (!now) {
             s3l_input_position_cleanup(&retired[j]);
             continue;
