@@ -59,6 +59,9 @@ int s3l__unpack_read(struct s3l__unpack *u, s3l__raw_read_fn raw, struct s3l_rea
                      const char *name, void *dst, size_t want, size_t *got,
                      struct s3l_error *err);
 uint64_t s3l__unpack_raw_offset(const struct s3l__unpack *u);
+/* The compression a file's or an object's name says: .gz gzip, .zst or .zstd zstd, in any case;
+ * else S3L_INPUT_PLAIN. */
+enum s3l_input_compression s3l__input_compression_of(const char *name);
 bool s3l__unpack_cut(const struct s3l__unpack *u);
 void s3l__unpack_free(struct s3l__unpack *u);
 

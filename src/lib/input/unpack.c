@@ -16,6 +16,7 @@
  * the decompressed bytes stays valid when the member is completed or members are appended.
  */
 #include <string.h>
+#include <strings.h>
 
 #include <zlib.h>
 #include <zstd.h>
@@ -79,6 +80,21 @@ void s3l__unpack_free(struct s3l__unpack *u)
     ZSTD_freeDStream(u->zs);
     s3l_free(u->in);
     s3l_free(u);
+}
+
+enum s3l_input_compression s3l__input_compression_of(const char *name)
+{
+    static const struct {
+        const char *ext;
+        enum s3l_input_compression kind;
+    } known[] = {{".gz", S3L_INPUT_GZIP}, {".zst", S3L_INPUT_ZSTD}, {".zstd", S3L_INPUT_ZSTD}};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++) {
+        size_t k = strlen(known[i].ext);
+        if (n > k && strcasecmp(name + n - k, known[i].ext) == 0)
+            return known[i].kind;
+    }
+    return S3L_INPUT_PLAIN;
 }
 
 uint64_t s3l__unpack_raw_offset(const struct s3l__unpack *u)

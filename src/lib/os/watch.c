@@ -16,7 +16,6 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,8 +29,7 @@
 /* What a poll compares: a file's or directory's stat, or that it is missing. */
 struct snap {
     bool exists;
-    uint64_t dev, ino, size;
-    int64_t mtime_ns, ctime_ns;
+    struct s3l__os_stat st;
 };
 
 struct watched {
@@ -57,22 +55,16 @@ static int64_t mono_ns(void)
 
 static void take(const char *path, struct snap *s)
 {
-    struct stat st;
+    struct s3l_error e = {0};
     memset(s, 0, sizeof(*s));
-    if (stat(path, &st) != 0)
-        return;
-    s->exists = true;
-    s->dev = (uint64_t)st.st_dev;
-    s->ino = (uint64_t)st.st_ino;
-    s->size = (uint64_t)st.st_size;
-    s->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-    s->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
+    s->exists = s3l__os_stat(path, &s->st, &e) == 0;
 }
 
 static bool same(const struct snap *a, const struct snap *b)
 {
-    return a->exists == b->exists && a->dev == b->dev && a->ino == b->ino &&
-           a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+    const struct s3l__os_stat *x = &a->st, *y = &b->st;
+    return a->exists == b->exists && x->dev == y->dev && x->ino == y->ino &&
+           x->size == y->size && x->mtime_ns == y->mtime_ns && x->ctime_ns == y->ctime_ns;
 }
 
 /* Takes new snapshots of every file and directory; true when one differs from the last. */

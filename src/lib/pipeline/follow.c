@@ -60,9 +60,10 @@ static int find_ino_cb(void *ctx, const char *name, bool is_dir)
     return 0;
 }
 
-/* Where the file p describes is now in the directory of p->path: *found (owned) or NULL.
- * S3L_ENOMEM; an unreadable directory finds nothing. */
-int s3l__follow_locate(const struct s3l_input_position *p, char **found)
+/* Where the file p describes is now in the directory of p->path (same device and inode):
+ * *found (owned) or NULL when it left the directory. S3L_ENOMEM; an unreadable directory finds
+ * nothing. */
+static int locate(const struct s3l_input_position *p, char **found)
 {
     *found = NULL;
     const char *slash = strrchr(p->path, '/');
@@ -86,8 +87,12 @@ int s3l__follow_relocate(struct s3l_input_position *retired, size_t *n)
     size_t k = 0;
     for (size_t j = 0; j < *n; j++) {
         char *now = NULL;
-        if (s3l__follow_locate(&retired[j], &now) != 0)
+        if (locate(&retired[j], &now) != 0) {
+            /* The ones not looked at stay, after those kept: each position is held once. */
+            memmove(&retired[k], &retired[j], (*n - j) * sizeof(*retired));
+            *n = k + (*n - j);
             return S3L_ENOMEM;
+        }
         if (!now) {
             s3l_input_position_cleanup(&retired[j]);
             continue;

@@ -12,13 +12,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
 #include <openssl/evp.h>
 
+#include "input/input.h"
 #include "os/os.h"
 #include "s3l/input.h"
 #include "s3l/pipeline.h"
@@ -38,22 +38,6 @@ static int errno_code(int e)
     default:
         return S3L_EIO;
     }
-}
-
-/* The compression a file name says (enum s3l_input_compression): .gz, .zst, .zstd, any case. */
-static uint8_t compression_of(const char *path)
-{
-    static const struct {
-        const char *ext;
-        uint8_t kind;
-    } known[] = {{".gz", S3L_INPUT_GZIP}, {".zst", S3L_INPUT_ZSTD}, {".zstd", S3L_INPUT_ZSTD}};
-    size_t n = strlen(path);
-    for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++) {
-        size_t k = strlen(known[i].ext);
-        if (n > k && strcasecmp(path + n - k, known[i].ext) == 0)
-            return known[i].kind;
-    }
-    return S3L_INPUT_PLAIN;
 }
 
 int s3l_input_open(const char *path, struct s3l_input_position *pos, int *fd_out,
@@ -88,7 +72,7 @@ int s3l_input_open(const char *path, struct s3l_input_position *pos, int *fd_out
         free(real); /* allocated by the C library */
         pos->dev = (uint64_t)st.st_dev;
         pos->ino = (uint64_t)st.st_ino;
-        pos->compression = compression_of(path);
+        pos->compression = (uint8_t)s3l__input_compression_of(path);
     } else {
         pos->path = s3l_strdup(is_stdin ? "-" : path);
     }

@@ -422,25 +422,17 @@ static int rotate(struct loop *l, size_t i, struct s3l_input_position *np, int n
     if (rc)
         return rc;
     p->line = l->line[i];
-    char *found = NULL;
-    if (s3l__follow_relocate(l->retired, &l->n_retired) != 0 ||
-        s3l__follow_locate(p, &found) != 0)
+    struct s3l_input_position *v =
+        s3l_realloc(l->retired, (l->n_retired + 1) * sizeof(*l->retired));
+    if (!v)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory following %s", p->path);
+    l->retired = v;
+    l->retired[l->n_retired++] = *p; /* takes the strings */
+    memset(p, 0, sizeof(*p));
+    /* Every retired file, the one just retired too, renamed to where it is now (or dropped). */
+    if (s3l__follow_relocate(l->retired, &l->n_retired) != 0)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory following %s", np->path);
     struct s3l_error e = {0};
-    if (found) {
-        struct s3l_input_position *v =
-            s3l_realloc(l->retired, (l->n_retired + 1) * sizeof(*l->retired));
-        if (!v) {
-            s3l_free(found);
-            return s3l_error_set(err, S3L_ENOMEM, "out of memory following %s", p->path);
-        }
-        l->retired = v;
-        s3l_free(p->path);
-        p->path = found;
-        l->retired[l->n_retired++] = *p; /* takes the strings */
-    } else {
-        s3l_input_position_cleanup(p);
-    }
     s3l__os_close(l->fds[i], "rotated input", &e);
     ((int *)l->fds)[i] = nfd; /* the caller closes fds[i] at the end */
     *p = *np;

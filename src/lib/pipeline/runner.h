@@ -366,11 +366,9 @@ int64_t s3l__now_ns(void);
  * S3L_EINVALID_INPUT naming it and what changed; S3L_EIO.
  */
 int s3l__follow_check(struct s3l_input_position *p, int fd, uint64_t cur, struct s3l_error *err);
-/* The path in p->path's directory that now names the file p describes (same device and inode)
- * into *found (s3l_free), or NULL when it left the directory. S3L_ENOMEM. */
-int s3l__follow_locate(const struct s3l_input_position *p, char **found);
-/* Each of the n retired positions renamed to where its file is now (s3l__follow_locate), or
- * dropped (cleaned up, *n lowered) when it left its directory. S3L_ENOMEM. */
+/* Each of the n retired positions renamed to the path in its directory that now names its file
+ * (same device and inode), or dropped (cleaned up, *n lowered) when it left its directory.
+ * S3L_ENOMEM (the positions not looked at yet are kept as they were). */
 int s3l__follow_relocate(struct s3l_input_position *retired, size_t *n);
 /*
  * Whether the file (dev, ino) is one that pos[k] (k != skip, of n) reads, or one of the n_retired

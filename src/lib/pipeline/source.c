@@ -739,7 +739,8 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
      * waits for its line end (a compressed file's unended last record is left by its reader). */
     uint64_t end = 0;
     struct s3l__os_stat st;
-    if (g->o->follow && pos->replayable && !pos->compression) {
+    bool follow_plain = g->o->follow && pos->replayable && !pos->compression;
+    if (follow_plain) {
         int rc = s3l__os_fstat(fd, pos->path, &st, err);
         if (rc == 0)
             rc = last_line_end(fd, pos->path, offset, st.size, &end, err);
@@ -751,10 +752,9 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     /* A file already read to its end: nothing to open (a JSON array cannot resume at its end);
      * a compressed one was read to its end and has not grown since; a followed one has no new
      * whole line. */
-    bool read_all = pos->compression ? pos->raw_done && st_size_is(fd, pos->raw_size)
-                                     : offset > 0 && st_size_is(fd, offset);
-    if (g->o->follow && pos->replayable && !pos->compression)
-        read_all = end <= offset;
+    bool read_all = follow_plain       ? end <= offset
+                    : pos->compression ? pos->raw_done && st_size_is(fd, pos->raw_size)
+                                       : offset > 0 && st_size_is(fd, offset);
     if (pos->replayable && read_all) {
         s->done = true;
         *out = &s->base;

@@ -362,15 +362,22 @@ static int append_escaped(struct s3l_buf *b, const char *s)
     return rc;
 }
 
+/* Key by key, each a DeleteObject (a missing key is success): the first refused key fails the
+ * call, naming that key. */
+static int delete_each(struct s3l_s3_client *c, const char *bucket, const char *const *keys,
+                       size_t n, struct s3l_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = s3l_s3_delete_object(c, bucket, keys[i], err);
+    return rc;
+}
+
 static int delete_batch(struct s3l_s3_client *c, const char *bucket, const char *const *keys,
                         size_t n, struct s3l_error *err)
 {
-    if (__atomic_load_n(&c->delete_objects_refused, __ATOMIC_RELAXED)) {
-        int rc = 0; /* refused once already (below): key by key */
-        for (size_t i = 0; rc == 0 && i < n; i++)
-            rc = s3l_s3_delete_object(c, bucket, keys[i], err);
-        return rc;
-    }
+    if (__atomic_load_n(&c->delete_objects_refused, __ATOMIC_RELAXED))
+        return delete_each(c, bucket, keys, n, err); /* refused once already (below) */
     struct s3l_buf body;
     s3l_buf_init(&body, 16u << 20);
     int rc = s3l_buf_append_str(&body, "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
@@ -401,23 +408,16 @@ static int delete_batch(struct s3l_s3_client *c, const char *bucket, const char 
         rc = s3l__run1(c, &r, err);
     else
         s3l_error_set(err, rc, "DeleteObjects: cannot build the request");
-    if (rc == S3L_EPERMISSION_DENIED) {
+    bool refused = rc == S3L_EPERMISSION_DENIED;
+    if (refused) {
         /* The request itself refused. S3 authorises DeleteObjects key by key (s3:DeleteObject on
          * each: S3 API reference, DeleteObjects, "Permissions"), but Ceph RGW 16 asks for
          * s3:DeleteObject on the bucket, which a policy granting it on the keys under a prefix
-         * does not give: so each key goes its own way, as a DeleteObject (a missing key is
-         * success), and the client remembers it (one refused DeleteObjects per client, not per
-         * batch). The first refused key fails the call, naming that key. */
+         * does not give: so each key goes its own way (delete_each, after the cleanup below),
+         * and the client remembers it (one refused DeleteObjects per client, not per batch). */
         __atomic_store_n(&c->delete_objects_refused, true, __ATOMIC_RELAXED);
         s3l_error_clear(err);
-        rc = 0;
-        for (size_t i = 0; rc == 0 && i < n; i++)
-            rc = s3l_s3_delete_object(c, bucket, keys[i], err);
-        s3l__http_req_cleanup(&r);
-        s3l_buf_free(&body);
-        return rc;
-    }
-    if (rc == 0) {
+    } else if (rc == 0) {
         size_t deleted;
         struct s3l__s3_error_body e;
         rc = s3l__xml_delete_result(r.resp.ptr, r.resp.len, &deleted, &e, err);
@@ -430,7 +430,7 @@ static int delete_batch(struct s3l_s3_client *c, const char *bucket, const char 
     }
     s3l__http_req_cleanup(&r);
     s3l_buf_free(&body);
-    return rc;
+    return refused ? delete_each(c, bucket, keys, n, err) : rc;
 }
 
 int s3l_s3_delete_objects(struct s3l_s3_client *c, const char *bucket, const char *const *keys,

@@ -10,8 +10,23 @@
  * multipart.c.
  */
 #include <pthread.h>
+#include <stdarg.h>
 
 #include "s3/s3_int.h"
+
+/* Appends to err's message how a refusal was settled (the refusal's own text stays first). */
+static void note(struct s3l_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct s3l_error *err, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    size_t at = strlen(err->message);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message + at, sizeof(err->message) - at, fmt, ap);
+    va_end(ap);
+}
 
 /*
  * A 403 on a GetObject or HeadObject of a key that may not exist (issue 11, item 3). S3 answers
@@ -42,14 +57,11 @@ int s3l__settle_403(struct s3l_s3_client *c, const char *bucket, const char *key
         return rc;
     }
     if (rc != 0 || present) {
-        if (err) {
-            size_t at = strlen(err->message);
-            snprintf(err->message + at, sizeof(err->message) - at,
-                     rc ? " (a ListObjectsV2 of the key, to tell a missing key from a refused "
-                          "one, was refused too: %s)"
-                        : " (the key exists: ListObjectsV2 lists it%s)",
-                     rc ? s3l_error_name(rc) : "");
-        }
+        note(err,
+             rc ? " (a ListObjectsV2 of the key, to tell a missing key from a refused one, was "
+                  "refused too: %s)"
+                : " (the key exists: ListObjectsV2 lists it%s)",
+             rc ? s3l_error_name(rc) : "");
         return S3L_EPERMISSION_DENIED;
     }
     /* The 403 was S3's way of saying "no such key" to a caller who may not list it. */
@@ -85,17 +97,13 @@ int s3l_s3_bucket_probe(struct s3l_s3_client *c, const char *bucket, const char 
         struct s3l_s3_list_page p;
         struct s3l_error le = {0};
         rc = s3l_s3_list_objects(c, bucket, prefix, NULL, NULL, 1, &p, &le);
-        if (rc == 0) {
-            s3l_s3_list_page_free(&p);
-        } else {
+        if (rc != 0) {
             if (err)
                 *err = le;
-            size_t at = err ? strlen(err->message) : 0;
-            if (err)
-                snprintf(err->message + at, sizeof(err->message) - at,
-                         " (HeadBucket was refused too, so the bucket may not be reached)");
+            note(err, " (HeadBucket was refused too, so the bucket may not be reached)");
             return rc;
         }
+        s3l_s3_list_page_free(&p);
     } else if (rc != 0 && rc != S3L_EPERMISSION_DENIED) {
         if (err)
             *err = he;

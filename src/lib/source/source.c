@@ -11,9 +11,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "s3l/input.h"
+#include "input/input.h"
 #include "source/source.h"
 #include "util/util.h"
 
@@ -257,17 +256,6 @@ static int obj_seek(void *ctx, uint64_t offset, struct s3l_error *err)
     return 0;
 }
 
-static enum s3l_input_compression compression_of(const char *key)
-{
-    size_t n = strlen(key);
-    if (n > 3 && strcasecmp(key + n - 3, ".gz") == 0)
-        return S3L_INPUT_GZIP;
-    if ((n > 4 && strcasecmp(key + n - 4, ".zst") == 0) ||
-        (n > 5 && strcasecmp(key + n - 5, ".zstd") == 0))
-        return S3L_INPUT_ZSTD;
-    return S3L_INPUT_PLAIN;
-}
-
 static void close_object(struct s3l_object_source *s)
 {
     s3l_reader_free(s->reader);
@@ -293,7 +281,7 @@ static int open_object(struct s3l_object_source *s, struct s3l_error *err)
         .block_bytes = S3L_MIN(s->chunk, (size_t)S3L_DEFAULT_BLOCK_BYTES),
         .start_offset = resumed ? s->resume_offset : 0,
         .start_line = resumed ? s->resume_line : 0,
-        .compression = compression_of(s->cur->key),
+        .compression = s3l__input_compression_of(s->cur->key),
         .read = obj_read,
         .seek = obj_seek,
         .io_ctx = s,

@@ -323,8 +323,25 @@ static int s3_stat(struct s3l_store *st, const char *key, struct s3l_object_info
     return rc;
 }
 
-/* Page by page; the callbacks may call back into this store (the destination reads each marker
- * it lists). */
+/* s3_list's callback over s3l_s3_list_all: each object as the vtable's info, its key relative to
+ * the store's root. */
+struct list_ctx {
+    s3l_store_list_cb cb;
+    void *ctx;
+    size_t strip; /* strlen of the store's prefix */
+};
+
+static int list_one(void *ctx, const struct s3l_s3_object *o)
+{
+    struct list_ctx *l = ctx;
+    struct s3l_object_info info;
+    to_info(o, &info);
+    info.key = o->key + l->strip;
+    return l->cb(l->ctx, &info);
+}
+
+/* Page by page (s3l_s3_list_all); the callbacks may call back into this store (the destination
+ * reads each marker it lists). */
 static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb cb, void *ctx,
                    struct s3l_error *err)
 {
@@ -332,27 +349,8 @@ static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb c
     char *k = full_key(s, prefix ? prefix : "");
     if (!k)
         return nomem(err);
-    size_t strip = strlen(s->prefix);
-    char *token = NULL;
-    int rc = 0;
-    do {
-        struct s3l_s3_list_page p;
-        rc = s3l_s3_list_objects(s->c, s->bucket, k, NULL, token, 1000, &p, err);
-        s3l_free(token);
-        token = NULL;
-        for (size_t i = 0; rc == 0 && i < p.n_objects; i++) {
-            struct s3l_object_info info;
-            to_info(&p.objects[i], &info);
-            info.key = p.objects[i].key + strip;
-            rc = cb(ctx, &info);
-        }
-        if (rc == 0 && p.truncated) {
-            token = p.next_token;
-            p.next_token = NULL;
-        }
-        s3l_s3_list_page_free(&p);
-    } while (rc == 0 && token);
-    s3l_free(token);
+    struct list_ctx l = {cb, ctx, strlen(s->prefix)};
+    int rc = s3l_s3_list_all(s->c, s->bucket, k, list_one, &l, err);
     s3l_free(k);
     return rc;
 }
