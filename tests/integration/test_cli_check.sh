@@ -19,21 +19,8 @@
 # - gc removes a killed check's leftovers (_openetl/check/<uuid>/...) once their newest object
 #   is older than an hour (file://: old mtimes; RGW: --check-age, since LastModified cannot be
 #   set), and keeps younger ones.
-set -uo pipefail
-S3LAND=${S3LAND:?}
-SRC=${S3L_SOURCE_DIR:?}
-work=$(mktemp -d /tmp/s3l-check-XXXXXX)
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-rgw=""
-proxy_pid=""
-cleanup() {
-    [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null
-    [ -n "$rgw" ] && "$SRC/tests/stores/stop-rgw.sh" "$rgw" >/dev/null 2>&1
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=tests/integration/lib.sh
+. "${S3L_SOURCE_DIR:?}/tests/integration/lib.sh" check
 
 # steps FILE: "STEP NAME OK CLASS" per check_step event of a --json output, then "check OK EXIT"
 steps() {
@@ -130,15 +117,7 @@ grep -q 'check leftovers' "$work/g2.out" && bad "file: a second gc removed more:
 rm -rf "$areas/0d1c0ffe-0000-4000-8000-000000000003"
 
 # ---------------------------------------------------------------- Ceph RGW
-env_file=${S3L_RGW_ENV:-}
-if [ -z "$env_file" ]; then
-    rgw=/tmp/s3land-rgw-check.$$
-    RGW_DIR=$rgw "$SRC/tests/stores/start-rgw.sh" >"$work/rgw.log" 2>&1 \
-        || { cat "$work/rgw.log"; echo "not ok - the RADOS Gateway did not start"; exit 1; }
-    env_file=$rgw/env
-fi
-# shellcheck disable=SC1090
-. "$env_file"
+s3l_rgw check
 aws() { command aws --endpoint-url "$RGW_ENDPOINT" "$@"; }
 prefix=check-$$-$RANDOM
 url="s3://$RGW_BUCKET/$prefix"
@@ -244,10 +223,7 @@ else
 fi
 
 # the fault proxy: a wrong region, a store that ignores the conditions
-node "$SRC/tests/support/fault-proxy.mjs" --target "$RGW_ENDPOINT" >"$work/proxy.out" 2>&1 &
-proxy_pid=$!
-for _ in $(seq 100); do grep -q LISTENING "$work/proxy.out" && break; sleep 0.1; done
-purl=http://127.0.0.1:$(awk '/LISTENING/ {print $2}' "$work/proxy.out")
+s3l_proxy "$RGW_ENDPOINT"
 rules() { curl -s -X POST "$purl/__proxy/rules" -d "$1" >/dev/null; }
 rules '[{"op": "HeadBucket", "action": "redirect", "region": "eu-west-1"}]'
 "$S3LAND" check --url "$url" --endpoint "$purl" --json >"$work/s4.out" 2>"$work/s4.err"

@@ -12,36 +12,12 @@
 #   inputs' sizes minus its bytes_in (a fresh pipeline starts at offset 0: computed here from
 #   the file sizes), and its commits never go down; a write rerun after 4000 lines were
 #   appended: the appended bytes minus its bytes_in (it resumes at the committed offset).
-set -uo pipefail
-S3LAND=${S3LAND:?}
-SRC=${S3L_SOURCE_DIR:?}
-work=$(mktemp -d /tmp/s3l-progress-XXXXXX)
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-rgw=""
-proxy_pid=""
-cleanup() {
-    [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null
-    [ -n "$rgw" ] && "$SRC/tests/stores/stop-rgw.sh" "$rgw" >/dev/null 2>&1
-    rm -rf "$work"
-}
-trap cleanup EXIT
-env_file=${S3L_RGW_ENV:-}
-if [ -z "$env_file" ]; then
-    rgw=/tmp/s3land-rgw-progress.$$
-    RGW_DIR=$rgw "$SRC/tests/stores/start-rgw.sh" >"$work/rgw.log" 2>&1 \
-        || { cat "$work/rgw.log"; echo "not ok - the RADOS Gateway did not start"; exit 1; }
-    env_file=$rgw/env
-fi
-# shellcheck disable=SC1090
-. "$env_file"
+# shellcheck source=tests/integration/lib.sh
+. "${S3L_SOURCE_DIR:?}/tests/integration/lib.sh" progress
+s3l_rgw progress
 unset AWS_ENDPOINT_URL AWS_SESSION_TOKEN AWS_PROFILE AWS_ENDPOINT_URL_S3
-cd "$work"
-node "$SRC/tests/support/fault-proxy.mjs" --target "$RGW_ENDPOINT" >proxy.out 2>&1 &
-proxy_pid=$!
-for _ in $(seq 100); do grep -q LISTENING proxy.out && break; sleep 0.1; done
-purl=http://127.0.0.1:$(awk '/LISTENING/ {print $2}' proxy.out)
+cd "$work" || exit 1
+s3l_proxy "$RGW_ENDPOINT"
 curl -s -X POST "$purl/__proxy/rules" \
     -d '[{"op":"PutObject","action":"slow","delayMs":300,"times":-1}]' >/dev/null
 python3 -c 'import json

@@ -17,32 +17,13 @@
 # - the same user writing to another prefix: PERMISSION_DENIED, exit 8, the message naming the
 #   principal (first 4 and last 4 of the key id), the operation, the bucket and the key; the
 #   secret appears in no output.
-set -uo pipefail
-S3LAND=${S3LAND:?}
+# shellcheck source=tests/integration/lib.sh
+. "${S3L_SOURCE_DIR:?}/tests/integration/lib.sh" rgw-policy
 S3LAND_CRASH=${S3LAND_CRASH:?}
-SRC=${S3L_SOURCE_DIR:?}
 TOOLS=${S3L_TOOLS_DIR:?}
 PY=/usr/bin/python3
-work=$(mktemp -d /tmp/s3l-rgw-policy-XXXXXX)
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-rgw=""
-cleanup() {
-    [ -n "$rgw" ] && "$SRC/tests/stores/stop-rgw.sh" "$rgw" >/dev/null 2>&1
-    rm -rf "$work"
-}
-trap cleanup EXIT
 cd "$work" || exit 1
-env_file=${S3L_RGW_ENV:-}
-if [ -z "$env_file" ]; then
-    rgw=/tmp/s3land-rgw-policy.$$
-    RGW_DIR=$rgw "$SRC/tests/stores/start-rgw.sh" >"$work/rgw.log" 2>&1 ||
-        { tail -5 "$work/rgw.log"; echo "not ok - the RADOS Gateway did not start"; exit 1; }
-    env_file=$rgw/env
-fi
-# shellcheck disable=SC1090
-. "$env_file"
+s3l_rgw policy
 owner_ak=$AWS_ACCESS_KEY_ID owner_sk=$AWS_SECRET_ACCESS_KEY
 read -r ak sk < <("$SRC/tests/stores/rgw-user.sh" s3land-lander) ||
     { echo "not ok - rgw-user.sh made no user"; exit 1; }

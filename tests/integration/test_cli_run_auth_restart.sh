@@ -9,36 +9,12 @@
 # - the proxy answers ExpiredToken every time: the run stops after 5 restarts in a row with exit
 #   8, and the proxy saw 6 attempts' first PutObject (no more);
 # - the proxy answers AccessDenied (PERMISSION_DENIED) every time: no restart, exit 8 at once.
-set -uo pipefail
-S3LAND=${S3LAND:?}
-SRC=${S3L_SOURCE_DIR:?}
-work=$(mktemp -d /tmp/s3l-run-auth-XXXXXX)
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-rgw=""
-proxy_pid=""
-cleanup() {
-    [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null
-    [ -n "$rgw" ] && "$SRC/tests/stores/stop-rgw.sh" "$rgw" >/dev/null 2>&1
-    rm -rf "$work"
-}
-trap cleanup EXIT
-env_file=${S3L_RGW_ENV:-}
-if [ -z "$env_file" ]; then
-    rgw=/tmp/s3land-rgw-runauth.$$
-    RGW_DIR=$rgw "$SRC/tests/stores/start-rgw.sh" >"$work/rgw.log" 2>&1 \
-        || { cat "$work/rgw.log"; echo "not ok - the RADOS Gateway did not start"; exit 1; }
-    env_file=$rgw/env
-fi
-# shellcheck disable=SC1090
-. "$env_file"
+# shellcheck source=tests/integration/lib.sh
+. "${S3L_SOURCE_DIR:?}/tests/integration/lib.sh" run-auth
+s3l_rgw runauth
 unset AWS_ENDPOINT_URL AWS_SESSION_TOKEN AWS_PROFILE
-cd "$work"
-node "$SRC/tests/support/fault-proxy.mjs" --target "$RGW_ENDPOINT" >proxy.out 2>&1 &
-proxy_pid=$!
-for _ in $(seq 100); do grep -q LISTENING proxy.out && break; sleep 0.1; done
-purl=http://127.0.0.1:$(awk '/LISTENING/ {print $2}' proxy.out)
+cd "$work" || exit 1
+s3l_proxy "$RGW_ENDPOINT"
 rules() { curl -s -X POST "$purl/__proxy/reset" >/dev/null; curl -s -X POST "$purl/__proxy/rules" -d "$1" >/dev/null; }
 put_injected() { # injected ExpiredToken / AccessDenied answers to PutObject
     curl -s "$purl/__proxy/counts" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{

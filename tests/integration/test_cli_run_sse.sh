@@ -9,28 +9,9 @@
 # the same settings. Bad values are refused before anything moves: an unknown storage class
 # (exit 1, the valid ones named), a KMS key without sse aws:kms (exit 1), and spec.config.checksum
 # (exit 6, with the reason: not supported).
-set -uo pipefail
-S3LAND=${S3LAND:?}
-SRC=${S3L_SOURCE_DIR:?}
-work=$(mktemp -d /tmp/s3l-run-sse-XXXXXX)
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-rgw=""
-cleanup() {
-    [ -n "$rgw" ] && "$SRC/tests/stores/stop-rgw.sh" "$rgw" >/dev/null 2>&1
-    rm -rf "$work"
-}
-trap cleanup EXIT
-env_file=${S3L_RGW_ENV:-}
-if [ -z "$env_file" ]; then
-    rgw=/tmp/s3land-rgw-runsse.$$
-    RGW_DIR=$rgw "$SRC/tests/stores/start-rgw.sh" >"$work/rgw.log" 2>&1 \
-        || { cat "$work/rgw.log"; echo "not ok - the RADOS Gateway did not start"; exit 1; }
-    env_file=$rgw/env
-fi
-# shellcheck disable=SC1090
-. "$env_file"
+# shellcheck source=tests/integration/lib.sh
+. "${S3L_SOURCE_DIR:?}/tests/integration/lib.sh" run-sse
+s3l_rgw runsse
 unset AWS_ENDPOINT_URL AWS_SESSION_TOKEN AWS_PROFILE
 aws() { command aws --endpoint-url "$RGW_ENDPOINT" "$@"; }
 cd "$work"

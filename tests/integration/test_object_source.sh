@@ -15,31 +15,13 @@
 #     pending by a kill at before_commit: cat gives records 1..N in run then checkpoint order,
 #     once each, and never the pending upload's records (it is not an object);
 #  4. `connectors --json` lists the source's capability record.
-set -uo pipefail
-SRC=${S3L_SOURCE_DIR:?}
-S3LAND=${S3LAND:?}
+# shellcheck source=tests/integration/lib.sh
+. "${S3L_SOURCE_DIR:?}/tests/integration/lib.sh" object-source
 FEED=${S3L_TOOLS_DIR:?}/text_sink_feed
 ENGINE=${S3L_TOOLS_DIR:?}/twopc_engine
-work=$(mktemp -d /tmp/s3l-object-source-XXXXXX)
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-cleanup() {
-    [ -n "${own_rgw:-}" ] && "$SRC/tests/stores/stop-rgw.sh" "$own_rgw" >/dev/null 2>&1
-    rm -rf "$work"
-}
-trap cleanup EXIT
 
 if [ "${S3L_TEST_STORE:-}" = s3 ]; then
-    env_file=${S3L_RGW_ENV:-}
-    if [ -z "$env_file" ]; then
-        own_rgw=/tmp/s3land-rgw-objsrc.$$
-        RGW_DIR=$own_rgw "$SRC/tests/stores/start-rgw.sh" >"$work/rgw.log" 2>&1 || {
-            cat "$work/rgw.log"; echo "not ok - the RADOS Gateway did not start"; exit 1; }
-        env_file=$own_rgw/env
-    fi
-    # shellcheck disable=SC1090
-    . "$env_file"
+    s3l_rgw objsrc
     unset AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3
     kb="objsrc-$$-$(date +%s)"
     store=(--endpoint "$RGW_ENDPOINT" --region "$AWS_DEFAULT_REGION")

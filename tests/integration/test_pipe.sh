@@ -16,32 +16,17 @@
 #     line exactly once; an offset past the state's is refused (exit 2);
 #  7. an input shorter than the recorded offset is refused (exit 2); compression, not built yet,
 #     is refused (exit 6).
-set -uo pipefail
-SRC=${S3L_SOURCE_DIR:?}
-S3LAND=${S3LAND:?}
-work=$(mktemp -d /tmp/s3l-pipe-XXXXXX)
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
+# shellcheck source=tests/integration/lib.sh
+. "${S3L_SOURCE_DIR:?}/tests/integration/lib.sh" pipe
 pids=()
-cleanup() {
+cleanup_extra() { # the pipelines left running are killed as a crash would end them
+    local p
     for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-    [ -n "${own_rgw:-}" ] && "$SRC/tests/stores/stop-rgw.sh" "$own_rgw" >/dev/null 2>&1
-    rm -rf "$work"
 }
-trap cleanup EXIT
 cd "$work" || exit 1
 
 if [ "${S3L_TEST_STORE:-}" = s3 ]; then
-    env_file=${S3L_RGW_ENV:-}
-    if [ -z "$env_file" ]; then
-        own_rgw=/tmp/s3land-rgw-pipe.$$
-        RGW_DIR=$own_rgw "$SRC/tests/stores/start-rgw.sh" >"$work/rgw.log" 2>&1 || {
-            cat "$work/rgw.log"; echo "not ok - the RADOS Gateway did not start"; exit 1; }
-        env_file=$own_rgw/env
-    fi
-    # shellcheck disable=SC1090
-    . "$env_file"
+    s3l_rgw pipe
     unset AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3
     top="pipe-$$-$(date +%s)"
     # The binding's store: the bucket, the endpoint and region in the statement itself.
