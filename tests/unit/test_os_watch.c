@@ -26,8 +26,10 @@ struct fixture {
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
+    if (!f)
+        return -1;
     snprintf(f->dir, sizeof(f->dir), "/tmp/s3l-watch-XXXXXX");
-    if (!f || !mkdtemp(f->dir))
+    if (!mkdtemp(f->dir))
         return -1;
     snprintf(f->path, sizeof(f->path), "%s/app.log", f->dir);
     FILE *fp = fopen(f->path, "w");

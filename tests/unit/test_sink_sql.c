@@ -18,6 +18,8 @@
 #include "s3l/config.h"
 #include "s3l/s3l.h"
 
+#include "fail_alloc.h"
+
 static struct s3l_config *parse(const char *sql, int want_rc, struct s3l_error *err)
 {
     struct s3l_config *c = NULL;
@@ -179,24 +181,6 @@ static void errors_name_the_word(void **state)
     s3l_config_free(c);
 }
 
-static uint64_t n_alloc, fail_at;
-static void *c_malloc(void *ctx, size_t n)
-{
-    (void)ctx;
-    return ++n_alloc == fail_at ? NULL : malloc(n);
-}
-static void *c_realloc(void *ctx, void *p, size_t n)
-{
-    (void)ctx;
-    return ++n_alloc == fail_at ? NULL : realloc(p, n);
-}
-static void c_free(void *ctx, void *p)
-{
-    (void)ctx;
-    free(p);
-}
-static const struct s3l_allocator counting = {c_malloc, c_realloc, c_free, NULL};
-
 static void allocation_failures(void **state)
 {
     (void)state;
@@ -205,9 +189,8 @@ static void allocation_failures(void **state)
                       "CREATE TABLE `x` (l STRING) WITH (connector = 's3', bucket = 'ckt')";
     uint64_t total = 0;
     for (uint64_t k = 1;; k++) {
-        n_alloc = 0;
-        fail_at = k;
-        s3l_set_allocator(&counting);
+        s3l_test_fail_alloc_arm(k);
+        s3l_set_allocator(&s3l_test_fail_alloc);
         struct s3l_config *c = NULL;
         struct s3l_error err = {0};
         int rc = s3l_config_new(&c);
@@ -220,12 +203,11 @@ static void allocation_failures(void **state)
             assert_int_equal(s3l_config_count(c), 2);
         s3l_config_free(c);
         s3l_set_allocator(NULL);
-        if (n_alloc < k) {
+        if (s3l_test_fail_alloc_count() < k) {
             total = k;
             break;
         }
     }
-    fail_at = 0;
     assert_true(total > 10);
 }
 
