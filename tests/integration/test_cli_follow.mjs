@@ -10,47 +10,22 @@
 //  4. a rerun resumes after what was committed (nothing twice), and `run` with follow: true does
 //     the same for a source (SIGINT: exit 130);
 //  5. follow on a JSON array input is refused before anything runs.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { S3LAND, check, done, exceptAll, lit, run, scalar, tableSql, tmpdir } from '../conformance/harness.mjs';
+import { check, done, exceptAll, lit, run, scalar, tableSql, tmpdir } from '../conformance/harness.mjs';
+import * as follow from './follow.mjs';
+import { line, lines, sleep, writeDestination } from './follow.mjs';
 
 const work = tmpdir('s3l-follow');
 const lake = path.join(work, 'lake');
 const input = path.join(work, 'app.ndjson');
-const line = (seq) => JSON.stringify({ seq, msg: `line ${seq}` }) + '\n';
-const lines = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => line(from + i)).join('');
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 fs.writeFileSync(input, lines(1, 3));
 
-function start(args, opts = {}) {
-    const child = spawn(S3LAND, args, { cwd: opts.cwd ?? work, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = { stdout: '', stderr: '', code: null, signal: null };
-    child.stdout.on('data', (d) => { out.stdout += d; });
-    child.stderr.on('data', (d) => { out.stderr += d; });
-    out.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
-        out.code = code;
-        out.signal = signal;
-        resolve();
-    }));
-    out.child = child;
-    return out;
-}
-
+const start = (args) => follow.start(args, work);
 const table = path.join(lake, 't');
-async function rows(dir = table) {
-    if (!fs.existsSync(dir) || !fs.readdirSync(dir).some((f) => f.endsWith('.parquet'))) return 0;
-    return scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(dir, '*.parquet'))})`);
-}
+const rows = (dir = table) => follow.rows(dir);
 // Waits until the table has n rows; returns the ms it took (or -1 after limitMs).
-async function waitRows(n, limitMs, dir = table) {
-    const t0 = Date.now();
-    while (Date.now() - t0 < limitMs) {
-        if (await rows(dir) >= n) return Date.now() - t0;
-        await sleep(50);
-    }
-    return -1;
-}
+const waitRows = (n, limitMs, dir = table) => follow.waitRows(dir, n, limitMs);
 const inputSql = (file) => `SELECT seq, msg FROM read_json(${lit(file)}, format='newline_delimited', columns={'seq': 'BIGINT', 'msg': 'VARCHAR'})`;
 
 // 1. write --follow with a 1 s interval: the first 3 lines, then appended batches.
@@ -100,10 +75,7 @@ await exceptAll(inputSql(input), tableSql(table, 'seq, msg'), 'write --follow: t
 // run with a Pipeline source's follow: true.
 const logs = path.join(work, 'logs.ndjson');
 fs.writeFileSync(logs, lines(1, 5));
-fs.writeFileSync(path.join(work, 'dest.json'), JSON.stringify({
-    apiVersion: 'openetl.io/v1alpha1', kind: 'Destination', metadata: { name: 'lake' },
-    spec: { connector: 's3', config: { url: `file://${lake}` } },
-}));
+writeDestination(work, lake);
 fs.writeFileSync(path.join(work, 'pipe.json'), JSON.stringify({
     apiVersion: 'openetl.io/v1alpha1', kind: 'Pipeline', metadata: { name: 'follow' },
     spec: {

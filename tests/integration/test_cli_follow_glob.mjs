@@ -4,24 +4,19 @@
 // then finds at its path the file app.log's input reads: that is not a new file, and reading it
 // from its start landed seq 4..6 twice. Now every sequence number lands exactly once (DuckDB,
 // A EXCEPT ALL B both ways against range(1, 10)), through the rotation and a restart after it.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { S3LAND, check, done, exceptAll, lit, scalar, tableSql, tmpdir } from '../conformance/harness.mjs';
+import { check, done, tmpdir } from '../conformance/harness.mjs';
+import * as follow from './follow.mjs';
+import { line, lines, sleep, writeDestination } from './follow.mjs';
 
 const work = tmpdir('s3l-follow-glob');
 const lake = path.join(work, 'lake');
 const logs = path.join(work, 'logs');
 fs.mkdirSync(logs);
 const P = path.join(logs, 'app.log');
-const line = (seq) => JSON.stringify({ seq, msg: `line ${seq}` }) + '\n';
-const lines = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => line(from + i)).join('');
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-fs.writeFileSync(path.join(work, 'dest.json'), JSON.stringify({
-    apiVersion: 'openetl.io/v1alpha1', kind: 'Destination', metadata: { name: 'lake' },
-    spec: { connector: 's3', config: { url: `file://${lake}` } },
-}));
+writeDestination(work, lake);
 fs.writeFileSync(path.join(work, 'pipe.json'), JSON.stringify({
     apiVersion: 'openetl.io/v1alpha1', kind: 'Pipeline', metadata: { name: 'glob' },
     spec: {
@@ -29,34 +24,11 @@ fs.writeFileSync(path.join(work, 'pipe.json'), JSON.stringify({
         sources: [{ name: 'app', files: ['logs/app.log*'], follow: true }],
     },
 }));
-function start() {
-    const child = spawn(S3LAND, ['run', '--config', 'dest.json', '--config', 'pipe.json'],
-        { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = { stderr: '', code: null, signal: null, child };
-    child.stdout.on('data', () => {});
-    child.stderr.on('data', (d) => { out.stderr += d; });
-    out.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
-        out.code = code;
-        out.signal = signal;
-        resolve();
-    }));
-    return out;
-}
+const start = () => follow.start(['run', '--config', 'dest.json', '--config', 'pipe.json'], work);
 const table = path.join(lake, 'app');
-async function rows() {
-    if (!fs.existsSync(table) || !fs.readdirSync(table).some((f) => f.endsWith('.parquet'))) return 0;
-    return Number(await scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(table, '*.parquet'))})`));
-}
-async function waitRows(n, limitMs = 60000) {
-    const t0 = Date.now();
-    while (Date.now() - t0 < limitMs) {
-        if (await rows() >= n) return true;
-        await sleep(100);
-    }
-    return false;
-}
-const exactlyOnce = (n, what) => exceptAll(`SELECT range AS seq FROM range(1, ${n + 1})`,
-    tableSql(table, 'seq'), `${what}: seq 1..${n} exactly once`);
+const rows = () => follow.rows(table);
+const waitRows = async (n) => await follow.waitRows(table, n, 60000) >= 0;
+const exactlyOnce = (n, what) => follow.exactlyOnce(table, n, what);
 
 fs.writeFileSync(`${P}.1`, lines(1, 3));
 fs.writeFileSync(P, lines(4, 6));

@@ -13,24 +13,19 @@
 //     the offset after which nothing was read (exit 2);
 //  4. a followed file truncated in place (copytruncate) or rewritten in place is refused, naming
 //     the file (exit 2).
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { S3LAND, check, done, exceptAll, lit, run, scalar, tableSql, tmpdir } from '../conformance/harness.mjs';
+import { check, done, run, tmpdir } from '../conformance/harness.mjs';
+import * as follow from './follow.mjs';
+import { line, lines, sleep, writeDestination } from './follow.mjs';
 
 const work = tmpdir('s3l-follow-rot');
 const lake = path.join(work, 'lake');
 const logs = path.join(work, 'logs');
 fs.mkdirSync(logs);
 const P = path.join(logs, 'app.log');
-const line = (seq) => JSON.stringify({ seq, msg: `line ${seq}` }) + '\n';
-const lines = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => line(from + i)).join('');
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-fs.writeFileSync(path.join(work, 'dest.json'), JSON.stringify({
-    apiVersion: 'openetl.io/v1alpha1', kind: 'Destination', metadata: { name: 'lake' },
-    spec: { connector: 's3', config: { url: `file://${lake}` } },
-}));
+writeDestination(work, lake);
 function pipeline(files, name = 'rot', source = 'app') {
     fs.writeFileSync(path.join(work, 'pipe.json'), JSON.stringify({
         apiVersion: 'openetl.io/v1alpha1', kind: 'Pipeline', metadata: { name },
@@ -41,32 +36,11 @@ function pipeline(files, name = 'rot', source = 'app') {
     }));
 }
 const runArgs = ['run', '--config', 'dest.json', '--config', 'pipe.json'];
-function start() {
-    const child = spawn(S3LAND, runArgs, { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = { stdout: '', stderr: '', code: null, signal: null, child };
-    child.stdout.on('data', (d) => { out.stdout += d; });
-    child.stderr.on('data', (d) => { out.stderr += d; });
-    out.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
-        out.code = code;
-        out.signal = signal;
-        resolve();
-    }));
-    return out;
-}
+const start = () => follow.start(runArgs, work);
 const table = path.join(lake, 'app');
-async function rows() {
-    if (!fs.existsSync(table) || !fs.readdirSync(table).some((f) => f.endsWith('.parquet'))) return 0;
-    return scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(table, '*.parquet'))})`);
-}
-async function waitRows(n, limitMs = 30000) {
-    const t0 = Date.now();
-    while (Date.now() - t0 < limitMs) {
-        if (await rows() >= n) return Date.now() - t0;
-        await sleep(50);
-    }
-    return -1;
-}
-const exactlyOnce = (n, what) => exceptAll(`SELECT range AS seq FROM range(1, ${n + 1})`, tableSql(table, 'seq'), `${what}: seq 1..${n} exactly once`);
+const rows = () => follow.rows(table);
+const waitRows = (n) => follow.waitRows(table, n, 30000);
+const exactlyOnce = (n, what) => follow.exactlyOnce(table, n, what);
 // app.log -> app.log.1 -> app.log.2 ...: the numbered copies shifted up, then app.log renamed.
 function shift() {
     const names = fs.readdirSync(logs).filter((f) => /^app\.log\.\d+$/.test(f))
@@ -149,9 +123,8 @@ const other = path.join(work, 'other.log');
 fs.writeFileSync(other, lines(1, 4));
 pipeline(['other.log'], 'rw', 'rw');
 r = start();
-const rwRows = async () => fs.existsSync(path.join(lake, 'rw')) && fs.readdirSync(path.join(lake, 'rw')).some((f) => f.endsWith('.parquet'))
-    ? scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(lake, 'rw', '*.parquet'))})`) : 0;
-for (let t0 = Date.now(); Date.now() - t0 < 30000 && await rwRows() < 4;) await sleep(50);
+const rwRows = () => follow.rows(path.join(lake, 'rw'));
+await follow.waitRows(path.join(lake, 'rw'), 4, 30000);
 check(await rwRows() === 4, `the other file landed (${await rwRows()})`);
 await sleep(1200);
 const fd = fs.openSync(other, 'r+');
