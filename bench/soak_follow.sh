@@ -18,12 +18,15 @@ S3L_BUILD_DIR=$(realpath "$build")
 export SOAK_SECONDS=${SOAK_SECONDS:-600}
 [ -x "$S3LAND" ] || { echo "bench: no $S3LAND (scripts/build.sh $build first)" >&2; exit 1; }
 rgw=""
-cleanup() { [ -n "$rgw" ] && bash tests/stores/stop-rgw.sh "$rgw" >/dev/null 2>&1 || true; }
+cleanup() {
+    [ -n "$rgw" ] && { bash tests/stores/stop-rgw.sh "$rgw" >/dev/null 2>&1; rm -f "$rgw.log"; }
+    return 0
+}
 trap cleanup EXIT
 if [ -z "${S3L_RGW_ENV:-}" ]; then
     rgw=/tmp/s3land-rgw-soak.$$
-    RGW_DIR=$rgw bash tests/stores/start-rgw.sh >"/tmp/s3land-rgw-soak.$$.log" 2>&1 \
-        || { cat "/tmp/s3land-rgw-soak.$$.log"; echo "bench: the RADOS Gateway did not start" >&2; exit 1; }
+    RGW_DIR=$rgw bash tests/stores/start-rgw.sh >"$rgw.log" 2>&1 \
+        || { cat "$rgw.log"; echo "bench: the RADOS Gateway did not start" >&2; exit 1; }
     export S3L_RGW_ENV=$rgw/env
 fi
 node tests/integration/test_follow_soak.mjs
