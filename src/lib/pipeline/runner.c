@@ -452,6 +452,24 @@ static int rotate(struct loop *l, size_t i, struct s3l_input_position *np, int n
 }
 
 /*
+ * Whether the file (dev, ino) is one that an input other than i reads, or a rotated file already
+ * read (retired). A rotation scheme renames app.log to app.log.1 while app.log.1 moves on to
+ * app.log.2: with a glob matching both, the file now at app.log.1's path is app.log's, which
+ * its own input reads (or has read to its end); reading it again from its start as app.log.1's
+ * "new file" would land its lines twice.
+ */
+static bool known_file(const struct loop *l, size_t i, uint64_t dev, uint64_t ino)
+{
+    for (size_t k = 0; k < l->n; k++)
+        if (k != i && l->pos[k].dev == dev && l->pos[k].ino == ino)
+            return true;
+    for (size_t r = 0; r < l->n_retired; r++)
+        if (l->retired[r].dev == dev && l->retired[r].ino == ino)
+            return true;
+    return false;
+}
+
+/*
  * One look at followed input i after a change: it is still the file read (check_followed), it is
  * read on to its end; when its path names a new file (a rotation: renamed away, a new file
  * created at the path), the old one, still open, is read to its very end first, then the new one
@@ -472,6 +490,8 @@ static int follow_one(struct loop *l, size_t i, enum s3l_pipeline_side *side,
     if (s3l__os_stat(l->pos[i].path, &st, &e) != 0 ||
         (st.dev == l->pos[i].dev && st.ino == l->pos[i].ino))
         return 0; /* the same file, or none at the path yet */
+    if (known_file(l, i, st.dev, st.ino))
+        return 0; /* a rotation moved a file another input reads to this path: not new */
     struct s3l_input_position np;
     int nfd = -1;
     if (s3l_input_open(l->pos[i].path, &np, &nfd, &e) != 0)
