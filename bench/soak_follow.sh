@@ -2,8 +2,11 @@
 # The follow-mode soak run longer by hand (not in CI; issue 12, Tests): the same test as CTest's
 # integration.follow_soak (tests/integration/test_follow_soak.mjs: two `s3land run` pipelines,
 # file:// and Ceph RGW, two followed sources each, a seeded writer with bursts, quiet gaps and two
-# rotations, seeded SIGKILLs about every 20 s, then DuckDB's exactly-once and commit-gap checks),
-# for SOAK_SECONDS (default 600) of writing. The seed is printed; SOAK_SEED replays it.
+# rotations, seeded SIGKILLs about every 20 s (15 to 30 s apart once SOAK_SECONDS >= 120), a probe
+# of how starved the machine is, then DuckDB's exactly-once and commit-delay checks), for
+# SOAK_SECONDS (default 600; CTest's run: 60) of writing. The seed is printed; SOAK_SEED replays
+# it. The output lists every window the commit-delay check excluded (a run down, the machine
+# starved) and the longest delay and marker gap seen.
 # Usage: bench/soak_follow.sh [BUILD_DIR]
 #   env: SOAK_SECONDS (default 600), SOAK_SEED (default: a random one, printed),
 #        S3L_RGW_ENV (a running store's env file; else one is started here and stopped at the end),
