@@ -18,6 +18,22 @@
 #   store_paused   (s3 only) the gateway's radosgw SIGSTOPped while a Complete is in flight,
 #                  for longer than the client's low-speed timeout, then SIGCONTed: the
 #                  Complete waits and succeeds
+#   store_restart  killed at before_commit of checkpoint 2 (its committable checkpointed), then
+#                  the store goes away during the rerun's recovery and comes back:
+#                  s3: the recovery's Complete goes to a gateway held with SIGSTOP, then the
+#                  whole store is killed (SIGKILL: radosgw, ceph-osd, ceph-mon) with that
+#                  Complete in flight: the rerun fails with a transient error naming checkpoint
+#                  2's key, publishes nothing and keeps the committable in its state; the store
+#                  is started again on its old data (a gateway of its own on bluestore,
+#                  start-rgw.sh RGW_RESTART=1: memstore would lose the objects and the pending
+#                  upload with the OSD), still holding checkpoint 2's upload, and the next run
+#                  completes it.
+#                  file: the lake's directory is moved away before the rerun (a volume not
+#                  mounted: the complete is one rename(2), with no request in flight to cut, so
+#                  the store is gone for the whole recovery rather than killed mid-way); the rerun
+#                  finds no staged upload, fails naming the key (NOT_FOUND: on a file system a
+#                  missing volume cannot be told from an aborted upload), publishes nothing and
+#                  keeps the committable; with the directory back, the next run completes it.
 # In every case all objects are read back independently (AWS CLI `s3 cp --recursive`, or the
 # files themselves) and tests/eos/verify.py checks every record exactly once; pending uploads
 # are witnessed through ListMultipartUploads (`aws s3api list-multipart-uploads`; file://: the
@@ -52,9 +68,13 @@ state=$work/state
 prefix=eos
 
 if [ "$kind" = s3 ]; then
-    if [ "$scenario" = store_paused ] || [ -z "${S3L_RGW_ENV:-}" ]; then
+    if [ "$scenario" = store_paused ] || [ "$scenario" = store_restart ] ||
+        [ -z "${S3L_RGW_ENV:-}" ]; then
         own_rgw=/tmp/s3land-rgw-eos.$$
-        RGW_DIR=$own_rgw "$SRC/tests/stores/start-rgw.sh" >"$work/rgw.log" 2>&1 || {
+        rgw_store=memstore
+        [ "$scenario" = store_restart ] && rgw_store=bluestore # its data outlives its daemons
+        RGW_STORE=$rgw_store RGW_DIR=$own_rgw "$SRC/tests/stores/start-rgw.sh" \
+            >"$work/rgw.log" 2>&1 || {
             cat "$work/rgw.log"; echo "not ok - the RADOS Gateway did not start"; exit 1; }
         env_file=$own_rgw/env
     else
@@ -307,6 +327,122 @@ store_paused)
         ok "store_paused: after SIGCONT the Complete succeeded and the run finished" ||
         bad "store_paused: exit $rc: $(tail -3 "$work/engine.err")"
     [ "$(npending)" = 0 ] && ok "store_paused: no pending upload" || bad "store_paused: pending: $(pending)"
+    ;;
+store_restart)
+    if [ "$kind" = file ]; then
+        engine "$work/run.out" S3L_CRASH_POINT=before_commit:2
+        key2=$(awk '$1 == "prepared" && $2 == 2 {print $3}' "$work/run.out")
+        id2=$(awk '$1 == "prepared" && $2 == 2 {print $5}' "$work/run.out")
+        ref2=$(upload_ref "$key2" "$id2")
+        [ -n "$key2" ] && [ "$(pending)" = "$ref2" ] && ! exists "$key2" &&
+            ok "store_restart: killed at before_commit: checkpoint 2 staged ($ref2), not visible" ||
+            bad "store_restart: after the kill: key '$key2', pending '$(pending)'"
+        grep '^pending ' "$state" >"$work/pending-state.before"
+        mv "$lake" "$lake.away" # the lake's volume gone
+        engine "$work/run2.out" 2>/dev/null
+        rc=$?
+        echo "# rerun with the lake away: exit $rc: $(tail -1 "$work/engine.err")"
+        [ $rc -ne 0 ] &&
+            tail -1 "$work/engine.err" | grep -q "recovery commit: .*$key2.*$id2.*(NOT_FOUND)" &&
+            ok "store_restart: the rerun failed, naming $key2 and its upload" ||
+            bad "store_restart: rerun exit $rc: $(tail -2 "$work/engine.err")"
+        grep -q . "$work/run2.out" &&
+            bad "store_restart: the rerun went on with the lake away: $(cat "$work/run2.out")"
+        grep '^pending ' "$state" | cmp -s - "$work/pending-state.before" &&
+            ok "store_restart: the state still holds checkpoint 2's committable, unchanged" ||
+            bad "store_restart: the committable was dropped or changed in the state"
+        # What the rerun found at the lake's path (it opens with create) holds no file.
+        [ -z "$(find "$lake" -type f 2>/dev/null)" ] && rm -rf "$lake" ||
+            bad "store_restart: the rerun wrote in the lake's place: $(find "$lake" -type f)"
+        mv "$lake.away" "$lake"
+        [ "$(pending)" = "$ref2" ] && ! exists "$key2" &&
+            ok "store_restart: the lake back: checkpoint 2 still staged, nothing published" ||
+            bad "store_restart: the lake back: pending '$(pending)'"
+        run_to_done
+        grep -q '^recovered 1$' "$work/rerun.out" &&
+            ok "store_restart: the run after the restore completed the checkpointed committable" ||
+            bad "store_restart: run said $(head -2 "$work/rerun.out" | tr '\n' ' ')"
+        exists "$key2" && ok "store_restart: $key2 visible after recovery" ||
+            bad "store_restart: $key2 missing"
+        [ "$(npending)" = 0 ] && ok "store_restart: no pending upload at the end" ||
+            bad "store_restart: pending: $(pending)"
+    else
+        engine "$work/run.out" S3L_CRASH_POINT=before_commit:2
+        key2=$(awk '$1 == "prepared" && $2 == 2 {print $3}' "$work/run.out")
+        [ -n "$key2" ] && [ "$(pending)" = "$key2" ] && ! exists "$key2" &&
+            ok "store_restart: killed at before_commit: checkpoint 2 pending ($key2), not visible" ||
+            bad "store_restart: after the kill: key '$key2', pending '$(pending)'"
+        grep '^pending ' "$state" >"$work/pending-state.before"
+        # The whole store is held first (SIGSTOP of radosgw), so that the recovery's Complete is
+        # certainly in flight, received by the gateway's socket and not answered, when the store's
+        # processes are killed.
+        rgw_pid=$(awk '$1 ~ /^rgw\./ {print $2}' "$own_rgw/pids" | tail -1)
+        [ -n "$rgw_pid" ] || { bad "store_restart: no radosgw PID in $own_rgw/pids"; exit 1; }
+        ncomplete=$(grep -c '"op":"CompleteMultipartUpload"' "$plog")
+        kill -STOP "$rgw_pid"
+        "$ENGINE" --url "$url" "${store[@]}" --state "$state" --records "$N" --interval "$K" \
+            --record-bytes "$B" --prefix "$prefix" --part-size "$PART" >"$work/run2.out" \
+            2>"$work/run2.err" &
+        pid=$!
+        pids+=("$pid")
+        for _ in $(seq 1 1200); do
+            n=$(grep -c '"op":"CompleteMultipartUpload"' "$plog")
+            [ "$n" -gt "$ncomplete" ] && break
+            sleep 0.05
+        done
+        [ "$n" -gt "$ncomplete" ] && tail -1 "$plog" | grep -qF "\"key\":\"$key_base/$key2\"" &&
+            ok "store_restart: the recovery sent checkpoint 2's Complete to the stopped gateway" ||
+            bad "store_restart: no recovery Complete of $key2 seen: $(tail -1 "$plog")"
+        sleep 1
+        killed=""
+        for name in rgw osd mon; do # the store's processes, by the PIDs start-rgw.sh recorded
+            p=$(awk -v n="$name" 'index($1, n ".") == 1 {print $2}' "$own_rgw/pids" | tail -1)
+            [ -n "$p" ] && kill -KILL "$p" 2>/dev/null && killed+=" $name.$p"
+        done
+        kill -CONT "$rgw_pid" 2>/dev/null
+        rgw_pid=""
+        t_kill=$SECONDS
+        echo "# store killed (SIGKILL:$killed) with the recovery's Complete in flight"
+        [ "$(echo "$killed" | wc -w)" = 3 ] || bad "store_restart: killed only$killed"
+        # The rerun retries within its budget, then fails: a transient error naming the key. 300 s
+        # is far beyond the budget (6 attempts, backoff up to 10 s): still running then is a retry
+        # loop that never ends.
+        for _ in $(seq 1 3000); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        if kill -0 "$pid" 2>/dev/null; then
+            bad "store_restart: the rerun still runs 300 s after the store died"
+            kill -9 "$pid"
+        fi
+        wait "$pid"
+        rc=$?
+        echo "# rerun with the store dead: exit $rc $((SECONDS - t_kill)) s after the kill," \
+            "$(grep -c '"op":"CompleteMultipartUpload"' "$plog") Complete requests in the log:" \
+            "$(cat "$work/run2.err")"
+        [ $rc -ne 0 ] && grep -q "recovery commit: .*$key2.*(TRANSIENT)" "$work/run2.err" &&
+            ok "store_restart: the rerun failed with a transient error naming $key2" ||
+            bad "store_restart: rerun exit $rc: $(tail -2 "$work/run2.err")"
+        grep -q . "$work/run2.out" &&
+            bad "store_restart: the rerun went on with the store dead: $(cat "$work/run2.out")"
+        grep '^pending ' "$state" | cmp -s - "$work/pending-state.before" &&
+            ok "store_restart: the state still holds checkpoint 2's committable, unchanged" ||
+            bad "store_restart: the committable was dropped or changed in the state"
+        cat "$work/run2.err" >>"$work/engine.err"
+        # The store again, on its old data (same ports: the proxy reaches it as before).
+        RGW_RESTART=1 RGW_DIR=$own_rgw "$SRC/tests/stores/start-rgw.sh" >>"$work/rgw.log" 2>&1 &&
+            ok "store_restart: the store (mon, osd, radosgw; bluestore) started again on its data" ||
+            { cat "$work/rgw.log"; bad "store_restart: the store did not start again"; exit 1; }
+        [ "$(pending)" = "$key2" ] && ! exists "$key2" &&
+            ok "store_restart: after the restart checkpoint 2 is still pending, nothing published" ||
+            bad "store_restart: after the restart: pending '$(pending)'," \
+                "$key2 exists: $(exists "$key2" && echo yes || echo no)"
+        run_to_done
+        grep -q '^recovered 1$' "$work/rerun.out" &&
+            ok "store_restart: the run after the restart completed the checkpointed committable" ||
+            bad "store_restart: run said $(head -2 "$work/rerun.out" | tr '\n' ' ')"
+        exists "$key2" && ok "store_restart: $key2 visible after recovery" ||
+            bad "store_restart: $key2 missing"
+        [ "$(npending)" = 0 ] && ok "store_restart: no pending upload at the end" ||
+            bad "store_restart: pending: $(pending)"
+    fi
     ;;
 *)
     echo "not ok - unknown scenario $scenario"

@@ -21,6 +21,14 @@
 #   RGW_STS        1: STS on (rgw_sts_key, rgw_s3_auth_use_sts; AssumeRole on the S3 endpoint),
 #                  the test user may manage roles (caps roles=*). With STS on, RGW answers a
 #                  wrong secret with AccessDenied: keep it off but for the role tests
+#   RGW_RESTART    1: start again the store whose state is RGW_DIR (required), after its
+#                  daemons were killed or stopped: same ceph.conf (fsid, ports, object store),
+#                  no mkfs, same user and bucket; mon, osd and radosgw are started on the old
+#                  data and recorded afresh in $RGW_DIR/pids. Only with RGW_STORE=bluestore
+#                  (the store keeps objects and pending multipart uploads across an OSD
+#                  restart; memstore loses them, so a memstore state is refused). Fails if one
+#                  of the recorded daemons still runs, or if a port of the old store was taken
+#                  meanwhile. Prints and rewrites $RGW_DIR/env as a first start does.
 # SSE-KMS: RGW's testing KMS backend is always on, with keys testkey-1 and testkey-2 (harmless:
 # only requests asking for aws:kms use it).
 set -euo pipefail
@@ -64,6 +72,70 @@ fi
 exec 9>>"${TMPDIR:-/tmp}/s3land-rgw-start.lock"
 flock -w 600 9 || fail "another store has been starting for 10 minutes"
 busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+if [ "${RGW_RESTART:-0}" = 1 ]; then
+    # ---- a restart on existing state (RGW_RESTART, above): nothing is made anew
+    [ -n "${RGW_DIR:-}" ] && [ -f "$RGW_DIR/ceph.conf" ] && [ -f "$RGW_DIR/env" ] ||
+        fail "RGW_RESTART=1 needs RGW_DIR holding a store's ceph.conf and env"
+    RGW_DIR=$(cd "$RGW_DIR" && pwd -P)
+    conf=$RGW_DIR/ceph.conf
+    grep -q '^osd_objectstore = bluestore$' "$conf" ||
+        fail "$RGW_DIR is not a bluestore store: a memstore OSD loses its data when it stops"
+    ours() { [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' < "/proc/$1/cmdline" | grep -qF "$conf"; }
+    for f in "$RGW_DIR/pids" "$RGW_DIR/pids.stopped"; do
+        [ -f "$f" ] || continue
+        while read -r name pid; do
+            ours "$pid" && fail "$name ($pid) of $RGW_DIR still runs; stop it first"
+        done < "$f"
+    done
+    # shellcheck disable=SC1091
+    . "$RGW_DIR/env"
+    mon_port=$(sed -n 's/^mon_host = \[v2:127\.0\.0\.1:\([0-9]*\)\]$/\1/p' "$conf")
+    [ -n "$mon_port" ] || fail "no mon port in $conf"
+    tls_port=""
+    [ -n "${RGW_TLS_ENDPOINT:-}" ] && tls_port=${RGW_TLS_ENDPOINT##*:}
+    for p in "$RGW_PORT" "$mon_port" $tls_port; do
+        busy "$p" && fail "127.0.0.1:$p of the old store is in use now"
+    done
+    [ -f "$RGW_DIR/pids" ] && mv "$RGW_DIR/pids" "$RGW_DIR/pids.killed"
+    : > "$RGW_DIR/pids"
+    trap 'rc=$?; [ $rc -eq 0 ] || { say "restart failed ($rc)"; "$here/stop-rgw.sh" "$RGW_DIR" --keep >&2; }' EXIT
+    wait_for() { # as below
+        local what=$1; shift
+        local end=$((SECONDS + RGW_TIMEOUT))
+        until "$@" >/dev/null 2>&1; do
+            [ $SECONDS -lt $end ] || fail "$what not ready after ${RGW_TIMEOUT}s; logs in $RGW_DIR/log"
+            sleep 0.3
+        done
+    }
+    ceph_() { ceph --conf "$conf" --connect-timeout 10 "$@"; }
+    ceph-mon --conf "$conf" -i a -f </dev/null >>"$RGW_DIR/log/mon.out" 2>&1 9>&- &
+    echo "mon.a $!" >> "$RGW_DIR/pids"
+    wait_for "mon" ceph_ mon stat
+    say "mon up again ($((SECONDS - t0)) s)"
+    ceph-osd --conf "$conf" -i 0 -f </dev/null >>"$RGW_DIR/log/osd.out" 2>&1 9>&- &
+    echo "osd.0 $!" >> "$RGW_DIR/pids"
+    radosgw --conf "$conf" -n client.rgw.a -f </dev/null >>"$RGW_DIR/log/rgw.out" 2>&1 9>&- &
+    rgw_pid=$!
+    echo "rgw.a $rgw_pid" >> "$RGW_DIR/pids"
+    # Ready when a signed HEAD of the old bucket answers 200: radosgw is up and reaches the
+    # restarted OSD (the mon may still list the killed OSD as up, so its state proves nothing).
+    head_bucket() {
+        kill -0 "$rgw_pid" 2>/dev/null || return 0 # checked below
+        [ "$(curl -s -o /dev/null --max-time 5 -w '%{http_code}' -I --aws-sigv4 'aws:amz:us-east-1:s3' \
+            -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
+            --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+            "http://127.0.0.1:$RGW_PORT/$RGW_BUCKET")" = 200 ]
+    }
+    wait_for "radosgw (restart)" head_bucket
+    kill -0 "$rgw_pid" 2>/dev/null || { tail -n 5 "$RGW_DIR/log/client.rgw.a.log" >&2;
+                                        fail "radosgw exited; see $RGW_DIR/log"; }
+    flock -u 9
+    exec 9>&-
+    say "ready again ($((SECONDS - t0)) s) on 127.0.0.1:$RGW_PORT, state in $RGW_DIR"
+    cat "$RGW_DIR/env"
+    exit 0
+fi
 ephemeral_lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 port_hi=$(( ephemeral_lo - 100 ))
 [ "$port_hi" -gt 11000 ] || port_hi=32000
