@@ -476,6 +476,8 @@ static void object_prefix_positions(void **state)
         "\"done\":[],\"current\":null}}]}",
         "{\"version\":1,\"inputs\":[{\"path\":\"s3://b/raw/\",\"replayable\":true,\"dev\":0,"
         "\"ino\":0,\"offset\":0,\"sha256\":\"\",\"line\":1,\"object_source\":7}]}",
+        "{\"version\":1,\"inputs\":[{\"path\":\"s3://b/raw/\",\"replayable\":true,\"dev\":0,"
+        "\"ino\":0,\"offset\":9,\"sha256\":\"\",\"line\":1,\"object_source\":null}]}",
     };
     for (size_t i = 0; i < S3L_ARRAY_LEN(bad); i++) {
         s3l_error_clear(&err);

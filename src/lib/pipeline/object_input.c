@@ -175,7 +175,11 @@ int s3l__object_input_parse(struct json_t *o, size_t i, struct s3l_input_positio
     if (!(p->path = s3l_strdup(json_string_value(path))))
         return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the checkpoint");
     if (json_is_null(st))
-        return 0;
+        return p->offset == 0 ? 0
+                              : s3l_error_set(err, S3L_ECORRUPT,
+                                              "checkpoint input %zu (%s): \"offset\" %llu without "
+                                              "an object source state",
+                                              i, p->path, (unsigned long long)p->offset);
     char *text = s3l__json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER);
     if (!text)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the checkpoint");
