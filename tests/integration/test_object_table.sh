@@ -9,7 +9,8 @@
 #  1. vega-datasets flights-20k as lines, in parts part-0 .. part-4 put by hand (part-1 gzip,
 #     part-3 zstd): one write lands them all;
 #  2. a rerun lands nothing (no new data file);
-#  3. part-5 and part-10 added: a rerun lands only them (part-10 after part-5, by number);
+#  3. part-5 and part-10 added: a rerun lands only them (part-10 after part-5, by number); then
+#     part-0b, which sorts before objects already read: a rerun lands it alone;
 #  4. flights-200k in 4 parts (one gzip, one zstd), a write killed (SIGKILL) after its first
 #     commit, then rerun: every record exactly once;
 #  5. one large object, a write killed mid-object, the object then replaced (new ETag): the
@@ -145,6 +146,21 @@ if same_rows flights "$work/f20k.ndjson" && [ "$rows3" = "$want3" ]; then
     ok "part-5 and part-10 added: the rerun lands only their $rows3 rows; the table equals all 20k lines"
 else
     bad "new objects: rerun landed ${rows3:-?} rows (want $want3), $(head -c 600 "$work/except.json")"
+fi
+
+# 3b. An object put later under a name that sorts before ones already read is read too, alone.
+lines_of flights-2k | head -n 100 >"$work/p20-e"
+mk e part-0b raw
+cat "$work/f20k.ndjson" "$work/p20-e" >"$work/all.ndjson"
+write --json --table flights "$(src_url raw)" >"$work/w4.out" 2>"$work/w4.err" ||
+    bad "rerun after part-0b failed: $(cat "$work/w4.err")"
+rows4=$(node -e 'let r = 0; for (const l of require("fs").readFileSync(0, "utf8").split("\n"))
+    if (l.startsWith("{")) { const e = JSON.parse(l); if (e.event === "summary") r = e.rows; }
+    console.log(r)' <"$work/w4.out")
+if same_rows flights "$work/all.ndjson" && [ "$rows4" = 100 ]; then
+    ok "part-0b (sorting before part-1.gz, read already) added: the rerun lands its 100 rows only"
+else
+    bad "part-0b: rerun landed ${rows4:-?} rows (want 100), $(head -c 600 "$work/except.json")"
 fi
 
 # 4. Killed after its first commit, then rerun: exactly once.
