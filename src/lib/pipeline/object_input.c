@@ -211,11 +211,11 @@ struct osrc {
     size_t i;  /* the input */
     struct s3l_input_position *pos;
     struct s3l__object_input *oi;
-    size_t k, n;                 /* the object read (k of n) */
-    struct s3l__source *inner;   /* the pipeline's source over object k */
+    size_t k, n;                    /* the object read (k of n) */
+    struct s3l__source *inner;      /* the pipeline's source over object k */
     struct s3l_input_position ipos; /* object k as its source sees it: path root/key */
-    uint64_t off, line;          /* where object k is */
-    uint64_t bytes;              /* bytes of the objects before k */
+    uint64_t off, line;             /* where object k is */
+    uint64_t bytes;                 /* bytes of the objects before k */
     const volatile sig_atomic_t *stop;
 };
 
@@ -244,8 +244,7 @@ static int open_inner(struct osrc *s, struct s3l_error *err)
     s->ipos.offset = s->off = io.start_offset;
     s->ipos.line = s->line = io.start_line;
     struct s3l__source_io sio = {io.read, io.seek, io.ctx};
-    return s3l__glue_source_open_io(s->ctx, s->i, &s->ipos, io.start_offset, &sio, &s->inner,
-                                    err);
+    return s3l__glue_source_open_io(s->ctx, s->i, &s->ipos, io.start_offset, &sio, &s->inner, err);
 }
 
 static uint64_t enc(size_t k, uint64_t off)
@@ -343,7 +342,8 @@ static int open_listing(const struct s3l_pipeline_options *o, struct s3l_input_p
         rc = s3l_object_source_open(&so, &oi->src, err);
     }
     if (rc == 0 && s3l_object_source_count(oi->src) >= MAX_OBJECTS)
-        rc = s3l_error_set(err, S3L_ETOO_LARGE, "input %s: %zu objects, over the %llu an "
+        rc = s3l_error_set(err, S3L_ETOO_LARGE,
+                           "input %s: %zu objects, over the %llu an "
                            "object prefix's position can record",
                            pos->path, s3l_object_source_count(oi->src),
                            (unsigned long long)MAX_OBJECTS);
