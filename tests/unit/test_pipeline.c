@@ -25,6 +25,7 @@
 #include "s3l/input.h"
 #include "s3l/pipeline.h"
 #include "s3l/store.h"
+#include "pipeline/runner.h"
 #include "util/util.h"
 
 #define SHA_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -487,6 +488,41 @@ static void object_prefix_positions(void **state)
     }
 }
 
+/* An object prefix's canonical URL: the store root (up to the last '/') canonical, then the
+ * key prefix, which keeps its trailing '/' meaning (hand-written expectations). */
+static void object_prefix_urls(void **state)
+{
+    (void)state;
+    const char *in[][2] = {
+        {"s3://b", "s3://b/"},
+        {"s3://b/", "s3://b/"},
+        {"s3://b/raw/", "s3://b/raw/"},
+        {"s3://b/raw/part-", "s3://b/raw/part-"},
+        {"s3://b/raw", "s3://b/raw"},
+        {"file:///d//raw/", "file:///d/raw/"},
+        {"file:///d/./raw/x", "file:///d/raw/x"},
+    };
+    for (size_t i = 0; i < S3L_ARRAY_LEN(in); i++) {
+        struct s3l_input_position p;
+        struct s3l_error err = {0};
+        assert_true(s3l__object_input_is(in[i][0]));
+        assert_int_equal(s3l__object_input_position(in[i][0], &p, &err), 0);
+        assert_string_equal(p.path, in[i][1]);
+        assert_true(p.object && p.replayable && p.offset == 0 && p.line == 1);
+        s3l_input_position_cleanup(&p);
+    }
+    const char *bad[] = {"file:///x", "file://rel/x", "s3:///x", "file:///../"};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(bad); i++) {
+        struct s3l_input_position p;
+        struct s3l_error err = {0};
+        assert_int_equal(s3l__object_input_position(bad[i], &p, &err), S3L_EINVALID_CONFIG);
+        assert_non_null(strstr(err.message, bad[i]));
+        s3l_input_position_cleanup(&p);
+    }
+    assert_false(s3l__object_input_is("/data/raw/part-1"));
+    assert_false(s3l__object_input_is("-"));
+}
+
 static int collect_ids(void *ctx, const char *id)
 {
     char *out = ctx;
@@ -556,6 +592,7 @@ int main(void)
         cmocka_unit_test(verify_refuses_changed_inputs),
         cmocka_unit_test(positions_json_round_trip),
         cmocka_unit_test(object_prefix_positions),
+        cmocka_unit_test(object_prefix_urls),
         cmocka_unit_test(peek_and_list_checkpoints),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
