@@ -68,7 +68,24 @@ struct s3l_input_position {
     uint8_t compression;
     uint64_t raw_size;
     bool raw_done;
+    /*
+     * An object prefix (s3://bucket/prefix, file:///dir/prefix; docs/internals/pipeline.md
+     * "Object prefixes"): path is its canonical URL, replayable is true (its objects can be read
+     * again), dev and ino are 0, sha256 is "". object_state is the object source's checkpoint
+     * state (include/s3l/object_source.h: the objects fully read, and key, ETag, offset and line
+     * of the one in progress; NULL before anything was committed), offset and line are those of
+     * the object in progress (0 and 1 when none). The runner's offsets of such an input while
+     * it is read encode (object index << 40) + offset (S3L_OBJECT_INPUT_SHIFT), object_ctx is
+     * its listing for the run (internal, freed by s3l_input_position_cleanup, never copied).
+     */
+    bool object;
+    char *object_state;
+    struct s3l__object_input *object_ctx;
 };
+
+/* The runner's offsets of an object prefix: (index of the object in this run's order << 40) +
+ * the decompressed byte offset in it; an object over 1 TiB decompressed is refused. */
+#define S3L_OBJECT_INPUT_SHIFT 40
 
 /*
  * Opens the input at `path` for reading ("-" is stdin: *fd_out is 0, not to be closed) and fills

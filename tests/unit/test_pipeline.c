@@ -25,6 +25,7 @@
 #include "s3l/input.h"
 #include "s3l/pipeline.h"
 #include "s3l/store.h"
+#include "pipeline/runner.h"
 #include "util/util.h"
 
 #define SHA_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -434,6 +435,94 @@ static void positions_json_round_trip(void **state)
     assert_int_equal(n, 0);
 }
 
+/* An object prefix's position: the object source's state kept whole, read back, checked. */
+static void object_prefix_positions(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"version\":1,\"inputs\":[{\"path\":\"s3://b/raw/\",\"replayable\":true,\"dev\":0,"
+        "\"ino\":0,\"offset\":1234,\"sha256\":\"\",\"line\":17,\"object_source\":{\"version\":1,"
+        "\"done\":[\"part-0\",\"part-1\"],\"current\":{\"key\":\"part-2\",\"etag\":\"e2\","
+        "\"offset\":1234,\"line\":17}}}]}";
+    struct s3l_input_position *out = NULL;
+    size_t n = 0;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_positions_from_json(json, strlen(json), &out, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_true(out[0].object && out[0].replayable && out[0].offset == 1234 && out[0].line == 17);
+    assert_non_null(out[0].object_state);
+    assert_non_null(strstr(out[0].object_state, "\"key\":\"part-2\""));
+    /* Written again (no listing: the recorded state), it is the same text. */
+    char *again = NULL;
+    assert_int_equal(s3l_positions_to_json(out, 1, &again), 0);
+    assert_string_equal(again, json);
+    s3l_free(again);
+    /* A file at that path is refused, and the reverse; the same prefix verifies. */
+    struct s3l_input_position file = {0};
+    file.path = (char *)"s3://b/raw/";
+    file.replayable = true;
+    assert_int_equal(s3l_input_position_verify(&out[0], &file, -1, &err), S3L_EINVALID_INPUT);
+    assert_non_null(strstr(err.message, "an object prefix"));
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_input_position_verify(&file, &out[0], -1, &err), S3L_EINVALID_INPUT);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_input_position_verify(&out[0], &out[0], -1, &err), 0);
+    s3l_positions_free(out, n);
+    /* A state that is not one, and an offset that is not the state's, are refused whole. */
+    const char *bad[] = {
+        "{\"version\":1,\"inputs\":[{\"path\":\"s3://b/raw/\",\"replayable\":true,\"dev\":0,"
+        "\"ino\":0,\"offset\":0,\"sha256\":\"\",\"line\":1,\"object_source\":{\"version\":9}}]}",
+        "{\"version\":1,\"inputs\":[{\"path\":\"s3://b/raw/\",\"replayable\":true,\"dev\":0,"
+        "\"ino\":0,\"offset\":5,\"sha256\":\"\",\"line\":1,\"object_source\":{\"version\":1,"
+        "\"done\":[],\"current\":null}}]}",
+        "{\"version\":1,\"inputs\":[{\"path\":\"s3://b/raw/\",\"replayable\":true,\"dev\":0,"
+        "\"ino\":0,\"offset\":0,\"sha256\":\"\",\"line\":1,\"object_source\":7}]}",
+        "{\"version\":1,\"inputs\":[{\"path\":\"s3://b/raw/\",\"replayable\":true,\"dev\":0,"
+        "\"ino\":0,\"offset\":9,\"sha256\":\"\",\"line\":1,\"object_source\":null}]}",
+    };
+    for (size_t i = 0; i < S3L_ARRAY_LEN(bad); i++) {
+        s3l_error_clear(&err);
+        assert_int_equal(s3l_positions_from_json(bad[i], strlen(bad[i]), &out, &n, &err),
+                         S3L_ECORRUPT);
+        assert_null(out);
+    }
+}
+
+/* An object prefix's canonical URL: the store root (up to the last '/') canonical, then the
+ * key prefix, which keeps its trailing '/' meaning (hand-written expectations). */
+static void object_prefix_urls(void **state)
+{
+    (void)state;
+    const char *in[][2] = {
+        {"s3://b", "s3://b/"},
+        {"s3://b/", "s3://b/"},
+        {"s3://b/raw/", "s3://b/raw/"},
+        {"s3://b/raw/part-", "s3://b/raw/part-"},
+        {"s3://b/raw", "s3://b/raw"},
+        {"file:///d//raw/", "file:///d/raw/"},
+        {"file:///d/./raw/x", "file:///d/raw/x"},
+    };
+    for (size_t i = 0; i < S3L_ARRAY_LEN(in); i++) {
+        struct s3l_input_position p;
+        struct s3l_error err = {0};
+        assert_true(s3l__object_input_is(in[i][0]));
+        assert_int_equal(s3l__object_input_position(in[i][0], &p, &err), 0);
+        assert_string_equal(p.path, in[i][1]);
+        assert_true(p.object && p.replayable && p.offset == 0 && p.line == 1);
+        s3l_input_position_cleanup(&p);
+    }
+    const char *bad[] = {"file:///x", "file://rel/x", "s3:///x", "file:///../"};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(bad); i++) {
+        struct s3l_input_position p;
+        struct s3l_error err = {0};
+        assert_int_equal(s3l__object_input_position(bad[i], &p, &err), S3L_EINVALID_CONFIG);
+        assert_non_null(strstr(err.message, bad[i]));
+        s3l_input_position_cleanup(&p);
+    }
+    assert_false(s3l__object_input_is("/data/raw/part-1"));
+    assert_false(s3l__object_input_is("-"));
+}
+
 static int collect_ids(void *ctx, const char *id)
 {
     char *out = ctx;
@@ -502,6 +591,8 @@ int main(void)
         cmocka_unit_test(open_errors_name_the_input),
         cmocka_unit_test(verify_refuses_changed_inputs),
         cmocka_unit_test(positions_json_round_trip),
+        cmocka_unit_test(object_prefix_positions),
+        cmocka_unit_test(object_prefix_urls),
         cmocka_unit_test(peek_and_list_checkpoints),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -14,14 +14,14 @@
 
 /* ---- The run ------------------------------------------------------------------------------ */
 
-/* Opens the run's store: the S3 backend's options from the caller (run), or from the path-style,
- * endpoint and region options. */
-static int open_store(struct s3l__run *r, const char *url, struct s3l_error *err)
+/* Opens a store of the run: the S3 backend's options from the caller (run), or from the
+ * path-style, endpoint and region options. */
+int s3l__pipeline_store_open(const struct s3l_pipeline_options *opts, const char *url,
+                             bool create, struct s3l_store **out, struct s3l_error *err)
 {
-    const struct s3l_pipeline_options *opts = r->o;
     struct s3l_store_options so = {0};
     so.version = S3L_STORE_OPTIONS_VERSION;
-    so.create = true;
+    so.create = create;
     so.endpoint = opts->endpoint;
     so.region = opts->region;
     struct s3l_s3_config s3c = {0};
@@ -43,7 +43,12 @@ static int open_store(struct s3l__run *r, const char *url, struct s3l_error *err
         s3o.storage_class = opts->storage_class;
         so.s3 = &s3o;
     }
-    return s3l_store_open(url, &so, &r->store, err);
+    return s3l_store_open(url, &so, out, err);
+}
+
+static int open_store(struct s3l__run *r, const char *url, struct s3l_error *err)
+{
+    return s3l__pipeline_store_open(r->o, url, true, &r->store, err);
 }
 
 /* Sets up table k of the run for the source options o. */

@@ -82,7 +82,11 @@ static int open_inputs(const char *const *inputs, size_t n, struct s3l_input_pos
                        int *fds, struct s3l_error *err)
 {
     for (size_t i = 0; i < n; i++) {
-        int rc = s3l_input_open(inputs[i], &pos[i], &fds[i], err);
+        int rc = 0;
+        if (s3l__object_input_is(inputs[i]))
+            fds[i] = -1, rc = s3l__object_input_position(inputs[i], &pos[i], err);
+        else
+            rc = s3l_input_open(inputs[i], &pos[i], &fds[i], err);
         for (size_t k = 0; rc == 0 && k < i; k++)
             if (strcmp(pos[k].path, pos[i].path) == 0)
                 rc = s3l_error_set(err, S3L_EINVALID_CONFIG, "input %s is given twice (as %s)",
@@ -100,6 +104,29 @@ static int open_inputs(const char *const *inputs, size_t n, struct s3l_input_pos
             }
             return rc;
         }
+    }
+    return 0;
+}
+
+/* An object prefix is read as NDJSON lines, to its end (docs/internals/pipeline.md). */
+static int check_objects(const struct s3l_pipeline_options *src, const size_t *input_src,
+                         const struct s3l_input_position *pos, size_t n, struct s3l_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct s3l_pipeline_options *o = &src[input_src[i]];
+        const char *f = o->input_format ? o->input_format : "ndjson";
+        if (!pos[i].object)
+            continue;
+        if (strcmp(f, "ndjson") != 0)
+            return s3l_error_set(err, S3L_EUNSUPPORTED,
+                                 "input %s: an object prefix is read as NDJSON (one record per "
+                                 "line), not as %s; give --input-format ndjson",
+                                 pos[i].path, f);
+        if (o->follow)
+            return s3l_error_set(err, S3L_EUNSUPPORTED,
+                                 "input %s: an object prefix is not followed; rerun the command "
+                                 "to land the objects put since (only they are read)",
+                                 pos[i].path);
     }
     return 0;
 }
@@ -165,6 +192,13 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
     if (rc == 0) {
         *side = S3L_SIDE_INPUT;
         rc = open_inputs(inputs, n, pos, fds, err);
+        if (rc == 0 && (rc = check_objects(src, input_src, pos, n, err)) != 0) {
+            for (size_t i = 0; i < n; i++) {
+                if (fds[i] > 0)
+                    close(fds[i]);
+                s3l_input_position_cleanup(&pos[i]);
+            }
+        }
     }
     if (rc == 0) {
         char id[S3L_UUID_STR_LEN + 1];

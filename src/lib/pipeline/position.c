@@ -20,6 +20,7 @@
 
 #include "input/input.h"
 #include "os/os.h"
+#include "runner.h"
 #include "s3l/input.h"
 #include "s3l/pipeline.h"
 #include "util/util.h"
@@ -98,6 +99,8 @@ void s3l_input_position_cleanup(struct s3l_input_position *pos)
         return;
     s3l_free(pos->path);
     s3l_free(pos->csv_header);
+    s3l_free(pos->object_state);
+    s3l__object_input_free(pos->object_ctx);
     memset(pos, 0, sizeof(*pos));
 }
 
@@ -106,7 +109,10 @@ int s3l_input_position_copy(struct s3l_input_position *dst, const struct s3l_inp
     *dst = *src;
     dst->path = s3l_strdup(src->path);
     dst->csv_header = src->csv_header ? s3l_strdup(src->csv_header) : NULL;
-    if (!dst->path || (src->csv_header && !dst->csv_header)) {
+    dst->object_ctx = NULL; /* the run's listing stays with src */
+    dst->object_state = src->object_state ? s3l_strdup(src->object_state) : NULL;
+    if (!dst->path || (src->csv_header && !dst->csv_header) ||
+        (src->object_state && !dst->object_state)) {
         s3l_input_position_cleanup(dst);
         return S3L_ENOMEM;
     }
@@ -151,7 +157,10 @@ static int hash_window(int fd, const char *path, uint64_t offset, char hex[65], 
 int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t offset,
                                struct s3l_error *err)
 {
-    if (pos->replayable && pos->compression) {
+    if (pos->object) {
+        /* An object prefix: the object source's state is made from the offset when the
+         * positions are written (s3l_positions_to_json); its objects prove themselves by ETag. */
+    } else if (pos->replayable && pos->compression) {
         /* The compressed bytes prove the file unchanged; offset counts decompressed bytes. */
         int rc = hash_window(fd, pos->path, pos->raw_size, pos->sha256, NULL, err);
         if (rc)
@@ -219,6 +228,8 @@ int s3l_input_position_verify(const struct s3l_input_position *recorded,
                               struct s3l_error *err)
 {
     const char *path = current->path;
+    if (recorded->object || current->object)
+        return s3l__object_input_verify(recorded, current, err);
     if (!recorded->replayable) {
         if (current->replayable && recorded->offset > 0)
             return s3l_error_set(err, S3L_EINVALID_INPUT,
@@ -271,6 +282,8 @@ int s3l_input_position_verify(const struct s3l_input_position *recorded,
 
 static json_t *position_json(const struct s3l_input_position *p)
 {
+    if (p->object)
+        return s3l__object_input_json(p);
     json_t *o = json_object();
     if (!o)
         return NULL;
@@ -352,6 +365,8 @@ static int parse_position(json_t *o, size_t i, struct s3l_input_position *p, str
                              "\"csv_header\", boolean \"mid_line\", a one-byte string "
                              "\"csv_delimiter\")",
                              i);
+    if (json_object_get(o, "object_source"))
+        return s3l__object_input_parse(o, i, p, err);
     p->csv_delimiter = dl ? json_string_value(dl)[0] : 0;
     json_t *cmp = json_object_get(o, "compression"), *done = json_object_get(o, "raw_done");
     const char *cs = json_string_value(cmp);

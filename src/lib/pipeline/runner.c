@@ -648,7 +648,10 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
             memcpy(p->sha256, r->sha256, sizeof(p->sha256));
             if (have_size && (rc = check_mid_line(l, i, p, l->fds[i], (uint64_t)st.st_size, err)))
                 break;
-            rc = resume_csv(l, p, r, err);
+            if (r->object_state && !(p->object_state = s3l_strdup(r->object_state)))
+                rc = s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
+            if (rc == 0)
+                rc = resume_csv(l, p, r, err);
         } else if (r && !p->replayable) {
             /* A stream cannot seek: its offsets continue from the committed one, so they stay
              * offsets into the original stream when the caller resumes it from there. */

@@ -310,6 +310,67 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
                           uint64_t offset, uint64_t skip, struct s3l__source **out,
                           struct s3l_error *err);
 
+/*
+ * Bytes of an input from a function instead of its fd (s3l_reader_options.read/seek): an
+ * object of an object prefix (object_input.c).
+ */
+struct s3l__source_io {
+    int (*read)(void *ctx, void *dst, size_t want, size_t *got, struct s3l_error *err);
+    int (*seek)(void *ctx, uint64_t offset, struct s3l_error *err);
+    void *ctx;
+};
+/* As s3l__glue_source_open over io's bytes (no fd): pos describes them (path, compression,
+ * line), offset is where to start. */
+int s3l__glue_source_open_io(void *ctx, size_t i, struct s3l_input_position *pos, uint64_t offset,
+                             const struct s3l__source_io *io, struct s3l__source **out,
+                             struct s3l_error *err);
+
+/*
+ * Opens the store at url for run options opts (create: a missing file:// root is made) with
+ * the S3 options of the run: opts->s3, or its path style, credentials, endpoint, region and
+ * encryption (glue.c). The destination's and an object prefix's stores both. s3l_store_open's
+ * errors.
+ */
+int s3l__pipeline_store_open(const struct s3l_pipeline_options *opts, const char *url,
+                             bool create, struct s3l_store **out, struct s3l_error *err);
+
+/* ---- Object prefixes as inputs (object_input.c) ---- */
+
+struct s3l__object_input;
+struct json_t;
+/* Whether an input names an object prefix (s3://, file://) rather than a path. */
+bool s3l__object_input_is(const char *input);
+/*
+ * The position of object prefix input (s3://bucket[/dir]/[prefix], file:///dir/[prefix]):
+ * path its canonical URL (the store root canonical, then "/" and the key prefix), object and
+ * replayable set, nothing read. S3L_EINVALID_CONFIG for a URL that is no object prefix or whose
+ * root s3l_url_canonical refuses, naming it; S3L_ENOMEM.
+ */
+int s3l__object_input_position(const char *input, struct s3l_input_position *pos,
+                               struct s3l_error *err);
+/*
+ * Opens the source of object prefix input i (pos, at the runner's offset): lists the prefix
+ * the first time (the store through s3l__pipeline_store_open with o, the object source resumed
+ * from pos->object_state, which refuses a replaced or vanished object in progress, naming its
+ * key), then reads its objects in order through s3l__glue_source_open_io. Errors: those of the
+ * store and s3l_object_source_open, prefixed with the input; S3L_ETOO_LARGE (2^23 objects or
+ * more); S3L_ENOMEM.
+ */
+int s3l__object_input_open(void *ctx, size_t i, struct s3l_input_position *pos, uint64_t offset,
+                           const struct s3l_pipeline_options *o, struct s3l__source **out,
+                           struct s3l_error *err);
+/* recorded and current are one prefix (same canonical URL): 0; else S3L_EINVALID_INPUT. */
+int s3l__object_input_verify(const struct s3l_input_position *recorded,
+                             const struct s3l_input_position *current, struct s3l_error *err);
+/* The checkpoint entry of object prefix p (its state at p->offset, or the recorded one), or
+ * NULL (out of memory). */
+struct json_t *s3l__object_input_json(const struct s3l_input_position *p);
+/* Reads checkpoint entry i (o, with "object_source") into p: S3L_ECORRUPT (naming the entry),
+ * S3L_ENOMEM. */
+int s3l__object_input_parse(struct json_t *o, size_t i, struct s3l_input_position *p,
+                            struct s3l_error *err);
+void s3l__object_input_free(struct s3l__object_input *oi);
+
 /* ---- Parallel lanes (lanes.c) ---- */
 
 struct s3l_record;

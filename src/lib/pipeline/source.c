@@ -715,9 +715,9 @@ static int last_line_end(int fd, const char *path, uint64_t from, uint64_t size,
     return 0;
 }
 
-int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
-                          uint64_t offset, uint64_t skip, struct s3l__source **out,
-                          struct s3l_error *err)
+static int open_source(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
+                       uint64_t offset, uint64_t skip, const struct s3l__source_io *io,
+                       struct s3l__source **out, struct s3l_error *err)
 {
     struct s3l__run *r = ctx;
     struct s3l__glue *g = &r->tables[r->input_table[i]];
@@ -774,6 +774,11 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     ro.csv_delimiter = pos->csv_delimiter ? pos->csv_delimiter : g->o->csv_delimiter;
     ro.compression = (enum s3l_input_compression)pos->compression;
     ro.end_offset = end;
+    if (io) {
+        ro.read = io->read;
+        ro.seek = io->seek;
+        ro.io_ctx = io->ctx;
+    }
     ro.csv_header = pos->csv_header;
     ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
     /* A stream that goes quiet hands control back, so that --commit-interval holds while it
@@ -789,4 +794,23 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     }
     *out = &s->base;
     return 0;
+}
+
+int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
+                          uint64_t offset, uint64_t skip, struct s3l__source **out,
+                          struct s3l_error *err)
+{
+    if (pos->object) {
+        struct s3l__run *r = ctx;
+        return s3l__object_input_open(ctx, i, pos, offset, r->tables[r->input_table[i]].o, out,
+                                      err);
+    }
+    return open_source(ctx, i, pos, fd, offset, skip, NULL, out, err);
+}
+
+int s3l__glue_source_open_io(void *ctx, size_t i, struct s3l_input_position *pos, uint64_t offset,
+                             const struct s3l__source_io *io, struct s3l__source **out,
+                             struct s3l_error *err)
+{
+    return open_source(ctx, i, pos, -1, offset, 0, io, out, err);
 }

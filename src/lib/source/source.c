@@ -19,6 +19,7 @@
 struct object {
     char *key;
     uint64_t size;
+    char etag[132]; /* its first GET's ETag (or the state's, resuming); "" before */
 };
 
 struct s3l_object_source {
@@ -32,7 +33,7 @@ struct s3l_object_source {
     size_t n_done, cap_done;
     /* the object open */
     struct s3l_reader *reader;
-    const struct object *cur;
+    struct object *cur;
     char etag[132];      /* ETag of the first GET (or the state's, resuming) */
     uint64_t pos;        /* next raw byte to GET */
     uint8_t *chunk_data; /* the last GET's bytes (s3l_free) */
@@ -68,6 +69,7 @@ static int collect(void *ctx, const struct s3l_object_info *info)
     }
     if (!(l->objs[l->n].key = s3l_strdup(info->key)))
         return l->failed = S3L_ENOMEM;
+    l->objs[l->n].etag[0] = 0;
     l->objs[l->n++].size = info->size;
     return 0;
 }
@@ -147,6 +149,7 @@ static int check_current(struct s3l_object_source *s, const struct s3l__source_s
     memmove(s->objs + 1, s->objs, i * sizeof(*s->objs));
     s->objs[0] = cur;
     memcpy(s->etag, st->cur_etag, sizeof(s->etag));
+    memcpy(s->objs[0].etag, st->cur_etag, sizeof(s->objs[0].etag));
     s->resume_offset = st->cur_offset;
     s->resume_line = st->cur_line;
     return 0;
@@ -209,8 +212,10 @@ static int get_chunk(struct s3l_object_source *s, struct s3l_error *err)
         return s3l_error_prefix(err, "object %s went away while it was read", s->cur->key);
     if (rc)
         return rc;
-    if (s->etag[0] == 0)
+    if (s->etag[0] == 0) {
         memcpy(s->etag, info.etag, sizeof(s->etag));
+        memcpy(s->cur->etag, info.etag, sizeof(s->cur->etag));
+    }
     if (strcmp(info.etag, s->etag) != 0 || (got == 0 && n > 0)) {
         s3l_free(data);
         return s3l_error_set(err, S3L_ECONFLICT,
@@ -365,6 +370,64 @@ int s3l_object_source_state(const struct s3l_object_source *s, char **json, size
     }
     return s3l__source_state_encode((const char *const *)s->done, s->n_done, key, s->etag, off,
                                     line, json, len, err);
+}
+
+/* ---- the bytes of one object, for another reader (the pipeline's object input) ---------- */
+
+int s3l__object_source_select(struct s3l_object_source *s, size_t k, struct s3l__object_io *io,
+                              struct s3l_error *err)
+{
+    if (k >= s->n_objs || s->failed)
+        return s3l_error_set(err, S3L_EINTERNAL, "object source: object %zu of %zu selected", k,
+                             s->n_objs);
+    close_object(s);
+    s->next_obj = k;
+    s->cur = &s->objs[k];
+    s->pos = 0;
+    memcpy(s->etag, s->cur->etag, sizeof(s->etag));
+    bool resumed = k == 0 && s->resume_line > 0;
+    memset(io, 0, sizeof(*io));
+    io->key = s->cur->key;
+    io->start_offset = resumed ? s->resume_offset : 0;
+    io->start_line = resumed ? s->resume_line : 1;
+    io->compression = s3l__input_compression_of(s->cur->key);
+    io->read = obj_read;
+    io->seek = obj_seek;
+    io->ctx = s;
+    return 0;
+}
+
+const char *s3l__object_source_key(const struct s3l_object_source *s, size_t k)
+{
+    return k < s->n_objs ? s->objs[k].key : NULL;
+}
+
+int s3l__object_source_state_at(const struct s3l_object_source *s, size_t k, uint64_t offset,
+                                uint64_t line, char **json, size_t *len, struct s3l_error *err)
+{
+    if (k > s->n_objs)
+        k = s->n_objs;
+    size_t n = s->n_done + k;
+    const char **done = s3l_calloc(n ? n : 1, sizeof(*done));
+    if (!done)
+        return nomem(err);
+    for (size_t i = 0; i < s->n_done; i++)
+        done[i] = s->done[i];
+    for (size_t i = 0; i < k; i++)
+        done[s->n_done + i] = s->objs[i].key;
+    /* Nothing of object k consumed (offset 0): it is not in progress, as in
+     * s3l_object_source_state; else its first GET gave its ETag. */
+    bool cur = k < s->n_objs && offset > 0;
+    if (cur && !s->objs[k].etag[0]) {
+        s3l_free(done);
+        return s3l_error_set(err, S3L_EINTERNAL, "object source: %s consumed before a GET",
+                             s->objs[k].key);
+    }
+    int rc = s3l__source_state_encode(done, n, cur ? s->objs[k].key : NULL,
+                                      cur ? s->objs[k].etag : "", offset, line ? line : 1, json,
+                                      len, err);
+    s3l_free(done);
+    return rc;
 }
 
 size_t s3l_object_source_count(const struct s3l_object_source *s)
