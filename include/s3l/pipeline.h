@@ -314,6 +314,15 @@ struct s3l_source_kind {
     const char *name;
     enum s3l_delivery delivery;
     const char *needs;
+    /*
+     * at_least_once kinds (required there, NULL for the others): the names of the top-level
+     * record fields, NULL-terminated, that hold a record's source position (the same when the
+     * source sends the record again). Each row of such a source gets the column _openetl_id
+     * (uuid): a UUID v5 over the table and these fields' values (docs/internals/pipeline.md
+     * "Rows of at_least_once sources"), so readers drop repeats by it. A record without one of
+     * them (or with it not a string or a number) is a bad record naming its line.
+     */
+    const char *const *position_fields;
 };
 
 /*

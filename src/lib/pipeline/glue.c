@@ -59,6 +59,10 @@ static int table_init(struct s3l__run *r, size_t k, const struct s3l_pipeline_op
         rc = s3l_dest_table_path(o->ns, o->table, &g->tpath, err);
     if (rc == 0 && o->schema && !(g->schema = s3l_schema_copy(o->schema)))
         rc = s3l_error_set(err, S3L_ENOMEM, "out of memory copying the schema");
+    /* An at_least_once source's rows carry _openetl_id (ident.c): the declared schema gets the
+     * column, or must declare it uuid. */
+    if (rc == 0 && g->schema && s3l__ident_kind(o))
+        rc = s3l__ident_schema(g->schema, g->tpath, err);
     return rc;
 }
 

@@ -69,6 +69,8 @@ int s3l__glue_schema_from_record(struct s3l__glue *g, bool *found, struct s3l_er
         return rc;
     *found = true;
     g->schema = rec;
+    if (s3l__ident_kind(g->o) && (rc = s3l__ident_schema(rec, g->tpath, err)) != 0)
+        return rc; /* a record of before, without the ids' column, grows by it here */
     g->grow = true;
     return s3l__glue_open_stream(g, err);
 }

@@ -264,6 +264,34 @@ struct s3l__run {
     const size_t *input_table;
 };
 
+/*
+ * The rows of at_least_once sources (ident.c): each record gets a member _openetl_id, a UUID v5
+ * over the table path and the record's source position (the fields its kind names), so a record
+ * sent twice gets the same id. s3l__ident_kind: the source's kind when it is at_least_once,
+ * else NULL (exactly_once and at_most_once sources pay nothing). s3l__ident_schema: adds the
+ * column (uuid) to s, or checks a declared one: S3L_EINVALID_CONFIG naming the table when s
+ * has it with another type; S3L_ENOMEM. s3l__ident_add: *out is rec with the member appended
+ * (its tape id's, valid until the next call; strings borrowed from rec): 1, or
+ * S3L_EINVALID_INPUT naming the record (line, column, byte offset) when it has no position in
+ * a field the kind names (a string or a number) or already has a member _openetl_id; S3L_ENOMEM.
+ */
+#define S3L__IDENT_COLUMN "_openetl_id"
+#define S3L__IDENT_NAMESPACE "7d1c2a5e-3f4b-5c6d-8e9f-0a1b2c3d4e5f"
+struct s3l__ident {
+    const struct s3l_source_kind *kind; /* at_least_once, with position_fields */
+    const char *table;                  /* the table path (borrowed) */
+    const char *source;                 /* the source's name, for messages (borrowed) */
+    struct s3l_value *tape;
+    size_t cap;
+    struct s3l_buf name; /* the text hashed */
+    char text[37];
+};
+const struct s3l_source_kind *s3l__ident_kind(const struct s3l_pipeline_options *src);
+int s3l__ident_schema(struct s3l_schema *s, const char *table, struct s3l_error *err);
+int s3l__ident_add(struct s3l__ident *id, const struct s3l_record *rec, struct s3l_record *out,
+                   struct s3l_error *err);
+void s3l__ident_cleanup(struct s3l__ident *id);
+
 /* The table side's answers to the runner (table.c). */
 extern const struct s3l__dest_ops s3l__glue_dest_ops;
 

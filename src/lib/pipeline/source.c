@@ -55,6 +55,9 @@ struct source {
     bool has_pending;
     /* NDJSON lines not converted yet, of the span last read (valid until the next read). */
     struct s3l_lines span;
+    /* An at_least_once source: each record gets its _openetl_id here (ident.c), so its
+     * records are read scanned, one by one (ident.kind NULL for every other source). */
+    struct s3l__ident ident;
 };
 
 /* Where a call's answer goes: the runner's out arguments of s3l__source_ops.next. */
@@ -124,7 +127,8 @@ static bool stopping(const struct source *s)
 static int sample_next(struct source *s, struct s3l_record *rec, uint64_t *line_after,
                        struct s3l_error *e)
 {
-    if (s->g->fmt == S3L_INPUT_NDJSON && !s->pos->replayable && s->span.p == s->span.end) {
+    if (s->g->fmt == S3L_INPUT_NDJSON && !s->pos->replayable && !s->ident.kind &&
+        s->span.p == s->span.end) {
         int rc = s3l_reader_next_lines(s->reader, UINT64_MAX, SPAN_BYTES, &s->span, e);
         if (rc == 0 || rc == S3L_READER_IDLE || rc < 0)
             return rc;
@@ -220,6 +224,8 @@ static int sample(struct source *s, struct s3l_error *err)
         struct s3l_error e = {0};
         uint64_t line_after = 0;
         int r = sample_next(s, &rec, &line_after, &e);
+        if (r == 1 && s->ident.kind)
+            r = s3l__ident_add(&s->ident, &rec, &rec, &e);
         if (r == 0) {
             s->sample_ended = true;
             break;
@@ -240,6 +246,9 @@ static int sample(struct source *s, struct s3l_error *err)
     struct s3l_schema *hint = NULL;
     if (rc == 0 && s3l_infer_count(inf) > 0 && s3l_reader_schema_hint(s->reader, &hint) != 0)
         rc = s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
+    if (rc == 0 && s3l_infer_count(inf) > 0 && s->ident.kind) /* its ids are uuid */
+        rc = (hint || (hint = s3l_schema_new())) ? s3l__ident_schema(hint, g->tpath, err)
+                                                 : s3l_error_set(err, S3L_ENOMEM, "out of memory");
     if (rc == 0 && s3l_infer_count(inf) > 0)
         rc = s3l__glue_sample_schema(g, inf, hint, err);
     s3l_schema_free(hint);
@@ -332,7 +341,7 @@ static int fast(struct source *s, unsigned lane, const struct s3l_record *rec, s
 static bool by_spans(const struct source *s)
 {
     const struct s3l__glue *g = s->g;
-    return g->fmt == S3L_INPUT_NDJSON && g->stream;
+    return g->fmt == S3L_INPUT_NDJSON && g->stream && !s->ident.kind;
 }
 
 /*
@@ -519,8 +528,13 @@ static int next_record(struct source *s, unsigned lane, struct out *o, struct s3
     struct s3l_record rec;
     /* With the stream open, NDJSON lines come unscanned: most go through the converter's fast
      * path, or to the lanes, which scan them on their own threads (lanes.c). */
-    int rc = g->stream ? s3l_reader_next_raw(s->reader, &rec, err)
-                       : s3l_reader_next(s->reader, &rec, err);
+    int rc = g->stream && !s->ident.kind ? s3l_reader_next_raw(s->reader, &rec, err)
+                                         : s3l_reader_next(s->reader, &rec, err);
+    bool unnamed = false; /* a whole record without its source position */
+    if (rc == 1 && s->ident.kind) {
+        rc = s3l__ident_add(&s->ident, &rec, &rec, err);
+        unnamed = rc != 1;
+    }
     if (rc == 1 && !rec.values) {
         rc = fast(s, lane, &rec, o, err);
         if (rc != S3L_CONVERT_FALLBACK)
@@ -538,7 +552,7 @@ static int next_record(struct source *s, unsigned lane, struct out *o, struct s3
         return 0;
     }
     if (rc != 1) {
-        if (rc == S3L_EINVALID_INPUT && !s3l_reader_broken(s->reader) &&
+        if (rc == S3L_EINVALID_INPUT && !unnamed && !s3l_reader_broken(s->reader) &&
             partial_last_line(s, &rec, err, o)) {
             s3l_error_clear(err);
             return 0;
@@ -674,6 +688,7 @@ static void src_free(struct s3l__source *base)
     s3l_arena_free(&s->arena);
     s3l_arena_free(&s->pend_arena);
     s3l_free(s->held);
+    s3l__ident_cleanup(&s->ident);
     s3l_free(s);
 }
 
@@ -735,6 +750,11 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     s->add = pos->replayable ? 0 : offset - skip;
     s3l_arena_init(&s->arena, 1u << 20);
     s3l_arena_init(&s->pend_arena, 64u << 10);
+    if ((s->ident.kind = s3l__ident_kind(g->o)) != NULL) {
+        s->ident.table = g->tpath;
+        s->ident.source = g->o->source_name ? g->o->source_name : g->o->table;
+        s3l_buf_init(&s->ident.name, 2 * g->o->max_record_size + 4096);
+    }
     /* Follow mode reads a plain file up to its last line feed only: a line still being written
      * waits for its line end (a compressed file's unended last record is left by its reader). */
     uint64_t end = 0;
