@@ -167,6 +167,11 @@ struct s3l__run_plan {
     const struct s3l_pipeline_options *src; /* per source: its options (s3l__run_sources) */
     size_t n_src;
     const size_t *input_src; /* per input: its source */
+    /* The tables: one per distinct (namespace, table); sources into one table share its
+     * stream (pipeline.c checks they read records the same way). */
+    const size_t *table_src; /* per table: its first source, whose options set the table up */
+    size_t n_tables;
+    const size_t *input_table; /* per input: its table */
 };
 int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run_plan *plan,
                   const char *url, const char *id, struct s3l_input_position *pos, const int *fds,
@@ -224,7 +229,7 @@ struct s3l_store;
 struct s3l__lanes;
 
 /*
- * One table of a run (one per source): the table side (table.c) owns its stream, the converter,
+ * One table of a run (one per distinct table of the sources): the table side (table.c) owns its stream, the converter,
  * the lane sinks and the lanes, and the schema they were opened with; the source side
  * (source.c) converts records into them; schema growth (growth.c) decides the schema and leaves
  * a grown one in `grown` for the table side to take when the runner asks it to grow. o is the
@@ -262,6 +267,8 @@ struct s3l__run {
     struct s3l__glue *tables;
     size_t n_tables;
     const size_t *input_table;
+    /* Per input: its source's options (for what is the source's own: its name, its kind). */
+    const struct s3l_pipeline_options *const *input_opts;
 };
 
 /*

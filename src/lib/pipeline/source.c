@@ -750,9 +750,11 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     s->add = pos->replayable ? 0 : offset - skip;
     s3l_arena_init(&s->arena, 1u << 20);
     s3l_arena_init(&s->pend_arena, 64u << 10);
-    if ((s->ident.kind = s3l__ident_kind(g->o)) != NULL) {
+    /* The source's own options: several sources may share the table (g->o is the first's). */
+    const struct s3l_pipeline_options *so = r->input_opts ? r->input_opts[i] : g->o;
+    if ((s->ident.kind = s3l__ident_kind(so)) != NULL) {
         s->ident.table = g->tpath;
-        s->ident.source = g->o->source_name ? g->o->source_name : g->o->table;
+        s->ident.source = so->source_name ? so->source_name : so->table;
         s3l_buf_init(&s->ident.name, 2 * g->o->max_record_size + 4096);
     }
     /* Follow mode reads a plain file up to its last line feed only: a line still being written
