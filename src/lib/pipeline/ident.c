@@ -58,6 +58,17 @@ int s3l__ident_schema(struct s3l_schema *s, const char *table, struct s3l_error 
     return 0;
 }
 
+void s3l__ident_init(struct s3l__ident *id, const struct s3l_pipeline_options *src,
+                     const char *table)
+{
+    memset(id, 0, sizeof(*id));
+    if (!(id->kind = s3l__ident_kind(src)))
+        return;
+    id->table = table;
+    id->source = src->source_name ? src->source_name : src->table;
+    s3l_buf_init(&id->name, 2 * src->max_record_size + 4096);
+}
+
 void s3l__ident_cleanup(struct s3l__ident *id)
 {
     s3l_free(id->tape);

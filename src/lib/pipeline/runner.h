@@ -297,6 +297,10 @@ const struct s3l_source_kind *s3l__ident_kind(const struct s3l_pipeline_options 
 int s3l__ident_schema(struct s3l_schema *s, const char *table, struct s3l_error *err);
 int s3l__ident_add(struct s3l__ident *id, const struct s3l_record *rec, struct s3l_record *out,
                    struct s3l_error *err);
+/* Sets id up for a record source of options src (its own: several sources may share a table)
+ * into table (borrowed): id->kind NULL unless src is at_least_once. */
+void s3l__ident_init(struct s3l__ident *id, const struct s3l_pipeline_options *src,
+                     const char *table);
 void s3l__ident_cleanup(struct s3l__ident *id);
 
 /* The table side's answers to the runner (table.c). */

@@ -55,9 +55,7 @@ struct source {
     bool has_pending;
     /* NDJSON lines not converted yet, of the span last read (valid until the next read). */
     struct s3l_lines span;
-    /* An at_least_once source: each record gets its _openetl_id here (ident.c), so its
-     * records are read scanned, one by one (ident.kind NULL for every other source). */
-    struct s3l__ident ident;
+    struct s3l__ident ident; /* at_least_once: each record's _openetl_id (ident.c), else NULL */
 };
 
 /* Where a call's answer goes: the runner's out arguments of s3l__source_ops.next. */
@@ -127,8 +125,7 @@ static bool stopping(const struct source *s)
 static int sample_next(struct source *s, struct s3l_record *rec, uint64_t *line_after,
                        struct s3l_error *e)
 {
-    if (s->g->fmt == S3L_INPUT_NDJSON && !s->pos->replayable && !s->ident.kind &&
-        s->span.p == s->span.end) {
+    if (s->g->fmt == S3L_INPUT_NDJSON && !s->pos->replayable && s->span.p == s->span.end) {
         int rc = s3l_reader_next_lines(s->reader, UINT64_MAX, SPAN_BYTES, &s->span, e);
         if (rc == 0 || rc == S3L_READER_IDLE || rc < 0)
             return rc;
@@ -246,9 +243,6 @@ static int sample(struct source *s, struct s3l_error *err)
     struct s3l_schema *hint = NULL;
     if (rc == 0 && s3l_infer_count(inf) > 0 && s3l_reader_schema_hint(s->reader, &hint) != 0)
         rc = s3l_error_set(err, S3L_ENOMEM, "out of memory sampling %s", s->pos->path);
-    if (rc == 0 && s3l_infer_count(inf) > 0 && s->ident.kind) /* its ids are uuid */
-        rc = (hint || (hint = s3l_schema_new())) ? s3l__ident_schema(hint, g->tpath, err)
-                                                 : s3l_error_set(err, S3L_ENOMEM, "out of memory");
     if (rc == 0 && s3l_infer_count(inf) > 0)
         rc = s3l__glue_sample_schema(g, inf, hint, err);
     s3l_schema_free(hint);
@@ -530,11 +524,8 @@ static int next_record(struct source *s, unsigned lane, struct out *o, struct s3
      * path, or to the lanes, which scan them on their own threads (lanes.c). */
     int rc = g->stream && !s->ident.kind ? s3l_reader_next_raw(s->reader, &rec, err)
                                          : s3l_reader_next(s->reader, &rec, err);
-    bool unnamed = false; /* a whole record without its source position */
-    if (rc == 1 && s->ident.kind) {
+    if (rc == 1 && s->ident.kind) /* scanned: its id needs its position */
         rc = s3l__ident_add(&s->ident, &rec, &rec, err);
-        unnamed = rc != 1;
-    }
     if (rc == 1 && !rec.values) {
         rc = fast(s, lane, &rec, o, err);
         if (rc != S3L_CONVERT_FALLBACK)
@@ -552,7 +543,7 @@ static int next_record(struct source *s, unsigned lane, struct out *o, struct s3
         return 0;
     }
     if (rc != 1) {
-        if (rc == S3L_EINVALID_INPUT && !unnamed && !s3l_reader_broken(s->reader) &&
+        if (rc == S3L_EINVALID_INPUT && !s3l_reader_broken(s->reader) &&
             partial_last_line(s, &rec, err, o)) {
             s3l_error_clear(err);
             return 0;
@@ -750,13 +741,7 @@ int s3l__glue_source_open(void *ctx, size_t i, struct s3l_input_position *pos, i
     s->add = pos->replayable ? 0 : offset - skip;
     s3l_arena_init(&s->arena, 1u << 20);
     s3l_arena_init(&s->pend_arena, 64u << 10);
-    /* The source's own options: several sources may share the table (g->o is the first's). */
-    const struct s3l_pipeline_options *so = r->input_opts ? r->input_opts[i] : g->o;
-    if ((s->ident.kind = s3l__ident_kind(so)) != NULL) {
-        s->ident.table = g->tpath;
-        s->ident.source = so->source_name ? so->source_name : so->table;
-        s3l_buf_init(&s->ident.name, 2 * g->o->max_record_size + 4096);
-    }
+    s3l__ident_init(&s->ident, r->input_opts ? r->input_opts[i] : g->o, g->tpath); /* its own */
     /* Follow mode reads a plain file up to its last line feed only: a line still being written
      * waits for its line end (a compressed file's unended last record is left by its reader). */
     uint64_t end = 0;
