@@ -331,6 +331,15 @@ struct s3l_source_kind {
     const char *name;
     enum s3l_delivery delivery;
     const char *needs;
+    /*
+     * at_least_once kinds (required there, NULL for the others): the names of the top-level
+     * record fields, NULL-terminated, that hold a record's source position (the same when the
+     * source sends the record again). Each row of such a source gets the column _openetl_id
+     * (uuid): a UUID v5 over the table and these fields' values (docs/internals/pipeline.md
+     * "Rows of at_least_once sources"), so readers drop repeats by it. A record without one of
+     * them (or with it not a string or a number) is a bad record naming its line.
+     */
+    const char *const *position_fields;
 };
 
 /*
@@ -355,7 +364,9 @@ int s3l_source_kind_register(const struct s3l_source_kind *kind);
  */
 struct s3l_pipeline_source {
     const char *name;                /* for messages */
-    const char *table;               /* required; each source its own table */
+    const char *table;               /* required; sources into one table share it (they must read
+                                        records the same way: s3l_pipeline_run refuses with
+                                        S3L_EINVALID_CONFIG naming both sources otherwise) */
     const char *ns;                  /* the table's namespace; NULL: the run's */
     const char *const *inputs;       /* paths (already expanded: s3l_pipeline_expand) */
     size_t n_inputs;                 /* 0: the source contributes nothing */
@@ -486,7 +497,10 @@ void s3l_pipeline_options_init(struct s3l_pipeline_options *o);
  * epoch_rows rows or commit_interval_ns, and at the end of the input. stats (may be NULL) gets
  * the final counters, also on failure. *side (may be NULL) says where a failure came from.
  * Errors: S3L_EUNSUPPORTED for a replace or merge disposition (before any data moves, with the
- * reason); S3L_EINVALID_CONFIG for bad options; the input's errors (S3L_ENOT_FOUND,
+ * reason); S3L_EINVALID_CONFIG for bad options (also, before any data moves: sources into one
+ * table that read records another way, naming the table, both sources and the setting; a
+ * declared _openetl_id of another type than uuid for an at_least_once source); the input's
+ * errors (S3L_ENOT_FOUND,
  * S3L_EPERMISSION_DENIED, S3L_EINVALID_INPUT naming file, line and column, S3L_ETOO_LARGE for a
  * record over max_record_size); the destination's (S3L_ESCHEMA_DRIFT, S3L_EFENCED,
  * S3L_ENO_SPACE, S3L_EPERMISSION_DENIED, S3L_EIO, ...). On failure the epoch in progress is not

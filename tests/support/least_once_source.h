@@ -5,6 +5,8 @@
 #include "s3l/pipeline.h"
 
 #define S3L_TEST_LEAST_ONCE_KIND "test-at-least-once"
+/* The record member that holds a record's source position. */
+#define S3L_TEST_LEAST_ONCE_POSITION "pos"
 
 /* Registers the kind (once; again is a no-op). 0, or S3L_ENOMEM. */
 int s3l_test_least_once_register(void);

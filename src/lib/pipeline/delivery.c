@@ -13,15 +13,15 @@
 static const struct s3l_source_kind builtin[] = {
     {"files", S3L_DELIVERY_EXACTLY_ONCE,
      "regular files, read from the byte offset the last commit recorded (not rewritten or "
-     "truncated in place)"},
+     "truncated in place)", NULL},
     {"stdin", S3L_DELIVERY_AT_MOST_ONCE,
      "nothing it can replay: rows read after the last commit are lost on a crash (resend from "
-     "the printed committed offset with --stdin-offset)"},
+     "the printed committed offset with --stdin-offset)", NULL},
     {"pipe", S3L_DELIVERY_AT_MOST_ONCE,
-     "nothing it can replay: a FIFO or device read as a stream, as stdin"},
+     "nothing it can replay: a FIFO or device read as a stream, as stdin", NULL},
     {"s3_ndjson_source", S3L_DELIVERY_EXACTLY_ONCE,
      "s3:ListBucket, s3:GetObject: NDJSON objects under a prefix, resumed from the checkpoint's "
-     "object, ETag and byte offset (include/s3l/object_source.h)"},
+     "object, ETag and byte offset (include/s3l/object_source.h)", NULL},
 };
 #define N_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 #define MAX_REGISTERED 16
@@ -107,6 +107,16 @@ int s3l__delivery_gate(const struct s3l_pipeline_options *opts,
             return s3l_error_set(err, S3L_EINVALID_CONFIG, "source %s: unknown source kind %s",
                                  plan->src[s].source_name ? plan->src[s].source_name : "",
                                  plan->src[s].kind);
+    for (size_t s = 0; s < plan->n_src; s++) {
+        const struct s3l_source_kind *k = s3l__ident_kind(&plan->src[s]);
+        if (k && (!k->position_fields || !k->position_fields[0]))
+            return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                                 "source %s: kind %s is at_least_once but names no position "
+                                 "fields, so a record sent again cannot get the same "
+                                 "_openetl_id (struct s3l_source_kind.position_fields)",
+                                 plan->src[s].source_name ? plan->src[s].source_name : "",
+                                 k->name);
+    }
     if (opts->delivery_require == S3L_DELIVERY_NONE)
         return 0;
     for (size_t i = 0; i < n; i++) {

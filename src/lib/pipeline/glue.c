@@ -64,6 +64,10 @@ static int table_init(struct s3l__run *r, size_t k, const struct s3l_pipeline_op
         rc = s3l_dest_table_path(o->ns, o->table, &g->tpath, err);
     if (rc == 0 && o->schema && !(g->schema = s3l_schema_copy(o->schema)))
         rc = s3l_error_set(err, S3L_ENOMEM, "out of memory copying the schema");
+    /* An at_least_once source's rows carry _openetl_id (ident.c): the declared schema gets the
+     * column, or must declare it uuid. */
+    if (rc == 0 && g->schema && s3l__ident_kind(o))
+        rc = s3l__ident_schema(g->schema, g->tpath, err);
     return rc;
 }
 
@@ -108,16 +112,17 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run
     r.o = opts;
     r.id = id;
     r.stats = stats;
-    r.input_table = plan->input_src;
-    r.n_tables = plan->n_src;
+    r.input_table = plan->input_table;
+    r.n_tables = plan->n_tables;
     *side = S3L_SIDE_CONFIG;
     const struct s3l_pipeline_options **iopts = s3l_calloc(n ? n : 1, sizeof(*iopts));
     r.tables = s3l_calloc(r.n_tables, sizeof(*r.tables));
     int rc = iopts && r.tables ? 0 : s3l_error_set(err, S3L_ENOMEM, "out of memory");
     for (size_t k = 0; rc == 0 && k < r.n_tables; k++)
-        rc = table_init(&r, k, &plan->src[k], err);
+        rc = table_init(&r, k, &plan->src[plan->table_src[k]], err);
     for (size_t i = 0; rc == 0 && i < n; i++)
         iopts[i] = &plan->src[plan->input_src[i]];
+    r.input_opts = iopts;
     if (rc == 0) {
         *side = S3L_SIDE_DESTINATION;
         rc = open_store(&r, url, err);
@@ -133,7 +138,7 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run
     }
     if (rc == 0) {
         struct s3l__runner_env env = {&s3l__glue_dest_ops, &r, s3l__glue_source_open, &r,
-                                      s3l__now_ns, 0, iopts, plan->input_src, plan->n_src};
+                                      s3l__now_ns, 0, iopts, plan->input_table, plan->n_tables};
         rc = s3l__runner_loop(opts, &env, pos, fds, n, stats, side, err);
         tables_free(&r);
         if (rc && r.dest)

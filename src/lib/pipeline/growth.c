@@ -34,6 +34,18 @@ static int apply_hint(struct s3l_schema *s, const struct s3l_schema *hint)
     return 0;
 }
 
+/* The _openetl_id column of at_least_once rows, uuid (ident.c), laid over s. 0 or S3L_ENOMEM. */
+static int ident_hint(struct s3l_schema *s, const char *table)
+{
+    struct s3l_schema *h = s3l_schema_new();
+    struct s3l_error e = {0};
+    int rc = h ? s3l__ident_schema(h, table, &e) : S3L_ENOMEM;
+    if (rc == 0)
+        rc = apply_hint(s, h);
+    s3l_schema_free(h);
+    return rc;
+}
+
 int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf,
                             const struct s3l_schema *hint, struct s3l_error *err)
 {
@@ -41,10 +53,13 @@ int s3l__glue_sample_schema(struct s3l__glue *g, struct s3l_infer *inf,
     int rc = s3l_infer_schema(inf, &inferred);
     if (rc == 0)
         rc = apply_hint(inferred, hint);
+    if (rc == 0 && s3l__ident_kind(g->o)) /* at_least_once rows (all of the table's, pipeline.c) */
+        rc = ident_hint(inferred, g->tpath);
     if (rc) {
         s3l_schema_free(inferred);
         return s3l_error_set(err, rc, "out of memory inferring the schema of %s", g->tpath);
     }
+
     rc = s3l__glue_read_record(g, &rec, err);
     if (rc == 0 && rec) {
         rc = s3l__schema_fit_sample(rec, inferred, g->fmt == S3L_INPUT_CSV, err);
@@ -69,6 +84,8 @@ int s3l__glue_schema_from_record(struct s3l__glue *g, bool *found, struct s3l_er
         return rc;
     *found = true;
     g->schema = rec;
+    if (s3l__ident_kind(g->o) && (rc = s3l__ident_schema(rec, g->tpath, err)) != 0)
+        return rc; /* a record of before, without the ids' column, grows by it here */
     g->grow = true;
     return s3l__glue_open_stream(g, err);
 }

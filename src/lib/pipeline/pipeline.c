@@ -50,7 +50,7 @@ static int check_options(const struct s3l_pipeline_options *o, struct s3l_error 
     return 0;
 }
 
-/* What each source needs of its own: a table (not another source's) and a known format. */
+/* What each source needs of its own: a table and a known format. */
 static int check_source(const struct s3l_pipeline_options *all, size_t i,
                         struct s3l_error *err)
 {
@@ -67,13 +67,104 @@ static int check_source(const struct s3l_pipeline_options *all, size_t i,
                              "which records can be appended; follow NDJSON or CSV files",
                              o->source_name ? "source " : "", o->source_name ? o->source_name : "",
                              o->source_name ? ": " : "");
-    for (size_t k = 0; k < i; k++)
-        if (strcmp(all[k].table, o->table) == 0 &&
-            strcmp(all[k].ns ? all[k].ns : "", o->ns ? o->ns : "") == 0)
-            return s3l_error_set(err, S3L_EUNSUPPORTED,
-                                 "table %s%s%s: two sources land in it; each source has its own "
-                                 "table for now (one stream per table)",
-                                 o->ns ? o->ns : "", o->ns ? "/" : "", o->table);
+    return 0;
+}
+
+static bool same_table(const struct s3l_pipeline_options *a, const struct s3l_pipeline_options *b)
+{
+    return strcmp(a->table, b->table) == 0 && strcmp(a->ns ? a->ns : "", b->ns ? b->ns : "") == 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* Whether two declared schemas (or none) are the same columns: 1 yes, 0 no, or S3L_ENOMEM. */
+static int same_schema(const struct s3l_schema *a, const struct s3l_schema *b)
+{
+    if (!a || !b)
+        return a == b;
+    char *ja = NULL, *jb = NULL;
+    size_t la = 0, lb = 0;
+    int rc = s3l_schema_to_json(a, &ja, &la);
+    if (rc == 0)
+        rc = s3l_schema_to_json(b, &jb, &lb);
+    if (rc == 0)
+        rc = la == lb && memcmp(ja, jb, la) == 0;
+    s3l_free(ja);
+    s3l_free(jb);
+    return rc;
+}
+
+/*
+ * Source b lands in the table of an earlier source a: one stream, one converter, one schema
+ * (inferred from the first records of either, grown by the other's keys), so what decides how
+ * records become rows must be the same: the format, the declared schema (or none), the input
+ * settings the reader and inference take, follow mode, and whether rows carry _openetl_id
+ * (at_least_once). Refused otherwise (S3L_EINVALID_CONFIG), naming both sources and the setting.
+ */
+static int check_shared(const struct s3l_pipeline_options *a, const struct s3l_pipeline_options *b,
+                        struct s3l_error *err)
+{
+    const char *what = NULL;
+    int sch = same_schema(a->schema, b->schema);
+    if (sch < 0)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory comparing schemas");
+    if (!same_str(a->input_format ? a->input_format : "ndjson",
+                  b->input_format ? b->input_format : "ndjson"))
+        what = "format (one table's rows come through one reader format and converter)";
+    else if (!sch)
+        what = "schema (declare the same columns in both, or infer both)";
+    else if (a->follow != b->follow)
+        what = "follow";
+    else if (a->nested_as_json != b->nested_as_json)
+        what = "nestedAsJson";
+    else if (a->timestamp_unit != b->timestamp_unit)
+        what = "timestampUnit";
+    else if (a->max_record_size != b->max_record_size)
+        what = "maxRecordSize";
+    else if (a->csv_delimiter != b->csv_delimiter)
+        what = "csvDelimiter";
+    else if (a->infer_rows != b->infer_rows)
+        what = "inferRows";
+    else if ((s3l__ident_kind(a) != NULL) != (s3l__ident_kind(b) != NULL))
+        what = "delivery of their kinds (the rows of an at_least_once source carry _openetl_id, "
+               "the others' do not)";
+    if (!what)
+        return 0;
+    return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                         "table %s%s%s: sources %s and %s both land in it but differ in %s; "
+                         "sources into one table must read their records the same way: give "
+                         "them the same setting, or each its own table",
+                         b->ns ? b->ns : "", b->ns ? "/" : "", b->table,
+                         a->source_name ? a->source_name : "?",
+                         b->source_name ? b->source_name : "?", what);
+}
+
+/* The tables of the sources (one per distinct namespace and table, in order of first source):
+ * *src_table per source, *table_src per table its first source. S3L_ENOMEM, check_shared's. */
+static int map_tables(const struct s3l_pipeline_options *src, size_t n_src, size_t **src_table,
+                      size_t **table_src, size_t *n_tables, struct s3l_error *err)
+{
+    *src_table = s3l_calloc(n_src ? n_src : 1, sizeof(**src_table));
+    *table_src = s3l_calloc(n_src ? n_src : 1, sizeof(**table_src));
+    *n_tables = 0;
+    if (!*src_table || !*table_src)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory starting the pipeline");
+    for (size_t s = 0; s < n_src; s++) {
+        size_t t = 0;
+        while (t < *n_tables && !same_table(&src[(*table_src)[t]], &src[s]))
+            t++;
+        if (t == *n_tables)
+            (*table_src)[(*n_tables)++] = s;
+        else {
+            int rc = check_shared(&src[(*table_src)[t]], &src[s], err);
+            if (rc)
+                return rc;
+        }
+        (*src_table)[s] = t;
+    }
     return 0;
 }
 
@@ -182,6 +273,13 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
         return rc;
     for (size_t i = 0; rc == 0 && i < n_src; i++)
         rc = check_source(src, i, err);
+    size_t *src_table = NULL, *table_src = NULL, *input_table = NULL, n_tables = 0;
+    if (rc == 0)
+        rc = map_tables(src, n_src, &src_table, &table_src, &n_tables, err);
+    if (rc == 0 && !(input_table = s3l_calloc(n ? n : 1, sizeof(*input_table))))
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory starting the pipeline");
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        input_table[i] = src_table[input_src[i]];
     char *url = NULL;
     if (rc == 0)
         rc = s3l_url_canonical(opts->url ? opts->url : "lake", &url, err);
@@ -204,7 +302,7 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
         char id[S3L_UUID_STR_LEN + 1];
         *side = S3L_SIDE_CONFIG;
         rc = derive_id(opts, url, pos, n, id, err);
-        struct s3l__run_plan plan = {src, n_src, input_src};
+        struct s3l__run_plan plan = {src, n_src, input_src, table_src, n_tables, input_table};
         if (rc == 0)
             rc = s3l__delivery_gate(opts, &plan, pos, n, err);
         if (rc == 0)
@@ -221,5 +319,8 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
     s3l_free(src);
     s3l_free(inputs);
     s3l_free(input_src);
+    s3l_free(src_table);
+    s3l_free(table_src);
+    s3l_free(input_table);
     return rc;
 }

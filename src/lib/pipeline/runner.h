@@ -167,6 +167,11 @@ struct s3l__run_plan {
     const struct s3l_pipeline_options *src; /* per source: its options (s3l__run_sources) */
     size_t n_src;
     const size_t *input_src; /* per input: its source */
+    /* The tables: one per distinct (namespace, table); sources into one table share its
+     * stream (pipeline.c checks they read records the same way). */
+    const size_t *table_src; /* per table: its first source, whose options set the table up */
+    size_t n_tables;
+    const size_t *input_table; /* per input: its table */
 };
 int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run_plan *plan,
                   const char *url, const char *id, struct s3l_input_position *pos, const int *fds,
@@ -224,7 +229,7 @@ struct s3l_store;
 struct s3l__lanes;
 
 /*
- * One table of a run (one per source): the table side (table.c) owns its stream, the converter,
+ * One table of a run (one per distinct table of the sources): the table side (table.c) owns its stream, the converter,
  * the lane sinks and the lanes, and the schema they were opened with; the source side
  * (source.c) converts records into them; schema growth (growth.c) decides the schema and leaves
  * a grown one in `grown` for the table side to take when the runner asks it to grow. o is the
@@ -262,7 +267,41 @@ struct s3l__run {
     struct s3l__glue *tables;
     size_t n_tables;
     const size_t *input_table;
+    /* Per input: its source's options (for what is the source's own: its name, its kind). */
+    const struct s3l_pipeline_options *const *input_opts;
 };
+
+/*
+ * The rows of at_least_once sources (ident.c): each record gets a member _openetl_id, a UUID v5
+ * over the table path and the record's source position (the fields its kind names), so a record
+ * sent twice gets the same id. s3l__ident_kind: the source's kind when it is at_least_once,
+ * else NULL (exactly_once and at_most_once sources pay nothing). s3l__ident_schema: adds the
+ * column (uuid) to s, or checks a declared one: S3L_EINVALID_CONFIG naming the table when s
+ * has it with another type; S3L_ENOMEM. s3l__ident_add: *out is rec with the member appended
+ * (its tape id's, valid until the next call; strings borrowed from rec): 1, or
+ * S3L_EINVALID_INPUT naming the record (line, column, byte offset) when it has no position in
+ * a field the kind names (a string or a number) or already has a member _openetl_id; S3L_ENOMEM.
+ */
+#define S3L__IDENT_COLUMN "_openetl_id"
+#define S3L__IDENT_NAMESPACE "7d1c2a5e-3f4b-5c6d-8e9f-0a1b2c3d4e5f"
+struct s3l__ident {
+    const struct s3l_source_kind *kind; /* at_least_once, with position_fields */
+    const char *table;                  /* the table path (borrowed) */
+    const char *source;                 /* the source's name, for messages (borrowed) */
+    struct s3l_value *tape;
+    size_t cap;
+    struct s3l_buf name; /* the text hashed */
+    char text[37];
+};
+const struct s3l_source_kind *s3l__ident_kind(const struct s3l_pipeline_options *src);
+int s3l__ident_schema(struct s3l_schema *s, const char *table, struct s3l_error *err);
+int s3l__ident_add(struct s3l__ident *id, const struct s3l_record *rec, struct s3l_record *out,
+                   struct s3l_error *err);
+/* Sets id up for a record source of options src (its own: several sources may share a table)
+ * into table (borrowed): id->kind NULL unless src is at_least_once. */
+void s3l__ident_init(struct s3l__ident *id, const struct s3l_pipeline_options *src,
+                     const char *table);
+void s3l__ident_cleanup(struct s3l__ident *id);
 
 /* The table side's answers to the runner (table.c). */
 extern const struct s3l__dest_ops s3l__glue_dest_ops;

@@ -55,6 +55,7 @@ struct source {
     bool has_pending;
     /* NDJSON lines not converted yet, of the span last read (valid until the next read). */
     struct s3l_lines span;
+    struct s3l__ident ident; /* at_least_once: each record's _openetl_id (ident.c), else NULL */
 };
 
 /* Where a call's answer goes: the runner's out arguments of s3l__source_ops.next. */
@@ -220,6 +221,8 @@ static int sample(struct source *s, struct s3l_error *err)
         struct s3l_error e = {0};
         uint64_t line_after = 0;
         int r = sample_next(s, &rec, &line_after, &e);
+        if (r == 1 && s->ident.kind)
+            r = s3l__ident_add(&s->ident, &rec, &rec, &e);
         if (r == 0) {
             s->sample_ended = true;
             break;
@@ -332,7 +335,7 @@ static int fast(struct source *s, unsigned lane, const struct s3l_record *rec, s
 static bool by_spans(const struct source *s)
 {
     const struct s3l__glue *g = s->g;
-    return g->fmt == S3L_INPUT_NDJSON && g->stream;
+    return g->fmt == S3L_INPUT_NDJSON && g->stream && !s->ident.kind;
 }
 
 /*
@@ -519,8 +522,10 @@ static int next_record(struct source *s, unsigned lane, struct out *o, struct s3
     struct s3l_record rec;
     /* With the stream open, NDJSON lines come unscanned: most go through the converter's fast
      * path, or to the lanes, which scan them on their own threads (lanes.c). */
-    int rc = g->stream ? s3l_reader_next_raw(s->reader, &rec, err)
-                       : s3l_reader_next(s->reader, &rec, err);
+    int rc = g->stream && !s->ident.kind ? s3l_reader_next_raw(s->reader, &rec, err)
+                                         : s3l_reader_next(s->reader, &rec, err);
+    if (rc == 1 && s->ident.kind) /* scanned: its id needs its position */
+        rc = s3l__ident_add(&s->ident, &rec, &rec, err);
     if (rc == 1 && !rec.values) {
         rc = fast(s, lane, &rec, o, err);
         if (rc != S3L_CONVERT_FALLBACK)
@@ -674,6 +679,7 @@ static void src_free(struct s3l__source *base)
     s3l_arena_free(&s->arena);
     s3l_arena_free(&s->pend_arena);
     s3l_free(s->held);
+    s3l__ident_cleanup(&s->ident);
     s3l_free(s);
 }
 
@@ -735,6 +741,7 @@ static int open_source(void *ctx, size_t i, struct s3l_input_position *pos, int 
     s->add = pos->replayable ? 0 : offset - skip;
     s3l_arena_init(&s->arena, 1u << 20);
     s3l_arena_init(&s->pend_arena, 64u << 10);
+    s3l__ident_init(&s->ident, r->input_opts ? r->input_opts[i] : g->o, g->tpath); /* its own */
     /* Follow mode reads a plain file up to its last line feed only: a line still being written
      * waits for its line end (a compressed file's unended last record is left by its reader). */
     uint64_t end = 0;
