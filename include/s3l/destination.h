@@ -268,6 +268,15 @@ struct s3l_dest_upload {
     bool aborted;          /* abort was asked and it is aborted (or was gone already) */
 };
 
+/* An upload the caller knows to be held by a checkpoint the library cannot read (s3land: a
+ * `pipe` state file's committable). key: relative to the destination's root, or NULL for any
+ * key with this upload_id; why: the clause shown (e.g. "held by pipe state FILE"). */
+struct s3l_dest_upload_hold {
+    const char *key;
+    const char *upload_id;
+    const char *why;
+};
+
 /* Options of s3l_dest_uploads. Zero-initialise. */
 struct s3l_dest_uploads_options {
     int64_t older_than_ns;    /* an upload held by nothing is an orphan from this age on (ns) */
@@ -275,6 +284,8 @@ struct s3l_dest_uploads_options {
     size_t n_keep;
     int64_t now_ns;           /* the clock ages are measured by (ns since 1970); 0: now */
     const char *pipeline;     /* non-NULL: only this pipeline's staging uploads are listed */
+    const struct s3l_dest_upload_hold *holds; /* uploads held by the caller's checkpoints */
+    size_t n_holds;
 };
 
 /* The default of older_than_ns that `s3land gc --uploads` gives: 7 days. */
@@ -286,9 +297,10 @@ struct s3l_dest_uploads_options {
  * (issue 13 item 6): a Parquet staging upload of generation G of a pipeline whose checkpoint
  * exists is HELD when the checkpoint's pending epoch holds its key or G is at or above the
  * checkpoint's generation (a writer that may be live), an ORPHAN when G is below (a killed or
- * fenced writer's); any other upload is HELD when o->keep lists its id or a checkpoint's text
- * names it, an ORPHAN when it is at least o->older_than_ns old (by its Initiated time against
- * o->now_ns), else YOUNG (also when its age is unknown). With abort, each ORPHAN is aborted
+ * fenced writer's); any other upload is HELD when o->keep lists its id, an o->holds entry names
+ * its id (and its key, when the entry gives one; the upload's why is then the entry's), or a
+ * checkpoint's text names it, an ORPHAN when it is at least o->older_than_ns old (by its
+ * Initiated time against o->now_ns), else YOUNG (also when its age is unknown). With abort, each ORPHAN is aborted
  * before cb sees it (AbortMultipartUpload; one already gone counts as aborted). Run s3l_dest_gc
  * first to claim dead pipelines, so that a killed writer's current generation becomes older.
  * With o->pipeline, only the uploads under that pipeline's staging prefix are listed and judged

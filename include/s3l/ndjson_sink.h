@@ -118,6 +118,20 @@ enum s3l_sink_delivery {
     S3L_SINK_EXACTLY_ONCE = 1, /* the two-phase sink */
 };
 
+/* How the text sink compresses each part object (the option `compression`). */
+enum s3l_sink_compression {
+    S3L_SINK_COMPRESSION_NONE = 0, /* plain lines, names `part-<n>` */
+    S3L_SINK_COMPRESSION_GZIP = 1, /* one gzip member (RFC 1952, zlib level 6), `part-<n>.gz` */
+    S3L_SINK_COMPRESSION_ZSTD = 2, /* one zstd frame (RFC 8878, level 3), `part-<n>.zst` */
+};
+
+/*
+ * The option's value by name: "none", "gzip" or "zstd" (any case) into *out. NULL or "" is
+ * none. S3L_EINVALID_CONFIG for another name, naming it and the three accepted.
+ */
+int s3l_sink_compression_parse(const char *name, enum s3l_sink_compression *out,
+                               struct s3l_error *err);
+
 #define S3L_SINK_ROLLOVER_DEFAULT (16u << 20) /* 16 MiB, the seed's rollover_bytes default */
 #define S3L_SINK_PART_DEFAULT     (5u << 20)  /* 5 MiB: S3's minimum part, the seed's default */
 
@@ -146,6 +160,12 @@ struct s3l_sink_options {
      * x (the client's parts in flight + 1), whatever the interval's size; an interval holds at
      * most part_size x 10,000 bytes (S3's part limit). */
     uint64_t part_size;
+    /* Text sink: each part object is compressed whole (a gzip member or a zstd frame) and its
+     * name ends `.gz` or `.zst`; rollover_bytes still counts the lines' bytes, before
+     * compression. Content-Type stays content_type's and no Content-Encoding is set, so a
+     * client downloads the compressed bytes as stored. The two-phase sink takes only
+     * S3L_SINK_COMPRESSION_NONE (else S3L_EUNSUPPORTED at open). */
+    enum s3l_sink_compression compression;
 };
 
 struct s3l_sink;
@@ -156,11 +176,13 @@ struct s3l_sink;
  * The two-phase sink takes its run id here: the time in ms since the epoch, 13 digits, then 8
  * random hex digits, so its objects `<key_prefix>/sub<N>-<run>-<ckpt>.ndjson` sort by run and a
  * later run never meets an earlier run's object, even for a checkpoint id used again.
- * Errors: S3L_EINVALID_ARGUMENT for a NULL out, opts or store, a wrong version;
- * S3L_EINVALID_CONFIG for subtask >= parallelism, a key prefix the store's key rules refuse, a
- * part_size under 5 MiB (two-phase); S3L_EUNSUPPORTED for a text sink on a store without
- * put-if-absent or a two-phase sink on one without staged uploads (S3L_STORE_CAP_STAGED); the
- * store's errors of list (restore); S3L_EINTERNAL when no random bytes come; S3L_ENOMEM.
+ * Errors: S3L_EINVALID_ARGUMENT for a NULL out, opts or store, a wrong version, an unknown
+ * compression; S3L_EINVALID_CONFIG for subtask >= parallelism, a key prefix the store's key
+ * rules refuse, a part_size under 5 MiB (two-phase); S3L_EUNSUPPORTED for a text sink on a
+ * store without put-if-absent, a two-phase sink on one without staged uploads
+ * (S3L_STORE_CAP_STAGED) or with a compression; S3L_ECODEC when the compression library cannot
+ * start; the store's errors of list (restore); S3L_EINTERNAL when no random bytes come;
+ * S3L_ENOMEM.
  */
 int s3l_sink_open(const struct s3l_sink_options *opts, struct s3l_sink **out,
                   struct s3l_error *err);
@@ -180,8 +202,9 @@ int s3l_sink_begin(struct s3l_sink *s, uint64_t ckpt, struct s3l_error *err);
  * its last byte, naming the record (its 1-based number in this sink) and the byte offset; the
  * record is not written and the sink stays usable. The text sink puts a part object when its
  * buffer reaches rollover_bytes (or rollover_interval_ms passed since its oldest record):
- * `<key_prefix>/part-<n>` or `sub<i>-part-<n>`, PutObject with If-None-Match: * (S3 API
- * Reference, PutObject; local: link(2)), the next free number on a conflict. A put's error
+ * `<key_prefix>/part-<n>` or `sub<i>-part-<n>` (then `.gz` or `.zst` with a compression; the
+ * part compressed whole first), PutObject with If-None-Match: * (S3 API Reference, PutObject;
+ * local: link(2)), the next free number on a conflict. A put's error
  * (the store's codes, naming the key) is returned and the sink is failed: later calls return
  * S3L_ESTATE, and the buffered records are lost (at most once; the engine replays). S3L_ESTATE
  * before begin.
@@ -258,7 +281,7 @@ int s3l_sink_abort(struct s3l_sink *s, const uint8_t *data, size_t len, struct s
 int s3l_sink_close(struct s3l_sink *s, struct s3l_error *err);
 
 /* What the sink has done: records written, part objects put (two-phase: parts staged) and
- * their bytes. NULL fields skipped. */
+ * their bytes (the lines' bytes, before any compression). NULL fields skipped. */
 void s3l_sink_stats(const struct s3l_sink *s, uint64_t *records, uint64_t *parts, uint64_t *bytes);
 
 /*

@@ -81,11 +81,31 @@ int cli_keep_file(struct cli *c, const char *cmd, const char *path, struct cli_s
 /* Fails (exit 8, saying so) when the store refuses ListMultipartUploads, before gc --uploads
  * does anything; 0 otherwise (also for a store without multipart uploads). */
 int cli_uploads_probe(struct cli *c, struct s3l_store *store, const char *url);
+/* The uploads that `pipe` state files hold (their committables), for s3l_dest_uploads. */
+struct cli_holds {
+    struct s3l_dest_upload_hold *v; /* each string owned */
+    size_t n, cap;
+};
+/*
+ * Reads every pipe state file of the default state directory ($XDG_STATE_HOME/s3land, else
+ * ~/.local/state/s3land: its pipe-*.json; a missing directory has none) and of paths (a file, or
+ * a directory's pipe-*.json), and adds to out a hold for each pending committable whose key lies
+ * under url (the destination's root). A state's "url" (its sink's store root) tells its
+ * destination: one naming neither url nor a root above or below it is another destination's and
+ * is ignored, also when damaged; a state without "url" holds its upload by the upload id alone.
+ * A state that cannot be read or parsed otherwise is an error naming it and why. Returns 0 or
+ * the exit code after reporting (cmd names the command in messages).
+ */
+int cli_pipe_holds(struct cli *c, const char *cmd, const char *url,
+                   const struct cli_strings *paths, struct cli_holds *out);
+/* Frees out's holds; empty afterwards. */
+void cli_holds_free(struct cli_holds *h);
 /* Lists (gc false) or aborts the orphans among (gc true) the pending uploads under url (only
  * pipeline's staging uploads when pipeline is not NULL) and prints each with its age and what
- * holds it (s3l_dest_uploads). Returns an exit code. */
+ * holds it (s3l_dest_uploads; holds: the pipe states', may be NULL). Returns an exit code. */
 int cli_uploads_run(struct cli *c, struct s3l_store *store, const char *url, bool gc,
-                    int64_t older_than, const struct cli_strings *keep, const char *pipeline);
+                    int64_t older_than, const struct cli_strings *keep,
+                    const struct cli_holds *holds, const char *pipeline);
 
 /*
  * Parses a size: digits with an optional suffix, case-insensitive: B; K, KiB, M, MiB, G, GiB,

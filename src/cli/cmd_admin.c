@@ -40,7 +40,7 @@ static const char recover_help[] =
 
 static const char gc_help[] =
     "Usage: s3land gc [--url URL] [--pipeline-id ID] [--force]\n"
-    "                 [--uploads [--older-than D] [--keep FILE]]\n"
+    "                 [--uploads [--older-than D] [--keep FILE] [--pipe-state PATH]...]\n"
     "\n"
     "Removes staged files that can never commit. A pipeline that looks dead (its checkpoint not\n"
     "updated for twice the commit interval recorded in it; 60s assumed when it records none) is\n"
@@ -63,14 +63,21 @@ static const char gc_help[] =
     "  --uploads          then abort orphaned multipart uploads (s3://; see `s3land uploads`):\n"
     "                     staging uploads of generations below a pipeline's current one that\n"
     "                     its checkpoint does not hold as pending, and other uploads older\n"
-    "                     than --older-than (default 7d) that no checkpoint holds and --keep\n"
-    "                     FILE (upload ids, one a line) does not list. Without the right to\n"
-    "                     list uploads (s3:ListBucketMultipartUploads) it does nothing. With\n"
-    "                     --pipeline-id, only that pipeline's staging uploads are judged.\n"
+    "                     than --older-than (default 7d) that no checkpoint or `pipe` state\n"
+    "                     holds and --keep FILE (upload ids, one a line) does not list. Without\n"
+    "                     the right to list uploads (s3:ListBucketMultipartUploads) it does\n"
+    "                     nothing. With --pipeline-id, only that pipeline's staging uploads\n"
+    "                     are judged.\n"
+    "  --pipe-state PATH  a `pipe` state file, or a directory of them (pipe-*.json), whose\n"
+    "                     committables hold their uploads; any number of times, besides the\n"
+    "                     default state directory ($XDG_STATE_HOME/s3land, else\n"
+    "                     ~/.local/state/s3land), always read. A state that cannot be read\n"
+    "                     makes gc --uploads refuse to run (unless its url names another\n"
+    "                     destination)\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
-enum { O_ID = 256, O_JSON, O_FORCE, O_CHECK_AGE, O_UPLOADS, O_OLDER, O_KEEP };
+enum { O_ID = 256, O_JSON, O_FORCE, O_CHECK_AGE, O_UPLOADS, O_OLDER, O_KEEP, O_PIPE_STATE };
 
 static const struct option admin_options[] = {
     CLI_DEST_LONG_OPTIONS,
@@ -80,6 +87,7 @@ static const struct option admin_options[] = {
     {"uploads", no_argument, NULL, O_UPLOADS},
     {"older-than", required_argument, NULL, O_OLDER},
     {"keep", required_argument, NULL, O_KEEP},
+    {"pipe-state", required_argument, NULL, O_PIPE_STATE},
     CLI_S3_LONG_OPTIONS,
     CLI_SSE_LONG_OPTIONS,
     {"json", no_argument, NULL, O_JSON},
@@ -100,6 +108,7 @@ struct admin {
     int64_t check_age_ns;  /* gc: check leftovers older than this are removed */
     int64_t older_than;    /* gc --uploads: orphan age, ns */
     const char *keep_path; /* gc --uploads --keep FILE */
+    struct cli_strings states; /* gc --uploads --pipe-state PATH, each given */
     uint64_t count; /* recovered epochs, or removed files */
     int ex;
 };
@@ -134,6 +143,7 @@ static int parse(struct admin *a, int argc, char **argv)
         case O_UPLOADS:
         case O_OLDER:
         case O_KEEP:
+        case O_PIPE_STATE:
             if (!a->gc)
                 return cli_usage(a->c, a->cmd, "%s is an option of gc only", argv[optind - 1]);
             if (opt == O_FORCE)
@@ -142,7 +152,9 @@ static int parse(struct admin *a, int argc, char **argv)
                 a->uploads = true;
             else if (opt == O_KEEP)
                 a->keep_path = optarg;
-            else if (!cli_parse_age(optarg, &a->older_than))
+            else if (opt == O_PIPE_STATE && cli_strings_add(&a->states, optarg) != 0)
+                return cli_fail(a->c, S3L_ENOMEM, NULL, S3L_SIDE_CONFIG);
+            else if (opt == O_OLDER && !cli_parse_age(optarg, &a->older_than))
                 return cli_usage(a->c, a->cmd, "--older-than %s: expected a duration like 7d or "
                                  "2h", optarg);
             break;
@@ -171,8 +183,9 @@ static int parse(struct admin *a, int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage(a->c, a->cmd, "unexpected argument %s", argv[optind]);
-    if (!a->uploads && (a->keep_path || a->older_than != S3L_DEST_UPLOADS_DEFAULT_AGE_NS))
-        return cli_usage(a->c, a->cmd, "--older-than and --keep go with --uploads");
+    if (!a->uploads && (a->keep_path || a->states.n ||
+                        a->older_than != S3L_DEST_UPLOADS_DEFAULT_AGE_NS))
+        return cli_usage(a->c, a->cmd, "--older-than, --keep and --pipe-state go with --uploads");
     return 0;
 }
 
@@ -366,13 +379,18 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
             fputs(cli_sse_help, stdout);
             fputs(cli_exit_codes_help, stdout);
         }
+        cli_strings_free(&a.states);
         return ex;
     }
     struct cli_strings keep = {0};
+    struct cli_holds holds = {0};
     if (a.keep_path)
         ex = cli_keep_file(c, a.cmd, a.keep_path, &keep);
     if (ex == 0)
         ex = open_store(&a);
+    /* Before anything is done: a state gc cannot read may hold an upload (issue 13 item 6). */
+    if (ex == 0 && a.uploads)
+        ex = cli_pipe_holds(c, a.cmd, a.url, &a.states, &holds);
     /* gc --uploads without the right to list uploads does nothing at all (issue 13 item 6). */
     if (ex == 0 && a.uploads)
         ex = cli_uploads_probe(c, a.store, a.url);
@@ -401,7 +419,9 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
     }
     /* After the claims of dead pipelines: their writers' uploads are of older generations now. */
     if (ex == 0 && a.uploads)
-        ex = cli_uploads_run(c, a.store, a.url, true, a.older_than, &keep, a.id);
+        ex = cli_uploads_run(c, a.store, a.url, true, a.older_than, &keep, &holds, a.id);
+    cli_holds_free(&holds);
+    cli_strings_free(&a.states);
     cli_strings_free(&keep);
     s3l_store_free(a.store);
     s3l_free(a.url);

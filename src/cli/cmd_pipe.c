@@ -59,8 +59,9 @@ static const char pipe_help[] =
     "%s%s"
     "Exit codes: 0 done, every interval committed; 1 usage, an invalid binding, a second sink\n"
     "beside a two-phase sink, a state file of another statement; 2 the input (missing, shorter\n"
-    "than the recorded offset, a line over 16 MiB); 3 the store; 6 a setting not built in yet\n"
-    "(compression); 8 access refused; 130/143 stopped by a signal after committing.\n";
+    "than the recorded offset, a line over 16 MiB); 3 the store; 6 a store without what the sink\n"
+    "needs (put-if-absent, staged uploads); 8 access refused; 130/143 stopped by a signal after\n"
+    "committing.\n";
 
 /* ---- arguments ---- */
 
@@ -294,6 +295,8 @@ static int open_sink(struct pipe *p, bool restore)
     o.rollover_bytes = k->rollover_bytes;
     o.rollover_interval_ms = k->rollover_interval_ns / 1000000;
     o.content_type = k->content_type.value;
+    /* run() refused a bad name before any I/O. */
+    (void)s3l_sink_compression_parse(k->compression.value, &o.compression, NULL);
     o.part_size = k->part_size;
     o.restore = restore;
     struct s3l_error err = {0};
@@ -514,11 +517,17 @@ static int run(struct pipe *p)
 {
     bool found = false;
     const struct s3l_config_sink *k = p->doc->sink;
-    if (k->compression.value && strcmp(k->compression.value, "none") != 0) /* before any I/O */
-        return cli_fail(p->c, S3L_EUNSUPPORTED,
-                        &(struct s3l_error){.message = "compression of the sinks' objects (gzip, "
-                                                       "zstd) is not built yet (issue 13); "
-                                                       "refused, not ignored"},
+    enum s3l_sink_compression comp;
+    struct s3l_error cerr = {0};
+    if (s3l_sink_compression_parse(k->compression.value, &comp, &cerr)) /* before any I/O */
+        return cli_fail(p->c, S3L_EINVALID_CONFIG, &cerr, S3L_SIDE_CONFIG);
+    if (p->twopc && comp != S3L_SINK_COMPRESSION_NONE)
+        return cli_fail(p->c, S3L_EINVALID_CONFIG,
+                        &(struct s3l_error){.message = "compression is the text sink's option: "
+                                                       "the two-phase sink (delivery_guarantee "
+                                                       "'exactly_once') writes plain .ndjson "
+                                                       "objects; drop compression or the "
+                                                       "guarantee"},
                         S3L_SIDE_CONFIG);
     int ex = cli_pipe_state_path(p);
     if (!ex)

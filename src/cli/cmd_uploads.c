@@ -2,21 +2,27 @@
  * `s3land uploads` and the uploads part of `s3land gc --uploads` (issue 13 item 6): the pending
  * multipart uploads under a destination, with their age and whether a checkpoint holds them, and
  * the abort of the orphans (s3l_dest_uploads gives the rule). A killed writer's upload is never
- * completed nor aborted by anyone else, and its parts stay stored until it is aborted.
+ * completed nor aborted by anyone else, and its parts stay stored until it is aborted. The
+ * committables of `pipe` state files (the default state directory, --pipe-state) hold their
+ * uploads: a state that cannot be read makes both commands refuse, since it may hold one.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <jansson.h>
 
-#include "cli.h"
+#include "pipe.h"
 #include "s3l/sys/store.h"
 
 static const char uploads_help[] =
-    "Usage: s3land uploads [--url URL] [--older-than D] [--keep FILE]\n"
+    "Usage: s3land uploads [--url URL] [--older-than D] [--keep FILE] [--pipe-state PATH]...\n"
     "\n"
     "Lists the pending multipart uploads under the destination (s3:// only: a local destination\n"
     "has none), each with its key, upload id, age and what holds it: a checkpoint (a file of a\n"
@@ -30,6 +36,11 @@ static const char uploads_help[] =
     "                     15m, 2h, 7d)\n"
     "  --keep FILE        upload ids to keep (one a line; # comments): committables only an\n"
     "                     engine's checkpoints know\n"
+    "  --pipe-state PATH  a `pipe` state file, or a directory of them (pipe-*.json), whose\n"
+    "                     committables hold their uploads; any number of times. The default\n"
+    "                     state directory ($XDG_STATE_HOME/s3land, else ~/.local/state/s3land)\n"
+    "                     is always read. A state that cannot be read is an error (unless its\n"
+    "                     url names another destination)\n"
     "  -q, --quiet / --json / -h, --help\n"
     "\n";
 
@@ -50,6 +61,178 @@ int cli_keep_file(struct cli *c, const char *cmd, const char *path, struct cli_s
     if (rc)
         return cli_fail(c, rc, NULL, S3L_SIDE_DESTINATION);
     return 0;
+}
+
+/* ---- pipe state files: their committables hold their uploads ---- */
+
+static int hold_add(struct cli_holds *h, const char *key, const char *id, const char *why)
+{
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 8;
+        struct s3l_dest_upload_hold *v = realloc(h->v, cap * sizeof(*v));
+        if (!v)
+            return S3L_ENOMEM;
+        h->v = v;
+        h->cap = cap;
+    }
+    struct s3l_dest_upload_hold *d = &h->v[h->n];
+    d->key = key ? strdup(key) : NULL;
+    d->upload_id = strdup(id);
+    d->why = strdup(why);
+    if ((key && !d->key) || !d->upload_id || !d->why) {
+        free((char *)d->key);
+        free((char *)d->upload_id);
+        free((char *)d->why);
+        return S3L_ENOMEM;
+    }
+    h->n++;
+    return 0;
+}
+
+void cli_holds_free(struct cli_holds *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        free((char *)h->v[i].key);
+        free((char *)h->v[i].upload_id);
+        free((char *)h->v[i].why);
+    }
+    free(h->v);
+    memset(h, 0, sizeof(*h));
+}
+
+/* n bytes of s without the trailing slashes. */
+static size_t trimmed(const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && s[n - 1] == '/')
+        n--;
+    return n;
+}
+
+/*
+ * Where a state's sink root r (its "url") lies against the destination's root g: 0 another
+ * destination (neither is the other nor under it); 1 the same bucket or directory tree, with
+ * *rel (free) the committable key k relative to g, or NULL when k is not under g; -1 out of
+ * memory.
+ */
+static int relate(const char *g, const char *r, const char *k, char **rel)
+{
+    size_t gn = trimmed(g), rn = trimmed(r);
+    *rel = NULL;
+    if (gn == rn && strncmp(g, r, gn) == 0) {
+        *rel = strdup(k);
+    } else if (rn < gn && strncmp(g, r, rn) == 0 && g[rn] == '/') {
+        const char *sub = g + rn + 1; /* the destination's prefix in the sink's root */
+        size_t sn = gn - rn - 1;
+        if (strncmp(k, sub, sn) != 0 || k[sn] != '/')
+            return 1; /* the same bucket, a key outside this destination */
+        *rel = strdup(k + sn + 1);
+    } else if (gn < rn && strncmp(r, g, gn) == 0 && r[gn] == '/') {
+        size_t n = (rn - gn - 1) + 1 + strlen(k) + 1;
+        if ((*rel = malloc(n)))
+            snprintf(*rel, n, "%.*s/%s", (int)(rn - gn - 1), r + gn + 1, k);
+    } else {
+        return 0;
+    }
+    return *rel ? 1 : -1;
+}
+
+/* One state file: its committable's hold when it is of this destination. 0 or the exit code. */
+static int one_state(struct cli *c, const char *cmd, const char *url, const char *path,
+                     struct cli_holds *out)
+{
+    struct cli_pipe_state_view v;
+    char why[600];
+    int bad = cli_pipe_state_view(path, &v, why, sizeof(why));
+    char *rel = NULL;
+    int related = v.url ? relate(url, v.url, bad ? "" : (v.cmt.key ? v.cmt.key : ""), &rel) : 1;
+    int ex = 0, rc = related < 0 ? S3L_ENOMEM : 0;
+    if (rc == 0 && bad && related) {
+        struct s3l_error err = {0};
+        s3l_error_set(&err, S3L_ECORRUPT, "%s: pipe state %s cannot be read (%s): it may hold an "
+                      "upload, so %s; repair it, or remove it if no pipe will resume from it", cmd,
+                      path, why, strcmp(cmd, "gc") == 0 ? "gc --uploads aborts nothing"
+                                                        : "uploads cannot say what is held");
+        ex = cli_fail(c, S3L_ECORRUPT, &err, S3L_SIDE_CONFIG);
+    } else if (rc == 0 && !bad && related && v.cmt.kind == S3L_COMMITTABLE_MULTIPART &&
+               (rel || !v.url)) {
+        char w[700];
+        snprintf(w, sizeof(w), "held by pipe state %s (the committable of its checkpoint %llu)",
+                 path, (unsigned long long)v.checkpoint);
+        /* A state without its url (written before pipe recorded it): held by the id alone. */
+        rc = hold_add(out, v.url ? rel : NULL, v.cmt.upload_id, w);
+    }
+    free(rel);
+    free(v.url);
+    cli_pipe_state_view_cleanup(&v);
+    if (rc)
+        ex = cli_fail(c, rc, NULL, S3L_SIDE_CONFIG);
+    return ex;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The pipe-*.json files of directory dir, in name order; a missing dir has none when
+ * missing_ok. 0 or the exit code. */
+static int one_dir(struct cli *c, const char *cmd, const char *url, const char *dir,
+                   bool missing_ok, struct cli_holds *out)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (missing_ok && errno == ENOENT)
+            return 0;
+        return cli_usage(c, cmd, "--pipe-state %s: cannot be read (opendir: %s)", dir,
+                         strerror(errno));
+    }
+    struct cli_strings names = {0};
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)))
+        if (fnmatch("pipe-*.json", e->d_name, FNM_PERIOD) == 0)
+            rc = cli_strings_add(&names, e->d_name);
+    closedir(d);
+    int ex = rc ? cli_fail(c, rc, NULL, S3L_SIDE_CONFIG) : 0;
+    if (names.n)
+        qsort(names.v, names.n, sizeof(*names.v), by_name);
+    for (size_t i = 0; ex == 0 && i < names.n; i++) {
+        size_t n = strlen(dir) + strlen(names.v[i]) + 2;
+        char *path = malloc(n);
+        if (!path) {
+            ex = cli_fail(c, S3L_ENOMEM, NULL, S3L_SIDE_CONFIG);
+            break;
+        }
+        snprintf(path, n, "%s/%s", dir, names.v[i]);
+        ex = one_state(c, cmd, url, path, out);
+        free(path);
+    }
+    cli_strings_free(&names);
+    return ex;
+}
+
+int cli_pipe_holds(struct cli *c, const char *cmd, const char *url,
+                   const struct cli_strings *paths, struct cli_holds *out)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    char dir[4096] = "";
+    if (xdg && *xdg == '/') /* as pipe names its default state (cli_pipe_state_path) */
+        snprintf(dir, sizeof(dir), "%s/s3land", xdg);
+    else if (home && *home)
+        snprintf(dir, sizeof(dir), "%s/.local/state/s3land", home);
+    int ex = *dir ? one_dir(c, cmd, url, dir, true, out) : 0;
+    for (size_t i = 0; ex == 0 && paths && i < paths->n; i++) {
+        struct stat st;
+        if (stat(paths->v[i], &st) != 0)
+            ex = cli_usage(c, cmd, "--pipe-state %s: cannot be read (stat: %s)", paths->v[i],
+                           strerror(errno));
+        else if (S_ISDIR(st.st_mode))
+            ex = one_dir(c, cmd, url, paths->v[i], false, out);
+        else
+            ex = one_state(c, cmd, url, paths->v[i], out);
+    }
+    return ex;
 }
 
 struct listing {
@@ -97,9 +280,12 @@ static int on_upload(void *ctx, const struct s3l_dest_upload *u)
 }
 
 int cli_uploads_run(struct cli *c, struct s3l_store *store, const char *url, bool gc,
-                    int64_t older_than, const struct cli_strings *keep, const char *pipeline)
+                    int64_t older_than, const struct cli_strings *keep,
+                    const struct cli_holds *holds, const char *pipeline)
 {
     struct s3l_dest_uploads_options o = {0};
+    o.holds = holds ? holds->v : NULL;
+    o.n_holds = holds ? holds->n : 0;
     o.pipeline = pipeline;
     o.older_than_ns = older_than;
     o.keep = (const char *const *)keep->v;
@@ -156,12 +342,13 @@ int cli_uploads_probe(struct cli *c, struct s3l_store *store, const char *url)
     return 0; /* no multipart (file://) or other failures: the run itself meets and reports them */
 }
 
-enum { U_URL = 256, U_OLDER, U_KEEP, U_JSON };
+enum { U_URL = 256, U_OLDER, U_KEEP, U_JSON, U_PIPE_STATE };
 
 static const struct option uploads_options[] = {
     {"url", required_argument, NULL, U_URL},
     {"older-than", required_argument, NULL, U_OLDER},
     {"keep", required_argument, NULL, U_KEEP},
+    {"pipe-state", required_argument, NULL, U_PIPE_STATE},
     CLI_S3_LONG_OPTIONS,
     {"json", no_argument, NULL, U_JSON},
     {"quiet", no_argument, NULL, 'q'},
@@ -173,6 +360,7 @@ int cli_cmd_uploads(struct cli *c, int argc, char **argv)
 {
     const char *url_arg = NULL, *keep_path = NULL;
     struct cli_s3 s3 = {0};
+    struct cli_strings states = {0};
     int64_t older = S3L_DEST_UPLOADS_DEFAULT_AGE_NS;
     optind = 1;
     opterr = 0;
@@ -185,6 +373,10 @@ int cli_cmd_uploads(struct cli *c, int argc, char **argv)
                            optarg);
         else if (opt == U_KEEP)
             keep_path = optarg;
+        else if (opt == U_PIPE_STATE && cli_strings_add(&states, optarg) != 0)
+            ex = cli_fail(c, S3L_ENOMEM, NULL, S3L_SIDE_CONFIG);
+        else if (opt == U_PIPE_STATE)
+            continue;
         else if (opt == U_JSON)
             c->json = true;
         else if (opt == 'q')
@@ -193,11 +385,14 @@ int cli_cmd_uploads(struct cli *c, int argc, char **argv)
             fputs(uploads_help, stdout);
             fputs(cli_s3_help, stdout);
             fputs(cli_exit_codes_help, stdout);
+            cli_strings_free(&states);
             return 0;
         } else if (opt != U_OLDER) {
             ex = cli_s3_option(c, "uploads", opt, &s3);
-            if (ex < 0)
+            if (ex < 0) {
+                cli_strings_free(&states);
                 return cli_bad_option(c, "uploads", uploads_options, argv[optind - 1]);
+            }
         }
     }
     if (ex == 0 && optind < argc)
@@ -209,8 +404,13 @@ int cli_cmd_uploads(struct cli *c, int argc, char **argv)
     char *url = NULL;
     if (ex == 0)
         ex = cli_open_store(c, url_arg, &s3, false, &store, &url);
+    struct cli_holds holds = {0};
     if (ex == 0)
-        ex = cli_uploads_run(c, store, url, false, older, &keep, NULL);
+        ex = cli_pipe_holds(c, "uploads", url, &states, &holds);
+    if (ex == 0)
+        ex = cli_uploads_run(c, store, url, false, older, &keep, &holds, NULL);
+    cli_holds_free(&holds);
+    cli_strings_free(&states);
     cli_strings_free(&keep);
     s3l_store_free(store);
     s3l_free(url);

@@ -75,6 +75,20 @@ int cli_pipe_save_state(struct pipe *p);
 /* Reads the state file into p->st (*found false when there is none); one of another factory or
  * input is refused. 0 or the exit code. */
 int cli_pipe_load_state(struct pipe *p, bool *found);
+/* A state file as gc --uploads reads it: the sink's store root (url: "s3://bucket" or a file://
+ * URL; NULL for a state written before pipe recorded it) and the pending committable (kind
+ * S3L_COMMITTABLE_EMPTY when none). */
+struct cli_pipe_state_view {
+    char *url; /* free() */
+    uint64_t checkpoint;
+    struct s3l_committable cmt;
+};
+/* Reads and checks the state at path whole (as cli_pipe_load_state does, and its committable
+ * decoded by s3l_committable_decode). 0; or -1 with why (one clause, cap bytes) saying what is
+ * wrong, v->cmt empty and v->url still set when the damaged file gave one. Free v->url. */
+int cli_pipe_state_view(const char *path, struct cli_pipe_state_view *v, char *why, size_t cap);
+/* Frees v's committable (not v->url). */
+void cli_pipe_state_view_cleanup(struct cli_pipe_state_view *v);
 /* Opens the input at the state's offset (a file: seek; stdin: the bytes before it dropped, from
  * --stdin-offset). 0 or the exit code. */
 int cli_pipe_open_input(struct pipe *p, struct reader *r);

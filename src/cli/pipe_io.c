@@ -1,8 +1,10 @@
 /*
  * s3land pipe's state file and input (cmd_pipe.c is the command). The state, one JSON object
  * written atomically through s3l_sink_state_save: {"version": 1, "statement_sha256", "factory",
- * "input", "offset", "checkpoint", "records", "run", "committables": [hex]}; the input, read in
- * chunks, a line at a time, resumed at the state's offset.
+ * "input", "offset", "checkpoint", "records", "run", "url", "committables": [hex]}; the input,
+ * read in
+ * chunks, a line at a time, resumed at the state's offset. gc --uploads reads states too
+ * (cli_pipe_state_view).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,11 +84,12 @@ int cli_pipe_save_state(struct pipe *p)
         json_decref(cm);
         return cli_fail(p->c, S3L_ENOMEM, NULL, S3L_SIDE_CONFIG);
     }
-    json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:o}", "version", 1,
+    /* url: the sink's store root, by which gc --uploads tells the states of its destination. */
+    json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:o}", "version", 1,
                           "statement_sha256", st->sha, "factory", st->factory, "input",
                           st->input, "offset", (json_int_t)st->offset, "checkpoint",
                           (json_int_t)st->checkpoint, "records", (json_int_t)st->records, "run",
-                          st->run, "committables", cm);
+                          st->run, "url", p->url ? p->url : "", "committables", cm);
     char *text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(o);
     if (!text)
@@ -276,4 +279,75 @@ int cli_pipe_open_input(struct pipe *p, struct reader *r)
     }
     p->offset = off;
     return 0;
+}
+
+int cli_pipe_state_view(const char *path, struct cli_pipe_state_view *v, char *why, size_t cap)
+{
+    memset(v, 0, sizeof(*v));
+    uint8_t *data = NULL;
+    size_t len = 0;
+    struct s3l_error err = {0};
+    int rc = s3l_sink_state_load(path, STATE_MAX, &data, &len, &err);
+    if (rc) {
+        snprintf(why, cap, "%s", err.message[0] ? err.message : s3l_strerror(rc));
+        return -1;
+    }
+    json_error_t je;
+    json_t *o = json_loadb((const char *)data, len, 0, &je);
+    s3l_free(data);
+    if (!o) {
+        snprintf(why, cap, "not JSON (line %d, column %d: %s)", je.line, je.column, je.text);
+        return -1;
+    }
+    /* The url first: a damaged state of another destination is told apart by it. */
+    json_t *u = json_object_get(o, "url");
+    if (json_is_string(u) && *json_string_value(u) && !(v->url = strdup(json_string_value(u)))) {
+        json_decref(o);
+        snprintf(why, cap, "out of memory");
+        return -1;
+    }
+    json_int_t ver = 0, off = -1, ck = -1, rec = -1;
+    const char *sha = NULL, *fac = NULL, *in = NULL, *run = NULL;
+    json_t *cm = NULL;
+    int bad = json_unpack_ex(o, &je, 0, "{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:o}",
+                             "version", &ver, "statement_sha256", &sha, "factory", &fac, "input",
+                             &in, "offset", &off, "checkpoint", &ck, "records", &rec, "run", &run,
+                             "committables", &cm);
+    if (bad)
+        snprintf(why, cap, "not a pipe state (version 1): %s", je.text);
+    else if (ver != 1)
+        snprintf(why, cap, "version %lld, not 1", (long long)ver);
+    else if (off < 0 || ck < 0 || rec < 0)
+        snprintf(why, cap, "a negative offset, checkpoint or records");
+    else if (!json_is_array(cm) || json_array_size(cm) > 1)
+        snprintf(why, cap, "committables is not an array of at most one");
+    bad = bad || ver != 1 || off < 0 || ck < 0 || rec < 0 || !json_is_array(cm) ||
+          json_array_size(cm) > 1;
+    v->checkpoint = bad ? 0 : (uint64_t)ck;
+    if (!bad && json_array_size(cm) == 1) {
+        json_t *h = json_array_get(cm, 0);
+        uint8_t *b = NULL;
+        size_t n = 0;
+        if (!json_is_string(h) || unhex(json_string_value(h), &b, &n) != 0) {
+            snprintf(why, cap, "committables[0] is not lowercase hex");
+            bad = 1;
+        } else if ((rc = s3l_committable_decode(b, n, &v->cmt, &err)) != 0) {
+            snprintf(why, cap, "committables[0]: %s",
+                     err.message[0] ? err.message : s3l_strerror(rc));
+            bad = 1;
+        }
+        free(b);
+    }
+    json_decref(o);
+    if (bad) {
+        cli_pipe_state_view_cleanup(v);
+        return -1;
+    }
+    return 0;
+}
+
+void cli_pipe_state_view_cleanup(struct cli_pipe_state_view *v)
+{
+    s3l_committable_cleanup(&v->cmt);
+    /* The url is kept: a damaged state's destination is still told by it. */
 }

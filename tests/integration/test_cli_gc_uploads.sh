@@ -17,6 +17,12 @@
 #   the held ones; without the other's id in FILE it is aborted too; by default (7d) nothing is;
 # - the kept committable is completed by its engine's rerun (every record once), and the live
 #   writer, never touched, ends normally (exit 0), leaving no upload pending;
+# - a two-phase `pipe` killed (kill -9) while the fault proxy holds back its
+#   CompleteMultipartUpload, its state (the default state directory) holding the committable:
+#   `uploads` shows its upload "held by pipe state FILE"; a damaged state there makes
+#   `gc --uploads` refuse (nothing aborted); `gc --uploads --older-than 0s` keeps the pipe's
+#   upload, aborts an old unrelated one and ignores a damaged state of another bucket
+#   (--pipe-state DIR); the pipe's rerun completes it, every line once;
 # - file://: `uploads` and `gc --uploads` say a local destination has no multipart uploads.
 set -uo pipefail
 S3LAND=${S3LAND:?}
@@ -39,6 +45,8 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$work" || exit 1
+# gc and uploads read the pipe states of the default state directory: this test's own.
+export XDG_STATE_HOME=$work/xdg
 
 env_file=${S3L_RGW_ENV:-}
 if [ -z "$env_file" ]; then
@@ -255,7 +263,77 @@ writer=""
     || bad "live writer B (exit $st): $(cat "$work/b.err")"
 [ -z "$(pending "")" ] && ok "no upload is left pending" || bad "left pending: $(pending "")"
 
-# 9. file:// has no multipart uploads.
+# 9. pipe state files. A two-phase `pipe` (its state in the default state directory,
+# $XDG_STATE_HOME/s3land) is killed (kill -9) while the fault proxy holds back its
+# CompleteMultipartUpload (answered only after 10 min, never forwarded): its state then holds the
+# interval's committable. gc --uploads --older-than 0s keeps that upload (held by the state) and
+# aborts an old unrelated one; a state it cannot parse makes it refuse (exit 1, naming the file,
+# nothing aborted); a damaged state whose url names another bucket is ignored; pipe's rerun
+# completes the kept upload, and every line lands once.
+awk 'BEGIN { for (i = 1; i <= 20000; i++) printf "pipe line %06d\n", i }' >lines.txt
+echo "CREATE TABLE p (line STRING) WITH (connector = 's3', bucket = '$RGW_BUCKET', key_prefix = '$run/piped', region = '$AWS_DEFAULT_REGION', delivery_guarantee = 'exactly_once')" >p.sql
+curl -s -X POST "http://127.0.0.1:$pport/__proxy/reset" >/dev/null 3>&-
+curl -s -X POST "http://127.0.0.1:$pport/__proxy/rules" \
+    -d '[{"op": "CompleteMultipartUpload", "action": "error500", "delayMs": 600000, "times": -1}]' >/dev/null 3>&-
+"$S3LAND" pipe --sql p.sql --commit-interval 1h --endpoint "http://127.0.0.1:$pport" --path-style \
+    lines.txt >pp.out 2>pp.err 3>&- &
+killed=$!
+held=""
+for _ in $(seq 1200); do
+    st_file=$(ls "$XDG_STATE_HOME"/s3land/pipe-*.json 2>/dev/null | head -1)
+    [ -n "$st_file" ] && grep -q '"committables":\["' "$st_file" && { held=yes; break; }
+    kill -0 "$killed" 2>/dev/null || break
+    sleep 0.5
+done
+kill -9 "$killed" 2>/dev/null
+wait "$killed" 2>/dev/null
+killed=""
+read -r key_pp id_pp <<<"$(pending piped/ | head -1)"
+[ "$held" = yes ] && [ -n "$id_pp" ] && ! grep -q '^committed' pp.out pp.err \
+    && ok "pipe killed while its complete was held back: its state holds the committable, the upload is pending" \
+    || bad "pipe kill: state $(cat "$st_file" 2>&1 | head -c 300) / $(cat pp.out pp.err) / pending: $(pending piped/)"
+id_u=$(aws s3api create-multipart-upload --bucket "$RGW_BUCKET" --key "$run/unrelated/blob.bin" \
+    --query UploadId --output text 3>&-)
+"$S3LAND" uploads --url "$url" >"$work/u10.out" 2>&1 3>&-
+st=$?
+[ "$st" = 0 ] && grep -q "^${key_pp#$run/}  upload $id_pp  started .*  kept: held by pipe state $st_file (the committable of its checkpoint 1)$" "$work/u10.out" \
+    && grep -q "^unrelated/blob.bin  upload $id_u  .*  orphan: older than 7d\|^unrelated/blob.bin  upload $id_u  .*  kept: held by no checkpoint, but younger than 7d" "$work/u10.out" \
+    && ok "uploads shows the pipe's upload as held by pipe state FILE" \
+    || bad "uploads with a pipe state (exit $st): $(cat "$work/u10.out")"
+# A damaged state in the default directory: gc refuses, naming it, and aborts nothing.
+printf '{"version": 1, "committables": ["5333' >"$XDG_STATE_HOME/s3land/pipe-broken.json"
+"$S3LAND" gc --uploads --older-than 0s --url "$url" >"$work/g10.out" 2>&1 3>&-
+st=$?
+now=$(pending "" | awk '{ print $2 }' | sort)
+[ "$st" != 0 ] && grep -q "pipe state $XDG_STATE_HOME/s3land/pipe-broken.json cannot be read (not JSON" "$work/g10.out" \
+    && grep -q "gc --uploads aborts nothing" "$work/g10.out" \
+    && [ "$now" = "$(printf '%s\n' "$id_pp" "$id_u" | sort)" ] \
+    && ok "a state gc cannot parse: it refuses (exit $st), names the file, aborts nothing" \
+    || bad "gc with a broken state (exit $st): $(cat "$work/g10.out") / pending: $now"
+rm -f "$XDG_STATE_HOME/s3land/pipe-broken.json"
+# --pipe-state DIR: a damaged state whose url names another bucket is another destination's.
+mkdir -p others
+printf '{"url": "s3://another-bucket-%s", "version": 1, "committables": ["zz"]}' "$$" >others/pipe-x.json
+"$S3LAND" gc --uploads --older-than 0s --pipe-state others --url "$url" >"$work/g11.out" 2>&1 3>&-
+st=$?
+now=$(pending "" | awk '{ print $2 }')
+[ "$st" = 0 ] && grep -q "^unrelated/blob.bin  upload $id_u  .*  aborted: older than 0s and held by no checkpoint of this destination$" "$work/g11.out" \
+    && grep -q "^${key_pp#$run/}  upload $id_pp  .*  kept: held by pipe state $st_file (the committable of its checkpoint 1)$" "$work/g11.out" \
+    && [ "$now" = "$id_pp" ] \
+    && ok "gc --uploads --older-than 0s keeps the pipe's upload, aborts the unrelated one, ignores another destination's damaged state" \
+    || bad "gc with the pipe state (exit $st): $(cat "$work/g11.out") / pending: $now"
+# The rerun (straight to the store) completes the kept committable and ends; each line once.
+"$S3LAND" pipe --sql p.sql --commit-interval 1h --endpoint "$RGW_ENDPOINT" --path-style \
+    lines.txt >pp2.out 2>pp2.err 3>&-
+st=$?
+rm -rf pobj && aws s3 cp --recursive --quiet "$url/piped/" pobj/ 3>&-
+[ "$st" = 0 ] && grep -q '^recovered: checkpoint 1' pp2.err \
+    && cmp -s <(find pobj -type f | LC_ALL=C sort | xargs -r cat) lines.txt \
+    && [ -z "$(pending piped/)" ] \
+    && ok "pipe's rerun completed the kept upload: all $(wc -l <lines.txt) lines landed once, none pending" \
+    || bad "pipe rerun (exit $st): $(cat pp2.out pp2.err | head -c 600) / $(find pobj -type f | xargs -r cat | wc -l) lines / pending: $(pending piped/)"
+
+# 10. file:// has no multipart uploads.
 mkdir -p "$work/lake"
 "$S3LAND" uploads --url "file://$work/lake" >"$work/f.out" 2>&1
 st=$?
@@ -265,6 +343,14 @@ st=$?
 st=$?
 [ "$st" = 0 ] && grep -q "a local destination has no multipart uploads" "$work/f2.out" \
     && ok "file://: gc --uploads says so too" || bad "file:// gc --uploads (exit $st): $(cat "$work/f2.out")"
+# The pipe's state above (url s3://...) is another destination's here; a damaged one is not.
+echo 'not json' >"$XDG_STATE_HOME/s3land/pipe-broken.json"
+"$S3LAND" gc --uploads --url "file://$work/lake" >"$work/f3.out" 2>&1
+st=$?
+[ "$st" = 1 ] && grep -q "pipe state $XDG_STATE_HOME/s3land/pipe-broken.json cannot be read (not JSON" "$work/f3.out" \
+    && ok "file://: a damaged pipe state makes gc --uploads refuse too (exit 1)" \
+    || bad "file:// gc --uploads with a damaged state (exit $st): $(cat "$work/f3.out")"
+rm -f "$XDG_STATE_HOME/s3land/pipe-broken.json"
 
 [ "$fails" = 0 ] && echo "all passed" || echo "$fails failed"
 [ "$fails" = 0 ]

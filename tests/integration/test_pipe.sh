@@ -166,8 +166,12 @@ e=$("$S3LAND" pipe --config sink.yaml --config other.yaml "$data" 2>&1); rc=$?
 
 stmt z zst at_most_once ", compression = 'zstd'" >zst.sql
 e=$("$S3LAND" pipe --sql zst.sql --state zst.state "$data" 2>&1); rc=$?
-[ "$rc" = 6 ] && grep -q "compression of the sinks' objects (gzip, zstd) is not built yet" <<<"$e" && [ ! -e zst.state ] &&
-    ok "compression (not built yet) is refused, exit 6, before anything is written" || bad "compression (rc $rc): $e"
+snap "$top/zst"
+[ "$rc" = 0 ] && [ "$(ls "$snapdir" | grep -cvE '^part-[0-9]+\.zst$')" = 0 ] &&
+    (cd "$snapdir" && ls | sed -n 's/^part-\([0-9]*\)\.zst$/\1/p' | sort -n |
+        while read -r n; do zstd -dc "part-$n.zst"; done) | cmp -s - "$data" &&
+    ok "compression = 'zstd': part-<n>.zst parts whose zstd -dc equals the input" ||
+    bad "compression zstd (rc $rc): $e; $(ls "$snapdir")"
 
 # 5. kill -9 mid-run (two-phase), twice, then a rerun with the same state.
 seq -f '{"seq":%g,"pad":"abcdefghijklmnopqrstuvwxyz0123456789"}' 1 400000 >seq.ndjson

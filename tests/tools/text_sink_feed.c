@@ -4,6 +4,7 @@
  * Usage:
  *   text_sink_feed --url URL [--prefix P] [--rollover BYTES] [--subtask I --parallelism N]
  *                  [--restore] [--endpoint URL] [--region R] [--hold]
+ *                  [--compression none|gzip|zstd] [--content-type T]
  * Each input line (its "\n" included) is one write; begin(1) comes first. At the end of input it
  * prints "records R parts P bytes B" (what the sink put) and closes the sink, or with --hold
  * prints that line without closing and sleeps until killed (the records since the last part stay
@@ -59,6 +60,12 @@ int main(int argc, char **argv)
                 o.subtask = (uint32_t)strtoul(v, NULL, 10);
             else if (!strcmp(a, "--parallelism"))
                 o.parallelism = (uint32_t)strtoul(v, NULL, 10);
+            else if (!strcmp(a, "--compression")) {
+                struct s3l_error e = {0};
+                if (s3l_sink_compression_parse(v, &o.compression, &e) != 0)
+                    return die("--compression", &e) + 1;
+            } else if (!strcmp(a, "--content-type"))
+                o.content_type = v;
             else if (!strcmp(a, "--endpoint"))
                 so.endpoint = v;
             else if (!strcmp(a, "--region"))

@@ -1336,6 +1336,65 @@ static void uploads_judged_and_orphans_aborted(void **state)
     s3l_free(p9);
 }
 
+/*
+ * The caller's holds (s3land: `pipe` state committables): an upload whose id and key a hold
+ * names is held, with the hold's why; a hold without a key holds its id under any key; a hold
+ * whose key is another one does not hold the upload (the same id elsewhere is an orphan).
+ */
+struct whys {
+    char v[8][200];
+    size_t n;
+};
+
+static int on_why(void *ctx, const struct s3l_dest_upload *u)
+{
+    struct whys *w = ctx;
+    snprintf(w->v[w->n++], sizeof(w->v[0]), "%s %s: %s", u->upload_id,
+             u->aborted ? "aborted" : "kept", u->why);
+    return 0;
+}
+
+static void uploads_held_by_callers_holds(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_error err = {0};
+    int64_t now = s3l__os_now_ns(), day = 86400LL * 1000000000LL;
+    struct fake_upload set[] = {
+        {"p/sub0-a.ndjson", "id-a", now - day, false},
+        {"p/sub0-b.ndjson", "id-b", now - day, false},
+        {"q/any.ndjson", "id-c", now - day, false},
+        {"r/old", "id-d", now - day, false},
+    };
+    fake_v = set;
+    fake_n = sizeof(set) / sizeof(set[0]);
+    struct s3l_store_ops ops = *f->s->ops;
+    const struct s3l_store_ops *saved = f->s->ops;
+    ops.list_uploads = fake_list_uploads;
+    ops.staged_abort = fake_staged_abort;
+    f->s->ops = &ops;
+    const struct s3l_dest_upload_hold holds[] = {
+        {"p/sub0-a.ndjson", "id-a", "held by pipe state A"},
+        {"p/elsewhere.ndjson", "id-b", "held by pipe state B"},
+        {NULL, "id-c", "held by pipe state C"},
+    };
+    struct s3l_dest_uploads_options o = {0};
+    o.older_than_ns = 3600LL * 1000000000LL;
+    o.holds = holds;
+    o.n_holds = 3;
+    struct whys w = {0};
+    assert_int_equal(s3l_dest_uploads(f->s, &o, true, on_why, &w, &err), 0);
+    assert_int_equal(w.n, 4);
+    assert_string_equal(w.v[0], "id-a kept: held by pipe state A");
+    assert_string_equal(w.v[1], "id-b aborted: older than 1h and held by no checkpoint of this "
+                                "destination");
+    assert_string_equal(w.v[2], "id-c kept: held by pipe state C");
+    assert_string_equal(w.v[3], "id-d aborted: older than 1h and held by no checkpoint of this "
+                                "destination");
+    assert_false(set[0].aborted || set[2].aborted);
+    assert_true(set[1].aborted && set[3].aborted);
+    f->s->ops = saved;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1359,6 +1418,7 @@ int main(void)
         cmocka_unit_test(fail_at_every_op_then_recover),
         cmocka_unit_test(lost_reply_at_every_op_then_recover),
         cmocka_unit_test_setup_teardown(uploads_judged_and_orphans_aborted, setup, teardown),
+        cmocka_unit_test_setup_teardown(uploads_held_by_callers_holds, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,10 @@
  * restored run numbers after its own parts; a fresh run never replaces a published part
  * (put-if-absent, next free number); prepare flushes nothing and returns an empty committable;
  * commit, commit_group and abort of committables, a corrupt one refused with nothing done; the
- * interval's state errors. What landed is read back with stdio and readdir, not the store.
+ * interval's state errors; compression: gzip and zstd parts (`.gz`, `.zst`) decompressed here
+ * with zlib and libzstd and compared with the lines, rollover counting the lines' bytes, and
+ * numbering after a restore over names with and without a suffix. What landed is read back with
+ * stdio and readdir, not the store.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -18,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "s3l/ndjson_sink.h"
 #include "s3l/store.h"
@@ -329,12 +334,273 @@ static void rollover_interval(void **state)
     rm_root();
 }
 
+/* The whole of root/rel in *len bytes (malloc), or NULL when it does not exist. */
+static uint8_t *read_all(const char *rel, size_t *len)
+{
+    char path[600];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *b = malloc(cap);
+    assert_non_null(b);
+    for (size_t r; (r = fread(b + n, 1, cap - n, f)) > 0;) {
+        n += r;
+        if (n == cap) {
+            b = realloc(b, cap *= 2);
+            assert_non_null(b);
+        }
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+/* gzip (one member, RFC 1952) of p[0..n) decoded with zlib's inflate into *out (malloc). */
+static size_t gunzip(const uint8_t *p, size_t n, uint8_t **out)
+{
+    assert_true(n >= 18 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8); /* ID1 ID2 CM=deflate */
+    z_stream z = {0};
+    assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+    size_t cap = 1 << 20;
+    uint8_t *b = malloc(cap);
+    assert_non_null(b);
+    z.next_in = (Bytef *)p;
+    z.avail_in = (uInt)n;
+    z.next_out = b;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+    assert_int_equal(z.avail_in, 0); /* one member, nothing after it */
+    size_t got = z.total_out;
+    inflateEnd(&z);
+    *out = b;
+    return got;
+}
+
+/* A zstd frame (RFC 8878) of p[0..n) decoded with libzstd into *out (malloc). */
+static size_t unzstd(const uint8_t *p, size_t n, uint8_t **out)
+{
+    assert_true(n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd);
+    assert_int_equal(ZSTD_findFrameCompressedSize(p, n), n); /* one frame, nothing after it */
+    size_t cap = 1 << 20;
+    uint8_t *b = malloc(cap);
+    assert_non_null(b);
+    size_t got = ZSTD_decompress(b, cap, p, n);
+    assert_false(ZSTD_isError(got));
+    *out = b;
+    return got;
+}
+
+/* Lines of about 60 bytes, numbered, some repeated words so compression has work; up to n
+ * bytes, whole lines, into a malloc'd string (*len bytes). */
+static char *make_lines(size_t n, size_t *len)
+{
+    char *b = malloc(n + 1);
+    assert_non_null(b);
+    size_t at = 0;
+    for (unsigned i = 0;; i++) {
+        char line[96];
+        int k = snprintf(line, sizeof(line), "{\"seq\":%u,\"name\":\"station-%u\",\"v\":%u.%02u}\n",
+                         i, i % 37, (i * 7919u) % 1000, i % 100);
+        if (at + (size_t)k > n)
+            break;
+        memcpy(b + at, line, (size_t)k);
+        at += (size_t)k;
+    }
+    b[at] = 0;
+    *len = at;
+    return b;
+}
+
+/* Writes the lines (without their "\n": the sink adds it) of text through s. */
+static void write_lines(struct s3l_sink *s, const char *text)
+{
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        assert_int_equal(s3l_sink_write(s, p, (size_t)(e - p), NULL), 0);
+        p = e + 1;
+    }
+}
+
+static struct s3l_sink *zsink(struct s3l_store *st, const char *prefix, uint64_t roll,
+                              enum s3l_sink_compression c, bool restore)
+{
+    struct s3l_sink_options o = {.version = S3L_SINK_OPTIONS_VERSION,
+                                 .store = st,
+                                 .key_prefix = prefix,
+                                 .rollover_bytes = roll,
+                                 .compression = c,
+                                 .restore = restore};
+    struct s3l_sink *s = NULL;
+    struct s3l_error err = {0};
+    if (s3l_sink_open(&o, &s, &err) != 0)
+        fail_msg("sink open: %s", err.message);
+    return s;
+}
+
+/* gzip and zstd: each part is one member or frame named part-<n>.gz / .zst, its decompressed
+ * bytes are the part's lines, and the parts in order are the input; rollover_bytes counts the
+ * lines' bytes (20,000 of well-compressing lines roll at 8,192 uncompressed bytes: 3 parts, not
+ * 1); stats count the lines' bytes. */
+static void compressed_parts(void **state)
+{
+    (void)state;
+    struct s3l_store *st = open_store();
+    size_t in_len = 0;
+    char *in = make_lines(20000, &in_len);
+    const struct {
+        enum s3l_sink_compression c;
+        const char *dir, *suffix;
+    } cases[] = {{S3L_SINK_COMPRESSION_GZIP, "gz", ".gz"}, {S3L_SINK_COMPRESSION_ZSTD, "zs", ".zst"}};
+    for (size_t i = 0; i < 2; i++) {
+        struct s3l_sink *s = zsink(st, cases[i].dir, 8192, cases[i].c, false);
+        assert_int_equal(s3l_sink_begin(s, 1, NULL), 0);
+        write_lines(s, in);
+        assert_int_equal(s3l_sink_close(s, NULL), 0);
+        uint64_t recs, parts, bytes;
+        s3l_sink_stats(s, &recs, &parts, &bytes);
+        s3l_sink_free(s);
+        assert_true(parts == 3 && bytes == in_len);
+        assert_int_equal(count_dir(cases[i].dir), 3);
+        size_t at = 0;
+        for (int n = 0; n < 3; n++) {
+            char rel[64];
+            snprintf(rel, sizeof(rel), "%s/part-%d", cases[i].dir, n);
+            size_t zl = 0;
+            assert_null(read_all(rel, &zl)); /* no plain part beside the compressed one */
+            strcat(rel, cases[i].suffix);
+            uint8_t *z = read_all(rel, &zl);
+            assert_non_null(z);
+            uint8_t *plain = NULL;
+            size_t pl = i == 0 ? gunzip(z, zl, &plain) : unzstd(z, zl, &plain);
+            assert_true(zl < pl); /* compressed, not stored */
+            assert_true(at + pl <= in_len);
+            assert_memory_equal(plain, in + at, pl);
+            assert_true(pl >= 8192 || n == 2); /* rolled at 8,192 bytes of lines */
+            assert_int_equal(plain[pl - 1], '\n');
+            at += pl;
+            free(z);
+            free(plain);
+        }
+        assert_int_equal(at, in_len);
+    }
+    free(in);
+    /* The two-phase sink writes plain objects only; an unknown value is refused. */
+    struct s3l_sink_options o = {.version = S3L_SINK_OPTIONS_VERSION,
+                                 .store = st,
+                                 .delivery = S3L_SINK_EXACTLY_ONCE,
+                                 .compression = S3L_SINK_COMPRESSION_GZIP};
+    struct s3l_sink *s = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_sink_open(&o, &s, &err), S3L_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "compression 'gzip'"));
+    assert_null(s);
+    o.delivery = S3L_SINK_AT_MOST_ONCE;
+    o.compression = (enum s3l_sink_compression)9;
+    assert_int_equal(s3l_sink_open(&o, &s, NULL), S3L_EINVALID_ARGUMENT);
+    enum s3l_sink_compression c = S3L_SINK_COMPRESSION_GZIP;
+    assert_int_equal(s3l_sink_compression_parse(NULL, &c, NULL), 0);
+    assert_int_equal(c, S3L_SINK_COMPRESSION_NONE);
+    assert_int_equal(s3l_sink_compression_parse("ZSTD", &c, NULL), 0);
+    assert_int_equal(c, S3L_SINK_COMPRESSION_ZSTD);
+    assert_int_equal(s3l_sink_compression_parse("gzip", &c, NULL), 0);
+    assert_int_equal(c, S3L_SINK_COMPRESSION_GZIP);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_sink_compression_parse("bzip2", &c, &err), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "'bzip2': expected none, gzip or zstd"));
+    s3l_store_free(st);
+    rm_root();
+}
+
+static void touch(const char *rel)
+{
+    char path[600];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("x\n", f);
+    fclose(f);
+}
+
+/* A restored run numbers after its own parts with or without a suffix (part-3, part-7.gz,
+ * part-5.zst: next is 8), whatever its own compression; names that only look alike
+ * (part-12.bz2, part-20.gzip, part-30.gz.tmp, part-x.gz) are not its parts. A fresh gzip run
+ * never replaces part-0.gz: it takes the next free number. */
+static void restore_mixed_suffixes(void **state)
+{
+    (void)state;
+    struct s3l_store *st = open_store();
+    struct s3l_sink *s = zsink(st, "m", 1, S3L_SINK_COMPRESSION_NONE, false);
+    assert_int_equal(s3l_sink_begin(s, 1, NULL), 0);
+    W(s, "first"); /* m/part-0 */
+    s3l_sink_free(s);
+    const char *others[] = {"m/part-3",     "m/part-7.gz",       "m/part-5.zst", "m/part-12.bz2",
+                            "m/part-20.gzip", "m/part-30.gz.tmp", "m/part-x.gz"};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(others); i++)
+        touch(others[i]);
+    s = zsink(st, "m", 1, S3L_SINK_COMPRESSION_ZSTD, true);
+    assert_int_equal(s3l_sink_begin(s, 2, NULL), 0);
+    W(s, "zstd after restore");
+    s3l_sink_free(s);
+    size_t zl = 0;
+    uint8_t *z = read_all("m/part-8.zst", &zl);
+    assert_non_null(z);
+    uint8_t *plain = NULL;
+    size_t pl = unzstd(z, zl, &plain);
+    assert_int_equal(pl, strlen("zstd after restore\n"));
+    assert_memory_equal(plain, "zstd after restore\n", pl);
+    free(z);
+    free(plain);
+    s = zsink(st, "m", 1, S3L_SINK_COMPRESSION_NONE, true); /* restored plain: after 8.zst */
+    assert_int_equal(s3l_sink_begin(s, 3, NULL), 0);
+    W(s, "plain");
+    s3l_sink_free(s);
+    assert_string_equal(slurp("m/part-9"), "plain\n");
+    s = zsink(st, "m", 1, S3L_SINK_COMPRESSION_GZIP, true);
+    assert_int_equal(s3l_sink_begin(s, 4, NULL), 0);
+    W(s, "gz");
+    s3l_sink_free(s);
+    z = read_all("m/part-10.gz", &zl);
+    assert_non_null(z);
+    pl = gunzip(z, zl, &plain);
+    assert_int_equal(pl, 3);
+    assert_memory_equal(plain, "gz\n", 3);
+    free(z);
+    free(plain);
+    assert_int_equal(count_dir("m"), 11);
+    /* Fresh gzip runs: part-0.gz is taken by the first, the second goes to part-1.gz; the
+     * first's bytes stay. */
+    for (int run = 0; run < 2; run++) {
+        s = zsink(st, "f", 1, S3L_SINK_COMPRESSION_GZIP, false);
+        assert_int_equal(s3l_sink_begin(s, 1, NULL), 0);
+        W(s, run ? "second" : "first");
+        s3l_sink_free(s);
+    }
+    const char *want[] = {"first\n", "second\n"};
+    for (int n = 0; n < 2; n++) {
+        char rel[32];
+        snprintf(rel, sizeof(rel), "f/part-%d.gz", n);
+        z = read_all(rel, &zl);
+        assert_non_null(z);
+        pl = gunzip(z, zl, &plain);
+        assert_int_equal(pl, strlen(want[n]));
+        assert_memory_equal(plain, want[n], pl);
+        free(z);
+        free(plain);
+    }
+    assert_int_equal(count_dir("f"), 2);
+    s3l_store_free(st);
+    rm_root();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lines_and_rollover), cmocka_unit_test(names_restore_and_no_replace),
         cmocka_unit_test(states_and_options), cmocka_unit_test(put_error_fails_the_sink),
-        cmocka_unit_test(rollover_interval),
+        cmocka_unit_test(rollover_interval), cmocka_unit_test(compressed_parts),
+        cmocka_unit_test(restore_mixed_suffixes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

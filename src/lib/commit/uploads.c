@@ -7,8 +7,9 @@
  *     held when its key is a file the checkpoint's pending epoch holds, or when G is the
  *     checkpoint's current generation or newer (its writer may be live); an orphan when G is
  *     below it (that writer was fenced or killed: its upload can never commit);
- *   - any other upload: held when --keep lists its id or a checkpoint of this destination holds
- *     its id (an engine's committable, a pipe state); an orphan when older than older_than; else
+ *   - any other upload: held when --keep lists its id, the caller's holds name it (s3land: the
+ *     committables of `pipe` state files) or a checkpoint of this destination holds its id (an
+ *     engine's committable); an orphan when older than older_than; else
  *     kept as young.
  */
 #include <string.h>
@@ -199,6 +200,14 @@ static void judge_other(const struct ck_entry *cks, size_t n,
             snprintf(why, cap, "listed in --keep");
             return;
         }
+    for (size_t i = 0; i < o->n_holds; i++) {
+        const struct s3l_dest_upload_hold *h = &o->holds[i];
+        if (strcmp(h->upload_id, u->upload_id) == 0 && (!h->key || strcmp(h->key, u->key) == 0)) {
+            u->cls = S3L_DEST_UPLOAD_HELD;
+            snprintf(why, cap, "%s", h->why ? h->why : "held by the caller");
+            return;
+        }
+    }
     for (size_t i = 0; i < n; i++)
         if (cks[i].text && strstr(cks[i].text, u->upload_id)) {
             u->cls = S3L_DEST_UPLOAD_HELD;

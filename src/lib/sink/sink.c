@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "os/os.h"
 #include "sink/sink.h"
@@ -77,6 +78,16 @@ static int check_options(const struct s3l_sink_options *o, struct s3l_error *err
     if (o->parallelism <= 1 && o->subtask != 0)
         return s3l_error_set(err, S3L_EINVALID_CONFIG,
                              "sink: subtask %u needs parallelism above it", (unsigned)o->subtask);
+    if (o->compression != S3L_SINK_COMPRESSION_NONE && o->compression != S3L_SINK_COMPRESSION_GZIP &&
+        o->compression != S3L_SINK_COMPRESSION_ZSTD)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "sink: unknown compression %d",
+                             (int)o->compression);
+    if (o->delivery == S3L_SINK_EXACTLY_ONCE && o->compression != S3L_SINK_COMPRESSION_NONE)
+        return s3l_error_set(err, S3L_EUNSUPPORTED,
+                             "sink: compression '%s' is the text sink's option; the two-phase "
+                             "sink (delivery_guarantee 'exactly_once') writes plain .ndjson "
+                             "objects",
+                             o->compression == S3L_SINK_COMPRESSION_GZIP ? "gzip" : "zstd");
     if (o->rollover_interval_ms < 0)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "sink: rollover_interval below 0");
     if (o->delivery == S3L_SINK_EXACTLY_ONCE && !(o->store->ops->caps & S3L_STORE_CAP_STAGED))
@@ -112,6 +123,15 @@ int s3l_sink_open(const struct s3l_sink_options *o, struct s3l_sink **out, struc
     s->content_type = s3l_strdup(o->content_type ? o->content_type : "application/x-ndjson");
     if (!s->content_type)
         rc = s3l_error_set(err, S3L_ENOMEM, "sink: out of memory");
+    s->suffix = "";
+    s3l_buf_init(&s->zbuf, SIZE_MAX / 2);
+    if (!rc && o->compression != S3L_SINK_COMPRESSION_NONE) {
+        bool gz = o->compression == S3L_SINK_COMPRESSION_GZIP;
+        s->suffix = gz ? ".gz" : ".zst";
+        rc = s3l__codec_open(&s->codec, gz ? S3L_CODEC_GZIP : S3L_CODEC_ZSTD, 0, err);
+        if (rc)
+            s->codec.ops = NULL; /* nothing to close */
+    }
     if (!rc && s->delivery == S3L_SINK_EXACTLY_ONCE)
         rc = s3l__twopc_open(s, o, err);
     if (!rc)
@@ -312,6 +332,32 @@ int s3l_sink_flush(struct s3l_sink *s, struct s3l_error *err)
     return rc ? fail(s, rc, err) : 0;
 }
 
+int s3l_sink_compression_parse(const char *name, enum s3l_sink_compression *out,
+                               struct s3l_error *err)
+{
+    static const struct {
+        const char *name;
+        enum s3l_sink_compression c;
+    } names[] = {
+        {"none", S3L_SINK_COMPRESSION_NONE},
+        {"gzip", S3L_SINK_COMPRESSION_GZIP},
+        {"zstd", S3L_SINK_COMPRESSION_ZSTD},
+    };
+    if (!out)
+        return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "sink: NULL out");
+    *out = S3L_SINK_COMPRESSION_NONE;
+    if (!name || !*name)
+        return 0;
+    for (size_t i = 0; i < S3L_ARRAY_LEN(names); i++) {
+        if (strcasecmp(name, names[i].name) == 0) {
+            *out = names[i].c;
+            return 0;
+        }
+    }
+    return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                         "compression '%.64s': expected none, gzip or zstd", name);
+}
+
 const char *s3l_sink_run_id(const struct s3l_sink *s) { return s ? s->run : ""; }
 
 void s3l_sink_stats(const struct s3l_sink *s, uint64_t *records, uint64_t *parts, uint64_t *bytes)
@@ -330,6 +376,9 @@ void s3l_sink_free(struct s3l_sink *s)
         return;
     s3l__twopc_drop(s);
     s3l_buf_free(&s->buf);
+    s3l_buf_free(&s->zbuf);
+    if (s->codec.ops)
+        s3l__codec_close(&s->codec);
     s3l_free(s->prefix);
     s3l_free(s->content_type);
     s3l_free(s);

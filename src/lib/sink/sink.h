@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/codec.h"
 #include "s3l/ndjson_sink.h"
 #include "util/util.h"
 
@@ -33,6 +34,12 @@ struct s3l_sink {
     uint64_t next_part; /* the number the next part tries first */
     uint64_t seen;      /* write calls, for naming a refused record */
     uint64_t records, parts, bytes;
+    /* The text sink's compression: the codec (ops NULL: none), the names' suffix ("", ".gz",
+     * ".zst") and the compressed part, reused from part to part (at most the codec's bound of
+     * one part: rollover_bytes plus one record). */
+    struct s3l__codec codec;
+    const char *suffix;
+    struct s3l_buf zbuf;
     /* The two-phase sink (twopc.c). */
     uint64_t part_size;
     char run[24];                           /* <13 digits of ms><8 hex> */

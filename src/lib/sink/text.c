@@ -4,14 +4,17 @@
  * (PutObject with If-None-Match: *, S3 API Reference "PutObject", conditional writes; local:
  * link(2)), so a run never replaces a part an earlier run published: on a conflict it takes the
  * next number. A restored run first lists its own parts (ListObjectsV2: needs s3:ListBucket)
- * and starts after the highest. docs/internals/sink.md states the loss window.
+ * and starts after the highest. With a compression the part is compressed whole (a gzip member
+ * or a zstd frame, through codec/) and its name ends `.gz` or `.zst`; the numbering counts the
+ * names with or without a suffix, so a run restored with another compression still never goes
+ * back. docs/internals/sink.md states the loss window.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "sink/sink.h"
 
-/* The highest n among keys "<prefix><digits>" (digits only, no more than 19). */
+/* The highest n among keys "<prefix><digits>[.gz|.zst]" (no more than 19 digits). */
 struct highest {
     const char *prefix;
     size_t plen;
@@ -25,8 +28,9 @@ static int see(void *ctx, const struct s3l_object_info *info)
     if (strncmp(info->key, h->prefix, h->plen) != 0)
         return 0;
     const char *d = info->key + h->plen;
-    size_t n = strlen(d);
-    if (n == 0 || n > 19 || strspn(d, "0123456789") != n)
+    size_t n = strspn(d, "0123456789");
+    const char *tail = d + n;
+    if (n == 0 || n > 19 || (*tail && strcmp(tail, ".gz") != 0 && strcmp(tail, ".zst") != 0))
         return 0; /* another object (a subtask's, a longer name): not one of ours */
     uint64_t v = 0;
     for (size_t i = 0; i < n; i++)
@@ -48,11 +52,35 @@ int s3l__text_restore(struct s3l_sink *s, struct s3l_error *err)
     return 0;
 }
 
+/* The part's bytes as stored: the buffer, or its compressed form in zbuf. */
+static int part_bytes(struct s3l_sink *s, const uint8_t **p, size_t *n, struct s3l_error *err)
+{
+    if (!s->codec.ops) {
+        *p = s->buf.ptr;
+        *n = s->buf.len;
+        return 0;
+    }
+    s3l_buf_reset(&s->zbuf);
+    int rc = s3l__codec_compress(&s->codec, s->buf.ptr, s->buf.len, &s->zbuf);
+    if (rc)
+        return s3l_error_set(err, rc, "text sink: %s compression of part %llu (%zu bytes): %s",
+                             s->codec.ops->name, (unsigned long long)s->next_part, s->buf.len,
+                             s3l_strerror(rc));
+    *p = s->zbuf.ptr;
+    *n = s->zbuf.len;
+    return 0;
+}
+
 /* Puts the buffer under the first free number from next_part on. */
 int s3l__text_flush(struct s3l_sink *s, struct s3l_error *err)
 {
     if (s->buf.len == 0)
         return 0;
+    const uint8_t *data = NULL;
+    size_t n = 0;
+    int prc = part_bytes(s, &data, &n, err);
+    if (prc)
+        return prc;
     struct s3l_put_options po = {.if_none_match = true, .content_type = s->content_type};
     char key[S3L_COMMITTABLE_KEY_MAX + 32];
     /* A fresh run over many earlier parts would try each number in turn: after a few conflicts
@@ -61,9 +89,10 @@ int s3l__text_flush(struct s3l_sink *s, struct s3l_error *err)
     int conflicts = 0;
     bool listed = false;
     for (;;) {
-        snprintf(key, sizeof(key), "%s%llu", s->prefix, (unsigned long long)s->next_part);
+        snprintf(key, sizeof(key), "%s%llu%s", s->prefix, (unsigned long long)s->next_part,
+                 s->suffix);
         struct s3l_error e = {0};
-        int rc = s3l_store_put(s->store, key, s->buf.ptr, s->buf.len, &po, NULL, &e);
+        int rc = s3l_store_put(s->store, key, data, n, &po, NULL, &e);
         if (rc == S3L_EPRECONDITION_FAILED) {
             s->next_part++; /* an earlier run's part: never replaced */
             if (++conflicts < 16)
@@ -92,5 +121,6 @@ int s3l__text_flush(struct s3l_sink *s, struct s3l_error *err)
     s->parts++;
     s->bytes += s->buf.len;
     s3l_buf_reset(&s->buf);
+    s3l_buf_reset(&s->zbuf);
     return 0;
 }
