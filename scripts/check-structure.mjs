@@ -37,9 +37,9 @@ const ALLOWED = {
     commit: ['store', 'parquet', 'schema', 'os'],
     input: ['schema', 'os'],
     config: ['schema', 'os'],
-    sink: ['store', 'os'],
+    sink: ['store', 'codec', 'os'],
     source: ['input', 'store'],
-    pipeline: ['input', 'commit', 'schema', 'os'],
+    pipeline: ['input', 'source', 'commit', 'schema', 'os'],
     // The umbrella header s3l/s3l.h gathers the public API for an embedder.
     api: ['commit', 'input', 'parquet', 'pipeline', 's3', 'schema', 'store', 'creds', 'config', 'sink', 'source'],
 };

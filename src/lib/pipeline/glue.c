@@ -46,6 +46,11 @@ int s3l__pipeline_store_open(const struct s3l_pipeline_options *opts, const char
     return s3l_store_open(url, &so, out, err);
 }
 
+void s3l__pipeline_store_free(struct s3l_store *store)
+{
+    s3l_store_free(store);
+}
+
 static int open_store(struct s3l__run *r, const char *url, struct s3l_error *err)
 {
     return s3l__pipeline_store_open(r->o, url, true, &r->store, err);

@@ -21,7 +21,6 @@
 
 #include "runner.h"
 #include "s3l/object_source.h"
-#include "s3l/store.h"
 #include "source/source.h"
 
 #define OFFSET_MASK ((UINT64_C(1) << S3L_OBJECT_INPUT_SHIFT) - 1)
@@ -38,7 +37,7 @@ void s3l__object_input_free(struct s3l__object_input *oi)
     if (!oi)
         return;
     s3l_object_source_free(oi->src);
-    s3l_store_free(oi->store);
+    s3l__pipeline_store_free(oi->store);
     s3l_free(oi->root);
     s3l_free(oi);
 }

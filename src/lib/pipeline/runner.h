@@ -372,6 +372,9 @@ int s3l__glue_source_open_io(void *ctx, size_t i, struct s3l_input_position *pos
  */
 int s3l__pipeline_store_open(const struct s3l_pipeline_options *opts, const char *url,
                              bool create, struct s3l_store **out, struct s3l_error *err);
+/* Frees a store s3l__pipeline_store_open opened (NULL: nothing), so that the runner's files
+ * other than glue.c need not include the store's header. */
+void s3l__pipeline_store_free(struct s3l_store *store);
 
 /* ---- Object prefixes as inputs (object_input.c) ---- */
 
