@@ -168,3 +168,35 @@ bool s3l__follow_known(const struct s3l_input_position *pos, size_t n, size_t sk
             return true;
     return false;
 }
+
+/*
+ * The offset just after the last line feed of the file open as fd at or after from, into *end
+ * (from when there is none: no whole line yet). Searched backwards from the file's size in
+ * blocks, so the work is the length of the unended last line at most.
+ */
+int s3l__follow_last_line_end(int fd, const char *path, uint64_t from, uint64_t *end,
+                              struct s3l_error *err)
+{
+    char buf[16384];
+    struct s3l__os_stat st;
+    int rc = s3l__os_fstat(fd, path, &st, err);
+    if (rc)
+        return rc;
+    uint64_t hi = st.size;
+    *end = from;
+    while (hi > from) {
+        size_t len = (size_t)S3L_MIN((uint64_t)sizeof(buf), hi - from), got = 0;
+        rc = s3l__os_pread_full(fd, buf, len, hi - len, &got, path, err);
+        if (rc)
+            return rc;
+        for (size_t k = got; k > 0; k--)
+            if (buf[k - 1] == '\n') {
+                *end = hi - len + k;
+                return 0;
+            }
+        if (got < len)
+            return 0; /* truncated meanwhile: the runner's next look refuses it */
+        hi -= len;
+    }
+    return 0;
+}

@@ -469,6 +469,13 @@ int64_t s3l__now_ns(void);
  * S3L_EINVALID_INPUT naming it and what changed; S3L_EIO.
  */
 int s3l__follow_check(struct s3l_input_position *p, int fd, uint64_t cur, struct s3l_error *err);
+/*
+ * The offset just after the last line feed of the file open as fd (named path) at or after
+ * from, into *end (from when there is none: no whole line yet): a followed file is read up to
+ * it, so a line still being written waits. Searched backwards in 16 KiB blocks. S3L_EIO.
+ */
+int s3l__follow_last_line_end(int fd, const char *path, uint64_t from, uint64_t *end,
+                              struct s3l_error *err);
 /* Each of the n retired positions renamed to the path in its directory that now names its file
  * (same device and inode), or dropped (cleaned up, *n lowered) when it left its directory.
  * S3L_ENOMEM (the positions not looked at yet are kept as they were). */

@@ -693,32 +693,38 @@ static bool st_size_is(int fd, uint64_t size)
     return s3l__os_fstat(fd, "input", &st, &e) == 0 && st.size == size;
 }
 
-/*
- * Follow mode: the offset just after the last line feed of the file open as fd (size bytes) at
- * or after from, into *end (from when there is none: no whole line yet). Searched backwards in
- * blocks, so the work is the length of the unended last line at most.
- */
-static int last_line_end(int fd, const char *path, uint64_t from, uint64_t size, uint64_t *end,
-                         struct s3l_error *err)
+/* The reader's options for input pos of table g from offset (skip: a stream's bytes resent
+ * before it), up to end in follow mode (0: to the end), through io when it is given. */
+static void reader_options(const struct s3l__glue *g, const struct s3l_input_position *pos,
+                           uint64_t offset, uint64_t skip, uint64_t end,
+                           const struct s3l__source_io *io, struct s3l_reader_options *ro)
 {
-    char buf[16384];
-    uint64_t hi = size;
-    *end = from;
-    while (hi > from) {
-        size_t len = (size_t)S3L_MIN((uint64_t)sizeof(buf), hi - from), got = 0;
-        int rc = s3l__os_pread_full(fd, buf, len, hi - len, &got, path, err);
-        if (rc)
-            return rc;
-        for (size_t k = got; k > 0; k--)
-            if (buf[k - 1] == '\n') {
-                *end = hi - len + k;
-                return 0;
-            }
-        if (got < len)
-            return 0; /* truncated meanwhile: the runner's next look refuses it */
-        hi -= len;
+    *ro = (struct s3l_reader_options){0};
+    ro->version = S3L_READER_OPTIONS_VERSION;
+    ro->format = g->fmt;
+    ro->name = strcmp(pos->path, "-") == 0 ? "stdin" : pos->path; /* a FIFO or device by name */
+    ro->max_record_bytes = g->o->max_record_size;
+    ro->start_offset = pos->replayable ? offset : skip;
+    ro->resume = !pos->replayable && offset > 0; /* a stream resent from after a record */
+    ro->start_line = pos->line; /* line numbers go on where the last commit left them */
+    /* A resumed input splits as its committed rows were (the runner refused another delimiter
+     * given); else the one given, or 0: detected from the header row. */
+    ro->csv_delimiter = pos->csv_delimiter ? pos->csv_delimiter : g->o->csv_delimiter;
+    ro->compression = (enum s3l_input_compression)pos->compression;
+    ro->end_offset = end;
+    if (io) {
+        ro->read = io->read;
+        ro->seek = io->seek;
+        ro->io_ctx = io->ctx;
     }
-    return 0;
+    ro->csv_header = pos->csv_header;
+    ro->csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
+    /* A stream that goes quiet hands control back, so that --commit-interval holds while it
+     * is (within a quarter of the interval, 10 .. 250 ms) and a stop request is seen within a
+     * second, commit included. */
+    int64_t ci = g->o->commit_interval_ns;
+    if (!pos->replayable)
+        ro->idle_ms = ci > 0 ? (int)S3L_MAX(10, S3L_MIN(250, ci / 4000000)) : 250;
 }
 
 static int open_source(void *ctx, size_t i, struct s3l_input_position *pos, int fd,
@@ -745,16 +751,11 @@ static int open_source(void *ctx, size_t i, struct s3l_input_position *pos, int 
     /* Follow mode reads a plain file up to its last line feed only: a line still being written
      * waits for its line end (a compressed file's unended last record is left by its reader). */
     uint64_t end = 0;
-    struct s3l__os_stat st;
     bool follow_plain = g->o->follow && pos->replayable && !pos->compression;
-    if (follow_plain) {
-        int rc = s3l__os_fstat(fd, pos->path, &st, err);
-        if (rc == 0)
-            rc = last_line_end(fd, pos->path, offset, st.size, &end, err);
-        if (rc) {
-            src_free(&s->base);
-            return rc;
-        }
+    int rc = follow_plain ? s3l__follow_last_line_end(fd, pos->path, offset, &end, err) : 0;
+    if (rc) {
+        src_free(&s->base);
+        return rc;
     }
     /* A file already read to its end: nothing to open (a JSON array cannot resume at its end);
      * a compressed one was read to its end and has not grown since; a followed one has no new
@@ -768,33 +769,9 @@ static int open_source(void *ctx, size_t i, struct s3l_input_position *pos, int 
         return 0;
     }
     pos->raw_done = false; /* grown since (or never read to its end): read on */
-    struct s3l_reader_options ro = {0};
-    ro.version = S3L_READER_OPTIONS_VERSION;
-    ro.format = g->fmt;
-    ro.name = strcmp(pos->path, "-") == 0 ? "stdin" : pos->path; /* a FIFO or device by name */
-    ro.max_record_bytes = g->o->max_record_size;
-    ro.start_offset = pos->replayable ? offset : skip;
-    ro.resume = !pos->replayable && offset > 0; /* a stream resent from after a record */
-    ro.start_line = pos->line; /* line numbers go on where the last commit left them */
-    /* A resumed input splits as its committed rows were (the runner refused another delimiter
-     * given); else the one given, or 0: detected from the header row. */
-    ro.csv_delimiter = pos->csv_delimiter ? pos->csv_delimiter : g->o->csv_delimiter;
-    ro.compression = (enum s3l_input_compression)pos->compression;
-    ro.end_offset = end;
-    if (io) {
-        ro.read = io->read;
-        ro.seek = io->seek;
-        ro.io_ctx = io->ctx;
-    }
-    ro.csv_header = pos->csv_header;
-    ro.csv_header_len = pos->csv_header ? strlen(pos->csv_header) : 0;
-    /* A stream that goes quiet hands control back, so that --commit-interval holds while it
-     * is (within a quarter of the interval, 10 .. 250 ms) and a stop request is seen within a
-     * second, commit included. */
-    int64_t ci = g->o->commit_interval_ns;
-    if (!pos->replayable)
-        ro.idle_ms = ci > 0 ? (int)S3L_MAX(10, S3L_MIN(250, ci / 4000000)) : 250;
-    int rc = s3l_reader_open(fd, &ro, &s->reader, err);
+    struct s3l_reader_options ro;
+    reader_options(g, pos, offset, skip, end, io, &ro);
+    rc = s3l_reader_open(fd, &ro, &s->reader, err);
     if (rc) {
         src_free(&s->base);
         return rc;
