@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "s3l/destination.h"
+#include "pq_fd.h"
 #include "s3l/pq_footer.h"
 #include "s3l/store.h"
 #include "util/util.h"
@@ -291,7 +292,7 @@ int main(int argc, char **argv)
     int fd = -1, rc;
     struct s3l_store *store = NULL;
     struct s3l_pq_store_src ssrc = {NULL, NULL};
-    struct src source = {s3l_pq_read_fd, &fd};
+    struct src source = {s3l_test_pq_read_fd, &fd};
     const char *slash = strrchr(path, '/');
     if ((!strncmp(path, "file://", 7) || !strncmp(path, "s3://", 5)) && slash) {
         /* URL/KEY: the store rooted at URL, the object KEY (one path segment). */
@@ -308,7 +309,7 @@ int main(int argc, char **argv)
             perror(path);
             return 1;
         }
-        rc = s3l_pq_footer_read_fd(fd, &o, &f, &err);
+        rc = s3l_test_pq_footer_read_fd(fd, &o, &f, &err);
     }
     if (rc != 0) {
         fprintf(stderr, "pq_footer_dump: %s (%s)\n", err.message, s3l_error_name(err.code));
