@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "os/os.h"
 #include "s3/s3_int.h"
 
 /* ------------------------------------------------------------------ small helpers */
@@ -272,7 +273,7 @@ static int set_numbers(struct s3l_s3_client *c, const struct s3l_s3_config *cfg)
     c->max_bufs = cfg->max_part_buffers > 0
                       ? cfg->max_part_buffers
                       : c->max_in_flight + 1 + (c->integrity == S3L_S3_INTEGRITY_MD5);
-    c->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)c;
+    c->rng = (uint64_t)s3l__os_now_ns() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)c;
     if (!c->rng)
         c->rng = 1;
     return 0;

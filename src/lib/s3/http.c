@@ -25,9 +25,13 @@ enum { ST_NEW, ST_PENDING, ST_ACTIVE, ST_DONE };
 
 static int64_t mono_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return s3l__os_mono_ns() / 1000000;
+}
+
+/* The wall clock in whole seconds since the epoch (SigV4 dates, the skew correction). */
+static int64_t wall_s(void)
+{
+    return s3l__os_now_ns() / 1000000000;
 }
 
 int s3l__http_add_header(struct s3l__http_req *r, const char *name, const char *value)
@@ -183,7 +187,7 @@ static int prepare(struct s3l_s3_client *c, struct s3l__http_req *r)
     s3l__sigv4_result_init(&sig);
     int rc = build_url(c, r, &host, &path);
 
-    time_t now = time(NULL) + c->clock_offset_s;
+    time_t now = (time_t)(wall_s() + c->clock_offset_s);
     char amz_date[17];
     s3l__amz_date(now, amz_date);
     struct s3l__kv h[S3L__MAX_HDRS + 4];
@@ -608,7 +612,7 @@ static bool should_retry(struct s3l_s3_client *c, struct s3l__http_req *r, int64
     if (strcmp(r->err.s3_code, "RequestTimeTooSkewed") == 0) {
         int64_t server = s3l__parse_time_ns(r->date) / 1000000000;
         if (server > 0) {
-            c->clock_offset_s = (long)(server - (int64_t)time(NULL));
+            c->clock_offset_s = (long)(server - wall_s());
             return true; /* re-signed at once with the corrected clock */
         }
     }
@@ -847,9 +851,8 @@ static bool drive_round(struct s3l_s3_client *c, bool wait)
  * timeout is only a safety net. */
 static void await_round(struct s3l_s3_client *c)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += 1;
+    int64_t at = s3l__os_mono_ns() + 1000000000; /* the condition variable's clock (client.c) */
+    struct timespec ts = {(time_t)(at / 1000000000), (long)(at % 1000000000)};
     pthread_cond_timedwait(&c->cv, &c->mu, &ts);
 }
 
