@@ -632,6 +632,9 @@ static bool should_retry(struct s3l_s3_client *c, struct s3l__http_req *r, int64
     return true;
 }
 
+/* One JSON line per attempt to the client's trace callback (include/s3l/s3.h; fields in
+ * docs/internals/s3.md, "Trace"). A line that cannot be built (out of memory) is dropped: the
+ * trace is a diagnostic, never a reason to fail a request. */
 static void trace(struct s3l_s3_client *c, const struct s3l__http_req *r, int64_t ms)
 {
     if (!c->trace)
@@ -639,16 +642,19 @@ static void trace(struct s3l_s3_client *c, const struct s3l__http_req *r, int64_
     curl_off_t up = 0, down = 0;
     curl_easy_getinfo(r->easy, CURLINFO_SIZE_UPLOAD_T, &up);
     curl_easy_getinfo(r->easy, CURLINFO_SIZE_DOWNLOAD_T, &down);
+    struct s3l_buf b;
+    s3l_buf_init(&b, 64 * 1024); /* a 1,024-byte key escaped 6 to 1 fits */
     /* keys can hold any byte: write them JSON-escaped so that a line stays one line */
-    fprintf(c->trace, "{\"op\":\"%s\",\"bucket\":\"%s\",\"key\":\"", r->op,
-            r->bucket ? r->bucket : "");
-    for (const unsigned char *k = (const unsigned char *)(r->key ? r->key : ""); *k; k++) {
+    int rc = s3l_buf_printf(&b, "{\"op\":\"%s\",\"bucket\":\"%s\",\"key\":\"", r->op,
+                            r->bucket ? r->bucket : "");
+    for (const unsigned char *k = (const unsigned char *)(r->key ? r->key : ""); rc == 0 && *k;
+         k++) {
         if (*k == '"' || *k == '\\')
-            fprintf(c->trace, "\\%c", *k);
+            rc = s3l_buf_printf(&b, "\\%c", *k);
         else if (*k < 0x20)
-            fprintf(c->trace, "\\u%04x", *k);
+            rc = s3l_buf_printf(&b, "\\u%04x", *k);
         else
-            fputc(*k, c->trace);
+            rc = s3l_buf_append(&b, k, 1);
     }
     /* The request id is the store's text (a header): redacted, and kept to printable ASCII other
      * than quote and backslash so that the line stays JSON. */
@@ -658,12 +664,15 @@ static void trace(struct s3l_s3_client *c, const struct s3l__http_req *r, int64_
     for (char *p = rid; *p; p++)
         if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e || *p == '"' || *p == '\\')
             *p = '?';
-    fprintf(c->trace,
-            "\",\"status\":%ld,\"bytes_out\":%lld,\"bytes_in\":%lld,\"ms\":%lld,"
-            "\"request_id\":\"%s\",\"attempt\":%d,\"error\":\"%s\"}\n",
-            r->status, (long long)up, (long long)down, (long long)ms, rid,
-            r->attempts, r->rc ? s3l_error_name(r->rc) : "");
-    fflush(c->trace);
+    if (rc == 0)
+        rc = s3l_buf_printf(&b,
+                            "\",\"status\":%ld,\"bytes_out\":%lld,\"bytes_in\":%lld,\"ms\":%lld,"
+                            "\"request_id\":\"%s\",\"attempt\":%d,\"error\":\"%s\"}\n",
+                            r->status, (long long)up, (long long)down, (long long)ms, rid,
+                            r->attempts, r->rc ? s3l_error_name(r->rc) : "");
+    if (rc == 0)
+        c->trace(c->trace_ctx, (const char *)b.ptr, b.len);
+    s3l_buf_free(&b);
 }
 
 /* With c->mu held: waits until no thread drives, so that the caller may use the multi handle. */
