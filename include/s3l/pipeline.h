@@ -392,8 +392,9 @@ struct s3l_pipeline_source {
 struct s3l_pipeline_options {
     int version;          /* S3L_PIPELINE_OPTIONS_VERSION */
     const char *url;      /* destination; any form s3l_url_canonical takes */
-    const char *endpoint; /* s3://: an S3-compatible endpoint URL, or NULL (environment) */
-    const char *region;   /* s3://: the region, or NULL (environment, default) */
+    const char *endpoint; /* s3://: an S3-compatible endpoint URL, or NULL (AWS) */
+    const char *region;   /* s3://: the region, or NULL (us-east-1); the library reads no
+                             environment: the CLI passes AWS_REGION and AWS_ENDPOINT_URL_S3 */
     int path_style;       /* s3://: 1 path-style, -1 virtual-hosted, 0 decide (path-style with an
                              endpoint, virtual-hosted on AWS); as struct s3l_s3_config's */
     /* s3://: server-side encryption ("AES256", "aws:kms", "aws:kms:dsse"; NULL: the bucket's
@@ -468,7 +469,7 @@ struct s3l_pipeline_options {
     const char *kind;
     /* s3://: the S3 backend's options (a struct s3l_s3_store_options of s3l/s3.h, with its
      * client's credentials, region and endpoint), borrowed; NULL: from endpoint, region and
-     * path_style above and the environment. */
+     * path_style above (the trace is set only here: struct s3l_s3_config's trace). */
     const void *s3;
     /* s3://: where the credentials come from (include/s3l/creds.h), borrowed: it must outlive
      * the run and be a cache (s3l_creds_cache_new), as the S3 client's uploads ask it from

@@ -4,7 +4,7 @@
  *
  * A Parquet file ends with the Thrift-compact FileMetaData, its length as 4 bytes little-endian,
  * and the magic "PAR1" (apache/parquet-format README, "File Format"; parquet.thrift struct
- * FileMetaData). s3l_pq_footer_read_* decode it into struct s3l_pq_footer: the schema as the
+ * FileMetaData). s3l_pq_footer_read (and _buf) decode it into struct s3l_pq_footer: the schema as the
  * flattened SchemaElement list (parquet.thrift SchemaElement) plus the derived tree (parent,
  * leaves, max definition/repetition levels), num_rows, row groups, column chunk metadata with raw
  * statistics bytes, key/value metadata, created_by, and the page index locations. Page indexes are
@@ -190,15 +190,17 @@ void s3l_pq_footer_options_init(struct s3l_pq_footer_options *o);
 
 /*
  * Reads len bytes at file offset off into buf (exactly len, or fails). Returns 0 or a negative
- * S3L_E* code with err filled. ctx is passed back.
+ * S3L_E* code with err filled. ctx is passed back. The reader is the format's only byte source: a
+ * local file is read by the caller's function (pread(2)), an object by s3l_pq_read_store
+ * (s3l/destination.h); the library's parquet/ makes no OS call itself.
  */
 typedef int (*s3l_pq_read_fn)(void *ctx, uint64_t off, void *buf, size_t len,
                               struct s3l_error *err);
 
 /*
- * Reads the footer of a Parquet file of file_size bytes through read: the last 64 KiB (or the whole
- * file when smaller), the 4 magic bytes at offset 0 when not already read, and the rest of the
- * metadata when it is longer than the first read (at most 3 reads, 1 for a file under 64 KiB).
+ * Reads the footer of a Parquet file of file_size bytes through read_at: the last 64 KiB (or the
+ * whole file when smaller), the 4 magic bytes at offset 0 when not already read, and the rest of
+ * the metadata when it is longer than the first read (at most 3 reads, 1 for a file under 64 KiB).
  * opts may be NULL for the defaults.
  * On success *out is a new footer, freed with s3l_pq_footer_free.
  * Errors (the message names the file and the byte offset):
@@ -208,16 +210,11 @@ typedef int (*s3l_pq_read_fn)(void *ctx, uint64_t off, void *buf, size_t len,
  *   S3L_EUNSUPPORTED: an encrypted footer (magic "PARE");
  *   S3L_ETOO_LARGE: metadata longer than max_footer_bytes, or decoding it would allocate more
  *     than max_memory;
- *   S3L_ENOMEM; and whatever read returns.
+ *   S3L_ENOMEM; and whatever read_at returns.
  */
-int s3l_pq_footer_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
+int s3l_pq_footer_read(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size,
                        const struct s3l_pq_footer_options *opts, struct s3l_pq_footer **out,
                        struct s3l_error *err);
-
-/* As s3l_pq_footer_read, from an open file descriptor (pread; the size comes from fstat).
- * S3L_EIO names the syscall and errno. */
-int s3l_pq_footer_read_fd(int fd, const struct s3l_pq_footer_options *opts,
-                          struct s3l_pq_footer **out, struct s3l_error *err);
 
 /* As s3l_pq_footer_read, from a whole file held in memory (len bytes); data is not retained. */
 int s3l_pq_footer_read_buf(const void *data, size_t len, const struct s3l_pq_footer_options *opts,
@@ -296,17 +293,17 @@ struct s3l_pq_offset_index {
 };
 
 /*
- * Reads the ColumnIndex (or OffsetIndex) of column chunk cc of a file through read
+ * Reads the ColumnIndex (or OffsetIndex) of column chunk cc of a file through read_at
  * (PageIndex.md). *out is freed with s3l_pq_column_index_free / s3l_pq_offset_index_free.
  * Errors: S3L_ENOT_FOUND when the chunk has no such index; S3L_ECORRUPT when its location lies
  * beyond file_size, or the Thrift is malformed, or required fields are missing, or the lists'
- * lengths differ; S3L_ETOO_LARGE beyond max_footer_bytes; S3L_ENOMEM; and what read returns.
+ * lengths differ; S3L_ETOO_LARGE beyond max_footer_bytes; S3L_ENOMEM; and what read_at returns.
  */
-int s3l_pq_column_index_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
+int s3l_pq_column_index_read(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size,
                              const struct s3l_pq_column_chunk *cc,
                              const struct s3l_pq_footer_options *opts,
                              struct s3l_pq_column_index **out, struct s3l_error *err);
-int s3l_pq_offset_index_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
+int s3l_pq_offset_index_read(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size,
                              const struct s3l_pq_column_chunk *cc,
                              const struct s3l_pq_footer_options *opts,
                              struct s3l_pq_offset_index **out, struct s3l_error *err);
@@ -346,14 +343,14 @@ int s3l_pq_page_header_decode(const void *data, size_t len, uint64_t base,
 typedef int (*s3l_pq_page_fn)(void *ctx, uint64_t offset, const struct s3l_pq_page_header *h);
 
 /*
- * Walks the pages of column chunk cc through read: from the dictionary page (or the first data
+ * Walks the pages of column chunk cc through read_at: from the dictionary page (or the first data
  * page) each header, then its compressed_page_size bytes, until the chunk's
  * total_compressed_size bytes are used up; cb (may be NULL) sees each header. Reads one window
  * of at least 4 KiB per header. Errors: S3L_ECORRUPT naming the column, page number and offset
  * when the chunk lies beyond file_size, a header is malformed, or a page overruns the chunk;
- * S3L_ENOMEM; read's codes; cb's.
+ * S3L_ENOMEM; read_at's codes; cb's.
  */
-int s3l_pq_chunk_pages(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
+int s3l_pq_chunk_pages(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size,
                        const struct s3l_pq_column_chunk *cc,
                        const struct s3l_pq_footer_options *opts, s3l_pq_page_fn cb, void *cb_ctx,
                        struct s3l_error *err);
@@ -371,9 +368,6 @@ int s3l_pq_chunk_pages(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
  */
 int s3l_pq_value_format(const struct s3l_pq_schema_element *se, const void *value, size_t len,
                         char *out, size_t cap);
-
-/* A read function over a file descriptor (ctx: a pointer to the int fd), for the calls above. */
-int s3l_pq_read_fd(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err);
 
 /* Decodes a FileMetaData held in memory (len bytes that sit at file offset base), without the
  * trailer; used by the readers above and by fuzzing. Same errors as s3l_pq_footer_read. */

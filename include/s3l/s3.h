@@ -42,13 +42,17 @@ enum s3l_s3_integrity {
 
 /*
  * Client configuration. Zero-initialise, set version = S3L_S3_CONFIG_VERSION, then set what
- * differs from the defaults. Strings are copied by s3l_s3_client_new.
+ * differs from the defaults. Strings are copied by s3l_s3_client_new. The library reads no
+ * environment variable for these (AWS_REGION, AWS_ENDPOINT_URL_S3, S3LAND_TRACE act only through
+ * the s3land CLI, which reads them and sets the fields: docs/cli.md, "Environment"); only the
+ * default credentials chain (credentials below, include/s3l/creds.h) reads the AWS variables it
+ * documents.
  */
 struct s3l_s3_config {
     int version;
-    /* NULL: AWS_REGION, then AWS_DEFAULT_REGION, then "us-east-1". */
+    /* The region signed into every request. NULL: "us-east-1". */
     const char *region;
-    /* "http(s)://host[:port]". NULL: AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL, then AWS. */
+    /* "http(s)://host[:port]". NULL: AWS (s3.REGION.amazonaws.com). */
     const char *endpoint;
     /* 0: decide (path-style when an endpoint is set, virtual-hosted on AWS); 1: path-style;
      * -1: virtual-hosted even with an endpoint (BUCKET.ENDPOINT-HOST). */
@@ -59,7 +63,14 @@ struct s3l_s3_config {
     const char *session_token;
     const char *ca_file;  /* PEM CA bundle to trust instead of the system's store; NULL: system */
     const char *resolve;  /* "HOST:PORT:ADDRESS" pinned for every request (CURLOPT_RESOLVE) */
-    const char *trace_file; /* NULL: S3LAND_TRACE; one line per attempt, never a credential */
+    /* The request trace: called once per attempt with one JSON line (len bytes, ending in '\n'
+     * and NUL-terminated, valid only during the call; docs/internals/s3.md, "Trace", gives its
+     * fields), never holding a credential. NULL: no trace. Called from the thread driving the
+     * client's transfers with the client's lock held: it must not call into the client. A
+     * callback, not a path, so that the library opens no file of its own and an embedder may send
+     * the lines to its log; the CLI appends them to $S3LAND_TRACE. */
+    void (*trace)(void *trace_ctx, const char *line, size_t len);
+    void *trace_ctx; /* passed back to trace */
     long connect_timeout_ms; /* 0: 10,000 */
     long low_speed_time_s;   /* 0: 30; a transfer under 1 byte/s for this long fails (TRANSIENT);
                                 never applied to CompleteMultipartUpload */
@@ -85,10 +96,6 @@ struct s3l_s3_config {
      * IMDS), cached, owned by the client. Asked once at s3l_s3_client_new, again when the held
      * credentials are 5 minutes from expiring, and after an AUTH_EXPIRED answer (once). */
     struct s3l_creds_provider *credentials;
-    /* true: region and endpoint come from this config only, never from AWS_REGION,
-     * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (NULL region: us-east-1; NULL
-     * endpoint: AWS). For a runner that must not inherit its environment (s3land run). */
-    bool ignore_environment;
 };
 
 struct s3l_s3_client;
@@ -97,8 +104,8 @@ struct s3l_s3_client;
  * Creates a client. Returns 0; S3L_EINVALID_CONFIG when the endpoint is not an http(s) URL, the
  * region is empty, or only one of access_key and secret_key is given (message names which);
  * the provider's failure when it gives no credentials (S3L_EAUTH_INVALID listing every source
- * tried, when the default chain finds none; see s3l_creds_provider_get); S3L_EIO when the trace
- * file cannot be opened; S3L_ENOMEM. *out is NULL on failure.
+ * tried, when the default chain finds none; see s3l_creds_provider_get); S3L_ENOMEM. *out is NULL
+ * on failure.
  */
 int s3l_s3_client_new(const struct s3l_s3_config *cfg, struct s3l_s3_client **out,
                       struct s3l_error *err);
@@ -561,7 +568,7 @@ uint64_t s3l_s3_client_op_counts(struct s3l_s3_client *c, const char *names[S3L_
 /*
  * Options of the s3 store backend, passed as struct s3l_store_options.s3 to s3l_store_open for an
  * s3://BUCKET/PREFIX URL (include/s3l/store.h). Zero-initialise and set version; NULL options
- * mean all defaults. client: the client's configuration (NULL: all from the environment); the
+ * mean all defaults. client: the client's configuration (NULL: all defaults; no environment is read); the
  * store options' region and endpoint, when set, override it. part_size: 0 is 8 MiB.
  * copy_threshold: copies above it go by UploadPartCopy (0: 5 GiB); copy_part_size (0: 512 MiB).
  */

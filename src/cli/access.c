@@ -124,15 +124,19 @@ int cli_access_resolve(struct cli *c, struct cli_access *a, const char **region,
         return cli_usage(c, "access",
                          "--external-id, --role-session-name and --role-duration go with "
                          "--role-arn");
+    int ex = cli_s3_trace_open(c);
+    if (ex)
+        return ex;
+    cli_s3_env_where(region, endpoint); /* the flags, then the environment, then the profile */
     int rc = 0;
     char *v = NULL;
-    if (!*region && !env("AWS_REGION") && !env("AWS_DEFAULT_REGION") &&
+    if (!*region &&
         (rc = s3l_creds_profile_region(&co, &v, &err)) == 0 && v) {
         *region = v;
         keep(NULL, v);
     }
     v = NULL;
-    if (rc == 0 && !*endpoint && !env("AWS_ENDPOINT_URL_S3") && !env("AWS_ENDPOINT_URL") &&
+    if (rc == 0 && !*endpoint &&
         (rc = s3l_creds_profile_endpoint(&co, "s3", &v, &err)) == 0 && v) {
         *endpoint = v;
         keep(NULL, v);

@@ -205,10 +205,23 @@ extern const char cli_access_help[];
  * start with arn:, a duration outside 900 s .. 12 h). */
 int cli_access_option(struct cli *c, const char *cmd, int opt, struct cli_access *a);
 
+/* ---- the environment of an S3 connection (s3_env.c): the library reads none ---- */
+
+/* Fills *region (when NULL) from AWS_REGION, then AWS_DEFAULT_REGION, and *endpoint (when NULL)
+ * from AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL; either pointer may be NULL. Empty variables
+ * count as unset. The strings are the environment's. */
+void cli_s3_env_where(const char **region, const char **endpoint);
+/* Opens $S3LAND_TRACE for appending, once per process (nothing when unset). Returns 0, or the
+ * exit code after reporting S3L_EIO "open trace file PATH (S3LAND_TRACE): <strerror>". */
+int cli_s3_trace_open(struct cli *c);
+/* Sets cfg's trace callback to append to the file cli_s3_trace_open opened (NULL: none). */
+void cli_s3_trace(struct s3l_s3_config *cfg);
+
 /*
  * Resolves the access flags before a store is opened: *region and *endpoint (NULL when no flag
- * gave them) become the profile's when neither the flag nor AWS_REGION / AWS_DEFAULT_REGION
- * (AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL for the endpoint) set them; with --profile or
+ * gave them) become AWS_REGION / AWS_DEFAULT_REGION (AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL for
+ * the endpoint, cli_s3_env_where), else the profile's; $S3LAND_TRACE is opened
+ * (cli_s3_trace_open); with --profile or
  * --role-arn, a->creds becomes the default chain for that profile, cached, with the role
  * assumed on top and cached again. The strings and the provider live until exit. Returns 0,
  * or the exit code after reporting (1: a role option without --role-arn, a malformed file).

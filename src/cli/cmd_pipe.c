@@ -275,6 +275,7 @@ static int open_store(struct pipe *p)
             s3->cfg.access_key = k->access_key_id.value;
             s3->cfg.secret_key = k->secret_access_key.value;
             s3->cfg.session_token = k->session_token.value;
+            cli_s3_trace(&s3->cfg);
             s3->opts.client = &s3->cfg;
             so.s3 = &s3->opts;
         }

@@ -201,7 +201,29 @@ struct write_args {
     struct cli_docs docs;
     struct cli_run_plan plan;
     struct cli_access access; /* --profile, --role-arn ... (access.c) */
+    struct s3l_s3_config s3cfg;         /* s3:// without --config: write_s3_options */
+    struct s3l_s3_store_options s3opts; /* o.s3 then points here */
 };
+
+/*
+ * s3:// without --config: the S3 options in full, so that the client gets what the CLI read from
+ * the environment for it (the trace; the region and endpoint are in o already,
+ * cli_access_resolve) as the library reads no environment. The encryption flags go along, as
+ * the pipeline takes them from o only when o.s3 is NULL.
+ */
+static void write_s3_options(struct write_args *a)
+{
+    a->s3cfg.version = S3L_S3_CONFIG_VERSION;
+    a->s3cfg.path_style = a->o.path_style;
+    a->s3cfg.credentials = a->access.creds;
+    cli_s3_trace(&a->s3cfg);
+    a->s3opts.version = S3L_S3_STORE_OPTIONS_VERSION;
+    a->s3opts.client = &a->s3cfg;
+    a->s3opts.sse = a->o.sse;
+    a->s3opts.sse_kms_key_id = a->o.sse_kms_key_id;
+    a->s3opts.storage_class = a->o.storage_class;
+    a->o.s3 = &a->s3opts;
+}
 
 /* --sse, --sse-kms-key-id, --storage-class: 0 when opt is one of them (checked later, by
  * sse_check), -1 when it is not. */
@@ -706,6 +728,8 @@ int cli_cmd_write(struct cli *c, int argc, char **argv)
         return ex;
     }
     a.o.credentials = a.access.creds;
+    if (!a.o.s3 && strncmp(a.url, "s3://", 5) == 0)
+        write_s3_options(&a);
     struct s3l_schema *schema = NULL;
     if (a.schema_file) {
         ex = load_schema(c, a.schema_file, &schema);

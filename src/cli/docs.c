@@ -120,12 +120,19 @@ int cli_doc_s3_options(struct cli *c, const char *cmd, const struct cli_docs *d,
     s->cfg.region = dc->region.value;
     s->cfg.endpoint = dc->endpoint.value;
     s->cfg.path_style = dc->path_style;
-    s->cfg.ignore_environment = !inherit;
+    /* The environment's region and endpoint only when the runner inherits it (issue 12 item 4;
+     * the library reads no environment itself). */
+    if (inherit)
+        cli_s3_env_where(&s->cfg.region, &s->cfg.endpoint);
     s->opts.version = S3L_S3_STORE_OPTIONS_VERSION;
     s->opts.client = &s->cfg;
     const char *url = dc->url.value ? dc->url.value : "";
     if (strncmp(url, "s3://", 5) != 0)
         return 0; /* file://: no connection */
+    int tex = cli_s3_trace_open(c); /* $S3LAND_TRACE, for every run whatever inherit says */
+    if (tex)
+        return tex;
+    cli_s3_trace(&s->cfg);
     const char *role = dc->aws.role.value;
     if (dc->access_key_id.value && dc->secret_access_key.value) {
         s->cfg.access_key = dc->access_key_id.value;

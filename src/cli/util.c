@@ -410,14 +410,11 @@ void cli_s3_store_options(struct cli_s3 *s, struct s3l_store_options *so)
     memset(&s->opts, 0, sizeof(s->opts));
     s->opts.version = S3L_S3_STORE_OPTIONS_VERSION;
     cli_sse_store_options(s, &s->opts); /* sse.c */
-    if (s->sse || s->sse_kms_key_id || s->storage_class)
-        so->s3 = &s->opts;
-    if (s->path_style == 0 && !s->access.creds)
-        return; /* the client decides; the environment gives the rest */
     memset(&s->cfg, 0, sizeof(s->cfg));
     s->cfg.version = S3L_S3_CONFIG_VERSION;
     s->cfg.path_style = s->path_style;
     s->cfg.credentials = s->access.creds;
+    cli_s3_trace(&s->cfg); /* region and endpoint: so's, which cli_access_resolve filled */
     s->opts.client = &s->cfg;
     so->s3 = &s->opts;
 }

@@ -22,6 +22,7 @@
 
 #include "s3/s3_int.h"
 #include "rgw_store.h"
+#include "s3_env.h"
 
 static char bucket[64];
 static char base[64]; /* a prefix of this run's own, so reruns on one store do not meet */
@@ -46,6 +47,8 @@ static struct s3l_s3_client *client(void)
     struct s3l_s3_config cfg = {.version = S3L_S3_CONFIG_VERSION};
     struct s3l_s3_client *c = NULL;
     struct s3l_error err = {0};
+    if (s3l_test_s3_env(&cfg) != 0) /* region and endpoint, as the CLI reads them */
+        fail_msg("S3LAND_TRACE cannot be opened");
     if (s3l_s3_client_new(&cfg, &c, &err) != 0)
         fail_msg("client: %s", err.message);
     return c;

@@ -12,9 +12,21 @@
 
 #include "commit/commit.h"
 #include "s3l/destination.h"
+#include "s3_env.h"
 #include "s3l/store.h"
 #include "test_format.h"
 #include "util/util.h"
+
+/* Opens the run's store; an s3:// one with the client config the CLI would give it (region,
+ * endpoint and trace from the environment, s3_env.h: the library reads none). */
+static int open_store(const char *url, struct s3l_store **out, struct s3l_error *err)
+{
+    struct s3l_test_s3_store env;
+    bool s3 = strncmp(url, "s3://", 5) == 0;
+    if (s3 && s3l_test_s3_store_env(&env) != 0)
+        return s3l_error_set(err, S3L_EIO, "$S3LAND_TRACE cannot be opened");
+    return s3l_store_open(url, s3 ? &env.so : NULL, out, err);
+}
 
 static struct s3l_field fields[] = {
     {"id", {.id = S3L_TYPE_INT64}, false, true},
@@ -85,7 +97,7 @@ int s3l_test_run(const struct s3l_test_run *r, struct s3l_error *err)
     struct s3l_store *s = NULL;
     struct s3l_dest *d = NULL;
     struct s3l_dest_stream *streams[8] = {0};
-    int rc = s3l_store_open(r->url, NULL, &s, err);
+    int rc = open_store(r->url, &s, err);
     if (rc)
         return rc;
     struct s3l_dest_options o = {0};
@@ -266,7 +278,7 @@ int s3l_test_verify(const struct s3l_test_run *r, bool complete, char *why, size
     c.total = r->total_rows;
     c.seen = calloc(r->total_rows + 1, 1);
     struct s3l_error err = {0};
-    if (s3l_store_open(r->url, NULL, &c.s, &err) != 0) {
+    if (open_store(r->url, &c.s, &err) != 0) {
         snprintf(why, cap, "open: %s", err.message);
         free(c.seen);
         return -1;
@@ -322,7 +334,7 @@ int s3l_test_census(const struct s3l_test_run *r, struct s3l_test_census *c)
     memset(c, 0, sizeof(*c));
     struct s3l_store *s;
     struct s3l_error err = {0};
-    if (s3l_store_open(r->url, NULL, &s, &err) != 0)
+    if (open_store(r->url, &s, &err) != 0)
         return -1;
     char prefix[128];
     snprintf(prefix, sizeof(prefix), "_openetl/staging/%s/", r->pipeline);

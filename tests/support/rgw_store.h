@@ -22,7 +22,8 @@ int s3l_test_rgw_stop(void);
 
 /*
  * After s3l_test_rgw_start: points the environment at the store the way the AWS tools read it
- * (AWS_ENDPOINT_URL = RGW_ENDPOINT, no AWS_ENDPOINT_URL_S3), so that a client made with no
+ * (AWS_ENDPOINT_URL = RGW_ENDPOINT, no AWS_ENDPOINT_URL_S3), so that the CLI, a tool or a
+ * client configured by s3l_test_s3_env (s3_env.h; the library itself reads no environment) with no
  * endpoint finds it, and copies the store's bucket (RGW_BUCKET) into bucket (cap bytes).
  * 0, or -1 when the store's environment lacks either.
  */

@@ -3,7 +3,7 @@
  * region (s3l_s3_store_bucket_probe: HeadBucket, a 403 settled by x-amz-bucket-region or by a
  * ListObjectsV2 of PREFIX/), for tests/integration/test_cli_rgw_policy.sh: under the minimal
  * policy HeadBucket is refused and the list under the prefix is not. Credentials, region and
- * endpoint come from the environment, as for the CLI. Usage:
+ * endpoint come from the environment, read as the CLI reads it (tests/support/s3_env.h). Usage:
  *   bucket_probe s3://BUCKET[/PREFIX]
  * Prints "reachable region=REGION" and exits 0, or "error=CODE_NAME message=MESSAGE" and
  * exits 1 (2 for usage).
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "s3_env.h"
 #include "s3l/s3.h"
 #include "s3l/store.h"
 
@@ -23,7 +24,12 @@ int main(int argc, char **argv)
     struct s3l_error err = {0};
     struct s3l_store *st = NULL;
     char region[64] = "";
-    int rc = s3l_store_open(argv[1], NULL, &st, &err);
+    struct s3l_test_s3_store env; /* the environment, read as the CLI reads it */
+    if (s3l_test_s3_store_env(&env) != 0) {
+        perror("S3LAND_TRACE");
+        return 1;
+    }
+    int rc = s3l_store_open(argv[1], &env.so, &st, &err);
     if (rc == 0)
         rc = s3l_s3_store_bucket_probe(st, region, &err);
     s3l_store_free(st);

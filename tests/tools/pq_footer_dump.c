@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "s3l/destination.h"
+#include "pq_fd.h"
+#include "s3_env.h"
 #include "s3l/pq_footer.h"
 #include "s3l/store.h"
 #include "util/util.h"
@@ -291,12 +293,15 @@ int main(int argc, char **argv)
     int fd = -1, rc;
     struct s3l_store *store = NULL;
     struct s3l_pq_store_src ssrc = {NULL, NULL};
-    struct src source = {s3l_pq_read_fd, &fd};
+    struct src source = {s3l_test_pq_read_fd, &fd};
     const char *slash = strrchr(path, '/');
     if ((!strncmp(path, "file://", 7) || !strncmp(path, "s3://", 5)) && slash) {
         /* URL/KEY: the store rooted at URL, the object KEY (one path segment). */
         char *root = strndup(path, (size_t)(slash - path));
-        rc = s3l_store_open(root, NULL, &store, &err);
+        struct s3l_test_s3_store env; /* s3://: the environment, read as the CLI reads it */
+        rc = s3l_test_s3_store_env(&env) ? s3l_error_set(&err, S3L_EIO, "open S3LAND_TRACE") : 0;
+        if (rc == 0)
+            rc = s3l_store_open(root, strncmp(root, "s3://", 5) ? NULL : &env.so, &store, &err);
         free(root);
         ssrc = (struct s3l_pq_store_src){store, slash + 1};
         source = (struct src){s3l_pq_read_store, &ssrc};
@@ -308,7 +313,7 @@ int main(int argc, char **argv)
             perror(path);
             return 1;
         }
-        rc = s3l_pq_footer_read_fd(fd, &o, &f, &err);
+        rc = s3l_test_pq_footer_read_fd(fd, &o, &f, &err);
     }
     if (rc != 0) {
         fprintf(stderr, "pq_footer_dump: %s (%s)\n", err.message, s3l_error_name(err.code));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "s3l/ndjson_sink.h"
+#include "s3_env.h"
 #include "s3l/store.h"
 
 static int die(const char *what, const struct s3l_error *err)
@@ -82,6 +83,12 @@ int main(int argc, char **argv)
     }
     struct s3l_error err = {0};
     struct s3l_store *st = NULL;
+    struct s3l_test_s3_store env; /* the environment, read as the CLI reads it */
+    if (s3l_test_s3_store_env(&env) != 0) {
+        perror("S3LAND_TRACE");
+        return 1;
+    }
+    so.s3 = &env.s3; /* --endpoint and --region above win over the environment's */
     if (s3l_store_open(url, &so, &st, &err) != 0)
         return die("open store", &err);
     o.store = st;

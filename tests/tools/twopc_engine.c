@@ -29,6 +29,7 @@
 
 #include "crash_store.h"
 #include "s3l/ndjson_sink.h"
+#include "s3_env.h"
 #include "s3l/store.h"
 
 #define MAX_PENDING 64
@@ -217,6 +218,12 @@ int main(int argc, char **argv)
                 getenv("S3L_CRASH_POINT"), (unsigned long long)s3l_test_crash_ops());
     struct s3l_error err = {0};
     struct s3l_store *store = NULL;
+    struct s3l_test_s3_store env; /* the environment, read as the CLI reads it */
+    if (s3l_test_s3_store_env(&env) != 0) {
+        perror("S3LAND_TRACE");
+        return 1;
+    }
+    so.s3 = &env.s3; /* --endpoint and --region above win over the environment's */
     if (s3l_store_open(o.url, &so, &store, &err) != 0)
         return die("open store", &err);
     so2.store = store;

@@ -12,6 +12,7 @@
 #include "../../src/cli/util.c"
 #include "../../src/cli/access.c"
 #include "../../src/cli/sse.c" /* cli_sse_option, which util.c calls */
+#include "../../src/cli/s3_env.c" /* cli_s3_trace, which util.c and access.c call */
 
 static void sizes(void **state)
 {
@@ -65,14 +66,21 @@ static void path_style(void **state)
     cli_s3_store_options(&s3, &so);
     assert_string_equal(so.endpoint, "http://127.0.0.1:9000");
     assert_string_equal(so.region, "eu-west-3");
-    assert_null(so.s3); /* auto: the client decides, all else from the environment */
-    s3.sse = "aws:kms"; /* encryption alone makes store options, without client options */
+    /* auto: client options all defaults (the client decides); they are always given, as they
+     * carry what the CLI read from the environment for the library (the trace: none here) */
+    const struct s3l_s3_store_options *auto_o = so.s3;
+    assert_non_null(auto_o);
+    assert_non_null(auto_o->client);
+    assert_int_equal(auto_o->client->path_style, 0);
+    assert_null(auto_o->client->credentials);
+    assert_null(auto_o->client->trace);
+    assert_null(auto_o->sse);
+    s3.sse = "aws:kms"; /* encryption goes with the store options */
     s3.sse_kms_key_id = "k1";
     cli_s3_store_options(&s3, &so);
     assert_non_null(so.s3);
     assert_string_equal(((const struct s3l_s3_store_options *)so.s3)->sse, "aws:kms");
     assert_string_equal(((const struct s3l_s3_store_options *)so.s3)->sse_kms_key_id, "k1");
-    assert_null(((const struct s3l_s3_store_options *)so.s3)->client);
     s3.sse = s3.sse_kms_key_id = NULL;
     so.s3 = NULL;
     s3.path_style = -1;

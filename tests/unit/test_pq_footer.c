@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "s3l/destination.h"
+#include "pq_fd.h"
 #include "s3l/pq_footer.h"
 #include "s3l/store.h"
 #include "util/util.h"
@@ -302,14 +303,14 @@ static void every_golden_file_three_ways(void **state)
         char *p = golden(name);
         int fd = open(p, O_RDONLY);
         assert_true(fd >= 0);
-        if (s3l_pq_footer_read_fd(fd, NULL, &f, &err) != 0)
+        if (s3l_test_pq_footer_read_fd(fd, NULL, &f, &err) != 0)
             fail_msg("%s: %s", name, err.message);
         check_against_duckdb(f, stems[i]);
         s3l_pq_footer_free(f);
         /* (c) a range-read callback (the fd one) */
         struct stat st;
         assert_int_equal(fstat(fd, &st), 0);
-        assert_int_equal(s3l_pq_footer_read(s3l_pq_read_fd, &fd, (uint64_t)st.st_size, NULL, &f,
+        assert_int_equal(s3l_pq_footer_read(s3l_test_pq_read_fd, &fd, (uint64_t)st.st_size, NULL, &f,
                                             &err), 0);
         check_against_duckdb(f, stems[i]);
         s3l_pq_footer_free(f);
@@ -440,7 +441,7 @@ static void page_index_against_hyparquet(void **state)
     assert_true(fd >= 0);
     struct s3l_pq_footer *f;
     struct s3l_error err = {0};
-    assert_int_equal(s3l_pq_footer_read_fd(fd, NULL, &f, &err), 0);
+    assert_int_equal(s3l_test_pq_footer_read_fd(fd, NULL, &f, &err), 0);
     json_t *x = expected("arrowrs_page_index"), *pi = json_object_get(x, "page_index");
     size_t k = 0, null_pages = 0;
     for (size_t g = 0; g < f->n_row_groups; g++) {
@@ -450,9 +451,9 @@ static void page_index_against_hyparquet(void **state)
             json_t *locs = json_object_get(json_object_get(e, "offset_index"), "page_locations");
             struct s3l_pq_column_index *c;
             struct s3l_pq_offset_index *o;
-            assert_int_equal(s3l_pq_column_index_read(s3l_pq_read_fd, &fd, f->file_size, cc, NULL,
+            assert_int_equal(s3l_pq_column_index_read(s3l_test_pq_read_fd, &fd, f->file_size, cc, NULL,
                                                       &c, &err), 0);
-            assert_int_equal(s3l_pq_offset_index_read(s3l_pq_read_fd, &fd, f->file_size, cc, NULL,
+            assert_int_equal(s3l_pq_offset_index_read(s3l_test_pq_read_fd, &fd, f->file_size, cc, NULL,
                                                       &o, &err), 0);
             assert_int_equal(c->n_pages, json_array_size(json_object_get(ci, "null_pages")));
             static const char *const orders[] = {"UNORDERED", "ASCENDING", "DESCENDING"};
@@ -500,7 +501,7 @@ static void page_index_against_hyparquet(void **state)
     assert_int_equal(s3l_pq_column_index_decode(b, 0, 0, NULL, &c, &err), S3L_ECORRUPT);
     s3l_error_clear(&err);
     int dummy = -1;
-    assert_int_equal(s3l_pq_column_index_read(s3l_pq_read_fd, &dummy, f->file_size,
+    assert_int_equal(s3l_pq_column_index_read(s3l_test_pq_read_fd, &dummy, f->file_size,
                                               &f->row_groups[0].columns[0], NULL, &c, &err),
                      S3L_ENOT_FOUND);
     assert_non_null(strstr(err.message, "column id has no ColumnIndex"));
@@ -857,14 +858,14 @@ static void pages_tile_every_chunk(void **state)
         int fd = open(p, O_RDONLY);
         struct s3l_pq_footer *f;
         struct s3l_error err = {0};
-        assert_int_equal(s3l_pq_footer_read_fd(fd, NULL, &f, &err), 0);
+        assert_int_equal(s3l_test_pq_footer_read_fd(fd, NULL, &f, &err), 0);
         json_t *x = expected(stems[i]), *pi = json_object_get(x, "page_index");
         size_t k = 0;
         for (size_t g = 0; g < f->n_row_groups; g++) {
             for (size_t c = 0; c < f->row_groups[g].n_columns; c++, k++) {
                 const struct s3l_pq_column_chunk *cc = &f->row_groups[g].columns[c];
                 struct walk w = {0};
-                if (s3l_pq_chunk_pages(s3l_pq_read_fd, &fd, f->file_size, cc, NULL, on_page, &w,
+                if (s3l_pq_chunk_pages(s3l_test_pq_read_fd, &fd, f->file_size, cc, NULL, on_page, &w,
                                        &err))
                     fail_msg("%s: %s", name, err.message);
                 assert_int_equal(w.values, cc->num_values);
@@ -885,12 +886,12 @@ static void pages_tile_every_chunk(void **state)
             struct s3l_pq_column_chunk cc = f->row_groups[0].columns[3];
             cc.total_compressed_size += 1;
             s3l_error_clear(&err);
-            assert_int_equal(s3l_pq_chunk_pages(s3l_pq_read_fd, &fd, f->file_size, &cc, NULL,
+            assert_int_equal(s3l_pq_chunk_pages(s3l_test_pq_read_fd, &fd, f->file_size, &cc, NULL,
                                                 NULL, NULL, &err), S3L_ECORRUPT);
             assert_non_null(strstr(err.message, "column i32, page 1"));
             cc.total_compressed_size = (int64_t)f->file_size;
             s3l_error_clear(&err);
-            assert_int_equal(s3l_pq_chunk_pages(s3l_pq_read_fd, &fd, f->file_size, &cc, NULL,
+            assert_int_equal(s3l_pq_chunk_pages(s3l_test_pq_read_fd, &fd, f->file_size, &cc, NULL,
                                                 NULL, NULL, &err), S3L_ECORRUPT);
             assert_non_null(strstr(err.message, "chunk bytes lie beyond the file"));
         }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <openssl/evp.h>
 
@@ -254,6 +256,20 @@ static void part_buffer_pool(void **state)
     s3l_s3_client_free(c); /* frees the pooled one: ASan would see a leak otherwise */
 }
 
+/* The trace callback of config_from_env: counts lines and keeps the last. */
+struct trace_seen {
+    int lines;
+    char last[2048];
+};
+
+static void on_trace(void *ctx, const char *line, size_t len)
+{
+    struct trace_seen *t = ctx;
+    assert_int_equal(strlen(line), len);
+    t->lines++;
+    snprintf(t->last, sizeof(t->last), "%s", line);
+}
+
 static void config_from_env(void **state)
 {
     (void)state;
@@ -276,22 +292,51 @@ static void config_from_env(void **state)
     unsetenv("AWS_EC2_METADATA_DISABLED");
     setenv("AWS_ACCESS_KEY_ID", "AKID", 1);
     setenv("AWS_SECRET_ACCESS_KEY", "SECRET", 1);
+    /* The library reads no environment for region, endpoint or trace (issue 9 item 6): the CLI
+     * does (src/cli/s3_env.c) and passes them in the config. Each variable is set to a value
+     * that would show if it were read: a region, endpoints on a dead port, a trace file. */
     setenv("AWS_DEFAULT_REGION", "eu-west-1", 1);
     setenv("AWS_REGION", "eu-central-1", 1);
-    unsetenv("AWS_ENDPOINT_URL");
-    unsetenv("AWS_ENDPOINT_URL_S3");
+    setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9", 1);
+    setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9/", 1);
+    char trace_path[64];
+    snprintf(trace_path, sizeof(trace_path), "/tmp/s3l-trace-env-%d", (int)getpid());
+    unlink(trace_path);
+    setenv("S3LAND_TRACE", trace_path, 1);
     assert_int_equal(s3l_s3_client_new(&cfg, &c, &e), 0);
-    assert_string_equal(c->region, "eu-central-1"); /* AWS_REGION wins, as in the AWS CLI */
-    assert_string_equal(c->host, "s3.eu-central-1.amazonaws.com");
+    assert_string_equal(c->region, "us-east-1"); /* the default, not AWS_REGION */
+    assert_string_equal(c->host, "s3.us-east-1.amazonaws.com"); /* AWS, not AWS_ENDPOINT_URL* */
     assert_true(c->aws && !c->path_style);
     s3l_s3_client_free(c);
-    setenv("AWS_ENDPOINT_URL", "http://general:1", 1);
-    setenv("AWS_ENDPOINT_URL_S3", "https://only-s3:9000/", 1);
-    assert_int_equal(s3l_s3_client_new(&cfg, &c, &e), 0);
-    assert_string_equal(c->host, "only-s3:9000");
-    assert_string_equal(c->scheme, "https");
+    /* Explicit options reach the endpoint they name (nobody listens on port 1 either: the
+     * connection's error names the port it tried), and the trace file is never created. */
+    struct s3l_s3_config ex = {.version = S3L_S3_CONFIG_VERSION, .region = "eu-north-1",
+                               .endpoint = "http://127.0.0.1:1", .max_attempts = 1};
+    assert_int_equal(s3l_s3_client_new(&ex, &c, &e), 0);
+    assert_string_equal(c->region, "eu-north-1");
+    assert_string_equal(c->host, "127.0.0.1:1");
     assert_true(c->path_style && !c->aws);
+    struct s3l_s3_object o;
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_head_object(c, "bucket", "k", &o, &e), S3L_ETRANSIENT);
+    assert_non_null(strstr(e.message, "port 1 "));
+    assert_null(strstr(e.message, "port 9"));
     s3l_s3_client_free(c);
+    assert_int_equal(access(trace_path, F_OK), -1); /* S3LAND_TRACE was not opened */
+    /* ... while the trace callback hears of that same attempt: one JSON line. */
+    struct trace_seen seen = {0};
+    ex.trace = on_trace;
+    ex.trace_ctx = &seen;
+    assert_int_equal(s3l_s3_client_new(&ex, &c, &e), 0);
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_s3_head_object(c, "bucket", "k", &o, &e), S3L_ETRANSIENT);
+    s3l_s3_client_free(c);
+    assert_int_equal(seen.lines, 1);
+    assert_non_null(strstr(seen.last, "{\"op\":\"HeadObject\",\"bucket\":\"bucket\",\"key\":\"k\""));
+    assert_non_null(strstr(seen.last, "\"error\":\"TRANSIENT\"}\n"));
+    assert_null(strstr(seen.last, "SECRET"));
+    assert_int_equal(access(trace_path, F_OK), -1);
+    unsetenv("S3LAND_TRACE");
     unsetenv("AWS_ENDPOINT_URL_S3");
     unsetenv("AWS_ENDPOINT_URL");
     const char *bad[] = {"not a url", "ftp://host", "http://host/some/path", "http://"};

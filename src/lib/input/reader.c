@@ -251,11 +251,9 @@ static int seek_to(struct s3l_reader *r, struct s3l_error *err)
         if (r->opt.seek)
             return r->opt.seek(r->opt.io_ctx, off, err);
     } else if (!r->unpack) {
-        if (lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
-            return 0;
-        if (errno != ESPIPE)
-            return s3l_error_set_errno(err, S3L_EIO, errno, "seek %s to byte offset %llu",
-                                       r->name, (ull)off);
+        int rc = s3l__os_seek(r->fd, off, r->name, err);
+        if (rc <= 0)
+            return rc; /* seeked, or failed; 1 is a pipe: read and drop below */
     }
     /* A pipe, or a compressed input (decompressed from its start): read and drop the bytes
      * before the offset. */

@@ -210,6 +210,19 @@ int s3l__os_close(int fd, const char *path, struct s3l_error *err)
     return 0;
 }
 
+int s3l__os_seek(int fd, uint64_t off, const char *path, struct s3l_error *err)
+{
+    if (off > (uint64_t)INT64_MAX)
+        return s3l__os_fail(err, EOVERFLOW, "lseek", path);
+    if (lseek(fd, (off_t)off, SEEK_SET) >= 0)
+        return 0;
+    if (errno == ESPIPE)
+        return 1;
+    int e = errno;
+    return s3l_error_set_errno(err, s3l__os_code(e), e, "lseek %s to byte offset %llu", path,
+                               (unsigned long long)off);
+}
+
 int s3l__os_fsync_dir(const char *dir, struct s3l_error *err)
 {
     int fd;
@@ -325,6 +338,13 @@ int64_t s3l__os_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t s3l__os_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 

@@ -52,6 +52,10 @@ int s3l__os_read(int fd, void *buf, size_t len, size_t *got, const char *path,
  * not block (bytes, the end of the input, or an error the read then reports), false when the
  * time passed or a signal interrupted the wait (the caller may look at a stop request). */
 bool s3l__os_wait_readable(int fd, int timeout_ms);
+/* lseek(2) of fd to offset off from its start. Returns 0, 1 when fd cannot seek (ESPIPE: a pipe,
+ * FIFO or socket; the caller reads and drops the bytes instead; err is left alone), or the mapped
+ * code with "lseek <path> to byte offset <off>: <strerror>". */
+int s3l__os_seek(int fd, uint64_t off, const char *path, struct s3l_error *err);
 int s3l__os_fsync(int fd, const char *path, struct s3l_error *err);
 /* close(2); errors are reported (a close error after write can mean lost data on NFS). */
 int s3l__os_close(int fd, const char *path, struct s3l_error *err);
@@ -80,6 +84,9 @@ bool s3l__os_abandoned(const char *path);
 bool s3l__os_abandoned_before(const char *path, int64_t before_ns);
 /* The wall clock (CLOCK_REALTIME), ns since epoch. */
 int64_t s3l__os_now_ns(void);
+/* The interval clock (CLOCK_MONOTONIC), ns since an unspecified start: for durations and
+ * deadlines, never written to storage. */
+int64_t s3l__os_mono_ns(void);
 /* Sleeps ms milliseconds (nanosleep, resumed after a signal). */
 void s3l__os_sleep_ms(long ms);
 /* Calls cb(ctx, name, is_dir) for every entry of dir but "." and "..". A non-zero cb result
@@ -89,6 +96,15 @@ int s3l__os_readdir(const char *dir, int (*cb)(void *ctx, const char *name, bool
 /* A process-unique number for temp names (pid and a counter). */
 uint64_t s3l__os_unique(void);
 int s3l__os_getpid(void);
+
+/* (path.c) The current working directory (getcwd(3)) as a new string, freed with s3l_free.
+ * Errors: S3L_ENOMEM; the mapped code with "getcwd: <strerror>" (a directory removed under the
+ * process is ENOENT: S3L_ENOT_FOUND). */
+int s3l__os_getcwd(char **out, struct s3l_error *err);
+/* (path.c) The real path of path (realpath(3): absolute, symbolic links, "." and ".." resolved) as
+ * a new string, freed with s3l_free. Errors: S3L_ENOMEM; the mapped code with "realpath <path>:
+ * <strerror>" (S3L_ENOT_FOUND when a component does not exist). */
+int s3l__os_realpath(const char *path, char **out, struct s3l_error *err);
 
 /* (proc.c) Reads the whole file at path, appending it to out (an s3l_buf, util.h). A missing
  * file is S3L_ENOT_FOUND, a file over max bytes S3L_ETOO_LARGE. out is grown once, to the

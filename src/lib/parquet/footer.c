@@ -6,10 +6,7 @@
  *     ... | FileMetaData (len bytes) | len (4 bytes, little-endian) | "PAR1"
  * and a file starts with "PAR1" too. Files whose footer is encrypted end in "PARE" instead.
  */
-#include <errno.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "parquet/footer_internal.h"
 
@@ -284,7 +281,7 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-int s3l__pqf_read_range(s3l_pq_read_fn read, void *ctx, uint64_t file_size, uint64_t off,
+int s3l__pqf_read_range(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size, uint64_t off,
                         uint64_t len, const char *name, const char *what, uint8_t **out,
                         struct s3l_error *err)
 {
@@ -297,7 +294,7 @@ int s3l__pqf_read_range(s3l_pq_read_fn read, void *ctx, uint64_t file_size, uint
     uint8_t *buf = s3l_malloc(len ? (size_t)len : 1);
     if (!buf)
         return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory reading the %s", name, what);
-    int rc = len ? read(ctx, off, buf, (size_t)len, err) : 0;
+    int rc = len ? read_at(ctx, off, buf, (size_t)len, err) : 0;
     if (rc) {
         s3l_free(buf);
         return rc;
@@ -323,7 +320,7 @@ static int check_magic(const uint8_t *p, uint64_t off, const char *name, struct 
 }
 
 /* With the tail in hand: checks the magic at both ends and finds the metadata. */
-static int read_trailer(s3l_pq_read_fn read, void *ctx, uint64_t size, const uint8_t *tail,
+static int read_trailer(s3l_pq_read_fn read_at, void *ctx, uint64_t size, const uint8_t *tail,
                         size_t tail_len, const struct s3l_pq_footer_options *o, uint32_t *mlen,
                         struct s3l_error *err)
 {
@@ -343,11 +340,11 @@ static int read_trailer(s3l_pq_read_fn read, void *ctx, uint64_t size, const uin
     if (tail_len == size)
         return check_magic(tail, 0, o->name, err);
     uint8_t head[4];
-    rc = read(ctx, 0, head, sizeof(head), err);
+    rc = read_at(ctx, 0, head, sizeof(head), err);
     return rc ? rc : check_magic(head, 0, o->name, err);
 }
 
-int s3l_pq_footer_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
+int s3l_pq_footer_read(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size,
                        const struct s3l_pq_footer_options *opts, struct s3l_pq_footer **out,
                        struct s3l_error *err)
 {
@@ -359,18 +356,18 @@ int s3l_pq_footer_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
                              "footer length and magic", o.name, (unsigned long long)file_size);
     size_t tail_len = file_size < TAIL_READ ? (size_t)file_size : TAIL_READ;
     uint8_t *tail;
-    int rc = s3l__pqf_read_range(read, ctx, file_size, file_size - tail_len, tail_len, o.name,
+    int rc = s3l__pqf_read_range(read_at, ctx, file_size, file_size - tail_len, tail_len, o.name,
                                  "file tail", &tail, err);
     if (rc)
         return rc;
     uint32_t mlen = 0;
-    rc = read_trailer(read, ctx, file_size, tail, tail_len, &o, &mlen, err);
+    rc = read_trailer(read_at, ctx, file_size, tail, tail_len, &o, &mlen, err);
     uint64_t moff = file_size - 8 - mlen;
     if (rc == 0 && (uint64_t)mlen + 8 <= tail_len) {
         rc = s3l_pq_footer_decode(tail + tail_len - 8 - mlen, mlen, moff, &o, out, err);
     } else if (rc == 0) {
         uint8_t *meta;
-        rc = s3l__pqf_read_range(read, ctx, file_size, moff, mlen, o.name, "FileMetaData", &meta,
+        rc = s3l__pqf_read_range(read_at, ctx, file_size, moff, mlen, o.name, "FileMetaData", &meta,
                                  err);
         if (rc == 0) {
             rc = s3l_pq_footer_decode(meta, mlen, moff, &o, out, err);
@@ -381,37 +378,6 @@ int s3l_pq_footer_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
     if (rc == 0)
         (*out)->file_size = file_size;
     return rc;
-}
-
-int s3l_pq_read_fd(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err)
-{
-    int fd = *(const int *)ctx;
-    uint8_t *p = buf;
-    while (len > 0) {
-        ssize_t n = pread(fd, p, len, (off_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return s3l_error_set_errno(err, S3L_EIO, errno, "pread of %zu bytes at offset %llu",
-                                       len, (unsigned long long)off);
-        if (n == 0)
-            return s3l_error_set(err, S3L_EIO,
-                                 "pread at offset %llu: unexpected end of file (file shrank?)",
-                                 (unsigned long long)off);
-        p += n;
-        off += (uint64_t)n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-int s3l_pq_footer_read_fd(int fd, const struct s3l_pq_footer_options *opts,
-                          struct s3l_pq_footer **out, struct s3l_error *err)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        return s3l_error_set_errno(err, S3L_EIO, errno, "fstat of fd %d", fd);
-    return s3l_pq_footer_read(s3l_pq_read_fd, &fd, (uint64_t)st.st_size, opts, out, err);
 }
 
 struct mem_file {

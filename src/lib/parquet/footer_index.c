@@ -202,7 +202,7 @@ void s3l_pq_offset_index_free(struct s3l_pq_offset_index *oi)
 }
 
 /* Reads the index bytes at (off, len) of a chunk; S3L_ENOT_FOUND when the chunk has none. */
-static int read_index(s3l_pq_read_fn read, void *ctx, uint64_t file_size, int64_t off,
+static int read_index(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size, int64_t off,
                       int32_t len, const struct s3l_pq_footer_options *o,
                       const struct s3l_pq_column_chunk *cc, const char *what, uint8_t **buf,
                       struct s3l_error *err)
@@ -214,11 +214,11 @@ static int read_index(s3l_pq_read_fn read, void *ctx, uint64_t file_size, int64_
         return s3l_error_set(err, S3L_ETOO_LARGE, "%s: %s of column %s is %d bytes, more than "
                              "max_footer_bytes (%zu)", o->name, what,
                              cc->path_str ? cc->path_str : "?", len, o->max_footer_bytes);
-    return s3l__pqf_read_range(read, ctx, file_size, (uint64_t)off, (uint64_t)len, o->name, what,
+    return s3l__pqf_read_range(read_at, ctx, file_size, (uint64_t)off, (uint64_t)len, o->name, what,
                                buf, err);
 }
 
-int s3l_pq_column_index_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
+int s3l_pq_column_index_read(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size,
                              const struct s3l_pq_column_chunk *cc,
                              const struct s3l_pq_footer_options *opts,
                              struct s3l_pq_column_index **out, struct s3l_error *err)
@@ -226,7 +226,7 @@ int s3l_pq_column_index_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
     struct s3l_pq_footer_options o;
     uint8_t *buf;
     s3l__pqf_options(opts, &o);
-    int rc = read_index(read, ctx, file_size, cc->column_index_offset, cc->column_index_length,
+    int rc = read_index(read_at, ctx, file_size, cc->column_index_offset, cc->column_index_length,
                         &o, cc, "ColumnIndex", &buf, err);
     if (rc)
         return rc;
@@ -236,7 +236,7 @@ int s3l_pq_column_index_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
     return rc;
 }
 
-int s3l_pq_offset_index_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
+int s3l_pq_offset_index_read(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size,
                              const struct s3l_pq_column_chunk *cc,
                              const struct s3l_pq_footer_options *opts,
                              struct s3l_pq_offset_index **out, struct s3l_error *err)
@@ -244,7 +244,7 @@ int s3l_pq_offset_index_read(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
     struct s3l_pq_footer_options o;
     uint8_t *buf;
     s3l__pqf_options(opts, &o);
-    int rc = read_index(read, ctx, file_size, cc->offset_index_offset, cc->offset_index_length,
+    int rc = read_index(read_at, ctx, file_size, cc->offset_index_offset, cc->offset_index_length,
                         &o, cc, "OffsetIndex", &buf, err);
     if (rc)
         return rc;

@@ -72,7 +72,7 @@ int s3l__pqf_decode_stats(struct s3l__pqf_ctx *c, struct s3l_pq_stats *s);
  * Reads `len` bytes at `off` into a new buffer of the caller (s3l_free), checking that the range
  * lies within file_size. S3L_ECORRUPT naming what the range is; S3L_ENOMEM; read's codes.
  */
-int s3l__pqf_read_range(s3l_pq_read_fn read, void *ctx, uint64_t file_size, uint64_t off,
+int s3l__pqf_read_range(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size, uint64_t off,
                         uint64_t len, const char *name, const char *what, uint8_t **out,
                         struct s3l_error *err);
 

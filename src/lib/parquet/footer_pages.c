@@ -95,7 +95,7 @@ int s3l_pq_page_header_decode(const void *data, size_t len, uint64_t base,
 }
 
 /* Reads and decodes the header at off, reading more when it is longer than the window. */
-static int read_header(s3l_pq_read_fn read, void *ctx, uint64_t off, uint64_t end,
+static int read_header(s3l_pq_read_fn read_at, void *ctx, uint64_t off, uint64_t end,
                        const struct s3l_pq_footer_options *o, const char *col, size_t k,
                        struct s3l_pq_page_header *h, struct s3l_error *err)
 {
@@ -106,7 +106,7 @@ static int read_header(s3l_pq_read_fn read, void *ctx, uint64_t off, uint64_t en
             return s3l_error_set(err, S3L_ENOMEM, "%s: out of memory reading a page header",
                                  o->name);
         struct s3l_error tmp = {0};
-        int rc = n ? read(ctx, off, buf, (size_t)n, err) : 0;
+        int rc = n ? read_at(ctx, off, buf, (size_t)n, err) : 0;
         if (rc == 0)
             rc = s3l_pq_page_header_decode(buf, (size_t)n, off, h, &tmp);
         s3l_free(buf);
@@ -120,7 +120,7 @@ static int read_header(s3l_pq_read_fn read, void *ctx, uint64_t off, uint64_t en
     }
 }
 
-int s3l_pq_chunk_pages(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
+int s3l_pq_chunk_pages(s3l_pq_read_fn read_at, void *ctx, uint64_t file_size,
                        const struct s3l_pq_column_chunk *cc,
                        const struct s3l_pq_footer_options *opts, s3l_pq_page_fn cb, void *cb_ctx,
                        struct s3l_error *err)
@@ -138,7 +138,7 @@ int s3l_pq_chunk_pages(s3l_pq_read_fn read, void *ctx, uint64_t file_size,
     uint64_t off = (uint64_t)start, end = off + (uint64_t)cc->total_compressed_size;
     for (size_t k = 0; off < end; k++) {
         struct s3l_pq_page_header h;
-        int rc = read_header(read, ctx, off, end, &o, col, k, &h, err);
+        int rc = read_header(read_at, ctx, off, end, &o, col, k, &h, err);
         if (rc)
             return rc;
         uint64_t size = h.header_len + (uint64_t)h.compressed_page_size;

@@ -7,8 +7,8 @@
  * bad options, missing or unreadable inputs.
  */
 #include <string.h>
-#include <unistd.h>
 
+#include "os/os.h"
 #include "runner.h"
 #include "s3l/destination.h"
 
@@ -189,8 +189,9 @@ static int open_inputs(const char *const *inputs, size_t n, struct s3l_input_pos
                                    pos[k].path);
         if (rc) {
             for (size_t k = 0; k <= i; k++) {
+                struct s3l_error ignored = {0}; /* the open's error is the one reported */
                 if (fds[k] > 0)
-                    close(fds[k]);
+                    s3l__os_close(fds[k], inputs[k], &ignored);
                 s3l_input_position_cleanup(&pos[k]);
             }
             return rc;
@@ -308,8 +309,9 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
         if (rc == 0)
             rc = s3l__glue_run(opts, &plan, url, id, pos, fds, n, stats, side, err);
         for (size_t i = 0; i < n; i++) {
+            struct s3l_error ignored = {0}; /* inputs are only read: a close error loses nothing */
             if (fds[i] > 0)
-                close(fds[i]);
+                s3l__os_close(fds[i], inputs[i], &ignored);
             s3l_input_position_cleanup(&pos[i]);
         }
     }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
+#include "os/os.h"
 #include "s3l/pipeline.h"
 #include "util/util.h"
 
@@ -71,8 +72,15 @@ static int resolve_existing(struct s3l_buf *b, size_t base)
     for (;;) {
         char saved = path[cut];
         path[cut] = 0;
-        real = realpath(cut ? path : "/", NULL);
+        /* A prefix that does not resolve (missing, unreadable) is one segment too long: cut it.
+         * Only running out of memory is an error. */
+        struct s3l_error scratch = {0};
+        int got = s3l__os_realpath(cut ? path : "/", &real, &scratch);
         path[cut] = saved;
+        if (got == S3L_ENOMEM) {
+            s3l_free(path);
+            return S3L_ENOMEM;
+        }
         if (real || cut == 0)
             break;
         while (cut > 0 && path[cut - 1] != '/')
@@ -86,7 +94,7 @@ static int resolve_existing(struct s3l_buf *b, size_t base)
         rc = strcmp(real, "/") == 0 && path[cut] ? 0 : s3l_buf_append_str(b, real);
         if (rc == 0 && path[cut])
             rc = s3l_buf_append_str(b, path + cut);
-        free(real); /* allocated by the C library */
+        s3l_free(real);
     }
     s3l_free(path);
     return rc;
@@ -102,13 +110,14 @@ static int canonical_file(const char *path, struct s3l_buf *b, struct s3l_error 
         rc = normalise_path(path, b);
         return rc ? rc : resolve_existing(b, base);
     }
-    char *cwd = getcwd(NULL, 0);
-    if (!cwd)
-        return s3l_error_set_errno(err, S3L_EIO, errno, "getcwd for the relative URL %s", path);
+    char *cwd;
+    rc = s3l__os_getcwd(&cwd, err);
+    if (rc)
+        return s3l_error_prefix(err, "the relative URL %s", path);
     struct s3l_buf tmp;
     s3l_buf_init(&tmp, SIZE_MAX / 2);
     rc = s3l_buf_printf(&tmp, "%s/%s", cwd, path);
-    free(cwd); /* allocated by the C library, not by s3l_malloc */
+    s3l_free(cwd);
     if (rc == 0)
         rc = normalise_path((const char *)tmp.ptr, b);
     s3l_buf_free(&tmp);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "os/os.h"
 #include "s3/s3_int.h"
 
 /* ------------------------------------------------------------------ small helpers */
@@ -182,14 +183,6 @@ int s3l__check_key(const char *key, struct s3l_error *err)
 
 /* ------------------------------------------------------------------ configuration */
 
-static const char *first_env(const char *a, const char *b)
-{
-    const char *v = getenv(a);
-    if ((!v || !*v) && b)
-        v = getenv(b);
-    return v && *v ? v : NULL;
-}
-
 /* Splits an endpoint URL into scheme and host[:port]; only "/" may follow the authority. */
 static int parse_endpoint(struct s3l_s3_client *c, const char *ep, struct s3l_error *err)
 {
@@ -272,7 +265,7 @@ static int set_numbers(struct s3l_s3_client *c, const struct s3l_s3_config *cfg)
     c->max_bufs = cfg->max_part_buffers > 0
                       ? cfg->max_part_buffers
                       : c->max_in_flight + 1 + (c->integrity == S3L_S3_INTEGRITY_MD5);
-    c->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)c;
+    c->rng = (uint64_t)s3l__os_now_ns() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)c;
     if (!c->rng)
         c->rng = 1;
     return 0;
@@ -307,18 +300,13 @@ static int set_credentials(struct s3l_s3_client *c, const struct s3l_s3_config *
 static int set_where(struct s3l_s3_client *c, const struct s3l_s3_config *cfg,
                      struct s3l_error *err)
 {
-    bool env = !cfg->ignore_environment;
-    const char *region = cfg->region ? cfg->region
-                         : env       ? first_env("AWS_REGION", "AWS_DEFAULT_REGION")
-                                     : NULL;
-    if (!region)
-        region = "us-east-1";
+    /* From cfg only: the library reads no environment (the CLI passes AWS_REGION and
+     * AWS_ENDPOINT_URL_S3 in cfg). */
+    const char *region = cfg->region ? cfg->region : "us-east-1";
     if (!*region || strlen(region) >= 64 || strpbrk(region, "/ \t\r\n"))
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "region \"%.64s\" is not valid", region);
     int rc = dup_opt(&c->region, region);
-    const char *ep = cfg->endpoint ? cfg->endpoint
-                     : env         ? first_env("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
-                                   : NULL;
+    const char *ep = cfg->endpoint;
     if (rc == 0 && ep) {
         rc = parse_endpoint(c, ep, err);
         c->path_style = cfg->path_style >= 0;
@@ -430,9 +418,8 @@ int s3l_s3_client_new(const struct s3l_s3_config *cfg, struct s3l_s3_client **ou
         rc = S3L_ENOMEM;
     if (rc == 0 && !(c->multi = curl_multi_init()))
         rc = S3L_ENOMEM;
-    const char *tf = cfg->trace_file ? cfg->trace_file : first_env("S3LAND_TRACE", NULL);
-    if (rc == 0 && tf && !(c->trace = fopen(tf, "a")))
-        rc = s3l_error_set_errno(err, S3L_EIO, errno, "open trace file %s", tf);
+    c->trace = cfg->trace;
+    c->trace_ctx = cfg->trace_ctx;
     if (rc != 0) {
         if (rc == S3L_ENOMEM)
             s3l_error_set(err, rc, "out of memory creating the S3 client");
@@ -457,8 +444,6 @@ void s3l_s3_client_free(struct s3l_s3_client *c)
     if (c->multi)
         curl_multi_cleanup(c->multi);
     curl_slist_free_all(c->resolve);
-    if (c->trace)
-        fclose(c->trace);
     if (c->secret_key)
         OPENSSL_cleanse(c->secret_key, strlen(c->secret_key));
     if (c->session_token)

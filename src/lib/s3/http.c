@@ -25,9 +25,13 @@ enum { ST_NEW, ST_PENDING, ST_ACTIVE, ST_DONE };
 
 static int64_t mono_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return s3l__os_mono_ns() / 1000000;
+}
+
+/* The wall clock in whole seconds since the epoch (SigV4 dates, the skew correction). */
+static int64_t wall_s(void)
+{
+    return s3l__os_now_ns() / 1000000000;
 }
 
 int s3l__http_add_header(struct s3l__http_req *r, const char *name, const char *value)
@@ -183,7 +187,7 @@ static int prepare(struct s3l_s3_client *c, struct s3l__http_req *r)
     s3l__sigv4_result_init(&sig);
     int rc = build_url(c, r, &host, &path);
 
-    time_t now = time(NULL) + c->clock_offset_s;
+    time_t now = (time_t)(wall_s() + c->clock_offset_s);
     char amz_date[17];
     s3l__amz_date(now, amz_date);
     struct s3l__kv h[S3L__MAX_HDRS + 4];
@@ -608,7 +612,7 @@ static bool should_retry(struct s3l_s3_client *c, struct s3l__http_req *r, int64
     if (strcmp(r->err.s3_code, "RequestTimeTooSkewed") == 0) {
         int64_t server = s3l__parse_time_ns(r->date) / 1000000000;
         if (server > 0) {
-            c->clock_offset_s = (long)(server - (int64_t)time(NULL));
+            c->clock_offset_s = (long)(server - wall_s());
             return true; /* re-signed at once with the corrected clock */
         }
     }
@@ -628,6 +632,9 @@ static bool should_retry(struct s3l_s3_client *c, struct s3l__http_req *r, int64
     return true;
 }
 
+/* One JSON line per attempt to the client's trace callback (include/s3l/s3.h; fields in
+ * docs/internals/s3.md, "Trace"). A line that cannot be built (out of memory) is dropped: the
+ * trace is a diagnostic, never a reason to fail a request. */
 static void trace(struct s3l_s3_client *c, const struct s3l__http_req *r, int64_t ms)
 {
     if (!c->trace)
@@ -635,16 +642,19 @@ static void trace(struct s3l_s3_client *c, const struct s3l__http_req *r, int64_
     curl_off_t up = 0, down = 0;
     curl_easy_getinfo(r->easy, CURLINFO_SIZE_UPLOAD_T, &up);
     curl_easy_getinfo(r->easy, CURLINFO_SIZE_DOWNLOAD_T, &down);
+    struct s3l_buf b;
+    s3l_buf_init(&b, 64 * 1024); /* a 1,024-byte key escaped 6 to 1 fits */
     /* keys can hold any byte: write them JSON-escaped so that a line stays one line */
-    fprintf(c->trace, "{\"op\":\"%s\",\"bucket\":\"%s\",\"key\":\"", r->op,
-            r->bucket ? r->bucket : "");
-    for (const unsigned char *k = (const unsigned char *)(r->key ? r->key : ""); *k; k++) {
+    int rc = s3l_buf_printf(&b, "{\"op\":\"%s\",\"bucket\":\"%s\",\"key\":\"", r->op,
+                            r->bucket ? r->bucket : "");
+    for (const unsigned char *k = (const unsigned char *)(r->key ? r->key : ""); rc == 0 && *k;
+         k++) {
         if (*k == '"' || *k == '\\')
-            fprintf(c->trace, "\\%c", *k);
+            rc = s3l_buf_printf(&b, "\\%c", *k);
         else if (*k < 0x20)
-            fprintf(c->trace, "\\u%04x", *k);
+            rc = s3l_buf_printf(&b, "\\u%04x", *k);
         else
-            fputc(*k, c->trace);
+            rc = s3l_buf_append(&b, k, 1);
     }
     /* The request id is the store's text (a header): redacted, and kept to printable ASCII other
      * than quote and backslash so that the line stays JSON. */
@@ -654,12 +664,15 @@ static void trace(struct s3l_s3_client *c, const struct s3l__http_req *r, int64_
     for (char *p = rid; *p; p++)
         if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e || *p == '"' || *p == '\\')
             *p = '?';
-    fprintf(c->trace,
-            "\",\"status\":%ld,\"bytes_out\":%lld,\"bytes_in\":%lld,\"ms\":%lld,"
-            "\"request_id\":\"%s\",\"attempt\":%d,\"error\":\"%s\"}\n",
-            r->status, (long long)up, (long long)down, (long long)ms, rid,
-            r->attempts, r->rc ? s3l_error_name(r->rc) : "");
-    fflush(c->trace);
+    if (rc == 0)
+        rc = s3l_buf_printf(&b,
+                            "\",\"status\":%ld,\"bytes_out\":%lld,\"bytes_in\":%lld,\"ms\":%lld,"
+                            "\"request_id\":\"%s\",\"attempt\":%d,\"error\":\"%s\"}\n",
+                            r->status, (long long)up, (long long)down, (long long)ms, rid,
+                            r->attempts, r->rc ? s3l_error_name(r->rc) : "");
+    if (rc == 0)
+        c->trace(c->trace_ctx, (const char *)b.ptr, b.len);
+    s3l_buf_free(&b);
 }
 
 /* With c->mu held: waits until no thread drives, so that the caller may use the multi handle. */
@@ -847,9 +860,8 @@ static bool drive_round(struct s3l_s3_client *c, bool wait)
  * timeout is only a safety net. */
 static void await_round(struct s3l_s3_client *c)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += 1;
+    int64_t at = s3l__os_mono_ns() + 1000000000; /* the condition variable's clock (client.c) */
+    struct timespec ts = {(time_t)(at / 1000000000), (long)(at % 1000000000)};
     pthread_cond_timedwait(&c->cv, &c->mu, &ts);
 }
 

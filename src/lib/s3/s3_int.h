@@ -78,7 +78,8 @@ struct s3l_s3_client {
     char *ca_file;
     struct curl_slist *resolve;
     CURLM *multi;
-    FILE *trace;
+    void (*trace)(void *ctx, const char *line, size_t len); /* cfg->trace, or NULL */
+    void *trace_ctx;
     long connect_timeout_ms, low_speed_time_s, backoff_base_ms, backoff_max_ms;
     int max_attempts;
     size_t max_response, max_request;

@@ -12,8 +12,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+
+#include "os/os.h"
 #include "s3l/s3.h"
 #include "store/store.h"
 #include "util/util.h"
@@ -169,11 +170,8 @@ static int s3_upload_publish(struct s3l_upload *ub, struct s3l_object_info *info
     struct s3l_s3_object o = {0};
     int rc = s3l_s3_upload_publish(up->u, &o, err);
     if (rc == 0) {
-        if (!o.mtime_ns) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            o.mtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        }
+        if (!o.mtime_ns)
+            o.mtime_ns = s3l__os_now_ns();
         to_info(&o, info);
     }
     upload_free(up);
