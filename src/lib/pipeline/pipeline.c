@@ -293,8 +293,9 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
         rc = open_inputs(inputs, n, pos, fds, err);
         if (rc == 0 && (rc = check_objects(src, input_src, pos, n, err)) != 0) {
             for (size_t i = 0; i < n; i++) {
+                struct s3l_error ignored = {0};
                 if (fds[i] > 0)
-                    close(fds[i]);
+                    s3l__os_close(fds[i], inputs[i], &ignored);
                 s3l_input_position_cleanup(&pos[i]);
             }
         }
