@@ -109,6 +109,7 @@ static int source_settings(struct cli *c, const struct s3l_config_source *cs,
 {
     s->name = cs->name;
     s->follow = cs->follow == 1;
+    s->missing_skip = cs->missing && strcmp(cs->missing, "skip") == 0;
     s->input_format = cs->format;
     s->infer_rows = (size_t)cs->infer_rows;
     s->max_record_size = (size_t)cs->max_record_size;

@@ -12,7 +12,11 @@
 //  3. a checkpointed file rotated away and not among the files any more is an error naming it and
 //     the offset after which nothing was read (exit 2);
 //  4. a followed file truncated in place (copytruncate) or rewritten in place is refused, naming
-//     the file (exit 2).
+//     the file (exit 2);
+//  5. missing: skip: the same loss (a checkpointed file rotated away while down, lines appended
+//     to it never read, not among the files) is noted on stderr naming the file and the offset
+//     the loss starts at, and as a --json input_missing event, and the run goes on: every line
+//     read once, the lost ones absent; missing: fail (and the default) is the error.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,18 +35,18 @@ fs.writeFileSync(path.join(work, 'dest.json'), JSON.stringify({
     apiVersion: 'openetl.io/v1alpha1', kind: 'Destination', metadata: { name: 'lake' },
     spec: { connector: 's3', config: { url: `file://${lake}` } },
 }));
-function pipeline(files, name = 'rot', source = 'app') {
+function pipeline(files, name = 'rot', source = 'app', extra = {}) {
     fs.writeFileSync(path.join(work, 'pipe.json'), JSON.stringify({
         apiVersion: 'openetl.io/v1alpha1', kind: 'Pipeline', metadata: { name },
         spec: {
             destination: { name: 'lake' }, delivery: { commit: { interval: '500ms' } },
-            sources: [{ name: source, files, follow: true }],
+            sources: [{ name: source, files, follow: true, ...extra }],
         },
     }));
 }
 const runArgs = ['run', '--config', 'dest.json', '--config', 'pipe.json'];
-function start() {
-    const child = spawn(S3LAND, runArgs, { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(pre = []) {
+    const child = spawn(S3LAND, [...pre, ...runArgs], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
     const out = { stdout: '', stderr: '', code: null, signal: null, child };
     child.stdout.on('data', (d) => { out.stdout += d; });
     child.stderr.on('data', (d) => { out.stderr += d; });
@@ -162,4 +166,62 @@ await Promise.race([r.exited, sleep(20000)]);
 check(r.code === 2 && /other\.log was rewritten/.test(r.stderr),
     `a rewrite in place is refused naming the file (exit ${r.code}): ${r.stderr.trim().slice(-400)}`);
 if (r.code === null) r.child.kill('SIGKILL');
+
+// 5. missing: skip, in another pipeline over another file (miss.log, table miss).
+const M = path.join(work, 'miss.log');
+const missTable = path.join(lake, 'miss');
+const missRows = async () => fs.existsSync(missTable) && fs.readdirSync(missTable).some((f) => f.endsWith('.parquet'))
+    ? scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(missTable, '*.parquet'))})`) : 0;
+async function waitMiss(n) {
+    for (let t0 = Date.now(); Date.now() - t0 < 30000 && await missRows() < n;) await sleep(50);
+    return missRows();
+}
+// Lands what miss.log holds, is killed after a commit, then loses `lostFrom..lostTo`: appended to
+// miss.log while no run follows, which is then renamed away out of the files, and a new miss.log
+// holds `nextFrom..nextTo`. Returns the committed size of the lost file (the loss's offset).
+async function loseWhileDown(have, lostFrom, lostTo, nextFrom, nextTo, k) {
+    const before = fs.statSync(M).size;
+    check(await waitMiss(have) === have, `miss: ${have} rows landed before the kill (${await missRows()})`);
+    await sleep(1200);
+    r.child.kill('SIGKILL');
+    await r.exited;
+    fs.appendFileSync(M, lines(lostFrom, lostTo));
+    fs.renameSync(M, path.join(work, `miss.old${k}`)); // out of the files
+    fs.writeFileSync(M, lines(nextFrom, nextTo));
+    return before;
+}
+fs.writeFileSync(M, lines(1, 4));
+pipeline(['miss.log'], 'miss', 'miss');
+r = start();
+let lostAt = await loseWhileDown(4, 5, 6, 7, 9, 1);
+for (const mode of [{}, { missing: 'fail' }]) {
+    pipeline(['miss.log'], 'miss', 'miss', mode);
+    const refused = run(runArgs, { cwd: work });
+    check(refused.code === 2 && new RegExp(`miss\\.log: the file committed at this path up to byte offset ${lostAt} .*was rotated away.*after offset ${lostAt} was never read`).test(refused.stderr),
+        `missing ${mode.missing ?? '(default)'}: the loss is an error naming the file and offset ${lostAt} (exit ${refused.code}): ${refused.stderr.trim()}`);
+}
+check(await missRows() === 4, `nothing landed by the refused runs (${await missRows()})`);
+pipeline(['miss.log'], 'miss', 'miss', { missing: 'skip' });
+r = start();
+check(await waitMiss(7) === 7, `missing: skip goes on: the new miss.log landed (${await missRows()} rows): ${r.stderr.slice(-400)}`);
+check(new RegExp(`note: source miss: input \\S*miss\\.log: the file committed at this path up to byte offset ${lostAt} .*after offset ${lostAt} .*never read and is skipped \\(missing: skip\\)`).test(r.stderr),
+    `missing: skip notes the file and the offset on stderr: ${r.stderr.trim().slice(-600)}`);
+check(r.code === null, `missing: skip: the run still follows (exit ${r.code})`);
+// Once more with --json: the event, then lines appended to the new file still land.
+lostAt = await loseWhileDown(7, 10, 11, 12, 13, 2);
+r = start(['--json']);
+check(await waitMiss(9) === 9, `missing: skip with --json goes on (${await missRows()} rows): ${r.stderr.slice(-400)}`);
+fs.appendFileSync(M, lines(14, 15));
+check(await waitMiss(11) === 11, `missing: skip: appended lines land while followed (${await missRows()} rows)`);
+await sleep(1000);
+r.child.kill('SIGINT');
+await r.exited;
+const events = r.stdout.split('\n').filter((s) => s.startsWith('{')).map((s) => JSON.parse(s));
+const ev = events.filter((e) => e.event === 'input_missing');
+check(ev.length === 1 && ev[0].source === 'miss' && ev[0].path.endsWith('/miss.log') && ev[0].offset === lostAt &&
+    /never read and is skipped/.test(ev[0].message),
+    `--json: one input_missing event {source, path, offset ${lostAt}, message}: ${JSON.stringify(ev)}`);
+check(r.code === 130, `missing: skip run: SIGINT exits 130 (got ${r.code}): ${r.stderr.slice(-300)}`);
+await exceptAll('SELECT range AS seq FROM range(1, 5) UNION ALL SELECT range FROM range(7, 10) UNION ALL SELECT range FROM range(12, 16)',
+    tableSql(missTable, 'seq'), 'missing: skip: every line read lands once, the lost ones (5, 6, 10, 11) do not');
 done();

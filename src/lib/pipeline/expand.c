@@ -112,6 +112,7 @@ static void source_options(const struct s3l_pipeline_options *run,
         o->infer_rows = src->infer_rows;
     o->nested_as_json = src->nested_as_json;
     o->follow = src->follow;
+    o->missing_skip = src->missing_skip;
     if (src->timestamp_unit != S3L_UNIT_SECOND)
         o->timestamp_unit = src->timestamp_unit;
 }

@@ -128,13 +128,16 @@ const struct s3l_input_position *s3l__follow_renamed(const struct s3l_input_posi
  * another name is the same input), then by path. A path whose record names another file (rotated
  * while no run followed it) is a new file, read from its start, and the file recorded there must
  * be among the inputs, where it is found by its identity: else it is gone before its end was read
- * (S3L_EINVALID_INPUT naming it and the offset after which nothing was read).
+ * (S3L_EINVALID_INPUT naming it and the offset after which nothing was read; with skip, the
+ * source's `missing: skip`, *lost names its record and the caller reports the loss).
  */
 int s3l__follow_record(const struct s3l_input_position *pos, const int *fds, size_t n, size_t i,
-                       const struct s3l_input_position *rec, size_t n_rec,
-                       const struct s3l_input_position **out, struct s3l_error *err)
+                       const struct s3l_input_position *rec, size_t n_rec, bool skip,
+                       const struct s3l_input_position **out,
+                       const struct s3l_input_position **lost, struct s3l_error *err)
 {
     const struct s3l_input_position *p = &pos[i];
+    *lost = NULL;
     *out = s3l__follow_renamed(rec, n_rec, p, fds[i]);
     if (*out)
         return 0;
@@ -146,12 +149,17 @@ int s3l__follow_record(const struct s3l_input_position *pos, const int *fds, siz
     for (size_t k = 0; k < n; k++)
         if (pos[k].replayable && pos[k].dev == r->dev && pos[k].ino == r->ino)
             return 0; /* the old file is input k, resumed by its identity */
+    if (skip) {
+        *lost = r;
+        return 0;
+    }
     return s3l_error_set(err, S3L_EINVALID_INPUT,
                          "input %s: the file committed at this path up to byte offset %llu "
                          "(device:inode %llu:%llu) was rotated away and is not among the "
                          "source's files: what it holds after offset %llu was never read; add "
-                         "its new name to the files (it is found by device and inode), or land "
-                         "the inputs with a new pipeline",
+                         "its new name to the files (it is found by device and inode), set the "
+                         "source's missing: skip to go on without it, or land the inputs with a "
+                         "new pipeline",
                          p->path, (unsigned long long)r->offset, (unsigned long long)r->dev,
                          (unsigned long long)r->ino, (unsigned long long)r->offset);
 }

@@ -94,7 +94,7 @@ static void report_requests(struct loop *l, enum s3l_pipeline_event ev, const ch
     if (!l->o->report)
         return;
     l->st->elapsed_ns = l->now - l->t_start;
-    struct s3l_pipeline_report r = {ev, l->st, l->pos, l->n, message, requests};
+    struct s3l_pipeline_report r = {ev, l->st, l->pos, l->n, message, requests, NULL};
     l->o->report(l->o->report_ctx, &r);
 }
 
@@ -618,6 +618,30 @@ static int resume_csv(struct loop *l, struct s3l_input_position *p,
     return 0;
 }
 
+/*
+ * A followed source's `missing: skip`: the file committed at input i's path, lost (its record),
+ * is gone before its end was read. The loss is reported (S3L_EVENT_INPUT_MISSING) and the run
+ * goes on; the record is not written again, so the next commit drops it.
+ */
+static void report_missing(struct loop *l, size_t i, const struct s3l_input_position *lost)
+{
+    if (!l->o->report)
+        return;
+    const char *src = iopts(l, i)->source_name;
+    char msg[S3L_ERROR_MESSAGE_MAX];
+    snprintf(msg, sizeof(msg),
+             "%s%s%sinput %s: the file committed at this path up to byte offset %llu "
+             "(device:inode %llu:%llu) was rotated away and is not among the source's files: "
+             "what it holds after offset %llu (to its end, size unknown) was never read and is "
+             "skipped (missing: skip)",
+             src ? "source " : "", src ? src : "", src ? ": " : "", lost->path,
+             (unsigned long long)lost->offset, (unsigned long long)lost->dev,
+             (unsigned long long)lost->ino, (unsigned long long)lost->offset);
+    l->st->elapsed_ns = l->now - l->t_start;
+    struct s3l_pipeline_report r = {S3L_EVENT_INPUT_MISSING, l->st, lost, 1, msg, NULL, src};
+    l->o->report(l->o->report_ctx, &r);
+}
+
 static int resume_positions(struct loop *l, const char *json, bool *all_done, struct s3l_error *err)
 {
     struct s3l_input_position *rec = NULL;
@@ -628,10 +652,13 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
     *all_done = true;
     for (size_t i = 0; rc == 0 && i < l->n; i++) {
         struct s3l_input_position *p = &l->pos[i];
-        const struct s3l_input_position *r = NULL;
-        if (iopts(l, i)->follow && p->replayable)
-            rc = s3l__follow_record(l->pos, l->fds, l->n, i, rec, n_rec, &r, err);
-        else if (!(r = s3l_positions_find(rec, n_rec, p->path)))
+        const struct s3l_input_position *r = NULL, *lost = NULL;
+        if (iopts(l, i)->follow && p->replayable) {
+            rc = s3l__follow_record(l->pos, l->fds, l->n, i, rec, n_rec, iopts(l, i)->missing_skip,
+                                    &r, &lost, err);
+            if (rc == 0 && lost)
+                report_missing(l, i, lost);
+        } else if (!(r = s3l_positions_find(rec, n_rec, p->path)))
             r = s3l__follow_renamed(rec, n_rec, p, l->fds[i]);
         if (rc)
             break;

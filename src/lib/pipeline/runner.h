@@ -387,11 +387,14 @@ const struct s3l_input_position *s3l__follow_renamed(const struct s3l_input_posi
 /*
  * The recorded position of followed input i (of pos and fds, n inputs) into *out (NULL: new):
  * by device and inode first, then by path; a path whose record names another file is a new
- * file, and that file must be among the inputs (by identity), else S3L_EINVALID_INPUT names the
- * path and the offset after which it was never read.
+ * file, and that file must be among the inputs (by identity). Else it is gone before its end
+ * was read: with skip, *lost is its record (borrowed from rec) and 0 is returned; without,
+ * S3L_EINVALID_INPUT names the path and the offset after which it was never read. *lost is NULL
+ * otherwise.
  */
 int s3l__follow_record(const struct s3l_input_position *pos, const int *fds, size_t n, size_t i,
-                       const struct s3l_input_position *rec, size_t n_rec,
-                       const struct s3l_input_position **out, struct s3l_error *err);
+                       const struct s3l_input_position *rec, size_t n_rec, bool skip,
+                       const struct s3l_input_position **out,
+                       const struct s3l_input_position **lost, struct s3l_error *err);
 
 #endif
