@@ -68,6 +68,12 @@ struct s3l_input_position {
     uint8_t compression;
     uint64_t raw_size;
     bool raw_done;
+    /* Follow mode, a plain file: its size in bytes when the position was recorded (size_known;
+     * false in a checkpoint from before it was recorded, and for other inputs). size == offset
+     * says the file was read to its end at that commit, so a restart that finds it gone knows
+     * what was never read (size - offset bytes, at least). */
+    uint64_t size;
+    bool size_known;
 };
 
 /*
@@ -372,6 +378,16 @@ struct s3l_pipeline_source {
      * which nothing was read. true (missing: skip): S3L_EVENT_INPUT_MISSING is reported and the
      * run goes on. */
     bool missing_skip;
+    /* Follow mode: the source's files as given (paths and globs, as s3l_pipeline_expand took
+     * them; n_patterns of them) and its exclude globs (n_exclude), borrowed for the run. While
+     * the run follows, the globs are expanded again at most once a second: a regular file that
+     * matches and that no input reads and no rotation retired (by device and inode) becomes a
+     * new input of the source, read from its start and recorded at the next commit. NULL/0: the
+     * source's inputs are fixed. */
+    const char *const *patterns;
+    size_t n_patterns;
+    const char *const *exclude;
+    size_t n_exclude;
 };
 
 #define S3L_PIPELINE_OPTIONS_VERSION 1
@@ -476,6 +492,13 @@ struct s3l_pipeline_options {
     /* Follow mode: what a checkpointed file gone before its end was read does to the run, as
      * struct s3l_pipeline_source's missing_skip (false: an error; true: an event, go on). */
     bool missing_skip;
+    /* Follow mode: the source's files and exclude globs, as struct s3l_pipeline_source's
+     * patterns and exclude (set per source from them; write leaves them NULL/0: its inputs are
+     * the paths given). */
+    const char *const *patterns;
+    size_t n_patterns;
+    const char *const *exclude;
+    size_t n_exclude;
 };
 
 /* Fills o with the defaults above. */

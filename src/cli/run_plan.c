@@ -156,6 +156,11 @@ static int plan_source(struct cli *c, const struct s3l_config_pipeline *pc, size
     }
     s->inputs = (const char *const *)p->paths[i];
     s->n_inputs = p->n_paths[i];
+    /* Follow mode looks for new matches of the same globs while it runs. */
+    s->patterns = (const char *const *)cs->files;
+    s->n_patterns = cs->n_files;
+    s->exclude = (const char *const *)cs->exclude;
+    s->n_exclude = cs->n_exclude;
     return 0;
 }
 

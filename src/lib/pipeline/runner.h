@@ -146,6 +146,15 @@ struct s3l__runner_env {
      */
     const size_t *input_stream;
     size_t n_streams;
+    /*
+     * Follow mode's new files (a glob that matches a new file while the run follows): per
+     * stream, the options of its source (n_streams of them; their patterns and exclude are
+     * expanded again), and the call that tells the source and destination side that input i
+     * (the next index) now exists and feeds stream `stream`, before any call names it.
+     * S3L_ENOMEM. Either NULL: the inputs are fixed.
+     */
+    const struct s3l_pipeline_options *stream_opts;
+    int (*input_added)(void *ctx, size_t i, size_t stream, struct s3l_error *err);
 };
 
 /*
@@ -261,7 +270,8 @@ struct s3l__run {
     struct s3l_pipeline_stats *stats;
     struct s3l__glue *tables;
     size_t n_tables;
-    const size_t *input_table;
+    size_t *input_table; /* per input (n_inputs, owned): its table; grows in follow mode */
+    size_t n_inputs;
 };
 
 /* The table side's answers to the runner (table.c). */
@@ -392,6 +402,21 @@ const struct s3l_input_position *s3l__follow_renamed(const struct s3l_input_posi
  * S3L_EINVALID_INPUT names the path and the offset after which it was never read. *lost is NULL
  * otherwise.
  */
+/*
+ * What recorded file r (plain) holds that was never read: its size now (found in its directory
+ * by device and inode), or else the size recorded at the commit (size_known), less its offset,
+ * into *bytes; *known false when neither tells (a compressed file, an older checkpoint). True
+ * when nothing was left unread. Reads the directory; no error (an unreadable one tells nothing).
+ */
+bool s3l__follow_unread(const struct s3l_input_position *r, uint64_t *bytes, bool *known);
+/*
+ * The first recorded position at or after index `from` of rec (n_rec) that no input of pos (n)
+ * has, by path or by identity, whose file is gone (no file at its path, or another one there)
+ * and was not read to its end (s3l__follow_unread): n_rec when there is none. Only positions
+ * with size_known (followed plain files) are looked at, so an older checkpoint's are not.
+ */
+size_t s3l__follow_gone(const struct s3l_input_position *pos, size_t n,
+                        const struct s3l_input_position *rec, size_t n_rec, size_t from);
 int s3l__follow_record(const struct s3l_input_position *pos, const int *fds, size_t n, size_t i,
                        const struct s3l_input_position *rec, size_t n_rec, bool skip,
                        const struct s3l_input_position **out,
