@@ -81,6 +81,12 @@ struct s3l_input_position {
     bool object;
     char *object_state;
     struct s3l__object_input *object_ctx;
+    /* Follow mode, a plain file: its size in bytes when the position was recorded (size_known;
+     * false in a checkpoint from before it was recorded, and for other inputs). size == offset
+     * says the file was read to its end at that commit, so a restart that finds it gone knows
+     * what was never read (size - offset bytes, at least). */
+    uint64_t size;
+    bool size_known;
 };
 
 /* The runner's offsets of an object prefix: (index of the object in this run's order << 40) +
@@ -269,6 +275,13 @@ enum s3l_pipeline_event {
      * (table, column, old and new type). Its inputs keep their positions; the other streams go
      * on, and the run returns S3L_ESCHEMA_DRIFT at its end. */
     S3L_EVENT_STREAM_STOPPED,
+    /* At start, a followed source with missing_skip: the file committed at an input's path was
+     * rotated away and is not among the inputs, so what it holds after its committed offset is
+     * lost. `inputs` (n_inputs 1) is that file's recorded position (path: its path when
+     * committed; offset: the bytes read from it, the loss starts there), `source` the source's
+     * name, `message` names both. Its size now is not known (the file is gone), so no count of
+     * the bytes lost is given. The run goes on; the record is dropped at the next commit. */
+    S3L_EVENT_INPUT_MISSING,
 };
 
 /* Counters since the start of the run; times in ns. */
@@ -306,6 +319,9 @@ struct s3l_pipeline_report {
     /* COMMIT: what the epoch cost the store (struct s3l_dest_commit_info's requests); else
      * NULL. */
     const struct s3l_store_counts *requests;
+    /* INPUT_MISSING: the source's name (struct s3l_pipeline_source's name; NULL when it has
+     * none); else NULL. */
+    const char *source;
 };
 
 typedef void (*s3l_pipeline_report_cb)(void *ctx, const struct s3l_pipeline_report *report);
@@ -384,6 +400,22 @@ struct s3l_pipeline_source {
     /* Follow mode (a Pipeline source's follow: true): as the run's follow below, for this
      * source's files. */
     bool follow;
+    /* Follow mode, at start: a checkpointed file rotated away (its path names another file now)
+     * and not among the source's inputs, so not read to its end. false (missing: fail, the
+     * default): the run fails with S3L_EINVALID_INPUT naming the path and the byte offset after
+     * which nothing was read. true (missing: skip): S3L_EVENT_INPUT_MISSING is reported and the
+     * run goes on. */
+    bool missing_skip;
+    /* Follow mode: the source's files as given (paths and globs, as s3l_pipeline_expand took
+     * them; n_patterns of them) and its exclude globs (n_exclude), borrowed for the run. While
+     * the run follows, the globs are expanded again at most once a second: a regular file that
+     * matches and that no input reads and no rotation retired (by device and inode) becomes a
+     * new input of the source, read from its start and recorded at the next commit. NULL/0: the
+     * source's inputs are fixed. */
+    const char *const *patterns;
+    size_t n_patterns;
+    const char *const *exclude;
+    size_t n_exclude;
 };
 
 #define S3L_PIPELINE_OPTIONS_VERSION 1
@@ -486,6 +518,16 @@ struct s3l_pipeline_options {
      * (S3L_EINVALID_CONFIG): it has no end after which records could be appended.
      */
     bool follow;
+    /* Follow mode: what a checkpointed file gone before its end was read does to the run, as
+     * struct s3l_pipeline_source's missing_skip (false: an error; true: an event, go on). */
+    bool missing_skip;
+    /* Follow mode: the source's files and exclude globs, as struct s3l_pipeline_source's
+     * patterns and exclude (set per source from them; write leaves them NULL/0: its inputs are
+     * the paths given). */
+    const char *const *patterns;
+    size_t n_patterns;
+    const char *const *exclude;
+    size_t n_exclude;
 };
 
 /* Fills o with the defaults above. */

@@ -109,6 +109,7 @@ static int source_settings(struct cli *c, const struct s3l_config_source *cs,
 {
     s->name = cs->name;
     s->follow = cs->follow == 1;
+    s->missing_skip = cs->missing && strcmp(cs->missing, "skip") == 0;
     s->input_format = cs->format;
     s->infer_rows = (size_t)cs->infer_rows;
     s->max_record_size = (size_t)cs->max_record_size;
@@ -155,6 +156,11 @@ static int plan_source(struct cli *c, const struct s3l_config_pipeline *pc, size
     }
     s->inputs = (const char *const *)p->paths[i];
     s->n_inputs = p->n_paths[i];
+    /* Follow mode looks for new matches of the same globs while it runs. */
+    s->patterns = (const char *const *)cs->files;
+    s->n_patterns = cs->n_files;
+    s->exclude = (const char *const *)cs->exclude;
+    s->n_exclude = cs->n_exclude;
     return 0;
 }
 

@@ -195,6 +195,21 @@ void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
             fprintf(stderr, "s3land: stream stopped: %s\n", p->message ? p->message : "");
         }
         return;
+    case S3L_EVENT_INPUT_MISSING:
+        /* missing: skip: the run goes on without the lost bytes. Said even with --quiet: data
+         * was lost. */
+        if (c->json) {
+            json_t *ev = json_pack("{s:s, s:s?, s:s, s:I, s:s}", "event", "input_missing",
+                                   "source", p->source, "path",
+                                   p->n_inputs ? p->inputs[0].path : "", "offset",
+                                   (json_int_t)(p->n_inputs ? p->inputs[0].offset : 0),
+                                   "message", p->message ? p->message : "");
+            cli_emit_json(ev);
+        } else {
+            cli_write_clear_progress(r);
+            fprintf(stderr, "note: %s\n", p->message ? p->message : "");
+        }
+        return;
     case S3L_EVENT_BAD_RECORD:
         if (c->json)
             cli_emit_json(json_pack("{s:s, s:s}", "event", "bad_record", "message",

@@ -9,38 +9,68 @@
 //     the rotated names: the file committed at app.log is found by device and inode under its
 //     new name and read on from its offset, the rotated ones read before are not read again, the
 //     new app.log is read from its start;
-//  3. a checkpointed file rotated away and not among the files any more is an error naming it and
-//     the offset after which nothing was read (exit 2);
+//  3. a checkpointed file rotated away before its end was read and not among the files any more
+//     is an error naming it and the offset after which nothing was read (exit 2);
 //  4. a followed file truncated in place (copytruncate) or rewritten in place is refused, naming
-//     the file (exit 2).
+//     the file (exit 2);
+//  5. missing: skip: the same loss (a checkpointed file rotated away while down, lines appended
+//     to it never read, not among the files) is noted on stderr naming the file and the offset
+//     the loss starts at, and as a --json input_missing event, and the run goes on: every line
+//     read once, the lost ones absent; missing: fail (and the default) is the error.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { check, done, run, tmpdir } from '../conformance/harness.mjs';
-import * as follow from './follow.mjs';
-import { line, lines, sleep, writeDestination } from './follow.mjs';
+import { S3LAND, check, done, exceptAll, lit, run, scalar, tableSql, tmpdir } from '../conformance/harness.mjs';
 
 const work = tmpdir('s3l-follow-rot');
 const lake = path.join(work, 'lake');
 const logs = path.join(work, 'logs');
 fs.mkdirSync(logs);
 const P = path.join(logs, 'app.log');
+const line = (seq) => JSON.stringify({ seq, msg: `line ${seq}` }) + '\n';
+const lines = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => line(from + i)).join('');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-writeDestination(work, lake);
-function pipeline(files, name = 'rot', source = 'app') {
+fs.writeFileSync(path.join(work, 'dest.json'), JSON.stringify({
+    apiVersion: 'openetl.io/v1alpha1', kind: 'Destination', metadata: { name: 'lake' },
+    spec: { connector: 's3', config: { url: `file://${lake}` } },
+}));
+function pipeline(files, name = 'rot', source = 'app', extra = {}) {
     fs.writeFileSync(path.join(work, 'pipe.json'), JSON.stringify({
         apiVersion: 'openetl.io/v1alpha1', kind: 'Pipeline', metadata: { name },
         spec: {
             destination: { name: 'lake' }, delivery: { commit: { interval: '500ms' } },
-            sources: [{ name: source, files, follow: true }],
+            sources: [{ name: source, files, follow: true, ...extra }],
         },
     }));
 }
 const runArgs = ['run', '--config', 'dest.json', '--config', 'pipe.json'];
-const start = () => follow.start(runArgs, work);
+function start(pre = []) {
+    const child = spawn(S3LAND, [...pre, ...runArgs], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = { stdout: '', stderr: '', code: null, signal: null, child };
+    child.stdout.on('data', (d) => { out.stdout += d; });
+    child.stderr.on('data', (d) => { out.stderr += d; });
+    out.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
+        out.code = code;
+        out.signal = signal;
+        resolve();
+    }));
+    return out;
+}
 const table = path.join(lake, 'app');
-const rows = () => follow.rows(table);
-const waitRows = (n) => follow.waitRows(table, n, 30000);
-const exactlyOnce = (n, what) => follow.exactlyOnce(table, n, what);
+async function rows() {
+    if (!fs.existsSync(table) || !fs.readdirSync(table).some((f) => f.endsWith('.parquet'))) return 0;
+    return scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(table, '*.parquet'))})`);
+}
+async function waitRows(n, limitMs = 30000) {
+    const t0 = Date.now();
+    while (Date.now() - t0 < limitMs) {
+        if (await rows() >= n) return Date.now() - t0;
+        await sleep(50);
+    }
+    return -1;
+}
+const exactlyOnce = (n, what) => exceptAll(`SELECT range AS seq FROM range(1, ${n + 1})`, tableSql(table, 'seq'), `${what}: seq 1..${n} exactly once`);
 // app.log -> app.log.1 -> app.log.2 ...: the numbered copies shifted up, then app.log renamed.
 function shift() {
     const names = fs.readdirSync(logs).filter((f) => /^app\.log\.\d+$/.test(f))
@@ -98,6 +128,9 @@ check(await waitRows(32) >= 0, 'lines 31..32 landed');
 await sleep(1200);
 r.child.kill('SIGKILL');
 await r.exited;
+// Not read to its end: a line still being written when it was rotated (one read to its end at
+// the commit is not lost: test_cli_follow_pickup.mjs part 3).
+fs.appendFileSync(P, '{"seq": 0, "msg": "unended');
 shift();
 fs.writeFileSync(P, lines(33, 34));
 pipeline(['logs/app.log']);
@@ -123,8 +156,9 @@ const other = path.join(work, 'other.log');
 fs.writeFileSync(other, lines(1, 4));
 pipeline(['other.log'], 'rw', 'rw');
 r = start();
-const rwRows = () => follow.rows(path.join(lake, 'rw'));
-await follow.waitRows(path.join(lake, 'rw'), 4, 30000);
+const rwRows = async () => fs.existsSync(path.join(lake, 'rw')) && fs.readdirSync(path.join(lake, 'rw')).some((f) => f.endsWith('.parquet'))
+    ? scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(lake, 'rw', '*.parquet'))})`) : 0;
+for (let t0 = Date.now(); Date.now() - t0 < 30000 && await rwRows() < 4;) await sleep(50);
 check(await rwRows() === 4, `the other file landed (${await rwRows()})`);
 await sleep(1200);
 const fd = fs.openSync(other, 'r+');
@@ -135,4 +169,62 @@ await Promise.race([r.exited, sleep(20000)]);
 check(r.code === 2 && /other\.log was rewritten/.test(r.stderr),
     `a rewrite in place is refused naming the file (exit ${r.code}): ${r.stderr.trim().slice(-400)}`);
 if (r.code === null) r.child.kill('SIGKILL');
+
+// 5. missing: skip, in another pipeline over another file (miss.log, table miss).
+const M = path.join(work, 'miss.log');
+const missTable = path.join(lake, 'miss');
+const missRows = async () => fs.existsSync(missTable) && fs.readdirSync(missTable).some((f) => f.endsWith('.parquet'))
+    ? scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(missTable, '*.parquet'))})`) : 0;
+async function waitMiss(n) {
+    for (let t0 = Date.now(); Date.now() - t0 < 30000 && await missRows() < n;) await sleep(50);
+    return missRows();
+}
+// Lands what miss.log holds, is killed after a commit, then loses `lostFrom..lostTo`: appended to
+// miss.log while no run follows, which is then renamed away out of the files, and a new miss.log
+// holds `nextFrom..nextTo`. Returns the committed size of the lost file (the loss's offset).
+async function loseWhileDown(have, lostFrom, lostTo, nextFrom, nextTo, k) {
+    const before = fs.statSync(M).size;
+    check(await waitMiss(have) === have, `miss: ${have} rows landed before the kill (${await missRows()})`);
+    await sleep(1200);
+    r.child.kill('SIGKILL');
+    await r.exited;
+    fs.appendFileSync(M, lines(lostFrom, lostTo));
+    fs.renameSync(M, path.join(work, `miss.old${k}`)); // out of the files
+    fs.writeFileSync(M, lines(nextFrom, nextTo));
+    return before;
+}
+fs.writeFileSync(M, lines(1, 4));
+pipeline(['miss.log'], 'miss', 'miss');
+r = start();
+let lostAt = await loseWhileDown(4, 5, 6, 7, 9, 1);
+for (const mode of [{}, { missing: 'fail' }]) {
+    pipeline(['miss.log'], 'miss', 'miss', mode);
+    const refused = run(runArgs, { cwd: work });
+    check(refused.code === 2 && new RegExp(`miss\\.log: the file committed at this path up to byte offset ${lostAt} .*was rotated away.*after offset ${lostAt} was never read`).test(refused.stderr),
+        `missing ${mode.missing ?? '(default)'}: the loss is an error naming the file and offset ${lostAt} (exit ${refused.code}): ${refused.stderr.trim()}`);
+}
+check(await missRows() === 4, `nothing landed by the refused runs (${await missRows()})`);
+pipeline(['miss.log'], 'miss', 'miss', { missing: 'skip' });
+r = start();
+check(await waitMiss(7) === 7, `missing: skip goes on: the new miss.log landed (${await missRows()} rows): ${r.stderr.slice(-400)}`);
+check(new RegExp(`note: source miss: input \\S*miss\\.log: the file committed at this path up to byte offset ${lostAt} .*after offset ${lostAt} .*never read and is skipped \\(missing: skip\\)`).test(r.stderr),
+    `missing: skip notes the file and the offset on stderr: ${r.stderr.trim().slice(-600)}`);
+check(r.code === null, `missing: skip: the run still follows (exit ${r.code})`);
+// Once more with --json: the event, then lines appended to the new file still land.
+lostAt = await loseWhileDown(7, 10, 11, 12, 13, 2);
+r = start(['--json']);
+check(await waitMiss(9) === 9, `missing: skip with --json goes on (${await missRows()} rows): ${r.stderr.slice(-400)}`);
+fs.appendFileSync(M, lines(14, 15));
+check(await waitMiss(11) === 11, `missing: skip: appended lines land while followed (${await missRows()} rows)`);
+await sleep(1000);
+r.child.kill('SIGINT');
+await r.exited;
+const events = r.stdout.split('\n').filter((s) => s.startsWith('{')).map((s) => JSON.parse(s));
+const ev = events.filter((e) => e.event === 'input_missing');
+check(ev.length === 1 && ev[0].source === 'miss' && ev[0].path.endsWith('/miss.log') && ev[0].offset === lostAt &&
+    /never read and is skipped/.test(ev[0].message),
+    `--json: one input_missing event {source, path, offset ${lostAt}, message}: ${JSON.stringify(ev)}`);
+check(r.code === 130, `missing: skip run: SIGINT exits 130 (got ${r.code}): ${r.stderr.slice(-300)}`);
+await exceptAll('SELECT range AS seq FROM range(1, 5) UNION ALL SELECT range FROM range(7, 10) UNION ALL SELECT range FROM range(12, 16)',
+    tableSql(missTable, 'seq'), 'missing: skip: every line read lands once, the lost ones (5, 6, 10, 11) do not');
 done();

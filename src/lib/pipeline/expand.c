@@ -112,6 +112,11 @@ static void source_options(const struct s3l_pipeline_options *run,
         o->infer_rows = src->infer_rows;
     o->nested_as_json = src->nested_as_json;
     o->follow = src->follow;
+    o->missing_skip = src->missing_skip;
+    o->patterns = src->patterns;
+    o->n_patterns = src->n_patterns;
+    o->exclude = src->exclude;
+    o->n_exclude = src->n_exclude;
     if (src->timestamp_unit != S3L_UNIT_SECOND)
         o->timestamp_unit = src->timestamp_unit;
 }

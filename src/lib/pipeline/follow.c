@@ -106,6 +106,62 @@ int s3l__follow_relocate(struct s3l_input_position *retired, size_t *n)
 }
 
 /*
+ * What recorded file r holds that was never read: its size now, found in its directory by device
+ * and inode, or else the size recorded at the commit (size_known), less the offset read, into
+ * *bytes with *known; *known false (a compressed file, an older checkpoint) when neither tells.
+ * Returns true when nothing was left unread (read to its end).
+ */
+bool s3l__follow_unread(const struct s3l_input_position *r, uint64_t *bytes, bool *known)
+{
+    *bytes = 0;
+    *known = false;
+    if (!r->replayable || r->compression)
+        return false;
+    char *now = NULL;
+    if (locate(r, &now) == 0 && now) {
+        struct s3l__os_stat st;
+        struct s3l_error e = {0};
+        int rc = s3l__os_stat(now, &st, &e);
+        s3l_free(now);
+        if (rc == 0 && st.dev == r->dev && st.ino == r->ino) {
+            *known = true;
+            *bytes = st.size > r->offset ? st.size - r->offset : 0;
+            return *bytes == 0;
+        }
+    }
+    if (!r->size_known)
+        return false;
+    *known = true;
+    *bytes = r->size > r->offset ? r->size - r->offset : 0;
+    return *bytes == 0;
+}
+
+size_t s3l__follow_gone(const struct s3l_input_position *pos, size_t n,
+                        const struct s3l_input_position *rec, size_t n_rec, size_t from)
+{
+    for (size_t j = from; j < n_rec; j++) {
+        const struct s3l_input_position *r = &rec[j];
+        if (!r->replayable || !r->size_known || !r->path)
+            continue; /* a stream, or recorded before sizes were (as before: not looked at) */
+        bool input = false;
+        for (size_t k = 0; !input && k < n; k++)
+            input = (pos[k].path && strcmp(pos[k].path, r->path) == 0) ||
+                    (pos[k].replayable && pos[k].dev == r->dev && pos[k].ino == r->ino);
+        if (input)
+            continue; /* an input's own record, or its path's (s3l__follow_record) */
+        struct s3l__os_stat st;
+        struct s3l_error e = {0};
+        if (s3l__os_stat(r->path, &st, &e) == 0 && st.dev == r->dev && st.ino == r->ino)
+            continue; /* still there, only no longer among the files (excluded): not gone */
+        uint64_t bytes;
+        bool known;
+        if (!s3l__follow_unread(r, &bytes, &known))
+            return j;
+    }
+    return n_rec;
+}
+
+/*
  * The recorded position of the same file under another name (renamed since it was recorded): the
  * same device and inode, and the bytes before the recorded offset unchanged; else NULL (a new
  * file on a reused inode fails the hash).
@@ -128,13 +184,16 @@ const struct s3l_input_position *s3l__follow_renamed(const struct s3l_input_posi
  * another name is the same input), then by path. A path whose record names another file (rotated
  * while no run followed it) is a new file, read from its start, and the file recorded there must
  * be among the inputs, where it is found by its identity: else it is gone before its end was read
- * (S3L_EINVALID_INPUT naming it and the offset after which nothing was read).
+ * (S3L_EINVALID_INPUT naming it and the offset after which nothing was read; with skip, the
+ * source's `missing: skip`, *lost names its record and the caller reports the loss).
  */
 int s3l__follow_record(const struct s3l_input_position *pos, const int *fds, size_t n, size_t i,
-                       const struct s3l_input_position *rec, size_t n_rec,
-                       const struct s3l_input_position **out, struct s3l_error *err)
+                       const struct s3l_input_position *rec, size_t n_rec, bool skip,
+                       const struct s3l_input_position **out,
+                       const struct s3l_input_position **lost, struct s3l_error *err)
 {
     const struct s3l_input_position *p = &pos[i];
+    *lost = NULL;
     *out = s3l__follow_renamed(rec, n_rec, p, fds[i]);
     if (*out)
         return 0;
@@ -146,14 +205,27 @@ int s3l__follow_record(const struct s3l_input_position *pos, const int *fds, siz
     for (size_t k = 0; k < n; k++)
         if (pos[k].replayable && pos[k].dev == r->dev && pos[k].ino == r->ino)
             return 0; /* the old file is input k, resumed by its identity */
+    uint64_t bytes;
+    bool known;
+    if (s3l__follow_unread(r, &bytes, &known))
+        return 0; /* read to its end before it was rotated away: nothing lost */
+    if (skip) {
+        *lost = r;
+        return 0;
+    }
+    char size[96] = "";
+    if (known)
+        snprintf(size, sizeof(size), " (%llu bytes%s)", (unsigned long long)bytes,
+                 r->size_known ? " at least" : "");
     return s3l_error_set(err, S3L_EINVALID_INPUT,
                          "input %s: the file committed at this path up to byte offset %llu "
                          "(device:inode %llu:%llu) was rotated away and is not among the "
-                         "source's files: what it holds after offset %llu was never read; add "
-                         "its new name to the files (it is found by device and inode), or land "
-                         "the inputs with a new pipeline",
+                         "source's files: what it holds after offset %llu was never read%s; add "
+                         "its new name to the files (it is found by device and inode), set the "
+                         "source's missing: skip to go on without it, or land the inputs with a "
+                         "new pipeline",
                          p->path, (unsigned long long)r->offset, (unsigned long long)r->dev,
-                         (unsigned long long)r->ino, (unsigned long long)r->offset);
+                         (unsigned long long)r->ino, (unsigned long long)r->offset, size);
 }
 
 bool s3l__follow_known(const struct s3l_input_position *pos, size_t n, size_t skip,

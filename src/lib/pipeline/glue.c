@@ -107,6 +107,25 @@ static void tables_free(struct s3l__run *r)
     }
 }
 
+/* Follow mode: input i (the next one) was added and belongs to source src, which feeds table
+ * plan->src_table[src] (s3l__runner_env.input_added). S3L_ENOMEM. */
+static int input_added(void *ctx, size_t i, size_t src, struct s3l_error *err)
+{
+    struct s3l__run *r = ctx;
+    size_t *v = s3l_realloc(r->input_table, (i + 1) * sizeof(*v));
+    if (!v)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory adding an input");
+    r->input_table = v;
+    const struct s3l_pipeline_options **o = s3l_realloc(r->input_opts, (i + 1) * sizeof(*o));
+    if (!o)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory adding an input");
+    r->input_opts = o;
+    v[i] = r->plan->src_table[src];
+    o[i] = &r->plan->src[src];
+    r->n_inputs = i + 1;
+    return 0;
+}
+
 int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run_plan *plan,
                   const char *url, const char *id, struct s3l_input_position *pos, const int *fds,
                   size_t n, struct s3l_pipeline_stats *stats, enum s3l_pipeline_side *side,
@@ -117,12 +136,17 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run
     r.o = opts;
     r.id = id;
     r.stats = stats;
-    r.input_table = plan->input_table;
     r.n_tables = plan->n_tables;
+    r.n_inputs = n;
+    r.plan = plan;
     *side = S3L_SIDE_CONFIG;
     const struct s3l_pipeline_options **iopts = s3l_calloc(n ? n : 1, sizeof(*iopts));
     r.tables = s3l_calloc(r.n_tables, sizeof(*r.tables));
-    int rc = iopts && r.tables ? 0 : s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    r.input_table = s3l_calloc(n ? n : 1, sizeof(*r.input_table));
+    int rc = iopts && r.tables && r.input_table ? 0
+                                                : s3l_error_set(err, S3L_ENOMEM, "out of memory");
+    if (rc == 0)
+        memcpy(r.input_table, plan->input_table, n * sizeof(*r.input_table));
     for (size_t k = 0; rc == 0 && k < r.n_tables; k++)
         rc = table_init(&r, k, &plan->src[plan->table_src[k]], err);
     for (size_t i = 0; rc == 0 && i < n; i++)
@@ -143,7 +167,8 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run
     }
     if (rc == 0) {
         struct s3l__runner_env env = {&s3l__glue_dest_ops, &r, s3l__glue_source_open, &r,
-                                      s3l__now_ns, 0, iopts, plan->input_table, plan->n_tables};
+                                      s3l__now_ns, 0, iopts, plan->input_table, plan->n_tables,
+                                      plan->src, plan->n_src, plan->src_table, input_added};
         rc = s3l__runner_loop(opts, &env, pos, fds, n, stats, side, err);
         tables_free(&r);
         if (rc && r.dest)
@@ -163,6 +188,7 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run
         s3l_store_counts(r.store, &stats->requests); /* the abort's deletes included */
     s3l_store_free(r.store);
     s3l_free(r.tables);
-    s3l_free(iopts);
+    s3l_free(r.input_table);
+    s3l_free(r.input_opts); /* iopts, grown by input_added in follow mode */
     return rc;
 }

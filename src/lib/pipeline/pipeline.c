@@ -304,7 +304,8 @@ int s3l_pipeline_run(const struct s3l_pipeline_options *opts, struct s3l_pipelin
         char id[S3L_UUID_STR_LEN + 1];
         *side = S3L_SIDE_CONFIG;
         rc = derive_id(opts, url, pos, n, id, err);
-        struct s3l__run_plan plan = {src, n_src, input_src, table_src, n_tables, input_table};
+        struct s3l__run_plan plan = {src,       n_src,       input_src, table_src,
+                                      n_tables, input_table, src_table};
         if (rc == 0)
             rc = s3l__delivery_gate(opts, &plan, pos, n, err);
         if (rc == 0)

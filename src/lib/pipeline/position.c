@@ -305,6 +305,8 @@ static json_t *position_json(const struct s3l_input_position *p)
     }
     if (p->raw_done)
         bad |= json_object_set_new(o, "raw_done", json_true());
+    if (p->size_known) /* a field a reader without it ignores */
+        bad |= json_object_set_new(o, "size", json_integer((json_int_t)p->size));
     if (p->csv_delimiter) {
         char d[2] = {p->csv_delimiter, 0};
         bad |= json_object_set_new(o, "csv_delimiter", json_string(d));
@@ -387,6 +389,10 @@ static int parse_position(json_t *o, size_t i, struct s3l_input_position *p, str
     int rc = 0;
     if (json_object_get(o, "line"))
         rc = get_u64(o, "line", i, &p->line, err);
+    if (rc == 0 && json_object_get(o, "size")) {
+        rc = get_u64(o, "size", i, &p->size, err);
+        p->size_known = rc == 0;
+    }
     p->mid_line = json_is_true(mid);
     if (rc == 0)
         rc = get_u64(o, "dev", i, &p->dev, err);

@@ -24,6 +24,7 @@
 #define CLOCK_EVERY_ROWS  64
 #define FOLLOW_WAIT_MS    250 /* follow mode: the longest wait between looks at a stop */
 #define FOLLOW_POLL_MS    500 /* follow mode without inotify: a stat of each input this often */
+#define FOLLOW_GLOB_NS    1000000000LL /* follow mode: a source's globs expanded again this often */
 
 void s3l_pipeline_options_init(struct s3l_pipeline_options *o)
 {
@@ -53,12 +54,19 @@ int64_t s3l__now_ns(void)
 struct loop {
     const struct s3l_pipeline_options *o;
     const struct s3l__runner_env *env;
+    /* The inputs: the caller's n0 (pos0, fds0) moved into arrays of cap slots the loop owns,
+     * so that follow mode can add the new files a glob matches (slots n0 .. n-1, closed and
+     * cleaned up by the loop; the first n0 go back to the caller at the end). */
     struct s3l_input_position *pos;
-    const int *fds;
-    size_t n;
+    int *fds;
+    size_t n, n0, cap;
+    struct s3l_input_position *pos0;
+    int *fds0;
+    const struct s3l_pipeline_options **iopt; /* per input: its source's options */
+    size_t *istream;                          /* per input: its stream */
+    int64_t t_glob; /* follow mode: when the globs were last expanded */
     uint64_t *cur;    /* per input: offset reached, not yet committed */
     uint64_t *line;   /* per input: number of the line at cur */
-    uint64_t *bytes0; /* per input: bytes of the source already counted */
     uint64_t *skip;   /* per input: bytes of a stream to drop first (resent, already committed) */
     struct s3l_pipeline_stats *st;
     int64_t now, t_start, t_epoch, t_progress; /* now: the last clock reading */
@@ -79,13 +87,13 @@ struct loop {
 /* The options of the source input i belongs to (its format and --bad-records). */
 static const struct s3l_pipeline_options *iopts(const struct loop *l, size_t i)
 {
-    return l->env->input_opts ? l->env->input_opts[i] : l->o;
+    return l->iopt[i];
 }
 
 /* The stream (table) input i feeds. */
 static size_t stream_of(const struct loop *l, size_t i)
 {
-    return l->env->input_stream ? l->env->input_stream[i] : 0;
+    return l->istream[i];
 }
 
 static void report_requests(struct loop *l, enum s3l_pipeline_event ev, const char *message,
@@ -94,13 +102,30 @@ static void report_requests(struct loop *l, enum s3l_pipeline_event ev, const ch
     if (!l->o->report)
         return;
     l->st->elapsed_ns = l->now - l->t_start;
-    struct s3l_pipeline_report r = {ev, l->st, l->pos, l->n, message, requests};
+    struct s3l_pipeline_report r = {ev, l->st, l->pos, l->n, message, requests, NULL};
     l->o->report(l->o->report_ctx, &r);
 }
 
 static void report(struct loop *l, enum s3l_pipeline_event ev, const char *message)
 {
     report_requests(l, ev, message, NULL);
+}
+
+/*
+ * Follow mode: a followed plain file's size now goes into its position (size_known), so that a
+ * restart that finds it gone tells a file read to its end (size == offset) from a loss. A file
+ * that cannot be stat'ed now keeps what was recorded before.
+ */
+static void record_size(struct loop *l, size_t i)
+{
+    struct s3l_input_position *p = &l->pos[i];
+    struct s3l__os_stat st;
+    struct s3l_error e = {0};
+    if (!l->iopt[i]->follow || !p->replayable || p->compression ||
+        s3l__os_fstat(l->fds[i], p->path, &st, &e) != 0)
+        return;
+    p->size = st.size;
+    p->size_known = true;
 }
 
 /* Records the reached offsets in the positions and commits them with the rows since the last. */
@@ -116,6 +141,8 @@ static int commit(struct loop *l, struct s3l_error *err)
             return rc;
         l->pos[i].line = l->line[i];
     }
+    for (size_t i = 0; i < l->n; i++)
+        record_size(l, i);
     char *json = NULL;
     struct s3l_input_position *all = l->pos;
     if (l->n_retired) {
@@ -422,6 +449,7 @@ static int rotate(struct loop *l, size_t i, struct s3l_input_position *np, int n
     if (rc)
         return rc;
     p->line = l->line[i];
+    record_size(l, i); /* read to its end (but for an unended last line) */
     struct s3l_input_position *v =
         s3l_realloc(l->retired, (l->n_retired + 1) * sizeof(*l->retired));
     if (!v)
@@ -434,7 +462,7 @@ static int rotate(struct loop *l, size_t i, struct s3l_input_position *np, int n
         return s3l_error_set(err, S3L_ENOMEM, "out of memory following %s", np->path);
     struct s3l_error e = {0};
     s3l__os_close(l->fds[i], "rotated input", &e);
-    ((int *)l->fds)[i] = nfd; /* the caller closes fds[i] at the end */
+    l->fds[i] = nfd; /* closed at the end */
     *p = *np;
     memset(np, 0, sizeof(*np));
     l->cur[i] = 0;
@@ -488,6 +516,130 @@ static int follow_one(struct loop *l, size_t i, enum s3l_pipeline_side *side,
     return drain(l, i, side, err);
 }
 
+/* Follow mode: input i's stream drifted (err): it stops, the others go on. */
+static void drifted(struct loop *l, size_t i, struct s3l_error *err)
+{
+    l->drifted[stream_of(l, i)] = true;
+    if (!l->drift.code)
+        l->drift = *err;
+    report(l, S3L_EVENT_STREAM_STOPPED, err->message);
+    s3l_error_clear(err);
+}
+
+/* Whether a source's files hold a glob, so that new files may match it. */
+static bool has_glob(const struct s3l_pipeline_options *o)
+{
+    for (size_t k = 0; k < o->n_patterns; k++)
+        if (strpbrk(o->patterns[k], "*?["))
+            return true;
+    return false;
+}
+
+/* Room for one more input in every per-input array. S3L_ENOMEM. */
+static int grow_slots(struct loop *l, struct s3l_error *err)
+{
+    if (l->n < l->cap)
+        return 0;
+    size_t cap = l->cap * 2;
+    void *v;
+#define GROW(a)                                                                                    \
+    if (!(v = s3l_realloc(l->a, cap * sizeof(*l->a))))                                            \
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory adding an input");                  \
+    l->a = v;
+    GROW(pos)
+    GROW(fds)
+    GROW(iopt)
+    GROW(istream)
+    GROW(cur)
+    GROW(line)
+    GROW(skip)
+#undef GROW
+    l->cap = cap;
+    return 0;
+}
+
+/*
+ * Follow mode: path, a match of source s's globs, is a new file unless an input reads it or a
+ * rotation retired it (by device and inode: a rotation moves a followed file to a name the glob
+ * matches), or its path is an input's (a new file there is that input's rotation, follow_one).
+ * A new one becomes input n, read from its start now and recorded at the next commit.
+ * S3L_ENOMEM, the input's and the destination's errors (*side set).
+ */
+static int pick_one(struct loop *l, size_t s, const char *path, enum s3l_pipeline_side *side,
+                    struct s3l_error *err)
+{
+    struct s3l__os_stat st;
+    struct s3l_error e = {0};
+    if (s3l__os_stat(path, &st, &e) != 0 || !st.is_reg ||
+        s3l__follow_known(l->pos, l->n, l->n, l->retired, l->n_retired, st.dev, st.ino))
+        return 0;
+    struct s3l_input_position np;
+    int nfd = -1;
+    if (s3l_input_open(path, &np, &nfd, &e) != 0)
+        return 0; /* gone again meanwhile */
+    /* Known by the identity of what was opened (renamed since the stat?), or at an input's path. */
+    bool skip = s3l__follow_known(l->pos, l->n, l->n, l->retired, l->n_retired, np.dev, np.ino);
+    for (size_t k = 0; !skip && k < l->n; k++)
+        skip = strcmp(l->pos[k].path, np.path) == 0;
+    int rc = skip ? 0 : grow_slots(l, err);
+    if (rc == 0 && !skip)
+        rc = l->env->input_added(l->env->source_ctx, l->n, s, err); /* source s */
+    if (rc || skip) {
+        s3l__os_close(nfd, np.path, &e);
+        s3l_input_position_cleanup(&np);
+        *side = S3L_SIDE_DESTINATION;
+        return rc;
+    }
+    size_t i = l->n++;
+    l->pos[i] = np;
+    l->fds[i] = nfd;
+    l->iopt[i] = &l->env->src_opts[s];
+    l->istream[i] = l->env->src_stream[s];
+    l->cur[i] = 0;
+    l->line[i] = 1;
+    l->skip[i] = 0;
+    l->dirty = true; /* its position is recorded at the next commit, rows or not */
+    if ((rc = s3l__os_watch_add(l->watch, l->pos[i].path, err)) != 0) {
+        *side = S3L_SIDE_INPUT;
+        return rc;
+    }
+    return drain(l, i, side, err);
+}
+
+/*
+ * Follow mode: at most once every FOLLOW_GLOB_NS, each followed source's globs are expanded
+ * again and the new files among the matches become inputs (pick_one). A directory that cannot
+ * be read now is looked at again next time. S3L_ENOMEM and pick_one's errors.
+ */
+static int pick_up(struct loop *l, enum s3l_pipeline_side *side, struct s3l_error *err)
+{
+    if (!l->env->input_added || !l->env->src_opts || !l->env->src_stream)
+        return 0;
+    int64_t now = l->env->now_ns();
+    if (now - l->t_glob < FOLLOW_GLOB_NS)
+        return 0;
+    l->t_glob = now;
+    int rc = 0;
+    for (size_t s = 0; rc == 0 && s < l->env->n_src && !l->st->stopped; s++) {
+        const struct s3l_pipeline_options *o = &l->env->src_opts[s];
+        if (!o->follow || l->drifted[l->env->src_stream[s]] || !has_glob(o))
+            continue;
+        char **paths = NULL;
+        size_t n_paths = 0;
+        struct s3l_error e = {0};
+        int xrc = s3l_pipeline_expand(o->patterns, o->n_patterns, o->exclude, o->n_exclude,
+                                      &paths, &n_paths, &e);
+        if (xrc == S3L_ENOMEM) {
+            *side = S3L_SIDE_INPUT;
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory expanding a file list");
+        }
+        for (size_t k = 0; xrc == 0 && rc == 0 && k < n_paths && !l->st->stopped; k++)
+            rc = pick_one(l, s, paths[k], side, err);
+        s3l_pipeline_paths_free(paths, n_paths);
+    }
+    return rc;
+}
+
 /*
  * Follow mode, once every input was read to its end: waits for a followed input to change and
  * reads on from where it is, until a stop request (or an error). What was read is committed when
@@ -516,20 +668,20 @@ static int follow_inputs(struct loop *l, enum s3l_pipeline_side *side, struct s3
             int64_t left = (l->t_epoch + ci - l->now) / 1000000;
             wait_ms = S3L_MAX(1, S3L_MIN(wait_ms, left + 1));
         }
-        if (s3l__os_watch_wait(l->watch, (int)wait_ms) == 0)
-            continue;
-        for (size_t i = 0; rc == 0 && i < l->n && !l->st->stopped; i++) {
+        bool changed = s3l__os_watch_wait(l->watch, (int)wait_ms) != 0;
+        /* Every input is looked at first (a rotation is seen there), then new matches. */
+        for (size_t i = 0; changed && rc == 0 && i < l->n && !l->st->stopped; i++) {
             if (!follows(l, i))
                 continue;
             rc = follow_one(l, i, side, err);
             if (rc == S3L_ESCHEMA_DRIFT) {
-                l->drifted[stream_of(l, i)] = true;
-                if (!l->drift.code)
-                    l->drift = *err;
-                report(l, S3L_EVENT_STREAM_STOPPED, err->message);
-                s3l_error_clear(err);
+                drifted(l, i, err);
                 rc = 0;
             }
+        }
+        if (rc == 0 && !l->st->stopped && (rc = pick_up(l, side, err)) == S3L_ESCHEMA_DRIFT) {
+            drifted(l, l->n - 1, err); /* the new input's stream could not open */
+            rc = 0;
         }
     }
     if (rc == 0 && l->st->stopped)
@@ -618,6 +770,102 @@ static int resume_csv(struct loop *l, struct s3l_input_position *p,
     return 0;
 }
 
+/* What a lost file held after its offset, for a message: " (N bytes)", " (N bytes at least)"
+ * (from the size recorded at the commit) or " (to its end, size unknown)". */
+static void lost_size(const struct s3l_input_position *lost, char *buf, size_t cap)
+{
+    uint64_t bytes;
+    bool known;
+    s3l__follow_unread(lost, &bytes, &known);
+    if (known)
+        snprintf(buf, cap, " (%llu bytes%s)", (unsigned long long)bytes,
+                 lost->size_known ? " at least" : "");
+    else
+        snprintf(buf, cap, " (to its end, size unknown)");
+}
+
+/*
+ * A followed source's `missing: skip` (o, the source's options): the file committed at an
+ * input's path (gone false: rotated away, another file at the path) or at a path no input has
+ * any more (gone true: deleted or moved away), lost (its record), is gone before its end was
+ * read. The loss is reported (S3L_EVENT_INPUT_MISSING) and the run goes on; the record is not
+ * written again, so the next commit drops it.
+ */
+static void report_missing(struct loop *l, const struct s3l_pipeline_options *o,
+                           const struct s3l_input_position *lost, bool gone)
+{
+    if (!l->o->report)
+        return;
+    const char *src = o->source_name;
+    char msg[S3L_ERROR_MESSAGE_MAX], size[64];
+    lost_size(lost, size, sizeof(size));
+    snprintf(msg, sizeof(msg),
+             "%s%s%sinput %s: the file committed at this path up to byte offset %llu "
+             "(device:inode %llu:%llu) %s and is not among the source's files: "
+             "what it holds after offset %llu%s was never read and is skipped (missing: skip)",
+             src ? "source " : "", src ? src : "", src ? ": " : "", lost->path,
+             (unsigned long long)lost->offset, (unsigned long long)lost->dev,
+             (unsigned long long)lost->ino,
+             gone ? "is gone (deleted, or moved out of its directory)" : "was rotated away",
+             (unsigned long long)lost->offset, size);
+    l->st->elapsed_ns = l->now - l->t_start;
+    struct s3l_pipeline_report r = {S3L_EVENT_INPUT_MISSING, l->st, lost, 1, msg, NULL, src};
+    l->o->report(l->o->report_ctx, &r);
+}
+
+/* The followed source a recorded file at no input's path belonged to: the one whose inputs
+ * are in the same directory, else the first followed one; NULL when no input follows. */
+static const struct s3l_pipeline_options *gone_source(const struct loop *l,
+                                                      const struct s3l_input_position *r)
+{
+    const struct s3l_pipeline_options *first = NULL;
+    const char *slash = strrchr(r->path, '/');
+    size_t dir = slash ? (size_t)(slash - r->path) : 0;
+    for (size_t k = 0; k < l->n; k++) {
+        if (!follows(l, k))
+            continue;
+        first = first ? first : iopts(l, k);
+        const char *ks = strrchr(l->pos[k].path, '/');
+        if (ks && (size_t)(ks - l->pos[k].path) == dir && strncmp(l->pos[k].path, r->path, dir) == 0)
+            return iopts(l, k);
+    }
+    return first;
+}
+
+/*
+ * Follow mode, at start: a checkpointed followed file that no input has (by path or identity)
+ * and that is gone (deleted, moved out of its directory, or renamed out of the files with no new
+ * file at its path) before its end was read (s3l__follow_gone): S3L_EINVALID_INPUT naming it
+ * and the bytes never read, or with its source's missing: skip the S3L_EVENT_INPUT_MISSING
+ * report. A file read to its end at its last commit is not lost. S3L_ENOMEM not (no allocation).
+ */
+static int gone_records(struct loop *l, const struct s3l_input_position *rec, size_t n_rec,
+                        struct s3l_error *err)
+{
+    for (size_t j = 0; (j = s3l__follow_gone(l->pos, l->n, rec, n_rec, j)) < n_rec; j++) {
+        const struct s3l_pipeline_options *o = gone_source(l, &rec[j]);
+        if (!o)
+            return 0; /* nothing follows: as a batch run, a file left out is not looked for */
+        if (o->missing_skip) {
+            report_missing(l, o, &rec[j], true);
+            continue;
+        }
+        char size[64];
+        lost_size(&rec[j], size, sizeof(size));
+        return s3l_error_set(err, S3L_EINVALID_INPUT,
+                             "input %s: the file committed at this path up to byte offset %llu "
+                             "(device:inode %llu:%llu) is gone (deleted, or moved out of its "
+                             "directory) and is not among the source's files: what it holds "
+                             "after offset %llu was never read%s; put it back (it is found by "
+                             "device and inode), set the source's missing: skip to go on without "
+                             "it, or land the inputs with a new pipeline",
+                             rec[j].path, (unsigned long long)rec[j].offset,
+                             (unsigned long long)rec[j].dev, (unsigned long long)rec[j].ino,
+                             (unsigned long long)rec[j].offset, size);
+    }
+    return 0;
+}
+
 static int resume_positions(struct loop *l, const char *json, bool *all_done, struct s3l_error *err)
 {
     struct s3l_input_position *rec = NULL;
@@ -628,10 +876,13 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
     *all_done = true;
     for (size_t i = 0; rc == 0 && i < l->n; i++) {
         struct s3l_input_position *p = &l->pos[i];
-        const struct s3l_input_position *r = NULL;
-        if (iopts(l, i)->follow && p->replayable)
-            rc = s3l__follow_record(l->pos, l->fds, l->n, i, rec, n_rec, &r, err);
-        else if (!(r = s3l_positions_find(rec, n_rec, p->path)))
+        const struct s3l_input_position *r = NULL, *lost = NULL;
+        if (iopts(l, i)->follow && p->replayable) {
+            rc = s3l__follow_record(l->pos, l->fds, l->n, i, rec, n_rec, iopts(l, i)->missing_skip,
+                                    &r, &lost, err);
+            if (rc == 0 && lost)
+                report_missing(l, iopts(l, i), lost, false);
+        } else if (!(r = s3l_positions_find(rec, n_rec, p->path)))
             r = s3l__follow_renamed(rec, n_rec, p, l->fds[i]);
         if (rc)
             break;
@@ -669,9 +920,13 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
         if (!have_size || !done)
             *all_done = false;
     }
+    if (rc == 0)
+        rc = gone_records(l, rec, n_rec, err);
     s3l_positions_free(rec, n_rec);
     return rc;
 }
+
+static void loop_free(struct loop *l);
 
 /* The loop's state over n inputs, its arrays allocated. S3L_ENOMEM. */
 static int loop_init(struct loop *l, const struct s3l_pipeline_options *opts,
@@ -682,24 +937,59 @@ static int loop_init(struct loop *l, const struct s3l_pipeline_options *opts,
     memset(l, 0, sizeof(*l));
     l->o = opts;
     l->env = env;
-    l->pos = pos;
-    l->fds = fds;
-    l->n = n;
+    l->pos0 = pos;
+    l->fds0 = (int *)fds; /* the caller's own array: a rotation's new fd goes back into it */
+    l->n = l->n0 = n;
+    l->cap = n ? n : 1;
     l->st = stats;
-    l->now = l->t_start = l->t_epoch = l->t_progress = env->now_ns();
+    l->now = l->t_start = l->t_epoch = l->t_progress = l->t_glob = env->now_ns();
     l->clock_every = env->clock_every_rows ? env->clock_every_rows : CLOCK_EVERY_ROWS;
-    l->cur = s3l_calloc(n ? n : 1, sizeof(*l->cur));
-    l->line = s3l_calloc(n ? n : 1, sizeof(*l->line));
-    l->skip = s3l_calloc(n ? n : 1, sizeof(*l->skip));
+    l->pos = s3l_calloc(l->cap, sizeof(*l->pos));
+    l->fds = s3l_calloc(l->cap, sizeof(*l->fds));
+    l->iopt = s3l_calloc(l->cap, sizeof(*l->iopt));
+    l->istream = s3l_calloc(l->cap, sizeof(*l->istream));
+    l->cur = s3l_calloc(l->cap, sizeof(*l->cur));
+    l->line = s3l_calloc(l->cap, sizeof(*l->line));
+    l->skip = s3l_calloc(l->cap, sizeof(*l->skip));
     l->drifted = s3l_calloc(env->n_streams ? env->n_streams : 1, sizeof(*l->drifted));
-    if (!l->cur || !l->line || !l->skip || !l->drifted) {
-        s3l_free(l->cur);
-        s3l_free(l->line);
-        s3l_free(l->skip);
-        s3l_free(l->drifted);
+    if (!l->pos || !l->fds || !l->iopt || !l->istream || !l->cur || !l->line || !l->skip ||
+        !l->drifted) {
+        loop_free(l);
         return s3l_error_set(err, S3L_ENOMEM, "out of memory starting the pipeline");
     }
+    for (size_t i = 0; i < n; i++) {
+        l->pos[i] = pos[i]; /* moved back at the end (loop_free) */
+        l->fds[i] = fds[i];
+        l->iopt[i] = env->input_opts ? env->input_opts[i] : opts;
+        l->istream[i] = env->input_stream ? env->input_stream[i] : 0;
+    }
     return 0;
+}
+
+/* Gives the caller's inputs back (their positions and fds as the run left them), closes and
+ * cleans up the ones follow mode added, and frees the loop's arrays. */
+static void loop_free(struct loop *l)
+{
+    for (size_t i = 0; l->pos && l->fds && i < l->n; i++) {
+        if (i < l->n0) {
+            l->pos0[i] = l->pos[i];
+            l->fds0[i] = l->fds[i];
+            continue;
+        }
+        struct s3l_error e = {0};
+        s3l__os_close(l->fds[i], l->pos[i].path, &e);
+        s3l_input_position_cleanup(&l->pos[i]);
+    }
+    s3l_free(l->pos);
+    s3l_free(l->fds);
+    s3l_free(l->iopt);
+    s3l_free(l->istream);
+    s3l_free(l->cur);
+    s3l_free(l->line);
+    s3l_free(l->skip);
+    s3l_free(l->drifted);
+    l->pos = NULL;
+    l->fds = NULL;
 }
 
 int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__runner_env *env,
@@ -720,7 +1010,7 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
     }
     s3l_free(json);
     for (size_t i = 0; rc == 0 && i < n; i++)
-        stats->bytes_resumed += pos[i].offset; /* bytes_in counts from these offsets */
+        stats->bytes_resumed += l.pos[i].offset; /* bytes_in counts from these offsets */
     if (rc == 0 && all_done && !pending && !any_follows(&l)) {
         report(&l, S3L_EVENT_UP_TO_DATE, NULL);
         goto out;
@@ -755,14 +1045,14 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         *side = S3L_SIDE_DESTINATION;
     }
     if (rc == 0 && stats->rows == 0 && stats->rows_bad == 0 && stats->bytes_in == 0 && n == 1 &&
-        !pos[0].replayable && pos[0].offset == 0 && !stats->stopped) {
+        !l.pos[0].replayable && l.pos[0].offset == 0 && !stats->stopped) {
         *side = S3L_SIDE_INPUT;
         rc = s3l_error_set(err, S3L_EINVALID_INPUT, "input %s is empty: nothing to write",
-                           pos[0].path);
+                           l.pos[0].path);
     }
     bool stream = false;
-    for (size_t i = 0; i < n; i++)
-        stream = stream || !pos[i].replayable;
+    for (size_t i = 0; i < l.n; i++)
+        stream = stream || !l.pos[i].replayable;
     if (rc == 0 && stream) {
         l.now = env->now_ns();
         report(&l, S3L_EVENT_END, NULL);
@@ -771,10 +1061,7 @@ out:
     if (rc == 0)
         *side = S3L_SIDE_NONE;
     stats->elapsed_ns = env->now_ns() - l.t_start;
-    s3l_free(l.cur);
-    s3l_free(l.line);
-    s3l_free(l.skip);
-    s3l_free(l.drifted);
+    loop_free(&l);
     s3l__os_watch_free(l.watch);
     s3l_positions_free(l.retired, l.n_retired);
     return rc;

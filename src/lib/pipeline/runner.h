@@ -146,6 +146,17 @@ struct s3l__runner_env {
      */
     const size_t *input_stream;
     size_t n_streams;
+    /*
+     * Follow mode's new files (a glob that matches a new file while the run follows): the
+     * sources' options (n_src of them; their patterns and exclude are expanded again), each
+     * one's stream (src_stream), and the call that tells the source and destination side that
+     * input i (the next index) now exists and belongs to source `src`, before any call names it.
+     * S3L_ENOMEM. Any of them NULL: the inputs are fixed.
+     */
+    const struct s3l_pipeline_options *src_opts;
+    size_t n_src;
+    const size_t *src_stream;
+    int (*input_added)(void *ctx, size_t i, size_t src, struct s3l_error *err);
 };
 
 /*
@@ -172,6 +183,7 @@ struct s3l__run_plan {
     const size_t *table_src; /* per table: its first source, whose options set the table up */
     size_t n_tables;
     const size_t *input_table; /* per input: its table */
+    const size_t *src_table;   /* per source: its table */
 };
 int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run_plan *plan,
                   const char *url, const char *id, struct s3l_input_position *pos, const int *fds,
@@ -266,9 +278,12 @@ struct s3l__run {
     struct s3l_pipeline_stats *stats;
     struct s3l__glue *tables;
     size_t n_tables;
-    const size_t *input_table;
-    /* Per input: its source's options (for what is the source's own: its name, its kind). */
-    const struct s3l_pipeline_options *const *input_opts;
+    size_t *input_table; /* per input (n_inputs, owned): its table; grows in follow mode */
+    size_t n_inputs;
+    /* Per input (n_inputs, owned): its source's options (for what is the source's own: its name,
+     * its kind). */
+    const struct s3l_pipeline_options **input_opts;
+    const struct s3l__run_plan *plan; /* the sources, and which table each feeds */
 };
 
 /*
@@ -497,11 +512,29 @@ const struct s3l_input_position *s3l__follow_renamed(const struct s3l_input_posi
 /*
  * The recorded position of followed input i (of pos and fds, n inputs) into *out (NULL: new):
  * by device and inode first, then by path; a path whose record names another file is a new
- * file, and that file must be among the inputs (by identity), else S3L_EINVALID_INPUT names the
- * path and the offset after which it was never read.
+ * file, and that file must be among the inputs (by identity). Else it is gone before its end
+ * was read: with skip, *lost is its record (borrowed from rec) and 0 is returned; without,
+ * S3L_EINVALID_INPUT names the path and the offset after which it was never read. *lost is NULL
+ * otherwise.
  */
+/*
+ * What recorded file r (plain) holds that was never read: its size now (found in its directory
+ * by device and inode), or else the size recorded at the commit (size_known), less its offset,
+ * into *bytes; *known false when neither tells (a compressed file, an older checkpoint). True
+ * when nothing was left unread. Reads the directory; no error (an unreadable one tells nothing).
+ */
+bool s3l__follow_unread(const struct s3l_input_position *r, uint64_t *bytes, bool *known);
+/*
+ * The first recorded position at or after index `from` of rec (n_rec) that no input of pos (n)
+ * has, by path or by identity, whose file is gone (no file at its path, or another one there)
+ * and was not read to its end (s3l__follow_unread): n_rec when there is none. Only positions
+ * with size_known (followed plain files) are looked at, so an older checkpoint's are not.
+ */
+size_t s3l__follow_gone(const struct s3l_input_position *pos, size_t n,
+                        const struct s3l_input_position *rec, size_t n_rec, size_t from);
 int s3l__follow_record(const struct s3l_input_position *pos, const int *fds, size_t n, size_t i,
-                       const struct s3l_input_position *rec, size_t n_rec,
-                       const struct s3l_input_position **out, struct s3l_error *err);
+                       const struct s3l_input_position *rec, size_t n_rec, bool skip,
+                       const struct s3l_input_position **out,
+                       const struct s3l_input_position **lost, struct s3l_error *err);
 
 #endif

@@ -362,7 +362,7 @@ static void reached_end(struct source *s)
                                                                           : "zstd frame",
              (unsigned long long)s->pos->raw_size,
              (unsigned long long)s3l_reader_offset(s->reader));
-    struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg, NULL};
+    struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg, NULL, NULL};
     g->o->report(g->o->report_ctx, &r);
 }
 
@@ -381,7 +381,7 @@ static void note_partial(struct source *s, const struct s3l_record *rec, const c
              "valid record yet (%.300s): left unread, as a line still being appended; the "
              "next run reads it once it is whole", rec->source, (unsigned long long)rec->line,
              (unsigned long long)rec->offset, why);
-    struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg, NULL};
+    struct s3l_pipeline_report r = {S3L_EVENT_PARTIAL_LINE, g->stats, NULL, 0, msg, NULL, NULL};
     g->o->report(g->o->report_ctx, &r);
 }
 

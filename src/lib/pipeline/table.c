@@ -204,7 +204,7 @@ static void lanes_report(void *ctx, const char *reason)
     struct s3l__glue *g = ctx;
     if (!g->o->report)
         return;
-    struct s3l_pipeline_report r = {S3L_EVENT_BAD_RECORD, g->stats, NULL, 0, reason, NULL};
+    struct s3l_pipeline_report r = {S3L_EVENT_BAD_RECORD, g->stats, NULL, 0, reason, NULL, NULL};
     g->o->report(g->o->report_ctx, &r);
 }
 
