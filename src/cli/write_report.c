@@ -135,33 +135,41 @@ static uint64_t behind(const struct s3l_pipeline_report *p)
     return size > done ? size - done : 0;
 }
 
+/* A progress event: a JSON line with --json, else a line redrawn on a terminal at most once a
+ * second (the runner reports twice a second). */
+static void report_progress(struct cli_write_reporter *r, const struct s3l_pipeline_report *p)
+{
+    struct cli *c = r->c;
+    const struct s3l_pipeline_stats *s = p->stats;
+    if (c->json) {
+        json_t *ev = json_pack("{s:s, s:I, s:I, s:I, s:I, s:f}", "event", "progress", "rows",
+                               (json_int_t)s->rows, "bytes_in", (json_int_t)s->bytes_in,
+                               "bytes_out", (json_int_t)s->bytes_out, "commits",
+                               (json_int_t)s->epochs, "rows_per_s",
+                               rate(s->rows, s->elapsed_ns));
+        uint64_t lag = behind(p);
+        if (ev && lag != UINT64_MAX)
+            json_object_set_new(ev, "bytes_behind", json_integer((json_int_t)lag));
+        cli_emit_json(ev);
+        return;
+    }
+    /* On a terminal only, and at most once a second (the runner reports twice a second). */
+    if (c->quiet || !c->tty || (r->drawn_ns && s->elapsed_ns - r->drawn_ns < 1000000000))
+        return;
+    char line[256];
+    cli_fmt_progress(line, sizeof(line), s, behind(p));
+    fprintf(stderr, "\r\033[K%s", line);
+    r->progress_drawn = true;
+    r->drawn_ns = s->elapsed_ns ? s->elapsed_ns : 1;
+}
+
 void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
 {
     struct cli_write_reporter *r = ctx;
     struct cli *c = r->c;
-    const struct s3l_pipeline_stats *s = p->stats;
     switch (p->event) {
     case S3L_EVENT_PROGRESS:
-        if (c->json) {
-            json_t *ev = json_pack("{s:s, s:I, s:I, s:I, s:I, s:f}", "event", "progress", "rows",
-                                   (json_int_t)s->rows, "bytes_in", (json_int_t)s->bytes_in,
-                                   "bytes_out", (json_int_t)s->bytes_out, "commits",
-                                   (json_int_t)s->epochs, "rows_per_s",
-                                   rate(s->rows, s->elapsed_ns));
-            uint64_t lag = behind(p);
-            if (ev && lag != UINT64_MAX)
-                json_object_set_new(ev, "bytes_behind", json_integer((json_int_t)lag));
-            cli_emit_json(ev);
-            return;
-        }
-        /* On a terminal only, and at most once a second (the runner reports twice a second). */
-        if (c->quiet || !c->tty || (r->drawn_ns && s->elapsed_ns - r->drawn_ns < 1000000000))
-            return;
-        char line[256];
-        cli_fmt_progress(line, sizeof(line), s, behind(p));
-        fprintf(stderr, "\r\033[K%s", line);
-        r->progress_drawn = true;
-        r->drawn_ns = s->elapsed_ns ? s->elapsed_ns : 1;
+        report_progress(r, p);
         return;
     case S3L_EVENT_COMMIT:
     case S3L_EVENT_RECOVERED:

@@ -18,13 +18,11 @@
 #include <unistd.h>
 
 #include "os/os.h"
+#include "loop.h"
 #include "runner.h"
 
 #define PROGRESS_EVERY_NS 500000000LL
 #define CLOCK_EVERY_ROWS  64
-#define FOLLOW_WAIT_MS    250 /* follow mode: the longest wait between looks at a stop */
-#define FOLLOW_POLL_MS    500 /* follow mode without inotify: a stat of each input this often */
-#define FOLLOW_GLOB_NS    1000000000LL /* follow mode: a source's globs expanded again this often */
 
 void s3l_pipeline_options_init(struct s3l_pipeline_options *o)
 {
@@ -51,52 +49,8 @@ int64_t s3l__now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-struct loop {
-    const struct s3l_pipeline_options *o;
-    const struct s3l__runner_env *env;
-    /* The inputs: the caller's n0 (pos0, fds0) moved into arrays of cap slots the loop owns,
-     * so that follow mode can add the new files a glob matches (slots n0 .. n-1, closed and
-     * cleaned up by the loop; the first n0 go back to the caller at the end). */
-    struct s3l_input_position *pos;
-    int *fds;
-    size_t n, n0, cap;
-    struct s3l_input_position *pos0;
-    int *fds0;
-    const struct s3l_pipeline_options **iopt; /* per input: its source's options */
-    size_t *istream;                          /* per input: its stream */
-    int64_t t_glob; /* follow mode: when the globs were last expanded */
-    uint64_t *cur;    /* per input: offset reached, not yet committed */
-    uint64_t *line;   /* per input: number of the line at cur */
-    uint64_t *skip;   /* per input: bytes of a stream to drop first (resent, already committed) */
-    struct s3l_pipeline_stats *st;
-    int64_t now, t_start, t_epoch, t_progress; /* now: the last clock reading */
-    unsigned clock_every;
-    uint64_t epoch_rows; /* rows put since the last commit */
-    bool dirty;          /* a position moved since the last commit */
-    unsigned lane;
-    bool *drifted;             /* per stream: stopped by SCHEMA_DRIFT */
-    struct s3l__os_watch *watch; /* follow mode: the followed inputs' watch, else NULL */
-    /* Follow mode: files rotated away (renamed, a new file at their path) and read to their
-     * end, by their new name: kept in the checkpoint, so a later run whose files match the new
-     * name finds it read (by device and inode) instead of reading it again. */
-    struct s3l_input_position *retired;
-    size_t n_retired;
-    struct s3l_error drift;    /* the first drift's error, returned at the end */
-};
 
-/* The options of the source input i belongs to (its format and --bad-records). */
-static const struct s3l_pipeline_options *iopts(const struct loop *l, size_t i)
-{
-    return l->iopt[i];
-}
-
-/* The stream (table) input i feeds. */
-static size_t stream_of(const struct loop *l, size_t i)
-{
-    return l->istream[i];
-}
-
-static void report_requests(struct loop *l, enum s3l_pipeline_event ev, const char *message,
+void s3l__loop_report_requests(struct loop *l, enum s3l_pipeline_event ev, const char *message,
                             const struct s3l_store_counts *requests)
 {
     if (!l->o->report)
@@ -106,9 +60,9 @@ static void report_requests(struct loop *l, enum s3l_pipeline_event ev, const ch
     l->o->report(l->o->report_ctx, &r);
 }
 
-static void report(struct loop *l, enum s3l_pipeline_event ev, const char *message)
+void s3l__loop_report(struct loop *l, enum s3l_pipeline_event ev, const char *message)
 {
-    report_requests(l, ev, message, NULL);
+    s3l__loop_report_requests(l, ev, message, NULL);
 }
 
 /*
@@ -116,7 +70,7 @@ static void report(struct loop *l, enum s3l_pipeline_event ev, const char *messa
  * restart that finds it gone tells a file read to its end (size == offset) from a loss. A file
  * that cannot be stat'ed now keeps what was recorded before.
  */
-static void record_size(struct loop *l, size_t i)
+void s3l__loop_record_size(struct loop *l, size_t i)
 {
     struct s3l_input_position *p = &l->pos[i];
     struct s3l__os_stat st;
@@ -129,7 +83,7 @@ static void record_size(struct loop *l, size_t i)
 }
 
 /* Records the reached offsets in the positions and commits them with the rows since the last. */
-static int commit(struct loop *l, struct s3l_error *err)
+int s3l__loop_commit(struct loop *l, struct s3l_error *err)
 {
     for (size_t i = 0; i < l->n; i++) {
         /* A compressed input is re-hashed at every commit: its source moves raw_size (the
@@ -142,7 +96,7 @@ static int commit(struct loop *l, struct s3l_error *err)
         l->pos[i].line = l->line[i];
     }
     for (size_t i = 0; i < l->n; i++)
-        record_size(l, i);
+        s3l__loop_record_size(l, i);
     char *json = NULL;
     struct s3l_input_position *all = l->pos;
     if (l->n_retired) {
@@ -171,12 +125,12 @@ static int commit(struct loop *l, struct s3l_error *err)
         l->st->last_epoch = info.epoch;
         l->st->files += info.files;
         l->st->bytes_out += info.bytes;
-        report_requests(l, S3L_EVENT_COMMIT, NULL, &info.requests);
+        s3l__loop_report_requests(l, S3L_EVENT_COMMIT, NULL, &info.requests);
     }
     return 0;
 }
 
-static bool epoch_due(struct loop *l, int64_t now)
+bool s3l__loop_epoch_due(struct loop *l, int64_t now)
 {
     if (l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows)
         return true;
@@ -199,7 +153,7 @@ static int bad_record(struct loop *l, size_t i, struct s3l_slice raw, struct s3l
             return rc;
     }
     l->st->rows_bad++;
-    report(l, S3L_EVENT_BAD_RECORD, reason);
+    s3l__loop_report(l, S3L_EVENT_BAD_RECORD, reason);
     return 0;
 }
 
@@ -230,9 +184,9 @@ static int after_call(struct loop *l, size_t i, struct s3l__source *src, uint64_
     l->st->bytes_in = base + src->ops->bytes(src);
     if (now - l->t_progress >= PROGRESS_EVERY_NS) {
         l->t_progress = now;
-        report(l, S3L_EVENT_PROGRESS, NULL);
+        s3l__loop_report(l, S3L_EVENT_PROGRESS, NULL);
     }
-    int rc = epoch_due(l, now) ? commit(l, err) : 0;
+    int rc = s3l__loop_epoch_due(l, now) ? s3l__loop_commit(l, err) : 0;
     if (rc)
         *side = S3L_SIDE_DESTINATION;
     return rc;
@@ -242,7 +196,7 @@ static int after_call(struct loop *l, size_t i, struct s3l__source *src, uint64_
  * A source's answer without rows (signal, with 0): the end (*end), a quiet stream, or a record
  * that grows the schema. *side is set on failure.
  */
-static int signalled(struct loop *l, size_t i, enum s3l__source_signal signal, uint64_t off,
+int s3l__loop_signalled(struct loop *l, size_t i, enum s3l__source_signal signal, uint64_t off,
                      uint64_t line, bool *end, enum s3l_pipeline_side *side,
                      struct s3l_error *err)
 {
@@ -263,13 +217,13 @@ static int signalled(struct loop *l, size_t i, enum s3l__source_signal signal, u
         moved(l, i, off, line);
         int64_t now = l->now = l->env->now_ns();
         int64_t ci = l->o->commit_interval_ns;
-        if (epoch_due(l, now) || (ci > 0 && now - l->t_epoch >= ci))
-            rc = commit(l, err);
+        if (s3l__loop_epoch_due(l, now) || (ci > 0 && now - l->t_epoch >= ci))
+            rc = s3l__loop_commit(l, err);
     } else if (signal == S3L__SOURCE_GROW) {
         /* The epoch so far is committed under the old schema, then the destination grows; the
          * record comes next. */
         if (l->epoch_rows > 0 || l->dirty)
-            rc = commit(l, err);
+            rc = s3l__loop_commit(l, err);
         if (rc == 0 && l->env->dest->grow)
             rc = l->env->dest->grow(l->env->dest_ctx, i, err);
     } else {
@@ -282,7 +236,7 @@ static int signalled(struct loop *l, size_t i, enum s3l__source_signal signal, u
 }
 
 /* Reads input i from its offset to its end. *side is set on failure. */
-static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err)
+int s3l__loop_drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err)
 {
     struct s3l__source *src = NULL;
     /* The source numbers lines from pos->line: where it is now (a followed input is reopened
@@ -319,7 +273,7 @@ static int drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct 
         rc = src->ops->next(src, l->lane, max_rows, &off, &line, &raw, &signal, err);
         if (rc == 0) {
             bool end;
-            if ((rc = signalled(l, i, signal, off, line, &end, side, err)) != 0 || end)
+            if ((rc = s3l__loop_signalled(l, i, signal, off, line, &end, side, err)) != 0 || end)
                 break;
             if (signal == S3L__SOURCE_IDLE)
                 since_clock = 0;
@@ -370,7 +324,7 @@ static int drain_all(struct loop *l, enum s3l_pipeline_side *side, struct s3l_er
         size_t s = stream_of(l, i);
         if (l->drifted[s])
             continue;
-        int rc = drain(l, i, side, err);
+        int rc = s3l__loop_drain(l, i, side, err);
         if (rc != S3L_ESCHEMA_DRIFT) {
             if (rc)
                 return rc;
@@ -379,314 +333,10 @@ static int drain_all(struct loop *l, enum s3l_pipeline_side *side, struct s3l_er
         l->drifted[s] = true;
         if (!l->drift.code)
             l->drift = *err;
-        report(l, S3L_EVENT_STREAM_STOPPED, err->message);
+        s3l__loop_report(l, S3L_EVENT_STREAM_STOPPED, err->message);
         s3l_error_clear(err);
     }
     return 0;
-}
-
-/* ---- Follow mode ------------------------------------------------------------------------- */
-
-/* Whether input i is followed: a regular file of a source with follow on. */
-static bool follows(const struct loop *l, size_t i)
-{
-    return iopts(l, i)->follow && l->pos[i].replayable && !l->drifted[stream_of(l, i)];
-}
-
-static bool any_follows(const struct loop *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (follows(l, i))
-            return true;
-    return false;
-}
-
-/* The watch over the followed inputs (NULL when none is followed). S3L_ENOMEM. */
-static int watch_inputs(struct loop *l, struct s3l_error *err)
-{
-    if (!any_follows(l))
-        return 0;
-    int rc = s3l__os_watch_new(S3L__OS_WATCH_AUTO, FOLLOW_POLL_MS, &l->watch, err);
-    for (size_t i = 0; rc == 0 && i < l->n; i++)
-        if (follows(l, i))
-            rc = s3l__os_watch_add(l->watch, l->pos[i].path, err);
-    return rc;
-}
-
-/* At a follow run's stop: a followed input with bytes after its last line end names them, as a
- * line still being written that is left unread. */
-static void note_unended(struct loop *l)
-{
-    for (size_t i = 0; l->o->report && i < l->n; i++) {
-        struct s3l__os_stat st;
-        struct s3l_error e = {0};
-        if (!follows(l, i) || l->pos[i].compression ||
-            s3l__os_fstat(l->fds[i], l->pos[i].path, &st, &e) != 0 || st.size <= l->cur[i])
-            continue;
-        char msg[S3L_ERROR_MESSAGE_MAX];
-        snprintf(msg, sizeof(msg),
-                 "%s line %llu (byte offset %llu): %llu bytes without a line end yet, left "
-                 "unread at the stop, as a line still being appended; the next run reads it "
-                 "once it is whole", l->pos[i].path, (unsigned long long)(l->line[i] ? l->line[i] : 1),
-                 (unsigned long long)l->cur[i], (unsigned long long)(st.size - l->cur[i]));
-        report(l, S3L_EVENT_PARTIAL_LINE, msg);
-    }
-}
-
-/*
- * Input i was rotated: its path names another file now (new, open as nfd and described by np),
- * and the old one was read to its end. The old one's position, at the offset read, is retired
- * under its new name in the same directory (found by device and inode; dropped when it left the
- * directory), and slot i becomes the new file, read from its start. S3L_ENOMEM, S3L_EIO.
- */
-static int rotate(struct loop *l, size_t i, struct s3l_input_position *np, int nfd,
-                  struct s3l_error *err)
-{
-    struct s3l_input_position *p = &l->pos[i];
-    int rc = 0;
-    if (l->cur[i] != p->offset || p->compression)
-        rc = s3l_input_position_advance(p, l->fds[i], l->cur[i], err);
-    if (rc)
-        return rc;
-    p->line = l->line[i];
-    record_size(l, i); /* read to its end (but for an unended last line) */
-    struct s3l_input_position *v =
-        s3l_realloc(l->retired, (l->n_retired + 1) * sizeof(*l->retired));
-    if (!v)
-        return s3l_error_set(err, S3L_ENOMEM, "out of memory following %s", p->path);
-    l->retired = v;
-    l->retired[l->n_retired++] = *p; /* takes the strings */
-    memset(p, 0, sizeof(*p));
-    /* Every retired file, the one just retired too, renamed to where it is now (or dropped). */
-    if (s3l__follow_relocate(l->retired, &l->n_retired) != 0)
-        return s3l_error_set(err, S3L_ENOMEM, "out of memory following %s", np->path);
-    struct s3l_error e = {0};
-    s3l__os_close(l->fds[i], "rotated input", &e);
-    l->fds[i] = nfd; /* closed at the end */
-    *p = *np;
-    memset(np, 0, sizeof(*np));
-    l->cur[i] = 0;
-    l->line[i] = 1;
-    l->dirty = true;
-    return 0;
-}
-
-/*
- * One look at followed input i after a change: it is still the file read (check_followed), it is
- * read on to its end; when its path names a new file (a rotation: renamed away, a new file
- * created at the path), the old one, still open, is read to its very end first, then the new one
- * from its start. A path without a file yet (renamed, not created again) is waited for.
- */
-static int follow_one(struct loop *l, size_t i, enum s3l_pipeline_side *side,
-                      struct s3l_error *err)
-{
-    int rc = s3l__follow_check(&l->pos[i], l->fds[i], l->cur[i], err);
-    if (rc) {
-        *side = S3L_SIDE_INPUT;
-        return rc;
-    }
-    if ((rc = drain(l, i, side, err)) != 0 || l->st->stopped)
-        return rc;
-    struct s3l__os_stat st;
-    struct s3l_error e = {0};
-    if (s3l__os_stat(l->pos[i].path, &st, &e) != 0 ||
-        (st.dev == l->pos[i].dev && st.ino == l->pos[i].ino))
-        return 0; /* the same file, or none at the path yet */
-    if (s3l__follow_known(l->pos, l->n, i, l->retired, l->n_retired, st.dev, st.ino))
-        return 0; /* a rotation moved a file another input reads to this path: not new */
-    struct s3l_input_position np;
-    int nfd = -1;
-    if (s3l_input_open(l->pos[i].path, &np, &nfd, &e) != 0)
-        return 0; /* gone again meanwhile: the next look sees what is there */
-    /* What the old file got meanwhile (the writer may have written on before reopening). */
-    rc = drain(l, i, side, err);
-    if (rc == 0 && l->st->stopped) {
-        s3l__os_close(nfd, np.path, &e);
-        s3l_input_position_cleanup(&np);
-        return 0;
-    }
-    if (rc == 0 && (rc = rotate(l, i, &np, nfd, err)) != 0)
-        *side = S3L_SIDE_INPUT;
-    if (rc) {
-        if (nfd >= 0 && l->fds[i] != nfd)
-            s3l__os_close(nfd, np.path, &e);
-        s3l_input_position_cleanup(&np);
-        return rc;
-    }
-    return drain(l, i, side, err);
-}
-
-/* Follow mode: input i's stream drifted (err): it stops, the others go on. */
-static void drifted(struct loop *l, size_t i, struct s3l_error *err)
-{
-    l->drifted[stream_of(l, i)] = true;
-    if (!l->drift.code)
-        l->drift = *err;
-    report(l, S3L_EVENT_STREAM_STOPPED, err->message);
-    s3l_error_clear(err);
-}
-
-/* Whether a source's files hold a glob, so that new files may match it. */
-static bool has_glob(const struct s3l_pipeline_options *o)
-{
-    for (size_t k = 0; k < o->n_patterns; k++)
-        if (strpbrk(o->patterns[k], "*?["))
-            return true;
-    return false;
-}
-
-/* Room for one more input in every per-input array. S3L_ENOMEM. */
-static int grow_slots(struct loop *l, struct s3l_error *err)
-{
-    if (l->n < l->cap)
-        return 0;
-    size_t cap = l->cap * 2;
-    void *v;
-#define GROW(a)                                                                                    \
-    if (!(v = s3l_realloc(l->a, cap * sizeof(*l->a))))                                            \
-        return s3l_error_set(err, S3L_ENOMEM, "out of memory adding an input");                  \
-    l->a = v;
-    GROW(pos)
-    GROW(fds)
-    GROW(iopt)
-    GROW(istream)
-    GROW(cur)
-    GROW(line)
-    GROW(skip)
-#undef GROW
-    l->cap = cap;
-    return 0;
-}
-
-/*
- * Follow mode: path, a match of source s's globs, is a new file unless an input reads it or a
- * rotation retired it (by device and inode: a rotation moves a followed file to a name the glob
- * matches), or its path is an input's (a new file there is that input's rotation, follow_one).
- * A new one becomes input n, read from its start now and recorded at the next commit.
- * S3L_ENOMEM, the input's and the destination's errors (*side set).
- */
-static int pick_one(struct loop *l, size_t s, const char *path, enum s3l_pipeline_side *side,
-                    struct s3l_error *err)
-{
-    struct s3l__os_stat st;
-    struct s3l_error e = {0};
-    if (s3l__os_stat(path, &st, &e) != 0 || !st.is_reg ||
-        s3l__follow_known(l->pos, l->n, l->n, l->retired, l->n_retired, st.dev, st.ino))
-        return 0;
-    struct s3l_input_position np;
-    int nfd = -1;
-    if (s3l_input_open(path, &np, &nfd, &e) != 0)
-        return 0; /* gone again meanwhile */
-    /* Known by the identity of what was opened (renamed since the stat?), or at an input's path. */
-    bool skip = s3l__follow_known(l->pos, l->n, l->n, l->retired, l->n_retired, np.dev, np.ino);
-    for (size_t k = 0; !skip && k < l->n; k++)
-        skip = strcmp(l->pos[k].path, np.path) == 0;
-    int rc = skip ? 0 : grow_slots(l, err);
-    if (rc == 0 && !skip)
-        rc = l->env->input_added(l->env->source_ctx, l->n, s, err); /* source s */
-    if (rc || skip) {
-        s3l__os_close(nfd, np.path, &e);
-        s3l_input_position_cleanup(&np);
-        *side = S3L_SIDE_DESTINATION;
-        return rc;
-    }
-    size_t i = l->n++;
-    l->pos[i] = np;
-    l->fds[i] = nfd;
-    l->iopt[i] = &l->env->src_opts[s];
-    l->istream[i] = l->env->src_stream[s];
-    l->cur[i] = 0;
-    l->line[i] = 1;
-    l->skip[i] = 0;
-    l->dirty = true; /* its position is recorded at the next commit, rows or not */
-    if ((rc = s3l__os_watch_add(l->watch, l->pos[i].path, err)) != 0) {
-        *side = S3L_SIDE_INPUT;
-        return rc;
-    }
-    return drain(l, i, side, err);
-}
-
-/*
- * Follow mode: at most once every FOLLOW_GLOB_NS, each followed source's globs are expanded
- * again and the new files among the matches become inputs (pick_one). A directory that cannot
- * be read now is looked at again next time. S3L_ENOMEM and pick_one's errors.
- */
-static int pick_up(struct loop *l, enum s3l_pipeline_side *side, struct s3l_error *err)
-{
-    if (!l->env->input_added || !l->env->src_opts || !l->env->src_stream)
-        return 0;
-    int64_t now = l->env->now_ns();
-    if (now - l->t_glob < FOLLOW_GLOB_NS)
-        return 0;
-    l->t_glob = now;
-    int rc = 0;
-    for (size_t s = 0; rc == 0 && s < l->env->n_src && !l->st->stopped; s++) {
-        const struct s3l_pipeline_options *o = &l->env->src_opts[s];
-        if (!o->follow || l->drifted[l->env->src_stream[s]] || !has_glob(o))
-            continue;
-        char **paths = NULL;
-        size_t n_paths = 0;
-        struct s3l_error e = {0};
-        int xrc = s3l_pipeline_expand(o->patterns, o->n_patterns, o->exclude, o->n_exclude,
-                                      &paths, &n_paths, &e);
-        if (xrc == S3L_ENOMEM) {
-            *side = S3L_SIDE_INPUT;
-            return s3l_error_set(err, S3L_ENOMEM, "out of memory expanding a file list");
-        }
-        for (size_t k = 0; xrc == 0 && rc == 0 && k < n_paths && !l->st->stopped; k++)
-            rc = pick_one(l, s, paths[k], side, err);
-        s3l_pipeline_paths_free(paths, n_paths);
-    }
-    return rc;
-}
-
-/*
- * Follow mode, once every input was read to its end: waits for a followed input to change and
- * reads on from where it is, until a stop request (or an error). What was read is committed when
- * the interval is due while waiting, and the checkpoint rewritten once per interval when nothing
- * was (the heartbeat of an idle stream, signalled()). The wait is at most FOLLOW_WAIT_MS, so a
- * stop is seen soon also when its signal went to another thread.
- */
-static int follow_inputs(struct loop *l, enum s3l_pipeline_side *side, struct s3l_error *err)
-{
-    int rc = 0;
-    while (rc == 0 && any_follows(l)) {
-        if (l->o->stop && *l->o->stop) {
-            l->st->stopped = true;
-            break;
-        }
-        int64_t now = l->now = l->env->now_ns();
-        int64_t ci = l->o->commit_interval_ns;
-        if (epoch_due(l, now) || (ci > 0 && now - l->t_epoch >= ci)) {
-            if ((rc = commit(l, err)) != 0) {
-                *side = S3L_SIDE_DESTINATION;
-                break;
-            }
-        }
-        int64_t wait_ms = FOLLOW_WAIT_MS;
-        if (ci > 0) {
-            int64_t left = (l->t_epoch + ci - l->now) / 1000000;
-            wait_ms = S3L_MAX(1, S3L_MIN(wait_ms, left + 1));
-        }
-        bool changed = s3l__os_watch_wait(l->watch, (int)wait_ms) != 0;
-        /* Every input is looked at first (a rotation is seen there), then new matches. */
-        for (size_t i = 0; changed && rc == 0 && i < l->n && !l->st->stopped; i++) {
-            if (!follows(l, i))
-                continue;
-            rc = follow_one(l, i, side, err);
-            if (rc == S3L_ESCHEMA_DRIFT) {
-                drifted(l, i, err);
-                rc = 0;
-            }
-        }
-        if (rc == 0 && !l->st->stopped && (rc = pick_up(l, side, err)) == S3L_ESCHEMA_DRIFT) {
-            drifted(l, l->n - 1, err); /* the new input's stream could not open */
-            rc = 0;
-        }
-    }
-    if (rc == 0 && l->st->stopped)
-        note_unended(l);
-    return rc;
 }
 
 /*
@@ -822,7 +472,7 @@ static const struct s3l_pipeline_options *gone_source(const struct loop *l,
     const char *slash = strrchr(r->path, '/');
     size_t dir = slash ? (size_t)(slash - r->path) : 0;
     for (size_t k = 0; k < l->n; k++) {
-        if (!follows(l, k))
+        if (!s3l__loop_follows(l, k))
             continue;
         first = first ? first : iopts(l, k);
         const char *ks = strrchr(l->pos[k].path, '/');
@@ -1011,8 +661,8 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
     s3l_free(json);
     for (size_t i = 0; rc == 0 && i < n; i++)
         stats->bytes_resumed += l.pos[i].offset; /* bytes_in counts from these offsets */
-    if (rc == 0 && all_done && !pending && !any_follows(&l)) {
-        report(&l, S3L_EVENT_UP_TO_DATE, NULL);
+    if (rc == 0 && all_done && !pending && !s3l__loop_any_follows(&l)) {
+        s3l__loop_report(&l, S3L_EVENT_UP_TO_DATE, NULL);
         goto out;
     }
     uint64_t recovered = 0;
@@ -1022,21 +672,21 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
     }
     if (rc == 0 && recovered) {
         stats->last_epoch = recovered;
-        report(&l, S3L_EVENT_RECOVERED, NULL);
+        s3l__loop_report(&l, S3L_EVENT_RECOVERED, NULL);
     }
     /* The watch is set before the first reads, so a change after them is not missed. */
-    if (rc == 0 && (rc = watch_inputs(&l, err)) != 0)
+    if (rc == 0 && (rc = s3l__loop_watch_inputs(&l, err)) != 0)
         *side = S3L_SIDE_INPUT;
     if (rc == 0)
         rc = drain_all(&l, side, err);
     if (rc == 0 && !l.st->stopped && l.watch)
-        rc = follow_inputs(&l, side, err);
+        rc = s3l__loop_follow_inputs(&l, side, err);
     else if (rc == 0 && l.st->stopped && l.watch)
-        note_unended(&l);
+        s3l__loop_note_unended(&l);
     if (rc == 0 && (l.epoch_rows > 0 || l.dirty)) {
         *side = S3L_SIDE_DESTINATION;
         l.now = env->now_ns();
-        rc = commit(&l, err);
+        rc = s3l__loop_commit(&l, err);
     }
     if (rc == 0 && l.drift.code) {
         /* The other streams are committed; the drifted one stopped the run's success. */
@@ -1055,7 +705,7 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         stream = stream || !l.pos[i].replayable;
     if (rc == 0 && stream) {
         l.now = env->now_ns();
-        report(&l, S3L_EVENT_END, NULL);
+        s3l__loop_report(&l, S3L_EVENT_END, NULL);
     }
 out:
     if (rc == 0)

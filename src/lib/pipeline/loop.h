@@ -1,0 +1,78 @@
+/*
+ * The runner's loop state (runner.c), shared with its follow-mode half (follow_loop.c): one
+ * struct loop a run, on the runner's thread only. Private to src/lib/pipeline.
+ */
+#ifndef S3L_PIPELINE_LOOP_H
+#define S3L_PIPELINE_LOOP_H
+
+#include "runner.h"
+
+#define FOLLOW_WAIT_MS    250 /* follow mode: the longest wait between looks at a stop */
+#define FOLLOW_POLL_MS    500 /* follow mode without inotify: a stat of each input this often */
+#define FOLLOW_GLOB_NS    1000000000LL /* follow mode: a source's globs expanded again this often */
+
+struct loop {
+    const struct s3l_pipeline_options *o;
+    const struct s3l__runner_env *env;
+    /* The inputs: the caller's n0 (pos0, fds0) moved into arrays of cap slots the loop owns,
+     * so that follow mode can add the new files a glob matches (slots n0 .. n-1, closed and
+     * cleaned up by the loop; the first n0 go back to the caller at the end). */
+    struct s3l_input_position *pos;
+    int *fds;
+    size_t n, n0, cap;
+    struct s3l_input_position *pos0;
+    int *fds0;
+    const struct s3l_pipeline_options **iopt; /* per input: its source's options */
+    size_t *istream;                          /* per input: its stream */
+    int64_t t_glob; /* follow mode: when the globs were last expanded */
+    uint64_t *cur;    /* per input: offset reached, not yet committed */
+    uint64_t *line;   /* per input: number of the line at cur */
+    uint64_t *skip;   /* per input: bytes of a stream to drop first (resent, already committed) */
+    struct s3l_pipeline_stats *st;
+    int64_t now, t_start, t_epoch, t_progress; /* now: the last clock reading */
+    unsigned clock_every;
+    uint64_t epoch_rows; /* rows put since the last commit */
+    bool dirty;          /* a position moved since the last commit */
+    unsigned lane;
+    bool *drifted;             /* per stream: stopped by SCHEMA_DRIFT */
+    struct s3l__os_watch *watch; /* follow mode: the followed inputs' watch, else NULL */
+    /* Follow mode: files rotated away (renamed, a new file at their path) and read to their
+     * end, by their new name: kept in the checkpoint, so a later run whose files match the new
+     * name finds it read (by device and inode) instead of reading it again. */
+    struct s3l_input_position *retired;
+    size_t n_retired;
+    struct s3l_error drift;    /* the first drift's error, returned at the end */
+};
+
+/* The options of the source input i belongs to (its format and --bad-records). */
+static inline const struct s3l_pipeline_options *iopts(const struct loop *l, size_t i)
+{
+    return l->iopt[i];
+}
+
+/* The stream (table) input i feeds. */
+static inline size_t stream_of(const struct loop *l, size_t i)
+{
+    return l->istream[i];
+}
+
+/* runner.c: the loop's steps the follow half calls (each as its comment in runner.c says). */
+int s3l__loop_drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err);
+void s3l__loop_report(struct loop *l, enum s3l_pipeline_event ev, const char *message);
+void s3l__loop_report_requests(struct loop *l, enum s3l_pipeline_event ev, const char *message,
+                            const struct s3l_store_counts *requests);
+int s3l__loop_signalled(struct loop *l, size_t i, enum s3l__source_signal signal, uint64_t off,
+                     uint64_t line, bool *end, enum s3l_pipeline_side *side,
+                     struct s3l_error *err);
+void s3l__loop_record_size(struct loop *l, size_t i);
+bool s3l__loop_epoch_due(struct loop *l, int64_t now);
+int s3l__loop_commit(struct loop *l, struct s3l_error *err);
+
+/* follow_loop.c: follow mode (wait for more, rotation, new files of a glob, unended lines). */
+bool s3l__loop_follows(const struct loop *l, size_t i);
+bool s3l__loop_any_follows(const struct loop *l);
+int s3l__loop_watch_inputs(struct loop *l, struct s3l_error *err);
+void s3l__loop_note_unended(struct loop *l);
+int s3l__loop_follow_inputs(struct loop *l, enum s3l_pipeline_side *side, struct s3l_error *err);
+
+#endif
