@@ -325,7 +325,8 @@ static int run(struct s3l_pipeline_options *o, struct events *ev, struct s3l_pip
     memset(ev, 0, sizeof(*ev));
     o->report = on_report;
     o->report_ctx = ev;
-    struct s3l__runner_env env = {&mem_dest_ops, &D, ls_open, NULL, fake_clock, 1, NULL, NULL, 1};
+    struct s3l__runner_env env = {&mem_dest_ops, &D, ls_open, NULL, fake_clock, 1, NULL, NULL, 1,
+                                  NULL, 0, NULL, NULL};
     memset(st, 0, sizeof(*st));
     int rc = s3l__runner_loop(o, &env, &pos, &fd, 1, st, side, err);
     close(fd);
