@@ -15,10 +15,10 @@
 //     the commit), with no new file at its path (deleted while no run followed): an error naming
 //     it and the bytes never read (exit 2); with missing: skip, the input_missing event, and the
 //     run goes on; the loss is reported once.
-import { spawn } from 'node:child_process';
+import * as follow from './follow.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
-import { S3LAND, check, done, exceptAll, lit, scalar, tableSql, tmpdir } from '../conformance/harness.mjs';
+import { check, done, exceptAll, lit, scalar, tableSql, tmpdir } from '../conformance/harness.mjs';
 
 const work = tmpdir('s3l-follow-pickup');
 const line = (seq) => JSON.stringify({ seq, msg: `line ${seq}` }) + '\n';
@@ -40,19 +40,8 @@ function pipeline(name, files, extra = {}) {
     }));
     fs.mkdirSync(path.join(work, name), { recursive: true });
 }
-function start(name, pre = []) {
-    const child = spawn(S3LAND, [...pre, 'run', '--config', 'dest.json', '--config', `${name}.json`],
-        { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = { stdout: '', stderr: '', code: null, signal: null, child };
-    child.stdout.on('data', (d) => { out.stdout += d; });
-    child.stderr.on('data', (d) => { out.stderr += d; });
-    out.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
-        out.code = code;
-        out.signal = signal;
-        resolve();
-    }));
-    return out;
-}
+const start = (name, pre = []) =>
+    follow.start([...pre, 'run', '--config', 'dest.json', '--config', `${name}.json`], work);
 const table = (name) => path.join(work, 'lake', name);
 async function rows(name) {
     const t = table(name);

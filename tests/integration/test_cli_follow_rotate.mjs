@@ -17,10 +17,10 @@
 //     to it never read, not among the files) is noted on stderr naming the file and the offset
 //     the loss starts at, and as a --json input_missing event, and the run goes on: every line
 //     read once, the lost ones absent; missing: fail (and the default) is the error.
-import { spawn } from 'node:child_process';
+import * as follow from './follow.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
-import { S3LAND, check, done, exceptAll, lit, run, scalar, tableSql, tmpdir } from '../conformance/harness.mjs';
+import { check, done, exceptAll, lit, run, scalar, tableSql, tmpdir } from '../conformance/harness.mjs';
 
 const work = tmpdir('s3l-follow-rot');
 const lake = path.join(work, 'lake');
@@ -45,18 +45,7 @@ function pipeline(files, name = 'rot', source = 'app', extra = {}) {
     }));
 }
 const runArgs = ['run', '--config', 'dest.json', '--config', 'pipe.json'];
-function start(pre = []) {
-    const child = spawn(S3LAND, [...pre, ...runArgs], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = { stdout: '', stderr: '', code: null, signal: null, child };
-    child.stdout.on('data', (d) => { out.stdout += d; });
-    child.stderr.on('data', (d) => { out.stderr += d; });
-    out.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
-        out.code = code;
-        out.signal = signal;
-        resolve();
-    }));
-    return out;
-}
+const start = (pre = []) => follow.start([...pre, ...runArgs], work);
 const table = path.join(lake, 'app');
 async function rows() {
     if (!fs.existsSync(table) || !fs.readdirSync(table).some((f) => f.endsWith('.parquet'))) return 0;
