@@ -44,9 +44,7 @@ void s3l_pipeline_options_init(struct s3l_pipeline_options *o)
 
 int64_t s3l__now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    return s3l__os_mono_ns(); /* the one monotonic clock, os/ (s3/ and store/ read it too) */
 }
 
 
