@@ -181,8 +181,9 @@ for k in 1 2; do
     killed=no
     # A run may end before the moment drawn (a quiet machine reads the rest fast): then more
     # lines are appended (the input grows, as a log does; pipe resumes it by offset) and the
-    # run is started again, up to 3 times.
-    for attempt in 1 2 3; do
+    # run is started again, up to 6 times, each time with more lines (attempt x 200,000), so the
+    # run lasts several commit intervals even where it reads fast.
+    for attempt in 1 2 3 4 5 6; do
         "$S3LAND" pipe --sql kill.sql --state kill.state --commit-interval 300ms seq.ndjson 2>>kill$k.log &
         pid=$!; pids+=("$pid")
         # Wait for a commit of this run, then kill at a moment drawn at random (0-90 ms later).
@@ -191,11 +192,12 @@ for k in 1 2; do
         sleep "0.0$((RANDOM % 10))"
         if kill -9 "$pid" 2>/dev/null; then killed=yes; wait "$pid" 2>/dev/null; break; fi
         wait "$pid" 2>/dev/null
-        seq -f '{"seq":%g,"pad":"abcdefghijklmnopqrstuvwxyz0123456789"}' $((total + 1)) $((total + 200000)) >>seq.ndjson
-        total=$((total + 200000))
+        more=$((attempt * 200000))
+        seq -f '{"seq":%g,"pad":"abcdefghijklmnopqrstuvwxyz0123456789"}' $((total + 1)) $((total + more)) >>seq.ndjson
+        total=$((total + more))
     done
     [ "$killed" = yes ] && ok "kill $k: pipe killed mid-run (attempt $attempt)" ||
-        bad "kill $k: pipe ended before the kill 3 times ($(tail -2 kill$k.log))"
+        bad "kill $k: pipe ended before the kill 6 times ($(tail -2 kill$k.log))"
 done
 if [ "${S3L_TEST_STORE:-}" = s3 ]; then
     # An upload of the killed run that no checkpoint holds, made here (as an interval killed
