@@ -7,13 +7,9 @@
  * would then skip or duplicate rows silently. Comparing the 4 KiB before the offset catches that
  * for the price of one pread per epoch (issue 3, item 6).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 #include <openssl/evp.h>
@@ -25,20 +21,11 @@
 #include "s3l/pipeline.h"
 #include "util/util.h"
 
-static int errno_code(int e)
+/* Closes an input fd opened here (never stdin) on an error path: the error being returned wins. */
+static void drop_fd(int fd, bool is_stdin, const char *path)
 {
-    switch (e) {
-    case ENOENT:
-    case ENOTDIR:
-        return S3L_ENOT_FOUND;
-    case EACCES:
-    case EPERM:
-        return S3L_EPERMISSION_DENIED;
-    case ENOMEM:
-        return S3L_ENOMEM;
-    default:
-        return S3L_EIO;
-    }
+    if (!is_stdin && fd >= 0)
+        s3l__os_close(fd, path, NULL);
 }
 
 int s3l_input_open(const char *path, struct s3l_input_position *pos, int *fd_out,
@@ -47,46 +34,39 @@ int s3l_input_open(const char *path, struct s3l_input_position *pos, int *fd_out
     memset(pos, 0, sizeof(*pos));
     *fd_out = -1;
     bool is_stdin = strcmp(path, "-") == 0;
-    int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return s3l_error_set_errno(err, errno_code(errno), errno, "input %s: open", path);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        if (!is_stdin)
-            close(fd);
-        return s3l_error_set_errno(err, S3L_EIO, e, "input %s: fstat", path);
+    int fd = 0, rc;
+    if (!is_stdin && (rc = s3l__os_open_read(path, &fd, err)) != 0) {
+        s3l_error_prefix(err, "input");
+        return rc;
     }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
+    struct s3l__os_stat st;
+    if ((rc = s3l__os_fstat(fd, path, &st, err)) != 0) {
+        drop_fd(fd, is_stdin, path);
+        s3l_error_prefix(err, "input");
+        return rc;
+    }
+    if (st.is_dir) {
+        drop_fd(fd, is_stdin, path);
         return s3l_error_set(err, S3L_EINVALID_INPUT, "input %s is a directory", path);
     }
-    pos->replayable = !is_stdin && S_ISREG(st.st_mode);
+    pos->replayable = !is_stdin && st.is_reg;
     if (pos->replayable) {
-        char *real = realpath(path, NULL);
-        if (!real) {
-            int e = errno;
-            close(fd);
-            return s3l_error_set_errno(err, errno_code(e), e, "input %s: realpath", path);
+        if ((rc = s3l__os_realpath(path, &pos->path, err)) != 0) {
+            drop_fd(fd, is_stdin, path);
+            s3l_error_prefix(err, "input");
+            return rc;
         }
-        pos->path = s3l_strdup(real);
-        free(real); /* allocated by the C library */
-        pos->dev = (uint64_t)st.st_dev;
-        pos->ino = (uint64_t)st.st_ino;
+        pos->dev = st.dev;
+        pos->ino = st.ino;
         pos->compression = (uint8_t)s3l__input_compression_of(path);
-    } else {
-        pos->path = s3l_strdup(is_stdin ? "-" : path);
-    }
-    if (!pos->path) {
-        if (!is_stdin)
-            close(fd);
+    } else if (!(pos->path = s3l_strdup(is_stdin ? "-" : path))) {
+        drop_fd(fd, is_stdin, path);
         return s3l_error_set(err, S3L_ENOMEM, "out of memory opening input %s", path);
     }
-    int rc = s3l_input_position_advance(pos, fd, 0, err);
+    rc = s3l_input_position_advance(pos, fd, 0, err);
     if (rc) {
         s3l_input_position_cleanup(pos);
-        if (!is_stdin)
-            close(fd);
+        drop_fd(fd, is_stdin, path);
         return rc;
     }
     *fd_out = fd;
@@ -127,18 +107,12 @@ static int hash_window(int fd, const char *path, uint64_t offset, char hex[65], 
     uint8_t buf[S3L_INPUT_HASH_WINDOW];
     uint64_t start = offset > sizeof(buf) ? offset - sizeof(buf) : 0;
     size_t want = (size_t)(offset - start), got = 0;
-    while (got < want) {
-        ssize_t n = pread(fd, buf + got, want - got, (off_t)(start + got));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return s3l_error_set_errno(err, S3L_EIO, errno, "input %s: pread at %llu", path,
-                                       (unsigned long long)(start + got));
-        if (n == 0)
-            return s3l_error_set(err, S3L_EIO, "input %s is shorter than offset %llu", path,
-                                 (unsigned long long)offset);
-        got += (size_t)n;
-    }
+    int rc = s3l__os_pread_full(fd, buf, want, start, &got, path, err);
+    if (rc)
+        return s3l_error_prefix(err, "input"), rc;
+    if (got < want)
+        return s3l_error_set(err, S3L_EIO, "input %s is shorter than offset %llu", path,
+                             (unsigned long long)offset);
     /* Just after a UTF-8 byte order mark at offset 0 is a line start too: the readers skip a
      * BOM there (and only there), so the first record starts at offset 3, and a run that left a
      * half-written first line unread commits offset 3 (issue 10, item 3 of the inputs part: the
@@ -257,17 +231,18 @@ int s3l_input_position_verify(const struct s3l_input_position *recorded,
                              compression_name(current->compression));
     if (recorded->compression)
         return verify_compressed(recorded, fd, path, err);
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        return s3l_error_set_errno(err, S3L_EIO, errno, "input %s: fstat", path);
-    if ((uint64_t)st.st_size < recorded->offset)
+    struct s3l__os_stat st;
+    int rc = s3l__os_fstat(fd, path, &st, err);
+    if (rc)
+        return s3l_error_prefix(err, "input"), rc;
+    if (st.size < recorded->offset)
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "input %s was truncated: it has %llu bytes, but %llu were already "
                              "committed; " FORWARD,
-                             path, (unsigned long long)st.st_size,
+                             path, (unsigned long long)st.size,
                              (unsigned long long)recorded->offset);
     char hex[65];
-    int rc = hash_window(fd, path, recorded->offset, hex, NULL, err);
+    rc = hash_window(fd, path, recorded->offset, hex, NULL, err);
     if (rc)
         return rc;
     if (strcmp(hex, recorded->sha256) != 0)

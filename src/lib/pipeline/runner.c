@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -351,10 +350,10 @@ static int check_mid_line(struct loop *l, size_t i, const struct s3l_input_posit
     if (!p->replayable || !p->mid_line || size <= p->offset || strcmp(fmt, "json") == 0)
         return 0;
     char c = 0;
-    ssize_t got = pread(fd, &c, 1, (off_t)p->offset);
-    if (got < 0)
-        return s3l_error_set_errno(err, S3L_EIO, errno, "input %s: pread at %llu", p->path,
-                                   (unsigned long long)p->offset);
+    size_t got = 0;
+    int rc = s3l__os_pread_full(fd, &c, 1, p->offset, &got, p->path, err);
+    if (rc)
+        return s3l_error_prefix(err, "input"), rc;
     if (got == 1 && c != '\n' && c != '\r')
         return s3l_error_set(err, S3L_EINVALID_INPUT,
                              "input %s, line %llu, offset %llu: the last committed line had no "
@@ -534,8 +533,8 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
             r = s3l__follow_renamed(rec, n_rec, p, l->fds[i]);
         if (rc)
             break;
-        struct stat st;
-        bool have_size = p->replayable && fstat(l->fds[i], &st) == 0;
+        struct s3l__os_stat st;
+        bool have_size = p->replayable && s3l__os_fstat(l->fds[i], p->path, &st, NULL) == 0;
         if (r && (rc = s3l_input_position_verify(r, p, l->fds[i], err)) != 0)
             break;
         if (r && r->replayable) {
@@ -545,7 +544,7 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
             p->raw_size = r->raw_size;
             p->raw_done = r->raw_done;
             memcpy(p->sha256, r->sha256, sizeof(p->sha256));
-            if (have_size && (rc = check_mid_line(l, i, p, l->fds[i], (uint64_t)st.st_size, err)))
+            if (have_size && (rc = check_mid_line(l, i, p, l->fds[i], st.size, err)))
                 break;
             if (r->object_state && !(p->object_state = s3l_strdup(r->object_state)))
                 rc = s3l_error_set(err, S3L_ENOMEM, "out of memory resuming %s", p->path);
@@ -563,8 +562,8 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
         /* An empty file is done at offset 0: it lands nothing and is not an error (as a file of
          * blank lines is not); the caller says so. */
         /* A compressed file is done when it was read to its end and has not grown since. */
-        bool done = p->compression ? p->raw_done && (uint64_t)st.st_size == p->raw_size
-                                   : (uint64_t)st.st_size == p->offset;
+        bool done = p->compression ? p->raw_done && st.size == p->raw_size
+                                   : st.size == p->offset;
         if (!have_size || !done)
             *all_done = false;
     }

@@ -17,7 +17,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "os/os.h"
 #include "runner.h"
@@ -460,10 +459,10 @@ static int at_end(struct source *s, struct out *o)
     /* After a JSON array's last element come "]" and white space, which no append can
      * extend: the input is consumed to its end, so a rerun finds it up to date. (A compressed
      * input's size counts compressed bytes: its reader consumed what follows already.) */
-    struct stat st;
+    struct s3l__os_stat st;
     if (s->g->fmt == S3L_INPUT_JSON && s->pos->replayable && !s->pos->compression &&
-        fstat(s->fd, &st) == 0 && (uint64_t)st.st_size > *o->offset)
-        *o->offset = (uint64_t)st.st_size;
+        s3l__os_fstat(s->fd, s->pos->path, &st, NULL) == 0 && st.size > *o->offset)
+        *o->offset = st.size;
     return 0;
 }
 
