@@ -50,7 +50,7 @@ const PUBLIC = {
     'pq_footer.h': 'parquet', 'pipeline.h': 'pipeline', 's3.h': 's3', 'schema.h': 'schema',
     'store.h': 'store', 'sys/store.h': 'store', 's3l.h': 'api',
     'creds.h': 'creds', 'config.h': 'config', 'ndjson_sink.h': 'sink',
-    'object_source.h': 'source',
+    'object_source.h': 'source', 'codec.h': 'codec',
 };
 // The folders of src/lib and the module each belongs to (the formats live under input).
 const FOLDER = { json: 'input', csv: 'input', input: 'input', ndjson: 'sink', sink: 'sink', source: 'source' };

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "s3l/codec.h"
 #include "s3l/error.h"
 #include "s3l/row.h"
 #include "s3l/schema.h"
@@ -41,20 +42,6 @@ struct s3l_pq_sink {
     int (*write)(void *ctx, const void *data, size_t len, struct s3l_error *err);
     void *ctx;
 };
-
-/* Compression codecs; values are Parquet's CompressionCodec (parquet.thrift). */
-enum s3l_codec {
-    S3L_CODEC_NONE = 0, /* UNCOMPRESSED */
-    S3L_CODEC_SNAPPY = 1,
-    S3L_CODEC_GZIP = 2,
-    S3L_CODEC_ZSTD = 6,
-    S3L_CODEC_LZ4_RAW = 7,
-};
-
-/* Parses "zstd", "snappy", "gzip", "none"/"uncompressed", "lz4_raw". S3L_EINVALID_CONFIG. */
-int s3l_codec_parse(const char *name, enum s3l_codec *out, struct s3l_error *err);
-/* "zstd", ... for a codec. */
-const char *s3l_codec_name(enum s3l_codec codec);
 
 /* A memory budget shared by writers (thread-safe). */
 struct s3l_pq_budget;

@@ -1,5 +1,5 @@
 /*
- * The codec table and the public names (include/s3l/parquet.h: s3l_codec_parse, s3l_codec_name).
+ * The codec table and the public names (include/s3l/codec.h: s3l_codec_parse, s3l_codec_name).
  * lz4_raw is recognised by name but this build has no liblz4, so opening it is S3L_EUNSUPPORTED.
  */
 #include <strings.h>

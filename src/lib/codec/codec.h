@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "s3l/parquet.h"
+#include "s3l/codec.h"
 #include "util/util.h"
 
 struct s3l__codec;
