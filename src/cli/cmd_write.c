@@ -250,12 +250,12 @@ static int sse_check(struct cli *c, const struct write_args *a)
 }
 
 /* One option's value into a; returns 0 or CLI_EX_USAGE after printing why. */
-static int set_option(struct cli *c, struct write_args *a, int opt, const char *v)
+#define NOT_MINE (-1) /* not an option of this group: set_option tries the next group */
+
+/* Where the table is: the destination, the table, the pipeline id and the disposition. */
+static int set_where_option(struct cli *c, struct write_args *a, int opt, const char *v)
 {
     struct s3l_pipeline_options *o = &a->o;
-    uint64_t n = 0;
-    int64_t ns = 0;
-    int rc;
     switch (opt) {
     case OPT_URL:
         o->url = v;
@@ -279,6 +279,37 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
     case OPT_SCHEMA:
         a->schema_file = v;
         return 0;
+    case OPT_PIPELINE_ID:
+        if (!s3l_uuid_valid(v))
+            return cli_usage(c, "write",
+                             "--pipeline-id %s: expected a UUID "
+                             "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
+                             v);
+        o->pipeline_id = v;
+        return 0;
+    case OPT_DISPOSITION:
+        if (strcmp(v, "append") == 0)
+            o->disposition = S3L_DISPOSITION_APPEND;
+        else if (strcmp(v, "replace") == 0)
+            o->disposition = S3L_DISPOSITION_REPLACE;
+        else if (strcmp(v, "merge") == 0)
+            o->disposition = S3L_DISPOSITION_MERGE;
+        else
+            return cli_usage(c, "write",
+                             "--disposition %s: expected append (replace and merge are refused)",
+                             v);
+        return 0;
+    default:
+        return NOT_MINE;
+    }
+}
+
+/* What is read and written: the input format and the Parquet file settings. */
+static int set_file_option(struct cli *c, struct write_args *a, int opt, const char *v)
+{
+    struct s3l_pipeline_options *o = &a->o;
+    uint64_t n = 0;
+    switch (opt) {
     case OPT_FORMAT:
         if (strcmp(v, "ndjson") && strcmp(v, "json") && strcmp(v, "csv") && strcmp(v, "debezium"))
             return cli_usage(c, "write",
@@ -307,8 +338,7 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
             return cli_usage(c, "write", "--file-size %s: too large", v);
         if (!cli_parse_size(v, &n) || n < 4096)
             return cli_usage(c, "write",
-                             "--file-size %s: expected a size of at least 4KiB "
-                             "(such as 256MiB)",
+                             "--file-size %s: expected a size of at least 4KiB (such as 256MiB)",
                              v);
         o->file_size = n;
         return 0;
@@ -321,6 +351,40 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         if (!cli_parse_u64(v, &o->row_group_rows))
             return cli_usage(c, "write", "--row-group-rows %s: expected a row count", v);
         return 0;
+    case OPT_TS_UNIT:
+        if (strcmp(v, "us") && strcmp(v, "ns"))
+            return cli_usage(c, "write", "--timestamp-unit %s: expected us or ns", v);
+        o->timestamp_unit = strcmp(v, "ns") == 0 ? S3L_UNIT_NANO : S3L_UNIT_MICRO;
+        return 0;
+    case OPT_TYPE_CHANGES:
+        if (strcmp(v, "allow") && strcmp(v, "refuse"))
+            return cli_usage(c, "write", "--type-changes %s: expected allow or refuse", v);
+        o->allow_type_changes = strcmp(v, "allow") == 0;
+        return 0;
+    case OPT_INFER_ROWS:
+        if (!cli_parse_u64(v, &n) || n < 1 || n > 10000000)
+            return cli_usage(c, "write", "--infer-rows %s: expected 1..10000000", v);
+        o->infer_rows = (size_t)n;
+        return 0;
+    case OPT_MAX_RECORD:
+        if (!cli_parse_size(v, &n) || n < 16 || n > (1ULL << 31))
+            return cli_usage(c, "write", "--max-record-size %s: expected a size from 16B to 2GiB",
+                             v);
+        o->max_record_size = (size_t)n;
+        return 0;
+    default:
+        return NOT_MINE;
+    }
+}
+
+/* How the run goes: memory, epochs, lanes, bad records, the stdin offset. */
+static int set_run_option(struct cli *c, struct write_args *a, int opt, const char *v)
+{
+    struct s3l_pipeline_options *o = &a->o;
+    uint64_t n = 0;
+    int64_t ns = 0;
+    int rc;
+    switch (opt) {
     case OPT_MEMORY:
         rc = cli_parse_size_ex(v, &n);
         if (rc > 0 || (rc == 0 && n > SIZE_MAX / 2))
@@ -337,8 +401,7 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
     case OPT_INTERVAL:
         if (!cli_parse_duration(v, &ns))
             return cli_usage(c, "write",
-                             "--commit-interval %s: expected a duration such as "
-                             "30s or 500ms",
+                             "--commit-interval %s: expected a duration such as 30s or 500ms",
                              v);
         o->commit_interval_ns = ns;
         return 0;
@@ -346,24 +409,6 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         if (!cli_parse_u64(v, &n) || n < 1 || n > 64)
             return cli_usage(c, "write", "--lanes %s: expected 1..64", v);
         o->lanes = (unsigned)n;
-        return 0;
-    case OPT_PIPELINE_ID:
-        if (!s3l_uuid_valid(v))
-            return cli_usage(c, "write",
-                             "--pipeline-id %s: expected a UUID "
-                             "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
-                             v);
-        o->pipeline_id = v;
-        return 0;
-    case OPT_TYPE_CHANGES:
-        if (strcmp(v, "allow") && strcmp(v, "refuse"))
-            return cli_usage(c, "write", "--type-changes %s: expected allow or refuse", v);
-        o->allow_type_changes = strcmp(v, "allow") == 0;
-        return 0;
-    case OPT_TS_UNIT:
-        if (strcmp(v, "us") && strcmp(v, "ns"))
-            return cli_usage(c, "write", "--timestamp-unit %s: expected us or ns", v);
-        o->timestamp_unit = strcmp(v, "ns") == 0 ? S3L_UNIT_NANO : S3L_UNIT_MICRO;
         return 0;
     case OPT_BAD:
         if (strcmp(v, "fail") == 0)
@@ -375,30 +420,6 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         else
             return cli_usage(c, "write", "--bad-records %s: expected fail, skip or dead-letter", v);
         return 0;
-    case OPT_DISPOSITION:
-        if (strcmp(v, "append") == 0)
-            o->disposition = S3L_DISPOSITION_APPEND;
-        else if (strcmp(v, "replace") == 0)
-            o->disposition = S3L_DISPOSITION_REPLACE;
-        else if (strcmp(v, "merge") == 0)
-            o->disposition = S3L_DISPOSITION_MERGE;
-        else
-            return cli_usage(c, "write",
-                             "--disposition %s: expected append (replace and merge "
-                             "are refused)",
-                             v);
-        return 0;
-    case OPT_MAX_RECORD:
-        if (!cli_parse_size(v, &n) || n < 16 || n > (1ULL << 31))
-            return cli_usage(c, "write", "--max-record-size %s: expected a size from 16B to 2GiB",
-                             v);
-        o->max_record_size = (size_t)n;
-        return 0;
-    case OPT_INFER_ROWS:
-        if (!cli_parse_u64(v, &n) || n < 1 || n > 10000000)
-            return cli_usage(c, "write", "--infer-rows %s: expected 1..10000000", v);
-        o->infer_rows = (size_t)n;
-        return 0;
     case OPT_STDIN_OFFSET:
         if (!cli_parse_u64(v, &n) || n > (uint64_t)INT64_MAX)
             return cli_usage(c, "write", "--stdin-offset %s: expected a byte offset (0 or more)",
@@ -406,8 +427,18 @@ static int set_option(struct cli *c, struct write_args *a, int opt, const char *
         o->stdin_offset = (int64_t)n;
         return 0;
     default:
-        return cli_usage(c, "write", "unexpected option");
+        return NOT_MINE;
     }
+}
+
+static int set_option(struct cli *c, struct write_args *a, int opt, const char *v)
+{
+    int rc = set_where_option(c, a, opt, v);
+    if (rc == NOT_MINE)
+        rc = set_file_option(c, a, opt, v);
+    if (rc == NOT_MINE)
+        rc = set_run_option(c, a, opt, v);
+    return rc == NOT_MINE ? cli_usage(c, "write", "unexpected option") : rc;
 }
 
 /* ---- The input format ----------------------------------------------------------------------- */
