@@ -39,7 +39,7 @@ const ALLOWED = {
     config: ['schema', 'os'],
     sink: ['store', 'codec', 'os'],
     source: ['input', 'store'],
-    pipeline: ['input', 'source', 'commit', 'schema', 'os'],
+    pipeline: ['input', 'source', 'commit', 'schema', 'codec', 'os'],
     // The umbrella header s3l/s3l.h gathers the public API for an embedder.
     api: ['commit', 'input', 'parquet', 'pipeline', 's3', 'schema', 'store', 'creds', 'config', 'sink', 'source'],
 };

@@ -22,9 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "s3l/codec.h"
 #include "s3l/counts.h"
 #include "s3l/error.h"
-#include "s3l/parquet.h"
 #include "s3l/schema.h"
 
 struct s3l_creds_provider; /* include/s3l/creds.h */
