@@ -406,8 +406,8 @@ static void time_unit(struct s3l_tc_enc *e, enum s3l_time_unit u)
     s3l__tc_struct_end(e);
 }
 
-/* The converted type and LogicalType (SchemaElement fields 6, 7, 8, 10) of a leaf. */
-static void leaf_annotations(struct s3l_tc_enc *e, const struct pq_col *c)
+/* The ConvertedType (SchemaElement field 6) of a leaf's type, or -1 for none. */
+static int converted_type(const struct pq_col *c)
 {
     const struct s3l_type *t = &c->node->type;
     int ct = -1;
@@ -447,13 +447,13 @@ static void leaf_annotations(struct s3l_tc_enc *e, const struct pq_col *c)
     default:
         break;
     }
-    if (ct >= 0)
-        s3l__tc_field_i32(e, 6, ct);
-    if (t->id == S3L_TYPE_DECIMAL128) {
-        s3l__tc_field_i32(e, 7, t->scale);
-        s3l__tc_field_i32(e, 8, t->precision);
-    }
-    /* LogicalType union (field 10). */
+    return ct;
+}
+
+/* The LogicalType union (SchemaElement field 10) of a leaf. */
+static void logical_type(struct s3l_tc_enc *e, const struct pq_col *c)
+{
+    const struct s3l_type *t = &c->node->type;
     s3l__tc_field_struct(e, 10);
     switch (t->id) {
     case S3L_TYPE_UTF8:
@@ -516,6 +516,20 @@ static void leaf_annotations(struct s3l_tc_enc *e, const struct pq_col *c)
         break;
     }
     s3l__tc_struct_end(e);
+}
+
+/* The converted type and LogicalType (SchemaElement fields 6, 7, 8, 10) of a leaf. */
+static void leaf_annotations(struct s3l_tc_enc *e, const struct pq_col *c)
+{
+    const struct s3l_type *t = &c->node->type;
+    int ct = converted_type(c);
+    if (ct >= 0)
+        s3l__tc_field_i32(e, 6, ct);
+    if (t->id == S3L_TYPE_DECIMAL128) {
+        s3l__tc_field_i32(e, 7, t->scale);
+        s3l__tc_field_i32(e, 8, t->precision);
+    }
+    logical_type(e, c);
 }
 
 static void leaf_element(struct s3l_tc_enc *e, const struct pq_col *c, const char *name,
