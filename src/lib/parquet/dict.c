@@ -430,6 +430,46 @@ static int encode_direct(struct pq_dict *d, const struct pq_col *c, uint32_t *ou
     }
 }
 
+/* The probe key of the BYTE_ARRAY value at p (PLAIN: 4-byte length, bytes), *n its encoded size.
+ * The same value must always get the same key: near the end of the buffer the bytes are copied
+ * instead of loaded past it. */
+static inline uint64_t var_key(const uint8_t *p, const uint8_t *end, size_t *n)
+{
+    uint32_t len;
+    memcpy(&len, p, 4);
+    *n = 4 + (size_t)len;
+    if (len <= 3) {
+        /* A PLAIN value of at most 7 bytes (length + 3) is its own key, flagged by the top bit:
+         * equal keys mean equal values, with no hashing and no compare. */
+        uint64_t v = 0;
+        if (p + 8 <= end)
+            v = load64(p) & ((1ull << (8 * *n)) - 1);
+        else
+            memcpy(&v, p, *n);
+        return v | (1ull << 63);
+    }
+    if (len <= 8) {
+        /* One unaligned load, masked to the string (no variable-size copy). */
+        uint64_t v = 0;
+        if (p + 12 <= end)
+            v = load64(p + 4) & (len == 8 ? ~0ull : (1ull << (8 * len)) - 1);
+        else
+            memcpy(&v, p + 4, len);
+        return mix64(v ^ ((uint64_t)len << 59) ^ 0x9e3779b97f4a7c15ull) & ~(1ull << 63);
+    }
+    return hash_bytes(p + 4, len) & ~(1ull << 63);
+}
+
+/* Forgets the entries this page added (the dictionary page keeps the earlier ones): the fall
+ * back to PLAIN. Returns 1. */
+static int forget_page(struct pq_dict *d, uint32_t n0, size_t len0)
+{
+    d->n = n0;
+    d->hashed = S3L_MIN(d->hashed, n0);
+    s3l_buf_truncate(&d->values, len0);
+    return 1;
+}
+
 int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
                         struct s3l_buf *idx, struct s3l_buf *dense)
 {
@@ -455,80 +495,28 @@ int s3l__pq_dict_encode(struct pq_dict *d, const struct pq_col *c, size_t limit,
         rc = encode_direct(d, c, out, dense);
         if (rc < 0)
             return rc;
-        if (rc > 0 || d->values.len > limit) {
-            d->n = n0;
-            d->hashed = S3L_MIN(d->hashed, n0);
-            s3l_buf_truncate(&d->values, len0);
-            return 1;
-        }
+        if (rc > 0 || d->values.len > limit)
+            return forget_page(d, n0, len0);
         idx->len = c->n_values * sizeof(uint32_t);
         return 0;
     }
+    /* BYTE_ARRAY, or FIXED_LEN_BYTE_ARRAY wider than 8 bytes: hashed keys. */
     const uint8_t *p = c->values.ptr;
     const uint8_t *end = p + c->values.len;
-    bool direct = !var && width <= 8;
-    uint64_t last_key = 0;
-    uint32_t last_idx = UINT32_MAX;
     for (uint64_t i = 0; i < c->n_values; i++) {
-        size_t n;
-        uint64_t key;
-        if (var) {
-            uint32_t len;
-            memcpy(&len, p, 4);
-            n = 4 + (size_t)len;
-            /* The same value must always get the same key: near the end of the buffer the
-             * bytes are copied instead of loaded past it. */
-            if (len <= 3) {
-                /* A PLAIN value of at most 7 bytes (length + 3) is its own key, flagged by the
-                 * top bit: equal keys mean equal values, with no hashing and no compare. */
-                uint64_t v = 0;
-                if (p + 8 <= end)
-                    v = load64(p) & ((1ull << (8 * n)) - 1);
-                else
-                    memcpy(&v, p, n);
-                key = v | (1ull << 63);
-            } else if (len <= 8) {
-                /* One unaligned load, masked to the string (no variable-size copy). */
-                uint64_t v = 0;
-                if (p + 12 <= end)
-                    v = load64(p + 4) & (len == 8 ? ~0ull : (1ull << (8 * len)) - 1);
-                else
-                    memcpy(&v, p + 4, len);
-                key = mix64(v ^ ((uint64_t)len << 59) ^ 0x9e3779b97f4a7c15ull) & ~(1ull << 63);
-            } else {
-                key = hash_bytes(p + 4, len) & ~(1ull << 63);
-            }
-        } else if (direct) {
-            n = width;
-            key = 0;
-            memcpy(&key, p, width);
-            /* Sorted or clustered data repeats values: skip the probe for a repeat. */
-            if (key == last_key && last_idx != UINT32_MAX) {
-                out[i] = last_idx;
-                p += n;
-                continue;
-            }
-        } else {
-            n = width;
-            key = hash_bytes(p, n);
-        }
-        rc = lookup(d, var, direct || (var && key >> 63), width, p, n, key, &out[i]);
+        size_t n = width;
+        uint64_t key = var ? var_key(p, end, &n) : hash_bytes(p, n);
+        rc = lookup(d, var, var && key >> 63, width, p, n, key, &out[i]);
         if (rc < 0)
             return rc;
         if (rc > 0)
             break; /* full */
-        last_key = key;
-        last_idx = out[i];
         p += n;
         if (d->values.len > limit)
             break;
     }
-    if (rc > 0 || d->values.len > limit) {
-        /* Fall back: forget this page's entries; the dictionary page keeps the earlier ones. */
-        d->n = n0;
-        s3l_buf_truncate(&d->values, len0);
-        return 1;
-    }
+    if (rc > 0 || d->values.len > limit)
+        return forget_page(d, n0, len0);
     idx->len = c->n_values * sizeof(uint32_t);
     return 0;
 }
