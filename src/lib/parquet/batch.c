@@ -145,10 +145,9 @@ static int validate(struct s3l_pq_writer *w, size_t first, size_t n_rows,
             for (size_t r = first; r < n_rows; r++)
                 bad |= (uint64_t)((int64_t)b->offsets[r + 1] - b->offsets[r]) > INT32_MAX / 2;
             ordered = ordered && !bad;
-            if (ordered &&
-                (id == S3L_TYPE_BINARY ||
-                 all_ascii((const uint8_t *)b->values + b->offsets[first],
-                           (size_t)(b->offsets[n_rows] - b->offsets[first]))))
+            if (ordered && (id == S3L_TYPE_BINARY ||
+                            all_ascii((const uint8_t *)b->values + b->offsets[first],
+                                      (size_t)(b->offsets[n_rows] - b->offsets[first]))))
                 check = false;
         }
         if (id == S3L_TYPE_TIMESTAMP && n->type.unit != S3L_UNIT_SECOND)
@@ -244,6 +243,96 @@ static bool append_fast(struct pq_col *c, const struct pq_node *n,
     return true;
 }
 
+/* Writes present row r of the batch as column c's PLAIN value at dst; returns the byte after it.
+ * Every Arrow type of the batch API (s3l/parquet.h) is converted here: narrow integers widen to
+ * INT32, second units become milliseconds, decimals take the column's physical type. */
+static inline uint8_t *put_value(const struct pq_col *c, const struct s3l_type *t,
+                                 const struct s3l_pq_column_batch *b, size_t r, uint8_t *dst)
+{
+    const uint8_t *src = b->values;
+    int64_t v64;
+    int32_t v32;
+    switch (t->id) {
+    case S3L_TYPE_INT8:
+        v32 = ((const int8_t *)src)[r];
+        goto put32;
+    case S3L_TYPE_UINT8:
+        v32 = src[r];
+        goto put32;
+    case S3L_TYPE_INT16:
+        v32 = ((const int16_t *)(const void *)src)[r];
+        goto put32;
+    case S3L_TYPE_UINT16:
+        v32 = ((const uint16_t *)(const void *)src)[r];
+        goto put32;
+    case S3L_TYPE_TIME32:
+        memcpy(&v32, src + 4 * r, 4);
+        if (t->unit == S3L_UNIT_SECOND)
+            v32 *= 1000; /* Parquet has no second unit; checked to fit a day */
+        goto put32;
+    case S3L_TYPE_TIMESTAMP:
+        memcpy(&v64, src + 8 * r, 8);
+        if (t->unit == S3L_UNIT_SECOND)
+            v64 *= 1000;
+        memcpy(dst, &v64, 8);
+        return dst + 8;
+    case S3L_TYPE_DECIMAL128: {
+        pq_i128 v = decimal_at(b, r);
+        if (c->phys == PQ_INT32) {
+            v32 = (int32_t)v;
+            goto put32;
+        }
+        if (c->phys == PQ_INT64) {
+            v64 = (int64_t)v;
+            memcpy(dst, &v64, 8);
+            return dst + 8;
+        }
+        __extension__ unsigned __int128 u = (unsigned __int128)v;
+        for (int i = c->type_length - 1; i >= 0; i--, u >>= 8)
+            dst[i] = (uint8_t)u;
+        return dst + c->type_length;
+    }
+    case S3L_TYPE_UTF8:
+    case S3L_TYPE_JSON:
+    case S3L_TYPE_BINARY: {
+        uint32_t len = (uint32_t)(b->offsets[r + 1] - b->offsets[r]);
+        memcpy(dst, &len, 4);
+        memcpy(dst + 4, src + b->offsets[r], len);
+        return dst + (4 + (size_t)len);
+    }
+    default: /* stored as given: bool bytes, int32/64, floats, float16 bits, fixed bytes */
+        memcpy(dst, src + c->value_width * r, c->value_width);
+        return dst + c->value_width;
+    }
+put32:
+    memcpy(dst, &v32, 4);
+    return dst + 4;
+}
+
+/* After append_fast copied the values: the definition levels and the counts of rows
+ * [r0, r0 + k) (nv: the values written, recounted for BYTE_ARRAY from the validity). */
+static void append_fast_levels(struct pq_col *c, const struct s3l_pq_column_batch *b, size_t r0,
+                               size_t k, uint8_t *def, uint64_t nv)
+{
+    if (def) {
+        if (!b->validity) {
+            memset(def, c->max_def, k);
+        } else {
+            for (size_t r = r0; r < r0 + k; r++)
+                *def++ = present(b, r) ? c->max_def : (uint8_t)(c->max_def - 1);
+        }
+        c->defs.len += k;
+    }
+    if (c->phys == PQ_BYTE_ARRAY) {
+        nv = 0;
+        for (size_t r = r0; r < r0 + k; r++)
+            nv += present(b, r);
+    }
+    c->values.ptr[c->values.len] = 0;
+    c->n_levels += k;
+    c->n_values += nv;
+}
+
 /* Appends rows [r0, r0 + k) of one column. */
 static int append(struct pq_col *c, const struct pq_node *n, const struct s3l_pq_column_batch *b,
                   size_t r0, size_t k)
@@ -261,26 +350,9 @@ static int append(struct pq_col *c, const struct pq_node *n, const struct s3l_pq
     uint8_t *def = c->max_def ? c->defs.ptr + c->defs.len : NULL;
     uint64_t nv = 0;
     if (append_fast(c, n, b, r0, k, &nv)) {
-        if (def) {
-            if (!b->validity) {
-                memset(def, c->max_def, k);
-            } else {
-                for (size_t r = r0; r < r0 + k; r++)
-                    *def++ = present(b, r) ? c->max_def : (uint8_t)(c->max_def - 1);
-            }
-            c->defs.len += k;
-        }
-        if (var) {
-            nv = 0;
-            for (size_t r = r0; r < r0 + k; r++)
-                nv += present(b, r);
-        }
-        c->values.ptr[c->values.len] = 0;
-        c->n_levels += k;
-        c->n_values += nv;
+        append_fast_levels(c, b, r0, k, def, nv);
         return 0;
     }
-    const uint8_t *src = b->values;
     uint8_t *dst = c->values.ptr + c->values.len;
     for (size_t r = r0; r < r0 + k; r++) {
         bool ok = present(b, r);
@@ -289,68 +361,7 @@ static int append(struct pq_col *c, const struct pq_node *n, const struct s3l_pq
         if (!ok)
             continue;
         nv++;
-        int64_t v64;
-        int32_t v32;
-        switch (t->id) {
-        case S3L_TYPE_INT8:
-            v32 = ((const int8_t *)src)[r];
-            goto put32;
-        case S3L_TYPE_UINT8:
-            v32 = src[r];
-            goto put32;
-        case S3L_TYPE_INT16:
-            v32 = ((const int16_t *)(const void *)src)[r];
-            goto put32;
-        case S3L_TYPE_UINT16:
-            v32 = ((const uint16_t *)(const void *)src)[r];
-            goto put32;
-        case S3L_TYPE_TIME32:
-            memcpy(&v32, src + 4 * r, 4);
-            if (t->unit == S3L_UNIT_SECOND)
-                v32 *= 1000; /* Parquet has no second unit; checked to fit a day */
-            goto put32;
-        case S3L_TYPE_TIMESTAMP:
-            memcpy(&v64, src + 8 * r, 8);
-            if (t->unit == S3L_UNIT_SECOND)
-                v64 *= 1000;
-            memcpy(dst, &v64, 8);
-            dst += 8;
-            continue;
-        case S3L_TYPE_DECIMAL128: {
-            pq_i128 v = decimal_at(b, r);
-            if (c->phys == PQ_INT32) {
-                v32 = (int32_t)v;
-                goto put32;
-            }
-            if (c->phys == PQ_INT64) {
-                v64 = (int64_t)v;
-                memcpy(dst, &v64, 8);
-                dst += 8;
-                continue;
-            }
-            __extension__ unsigned __int128 u = (unsigned __int128)v;
-            for (int i = c->type_length - 1; i >= 0; i--, u >>= 8)
-                dst[i] = (uint8_t)u;
-            dst += c->type_length;
-            continue;
-        }
-        case S3L_TYPE_UTF8:
-        case S3L_TYPE_JSON:
-        case S3L_TYPE_BINARY: {
-            uint32_t len = (uint32_t)(b->offsets[r + 1] - b->offsets[r]);
-            memcpy(dst, &len, 4);
-            memcpy(dst + 4, src + b->offsets[r], len);
-            dst += 4 + (size_t)len;
-            continue;
-        }
-        default: /* stored as given: bool bytes, int32/64, floats, float16 bits, fixed bytes */
-            memcpy(dst, src + c->value_width * r, c->value_width);
-            dst += c->value_width;
-            continue;
-        }
-    put32:
-        memcpy(dst, &v32, 4);
-        dst += 4;
+        dst = put_value(c, t, b, r, dst);
     }
     c->values.len = (size_t)(dst - c->values.ptr);
     c->values.ptr[c->values.len] = 0;
@@ -375,8 +386,8 @@ static inline uint64_t row_growth(const struct pq_col *c, const struct s3l_pq_co
 }
 
 /* The bytes rows [r0, r0 + k) of column c add to its page buffers. */
-static uint64_t rows_growth(const struct pq_col *c, const struct s3l_pq_column_batch *b,
-                            size_t r0, size_t k)
+static uint64_t rows_growth(const struct pq_col *c, const struct s3l_pq_column_batch *b, size_t r0,
+                            size_t k)
 {
     if (!b->validity)
         return (c->max_def ? k : 0) +
