@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 level=${PQ_BENCH_LEVEL:-3}
 rg=${PQ_BENCH_ROW_GROUP:-122880}
 cc -O2 -g -std=c11 -Iinclude -Isrc/lib bench/parquet_encode.c "$build/libs3land.a" \
-  $(pkg-config --libs libzstd snappy zlib jansson) -lpthread -lm -o "$work/parquet_encode"
+  $(pkg-config --libs libzstd snappy zlib jansson libcrypto) -lpthread -lm -o "$work/parquet_encode"
 node --input-type=module -e "
 import { DuckDBInstance } from '@duckdb/node-api';
 const db = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false',
