@@ -210,6 +210,22 @@ bool s3l__region_follow(struct s3l_s3_client *c, struct s3l__http_req *r);
 /* Maps an HTTP status and S3 error code to the taxonomy (docs/design.md section 5). */
 int s3l__s3_code_to_error(long status, const char *s3_code);
 
+/* http_answer.c: the answers and retries of the transport (http.c calls them, c->mu held).
+ * what: the name of what r asked for, for messages: its key, else its prefix, else its bucket. */
+const char *s3l__http_what(const struct s3l__http_req *r);
+/* Classifies a finished attempt into r->rc and r->err (S3 code, status, request id; the store's
+ * text redacted of the client's secrets). */
+void s3l__http_finish_attempt(struct s3l_s3_client *c, struct s3l__http_req *r, CURLcode cc);
+/* Before an attempt: fresh credentials after AUTH_EXPIRED or within 5 minutes of Expiration
+ * (else the cache answers from memory). 0, or the provider's error in err. */
+int s3l__http_current_creds(struct s3l_s3_client *c, struct s3l_error *err);
+/* After a failed attempt: whether to try again (*delay: ms to wait first), with the adjustments
+ * the answer asks for (clock skew, SlowDown's in-flight halving, the bucket's region). */
+bool s3l__http_should_retry(struct s3l_s3_client *c, struct s3l__http_req *r, int64_t *delay);
+/* One JSON line of a finished attempt to the client's trace callback, when it has one
+ * (docs/internals/s3.md, "Trace"); ms: the attempt's duration. */
+void s3l__http_trace(struct s3l_s3_client *c, const struct s3l__http_req *r, int64_t ms);
+
 /* Checks a bucket name and a key against S3's rules before anything is sent. */
 int s3l__check_bucket(const char *bucket, struct s3l_error *err);
 int s3l__check_key(const char *key, struct s3l_error *err);
