@@ -249,7 +249,6 @@ static int sse_check(struct cli *c, const struct write_args *a)
     return 0;
 }
 
-/* One option's value into a; returns 0 or CLI_EX_USAGE after printing why. */
 #define NOT_MINE (-1) /* not an option of this group: set_option tries the next group */
 
 /* Where the table is: the destination, the table, the pipeline id and the disposition. */
@@ -431,6 +430,7 @@ static int set_run_option(struct cli *c, struct write_args *a, int opt, const ch
     }
 }
 
+/* One option's value into a; returns 0 or CLI_EX_USAGE after printing why. */
 static int set_option(struct cli *c, struct write_args *a, int opt, const char *v)
 {
     int rc = set_where_option(c, a, opt, v);

@@ -21,56 +21,43 @@
 #include "s3l/pipeline.h"
 #include "util/util.h"
 
-/* Closes an input fd opened here (never stdin) on an error path: the error being returned wins. */
-static void drop_fd(int fd, bool is_stdin, const char *path)
-{
-    if (!is_stdin && fd >= 0)
-        s3l__os_close(fd, path, NULL);
-}
-
 int s3l_input_open(const char *path, struct s3l_input_position *pos, int *fd_out,
                    struct s3l_error *err)
 {
     memset(pos, 0, sizeof(*pos));
     *fd_out = -1;
     bool is_stdin = strcmp(path, "-") == 0;
-    int fd = 0, rc;
-    if (!is_stdin && (rc = s3l__os_open_read(path, &fd, err)) != 0) {
-        s3l_error_prefix(err, "input");
-        return rc;
-    }
+    int fd = is_stdin ? 0 : -1, rc;
     struct s3l__os_stat st;
-    if ((rc = s3l__os_fstat(fd, path, &st, err)) != 0) {
-        drop_fd(fd, is_stdin, path);
-        s3l_error_prefix(err, "input");
-        return rc;
-    }
+    if ((!is_stdin && (rc = s3l__os_open_read(path, &fd, err)) != 0) ||
+        (rc = s3l__os_fstat(fd, path, &st, err)) != 0)
+        goto os_fail;
     if (st.is_dir) {
-        drop_fd(fd, is_stdin, path);
-        return s3l_error_set(err, S3L_EINVALID_INPUT, "input %s is a directory", path);
+        rc = s3l_error_set(err, S3L_EINVALID_INPUT, "input %s is a directory", path);
+        goto fail;
     }
     pos->replayable = !is_stdin && st.is_reg;
     if (pos->replayable) {
-        if ((rc = s3l__os_realpath(path, &pos->path, err)) != 0) {
-            drop_fd(fd, is_stdin, path);
-            s3l_error_prefix(err, "input");
-            return rc;
-        }
+        if ((rc = s3l__os_realpath(path, &pos->path, err)) != 0)
+            goto os_fail;
         pos->dev = st.dev;
         pos->ino = st.ino;
         pos->compression = (uint8_t)s3l__input_compression_of(path);
     } else if (!(pos->path = s3l_strdup(is_stdin ? "-" : path))) {
-        drop_fd(fd, is_stdin, path);
-        return s3l_error_set(err, S3L_ENOMEM, "out of memory opening input %s", path);
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory opening input %s", path);
+        goto fail;
     }
-    rc = s3l_input_position_advance(pos, fd, 0, err);
-    if (rc) {
-        s3l_input_position_cleanup(pos);
-        drop_fd(fd, is_stdin, path);
-        return rc;
-    }
+    if ((rc = s3l_input_position_advance(pos, fd, 0, err)) != 0)
+        goto fail;
     *fd_out = fd;
     return 0;
+os_fail:
+    s3l_error_prefix(err, "input"); /* "input: open PATH: <strerror>" */
+fail:
+    s3l_input_position_cleanup(pos);
+    if (!is_stdin && fd >= 0)
+        s3l__os_close(fd, path, NULL); /* the error being returned wins */
+    return rc;
 }
 
 void s3l_input_position_cleanup(struct s3l_input_position *pos)

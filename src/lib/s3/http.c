@@ -14,8 +14,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include <openssl/crypto.h>
-
 #include "os/os.h"
 #include "s3/s3_int.h"
 

@@ -6,8 +6,6 @@
  * credentials of an attempt, and the trace line of a finished attempt (docs/internals/s3.md).
  */
 #include <stdlib.h>
-#include <strings.h>
-#include <time.h>
 
 #include <openssl/crypto.h>
 

@@ -4,7 +4,6 @@
  * long names shown by their real name), and the sweep of temp files whose writer died, pruning
  * the directories it leaves empty. The vtable is in local.c; docs/internals/store.md.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
