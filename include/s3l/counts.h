@@ -1,6 +1,6 @@
 /*
  * Request counts: what a run cost a store, by operation (issue 14 item 4). The store reports them
- * (s3l_store_counts, include/s3l/sys/store.h), the destination per epoch
+ * (s3l_store_counts, include/s3l/store.h), the destination per epoch
  * (struct s3l_dest_commit_info), the pipeline per run (struct s3l_pipeline_stats) and
  * `s3land write --json` in its events. Plain values, no allocation: a struct can be copied.
  */

@@ -35,7 +35,7 @@
 #include "s3l/pq_footer.h"
 #include "s3l/row.h"
 #include "s3l/schema.h"
-#include "s3l/sys/store.h"
+#include "s3l/store.h"
 
 /* 2: adds has_commit_interval and commit_interval_ms; version 1 callers are still accepted. */
 #define S3L_DEST_OPTIONS_VERSION   2
@@ -93,7 +93,7 @@ const char *s3l_dest_scratch_prefix(void);
  * s3l_dest_gc for the rule). Errors: S3L_EUNSUPPORTED / S3L_EINVALID_CONFIG for the disposition or options (named);
  * S3L_ECORRUPT for a checkpoint that cannot be parsed (naming its key); S3L_EFENCED if a newer
  * writer took the pipeline during recovery; S3L_ECONFLICT for a marker that exists with other
- * content; the store's errors (s3l/sys/store.h); S3L_ENOMEM.
+ * content; the store's errors (s3l/store.h); S3L_ENOMEM.
  */
 int s3l_dest_open(struct s3l_store *store, const struct s3l_dest_options *o, struct s3l_dest **out,
                   struct s3l_error *err);

@@ -1,6 +1,6 @@
 /*
  * The raw-object connector's sink, for stream engines that embed it: records in, NDJSON objects
- * on a store (s3:// or file://, through the storage vtable of s3l/sys/store.h), one record per
+ * on a store (s3:// or file://, through the store operations of s3l/store.h), one record per
  * line. Issue 13 is the specification; docs/internals/sink.md has the invariants, the names of
  * the objects and the loss window.
  *
@@ -18,7 +18,7 @@
  * Sinks: the rolling text sink (S3L_SINK_AT_MOST_ONCE, `s3_text_sink`) puts a part object each
  * time its buffer reaches rollover_bytes and at close; its committables are empty. The
  * two-phase sink (S3L_SINK_EXACTLY_ONCE, `s3_2pc_string_sink`) writes one object per (subtask,
- * checkpoint) as a staged upload of the store (s3l/sys/store.h; S3: a multipart upload whose
+ * checkpoint) as a staged upload of the store (s3l/store.h; S3: a multipart upload whose
  * parts stream as they fill), made visible only by s3l_sink_commit of the committable prepare
  * returned, from this process or from one the engine restored from its checkpoint.
  *
@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #include "s3l/error.h"
-#include "s3l/sys/store.h"
+#include "s3l/store.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* The committable: what prepare hands the engine, what commit and abort take back.           */

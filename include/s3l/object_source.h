@@ -1,6 +1,6 @@
 /*
  * The raw-object connector's source: reads the NDJSON objects under a key prefix of a store
- * (s3:// or file://, through the storage vtable of s3l/sys/store.h) and gives one record per
+ * (s3:// or file://, through the store operations of s3l/store.h) and gives one record per
  * line, in a fixed order of the objects, resumable from a checkpoint state in the middle of an
  * object. It reads what the sinks of s3l/ndjson_sink.h write (part-<n>, sub<i>-part-<n>,
  * sub<N>-<run>-<ckpt>.ndjson) and any other object under the prefix; objects ending in .gz or
@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "s3l/error.h"
-#include "s3l/sys/store.h"
+#include "s3l/store.h"
 
 #define S3L_OBJECT_SOURCE_OPTIONS_VERSION 1
 #define S3L_OBJECT_SOURCE_CHUNK_DEFAULT   (1u << 20) /* bytes per ranged GetObject */

@@ -226,8 +226,9 @@ int s3l_pipeline_peek(struct s3l_store *store, const char *id, char **state, boo
                       uint64_t *committed_epoch, struct s3l_error *err);
 
 /*
- * Calls cb(ctx, id) for every pipeline with a checkpoint on store, in byte order of ids. cb's
- * non-zero result stops the listing and is returned. The store's errors.
+ * Calls cb(ctx, id) for every pipeline with a checkpoint on store, in byte order of ids, after
+ * the listing ended (so cb may call the store). cb's non-zero result stops and is returned. The
+ * store's listing errors; S3L_ENOMEM.
  */
 int s3l_pipeline_list(struct s3l_store *store, int (*cb)(void *ctx, const char *id), void *ctx,
                       struct s3l_error *err);

@@ -21,7 +21,6 @@
 #include "s3l/s3.h"
 #include "s3l/schema.h"
 #include "s3l/store.h"
-#include "s3l/sys/store.h"
 
 /* The library's version, "X.Y.Z". */
 const char *s3l_version(void);

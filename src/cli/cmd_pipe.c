@@ -26,7 +26,7 @@
 #include <openssl/evp.h>
 
 #include "pipe.h"
-#include "s3l/sys/store.h"
+#include "s3l/store.h"
 
 static const char pipe_help[] =
     "Usage: s3land pipe (--sql FILE | --config FILE) [--state FILE] [--commit-interval D]\n"

@@ -19,7 +19,7 @@
 #include <jansson.h>
 
 #include "pipe.h"
-#include "s3l/sys/store.h"
+#include "s3l/store.h"
 
 static const char uploads_help[] =
     "Usage: s3land uploads [--url URL] [--older-than D] [--keep FILE] [--pipe-state PATH]...\n"

@@ -21,6 +21,7 @@
 
 #include "s3/s3_int.h"
 #include "s3l/store.h"
+#include "s3l/sys/store.h"
 #include "model_runner.h"
 #include "crash_store.h"
 #include "rgw_store.h"

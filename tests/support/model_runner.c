@@ -14,6 +14,7 @@
 #include "s3l/destination.h"
 #include "s3_env.h"
 #include "s3l/store.h"
+#include "s3l/sys/store.h"
 #include "test_format.h"
 #include "util/util.h"
 

@@ -28,6 +28,7 @@
 
 #include "s3l/object_source.h"
 #include "s3l/store.h"
+#include "s3l/sys/store.h"
 #include "util/util.h"
 
 static char root[256];

@@ -23,6 +23,7 @@
 #include "pq_fd.h"
 #include "s3l/pq_footer.h"
 #include "s3l/store.h"
+#include "s3l/sys/store.h"
 #include "util/util.h"
 
 static char *golden(const char *name)

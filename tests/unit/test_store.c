@@ -11,6 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "s3l/creds.h"
+#include "s3l/s3.h"
 #include "store/store.h"
 #include "util/util.h"
 
@@ -43,6 +45,72 @@ static void file_urls_normalise(void **state)
         assert_int_equal(s3l__file_url_parse(bad[i], &path, &canon, &err), S3L_EINVALID_CONFIG);
         assert_non_null(strstr(err.message, "URL"));
     }
+}
+
+/* Version 2 of the store options carries the S3 fields an embedder sets without s3l/s3.h
+ * (include/s3l/store.h): they reach the S3 backend (a value S3 does not list is refused at open,
+ * before anything is sent), version 1 stops before them, and the backend's own options win. */
+static void options_v2_s3_fields(void **state)
+{
+    (void)state;
+    struct s3l_store *s = NULL;
+    struct s3l_error err = {0};
+    struct s3l_creds_provider *creds = NULL;
+    assert_int_equal(s3l_creds_static_new("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+                                          NULL, &creds, &err),
+                     0);
+    struct s3l_store_options so = {0};
+    so.version = S3L_STORE_OPTIONS_VERSION;
+    so.endpoint = "http://127.0.0.1:9";
+    so.sse = "AES512";
+    assert_int_equal(s3l_store_open("s3://bucket/p", &so, &s, &err), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "AES512"));
+    assert_null(s);
+    s3l_error_clear(&err);
+    so.sse = "AES256";
+    so.storage_class = "COLDEST";
+    assert_int_equal(s3l_store_open("s3://bucket/p", &so, &s, &err), S3L_EINVALID_CONFIG);
+    assert_non_null(strstr(err.message, "COLDEST"));
+    s3l_error_clear(&err);
+    /* the credentials reach the client: without them the default chain would be asked */
+    so.storage_class = "STANDARD_IA";
+    so.path_style = 1;
+    so.credentials = creds;
+    if (s3l_store_open("s3://bucket/p", &so, &s, &err))
+        fail_msg("%s", err.message);
+    assert_string_equal(s3l_store_url(s), "s3://bucket/p");
+    assert_string_equal(s3l_store_backend(s), "s3");
+    assert_true(s3l_store_copies_in_batches(s));
+    assert_true(s3l_store_caps(s) & S3L_STORE_CAP_STAGED);
+    assert_int_equal(s3l_store_bytes_written(s), 0);
+    s3l_store_free(s);
+    s = NULL;
+    /* a version-1 caller's struct ends at s: the fields after it are not read */
+    so.version = 1;
+    so.sse = "AES512";
+    setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE", 1); /* the default chain's first source */
+    setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", 1);
+    int rc = s3l_store_open("s3://bucket/p", &so, &s, &err);
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    if (rc)
+        fail_msg("%s", err.message);
+    s3l_store_free(s);
+    s = NULL;
+    s3l_error_clear(&err);
+    /* the backend's own options win over the fields */
+    so.version = S3L_STORE_OPTIONS_VERSION;
+    struct s3l_s3_config cfg = {0};
+    cfg.version = S3L_S3_CONFIG_VERSION;
+    cfg.credentials = creds;
+    struct s3l_s3_store_options own = {0};
+    own.version = S3L_S3_STORE_OPTIONS_VERSION;
+    own.client = &cfg;
+    so.s3 = &own;
+    if (s3l_store_open("s3://bucket/p", &so, &s, &err))
+        fail_msg("%s", err.message);
+    s3l_store_free(s);
+    s3l_creds_provider_free(creds);
 }
 
 static void open_refuses_unknown_and_s3(void **state)
@@ -316,6 +384,7 @@ int main(void)
         cmocka_unit_test(names_cannot_escape),
         cmocka_unit_test(wrapper_hook_applies_and_ops_count),
         cmocka_unit_test(counts_by_operation),
+        cmocka_unit_test(options_v2_s3_fields),
         cmocka_unit_test(sub_store_prefixes_every_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,7 @@
 #include "s3l/parquet.h"
 #include "s3l/row.h"
 #include "s3l/schema.h"
-#include "s3l/sys/store.h"
+#include "s3l/store.h"
 
 /* Cap on a checkpoint, marker or schema record read back. */
 #define S3L__DOC_MAX (64u << 20)
@@ -226,6 +226,40 @@ int s3l__marker_decode(const char *text, size_t len, const char *key,
 int s3l__marker_names(struct s3l_store *s, const char *table,
                       int (*cb)(void *ctx, const char *pipeline, uint64_t epoch), void *ctx,
                       struct s3l_error *err);
+
+/*
+ * The pipeline ids that have a checkpoint in store s (inspect.c): cb gets each, in key order;
+ * a non-zero cb result stops the listing and is returned. The store's listing errors.
+ */
+int s3l__ckpt_list(struct s3l_store *s, int (*cb)(void *ctx, const char *id), void *ctx,
+                   struct s3l_error *err);
+
+/*
+ * The stores of a run (access.c): the destination's and an object prefix's, reached by the
+ * runner through these only. struct s3l__store_access holds the run's access options as the
+ * pipeline's options give them (include/s3l/pipeline.h: endpoint, region, path_style, the S3
+ * backend's options s3, credentials, sse, sse_kms_key_id, storage_class), all borrowed.
+ */
+struct s3l__store_access {
+    const char *endpoint;
+    const char *region;
+    int path_style;
+    const void *s3;
+    struct s3l_creds_provider *credentials;
+    const char *sse;
+    const char *sse_kms_key_id;
+    const char *storage_class;
+};
+/* Opens the store at url as s3l_store_open does (create: a missing file:// root is made), with
+ * a's options; its errors. *out is freed with s3l__store_access_free. */
+int s3l__store_access_open(const struct s3l__store_access *a, const char *url, bool create,
+                           struct s3l_store **out, struct s3l_error *err);
+/* What the store cost since it was opened (s3l_store_counts). */
+void s3l__store_access_counts(struct s3l_store *s, struct s3l_store_counts *out);
+/* Bytes written to the store since it was opened (s3l_store_bytes_written). */
+uint64_t s3l__store_access_bytes_written(const struct s3l_store *s);
+/* Frees a store s3l__store_access_open opened; NULL is a no-op. */
+void s3l__store_access_free(struct s3l_store *s);
 
 /* Protocol step names announced through s3l_store_event. */
 #define S3L__EV_AFTER_STAGE      "after-stage"

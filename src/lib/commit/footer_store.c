@@ -9,7 +9,7 @@
 
 #include "s3l/destination.h"
 #include "s3l/pq_footer.h"
-#include "s3l/sys/store.h"
+#include "s3l/store.h"
 #include "util/util.h"
 
 int s3l_pq_read_store(void *ctx, uint64_t off, void *buf, size_t len, struct s3l_error *err)

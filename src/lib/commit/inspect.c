@@ -146,6 +146,20 @@ int s3l__marker_names(struct s3l_store *s, const char *table,
     return rc;
 }
 
+int s3l__ckpt_list(struct s3l_store *s, int (*cb)(void *ctx, const char *id), void *ctx,
+                   struct s3l_error *err)
+{
+    struct listing l;
+    int rc = list_all(s, s3l__key_checkpoints_prefix(), &l, err);
+    for (size_t i = 0; rc == 0 && i < l.n; i++) {
+        char id[256];
+        if (s3l__key_checkpoint_parse(l.items[i].key, id, sizeof(id)))
+            rc = cb(ctx, id); /* after the listing: cb may call the store */
+    }
+    listing_free(&l);
+    return rc;
+}
+
 /* A sorted set of distinct strings (the tables of s3l_dest_pipeline_tables). */
 struct strset {
     char **v;

@@ -47,7 +47,7 @@ static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
                         const struct s3l__ckpt_schema *cs, struct s3l_error *err)
 {
     char *key = s3l__key_schema(cs->table);
-    char *url = key ? s3l__key_fmt("%s/%s", s->url, key) : NULL;
+    char *url = key ? s3l__key_fmt("%s/%s", s3l_store_url(s), key) : NULL;
     if (!url) {
         s3l_free(key);
         return S3L_ENOMEM;
@@ -111,7 +111,7 @@ static int copy_table(struct s3l_store *s, const struct s3l__ckpt *c, const char
     for (size_t i = 0; i < c->n_files; i++)
         n += strcmp(c->files[i].table, table) == 0;
     struct s3l_copy_item *items =
-        n >= 2 && s->ops->copy_many ? s3l_calloc(n, sizeof(*items)) : NULL;
+        n >= 2 && s3l_store_copies_in_batches(s) ? s3l_calloc(n, sizeof(*items)) : NULL;
     if (items) {
         size_t k = 0;
         for (size_t i = 0; i < c->n_files; i++)

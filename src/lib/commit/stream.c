@@ -168,7 +168,7 @@ static int merge_schema(struct s3l_dest *d, const char *table, const struct s3l_
     bool exists = false;
     int rc = read_record(d, table, &rec, &len, &info, &exists, err);
     if (rc == 0) {
-        char *url = s3l__key_fmt("%s/%s", d->store->url, key);
+        char *url = s3l__key_fmt("%s/%s", s3l_store_url(d->store), key);
         rc = url ? d->format.schema_merge(d->format.ctx, table, url,
                                           exists ? (const char *)rec : NULL, len, schema,
                                           d->allow_type_changes, merged, err)

@@ -6,49 +6,26 @@
  */
 #include <string.h>
 
+#include "commit/commit.h"
 #include "runner.h"
 #include "s3l/destination.h"
 #include "s3l/input.h"
-#include "s3l/s3.h"
-#include "s3l/store.h"
 
 /* ---- The run ------------------------------------------------------------------------------ */
 
-/* Opens a store of the run: the S3 backend's options from the caller (run), or from the
- * path-style, endpoint and region options. */
+/* Opens a store of the run with the run's access options (commit/access.c). */
 int s3l__pipeline_store_open(const struct s3l_pipeline_options *opts, const char *url,
                              bool create, struct s3l_store **out, struct s3l_error *err)
 {
-    struct s3l_store_options so = {0};
-    so.version = S3L_STORE_OPTIONS_VERSION;
-    so.create = create;
-    so.endpoint = opts->endpoint;
-    so.region = opts->region;
-    struct s3l_s3_config s3c = {0};
-    struct s3l_s3_store_options s3o = {0};
-    if (opts->s3) {
-        so.s3 = opts->s3;
-    } else if (opts->path_style || opts->credentials) {
-        s3c.version = S3L_S3_CONFIG_VERSION;
-        s3c.path_style = opts->path_style;
-        s3c.credentials = opts->credentials;
-        s3o.version = S3L_S3_STORE_OPTIONS_VERSION;
-        s3o.client = &s3c;
-        so.s3 = &s3o;
-    }
-    if (!opts->s3 && (opts->sse || opts->sse_kms_key_id || opts->storage_class)) {
-        s3o.version = S3L_S3_STORE_OPTIONS_VERSION; /* encryption, storage class */
-        s3o.sse = opts->sse;
-        s3o.sse_kms_key_id = opts->sse_kms_key_id;
-        s3o.storage_class = opts->storage_class;
-        so.s3 = &s3o;
-    }
-    return s3l_store_open(url, &so, out, err);
+    const struct s3l__store_access a = {opts->endpoint,    opts->region,      opts->path_style,
+                                        opts->s3,          opts->credentials, opts->sse,
+                                        opts->sse_kms_key_id, opts->storage_class};
+    return s3l__store_access_open(&a, url, create, out, err);
 }
 
 void s3l__pipeline_store_free(struct s3l_store *store)
 {
-    s3l_store_free(store);
+    s3l__store_access_free(store);
 }
 
 static int open_store(struct s3l__run *r, const char *url, struct s3l_error *err)
@@ -185,8 +162,8 @@ int s3l__glue_run(const struct s3l_pipeline_options *opts, const struct s3l__run
     }
     s3l_dest_free(r.dest);
     if (r.store)
-        s3l_store_counts(r.store, &stats->requests); /* the abort's deletes included */
-    s3l_store_free(r.store);
+        s3l__store_access_counts(r.store, &stats->requests); /* the abort's deletes included */
+    s3l__store_access_free(r.store);
     s3l_free(r.tables);
     s3l_free(r.input_table);
     s3l_free(r.input_opts); /* iopts, grown by input_added in follow mode */

@@ -13,7 +13,6 @@
 
 #include "commit/commit.h"
 #include "runner.h"
-#include "s3l/sys/store.h"
 
 #define UUID_LEN 36
 

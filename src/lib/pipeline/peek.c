@@ -8,7 +8,6 @@
 
 #include "commit/commit.h"
 #include "runner.h"
-#include "s3l/store.h"
 
 int s3l_pipeline_peek(struct s3l_store *store, const char *id, char **state, bool *pending,
                       uint64_t *committed_epoch, struct s3l_error *err)
@@ -22,23 +21,8 @@ int s3l_pipeline_peek(struct s3l_store *store, const char *id, char **state, boo
     return s3l__ckpt_peek(store, id, state, pending, committed_epoch, err);
 }
 
-struct list_ctx {
-    int (*cb)(void *ctx, const char *id);
-    void *ctx;
-};
-
-static int on_object(void *ctx, const struct s3l_object_info *info)
-{
-    struct list_ctx *l = ctx;
-    char id[256];
-    if (!s3l__key_checkpoint_parse(info->key, id, sizeof(id)))
-        return 0;
-    return l->cb(l->ctx, id);
-}
-
 int s3l_pipeline_list(struct s3l_store *store, int (*cb)(void *ctx, const char *id), void *ctx,
                       struct s3l_error *err)
 {
-    struct list_ctx l = {cb, ctx};
-    return s3l_store_list(store, s3l__key_checkpoints_prefix(), on_object, &l, err);
+    return s3l__ckpt_list(store, cb, ctx, err);
 }

@@ -10,10 +10,10 @@
  */
 #include <string.h>
 
+#include "commit/commit.h"
 #include "runner.h"
 #include "s3l/destination.h"
 #include "s3l/input.h"
-#include "s3l/store.h"
 
 bool s3l__glue_need_raw(const struct s3l__glue *g)
 {
@@ -68,7 +68,7 @@ static int t_positions(void *ctx, char **json, bool *pending, struct s3l_error *
     const char *state = s3l_dest_state(r->dest);
     if (state && !(*json = s3l_strdup(state)))
         return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the checkpoint");
-    r->bytes0 = r->store->bytes_written;
+    r->bytes0 = s3l__store_access_bytes_written(r->store);
     return 0;
 }
 
@@ -105,8 +105,8 @@ static int t_commit(void *ctx, const char *positions_json, struct s3l__commit_in
     info->files = ci.files;
     info->rows = ci.rows;
     info->requests = ci.requests;
-    info->bytes = r->store->bytes_written - r->bytes0;
-    r->bytes0 = r->store->bytes_written;
+    info->bytes = s3l__store_access_bytes_written(r->store) - r->bytes0;
+    r->bytes0 = s3l__store_access_bytes_written(r->store);
     return 0;
 }
 

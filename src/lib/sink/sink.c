@@ -90,17 +90,17 @@ static int check_options(const struct s3l_sink_options *o, struct s3l_error *err
                              o->compression == S3L_SINK_COMPRESSION_GZIP ? "gzip" : "zstd");
     if (o->rollover_interval_ms < 0)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "sink: rollover_interval below 0");
-    if (o->delivery == S3L_SINK_EXACTLY_ONCE && !(o->store->ops->caps & S3L_STORE_CAP_STAGED))
+    if (o->delivery == S3L_SINK_EXACTLY_ONCE && !(s3l_store_caps(o->store) & S3L_STORE_CAP_STAGED))
         return s3l_error_set(err, S3L_EUNSUPPORTED,
                              "sink: the store (%s) has no staged uploads, which the two-phase "
                              "sink (delivery_guarantee 'exactly_once') commits",
-                             o->store->ops->name);
+                             s3l_store_backend(o->store));
     if (o->delivery == S3L_SINK_AT_MOST_ONCE &&
-        !(o->store->ops->caps & S3L_STORE_CAP_PUT_IF_ABSENT))
+        !(s3l_store_caps(o->store) & S3L_STORE_CAP_PUT_IF_ABSENT))
         return s3l_error_set(err, S3L_EUNSUPPORTED,
                              "sink: the store (%s) has no put-if-absent, so a part could replace "
                              "an earlier run's",
-                             o->store->ops->name);
+                             s3l_store_backend(o->store));
     return 0;
 }
 

@@ -2,7 +2,7 @@
  * sink: the raw-object connector's sinks (include/s3l/ndjson_sink.h). codec.c is the
  * committable codec, text.c the rolling text sink, sink.c the public calls that check state and
  * dispatch. docs/internals/sink.md has the invariants. The module reaches storage only through
- * the store's dispatch functions (s3l/sys/store.h), so it runs on every backend.
+ * the store's operations (s3l/store.h), so it runs on every backend.
  */
 #ifndef S3L_SINK_INT_H
 #define S3L_SINK_INT_H

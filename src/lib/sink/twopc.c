@@ -1,7 +1,7 @@
 /*
  * The two-phase sink (`s3_2pc_string_sink`, exactly once): one object per (subtask,
  * checkpoint), `<key_prefix>/sub<N>-<run>-<ckpt>.ndjson`, written as a staged upload of the
- * store (s3l/sys/store.h: on S3 a multipart upload whose parts stream as they fill, on file:// a
+ * store (s3l/store.h: on S3 a multipart upload whose parts stream as they fill, on file:// a
  * staged file). begin names the object; the first record starts the upload (an empty interval
  * makes none); prepare stages it (every part sent, nothing visible) and returns the committable
  * (key, upload id, token, parts, counts); commit completes it, idempotently, from this process or

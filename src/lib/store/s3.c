@@ -602,6 +602,21 @@ int s3l__store_s3_open(const char *url, const struct s3l_store_options *opts,
 {
     *out = NULL;
     const struct s3l_s3_store_options *so = opts ? opts->s3 : NULL;
+    struct s3l_s3_config flat_cfg = {0};
+    struct s3l_s3_store_options flat = {0};
+    if (!so && opts && opts->version >= 2 &&
+        (opts->path_style || opts->credentials || opts->sse || opts->sse_kms_key_id ||
+         opts->storage_class)) {
+        flat_cfg.version = S3L_S3_CONFIG_VERSION; /* the store options' own S3 fields */
+        flat_cfg.path_style = opts->path_style;
+        flat_cfg.credentials = opts->credentials;
+        flat.version = S3L_S3_STORE_OPTIONS_VERSION;
+        flat.client = &flat_cfg;
+        flat.sse = opts->sse;
+        flat.sse_kms_key_id = opts->sse_kms_key_id;
+        flat.storage_class = opts->storage_class;
+        so = &flat;
+    }
     if (so && so->version != S3L_S3_STORE_OPTIONS_VERSION)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "s3 store options: version must be %d",
                              S3L_S3_STORE_OPTIONS_VERSION);

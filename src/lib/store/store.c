@@ -588,3 +588,28 @@ int s3l_store_list_uploads(struct s3l_store *s, const char *prefix, s3l_store_up
     count(&s->n_ops, 1);
     return s->ops->list_uploads(s, prefix, cb, ctx, err);
 }
+
+const char *s3l_store_url(const struct s3l_store *s)
+{
+    return s->url;
+}
+
+const char *s3l_store_backend(const struct s3l_store *s)
+{
+    return s->ops->name;
+}
+
+unsigned s3l_store_caps(const struct s3l_store *s)
+{
+    return s->ops->caps;
+}
+
+bool s3l_store_copies_in_batches(const struct s3l_store *s)
+{
+    return s->ops->copy_many != NULL;
+}
+
+uint64_t s3l_store_bytes_written(const struct s3l_store *s)
+{
+    return __atomic_load_n(&s->bytes_written, __ATOMIC_RELAXED);
+}
