@@ -1,6 +1,6 @@
 /*
  * bench/ndjson_batch.c: NDJSON into one Parquet file through the library alone, the way the
- * runner's inline lane does it (s3l_reader_next_lines, s3l_convert_fast_lines, s3l_convert_line
+ * runner's inline lane does it (s3l__reader_next_lines, s3l__convert_fast_lines, s3l__convert_line
  * for the lines the fast path leaves), either in column batches (the Parquet writer's row sink
  * as it is) or row by row (the same sink with put_columns hidden). Used to time the converter
  * and writer without the CLI, and to check that both ways give byte-identical files
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "input/steps.h"
 #include "s3l/input.h"
 #include "s3l/parquet.h"
 
@@ -80,23 +81,23 @@ int main(int argc, char **argv)
     }
     uint64_t total = 0, slow = 0;
     int rc;
-    struct s3l_lines span;
+    struct s3l__lines span;
     struct s3l_record rec;
-    while ((rc = s3l_reader_next_lines(r, 4096, 1 << 20, &span, &err)) > 0) {
-        if (rc == S3L_READER_ONE) {
-            if ((rc = s3l_reader_next_raw(r, &rec, &err)) <= 0 ||
-                (rc = s3l_convert_line(c, &rec, &sink, &err)) != 0)
+    while ((rc = s3l__reader_next_lines(r, 4096, 1 << 20, &span, &err)) > 0) {
+        if (rc == S3L__READER_ONE) {
+            if ((rc = s3l__reader_next_raw(r, &rec, &err)) <= 0 ||
+                (rc = s3l__convert_line(c, &rec, &sink, &err)) != 0)
                 break;
             total++, slow++;
             continue;
         }
         for (;;) {
             uint64_t n = 0;
-            rc = s3l_convert_fast_lines(c, &span, UINT64_MAX, &sink, &n, &err);
+            rc = s3l__convert_fast_lines(c, &span, UINT64_MAX, &sink, &n, &err);
             total += n;
-            if (rc || !s3l_lines_next(&span, &rec))
+            if (rc || !s3l__lines_next(&span, &rec))
                 break;
-            if ((rc = s3l_convert_line(c, &rec, &sink, &err)) != 0)
+            if ((rc = s3l__convert_line(c, &rec, &sink, &err)) != 0)
                 break;
             total++, slow++;
         }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark (run by hand, not in CI): NDJSON -> one Parquet file through the library alone
-# (bench/ndjson_batch.c: s3l_reader_next_lines + s3l_convert_fast_lines into the Parquet writer),
+# (bench/ndjson_batch.c: s3l__reader_next_lines + s3l__convert_fast_lines into the Parquet writer),
 # with column batches and row by row, REPEAT times each, alternating; prints the CPU time
 # (task-clock, ms) of each run, min and median per mode, and checks that both files are
 # byte-identical. Input: the flights NDJSON of bench/ndjson_to_parquet.sh (BENCH_DIR).

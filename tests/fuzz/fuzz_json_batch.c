@@ -1,9 +1,9 @@
 /*
- * Fuzz target: s3l_convert_fast_lines' column batches (src/lib/input/json/fast.c) into the Parquet
+ * Fuzz target: s3l__convert_fast_lines' column batches (src/lib/input/json/fast.c) into the Parquet
  * writer's put_columns (src/lib/parquet/batch.c), against the same lines written row by row. The
  * input is NDJSON text; its first byte picks max_rows per call (1..64, so that most inputs make
  * many batches), the page size and the row group size. It is converted as the pipeline's lanes
- * do (s3l_convert_fast_lines over the whole text, each line it leaves through s3l_convert_line,
+ * do (s3l__convert_fast_lines over the whole text, each line it leaves through s3l__convert_line,
  * a refused line skipped) twice: into a writer through its row sink as it is (batches), and into
  * a writer through the same sink without put_columns (rows one by one). Both must accept the same
  * rows and give byte-identical files, under a flat schema of every type the batch maps and under
@@ -55,20 +55,20 @@ static void convert(const struct s3l_schema *schema, const char *text, size_t le
     if (!batches)
         ops.put_columns = NULL;
     sink.ops = &ops;
-    struct s3l_lines span = {text, text + len, 0, 1, 0, "fuzz", NULL};
+    struct s3l__lines span = {text, text + len, 0, 1, 0, "fuzz", NULL};
     for (;;) {
         uint64_t n = 0;
-        if (s3l_convert_fast_lines(c, &span, max_rows, &sink, &n, &err) != 0) {
+        if (s3l__convert_fast_lines(c, &span, max_rows, &sink, &n, &err) != 0) {
             fprintf(stderr, "the fast path's rows were refused: %s\n", err.message);
             abort();
         }
         if (n)
             continue;
         struct s3l_record rec;
-        if (!s3l_lines_next(&span, &rec))
+        if (!s3l__lines_next(&span, &rec))
             break;
         s3l_error_clear(&err);
-        int rc = s3l_convert_line(c, &rec, &sink, &err);
+        int rc = s3l__convert_line(c, &rec, &sink, &err);
         if (rc != 0 && rc != S3L_EINVALID_INPUT && rc != S3L_CONVERT_NEW_COLUMNS) {
             fprintf(stderr, "line %llu: %d %s\n", (unsigned long long)rec.line, rc,
                     err.message);
@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     check(fixed, data, size);
     /* the schema inferred from the first line that is an object */
-    struct s3l_lines span = {(const char *)data, (const char *)data + size, 0, 1, 0, "fuzz",
+    struct s3l__lines span = {(const char *)data, (const char *)data + size, 0, 1, 0, "fuzz",
                              NULL};
     struct s3l__jscan scan;
     s3l__jscan_init(&scan, 0);
@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct s3l_schema *inferred = NULL;
     struct s3l_infer_options io = {.version = S3L_INFER_OPTIONS_VERSION};
     struct s3l_infer *inf = s3l_infer_new(&io);
-    if (inf && s3l_lines_next(&span, &rec) && s3l__record_scan(&scan, &rec, 0, &err) == 1 &&
+    if (inf && s3l__lines_next(&span, &rec) && s3l__record_scan(&scan, &rec, 0, &err) == 1 &&
         s3l_infer_add(inf, &rec) == 0 && s3l_infer_schema(inf, &inferred) == 0 &&
         inferred->n_fields > 0)
         check(inferred, data, size);

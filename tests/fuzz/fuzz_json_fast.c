@@ -3,8 +3,8 @@
  * generic path (scan the line, then s3l_convert), on the same bytes as one line, under two
  * schemas: a fixed flat one with every type the fast path fills (and two it leaves alone), and
  * the one inferred from the line itself when it is an object. The fast path must either write
- * exactly the sink calls the generic path writes, or answer S3L_CONVERT_FALLBACK without a single
- * sink call; and s3l_convert_line must give the generic path's result, calls and message.
+ * exactly the sink calls the generic path writes, or answer S3L__CONVERT_FALLBACK without a single
+ * sink call; and s3l__convert_line must give the generic path's result, calls and message.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,8 +52,8 @@ static void check(const struct s3l_schema *schema, const uint8_t *data, size_t s
         struct s3l_row_sink sa = {&log_ops, &a}, sb = {&log_ops, &b}, sg = {&log_ops, &gl};
         memset(&err, 0, sizeof(err));
         memset(&gerr, 0, sizeof(gerr));
-        int fast = s3l_convert_fast(c, &rec, &sa, &err);
-        int line = s3l_convert_line(c, &rec, &sb, &err);
+        int fast = s3l__convert_fast(c, &rec, &sa, &err);
+        int line = s3l__convert_line(c, &rec, &sb, &err);
         struct s3l_record grec = rec;
         int gen = s3l__record_scan(&scan, &grec, rec.offset, &gerr);
         if (gen == 1)
@@ -62,11 +62,11 @@ static void check(const struct s3l_schema *schema, const uint8_t *data, size_t s
             fprintf(stderr, "a log passed LOG_SINK_BYTES: raise it\n");
             abort();
         }
-        if (fast == S3L_CONVERT_FALLBACK && a.n != 0) {
+        if (fast == S3L__CONVERT_FALLBACK && a.n != 0) {
             fprintf(stderr, "the fast path fell back after writing: %s\n", a.log);
             abort();
         }
-        if (fast != S3L_CONVERT_FALLBACK && (fast != 0 || gen != 0 || strcmp(a.log, gl.log))) {
+        if (fast != S3L__CONVERT_FALLBACK && (fast != 0 || gen != 0 || strcmp(a.log, gl.log))) {
             fprintf(stderr, "fast %d: %s\ngeneric %d: %s\n", fast, a.log, gen, gl.log);
             abort();
         }

@@ -247,8 +247,8 @@ static struct s3l_reader *open_tmp(const uint8_t *data, size_t size, size_t bloc
 }
 
 /*
- * NDJSON read by spans (s3l_reader_next_lines, and s3l_reader_next_raw where it answers
- * S3L_READER_ONE) gives the same lines, line numbers, offsets and errors as record by record, and
+ * NDJSON read by spans (s3l__reader_next_lines, and s3l__reader_next_raw where it answers
+ * S3L__READER_ONE) gives the same lines, line numbers, offsets and errors as record by record, and
  * ends at the same offset and line.
  */
 static void spans_match_records(const uint8_t *data, size_t size, size_t block, size_t max,
@@ -264,20 +264,20 @@ static void spans_match_records(const uint8_t *data, size_t size, size_t block, 
     struct s3l_record rec;
     for (int n = 0; n < 10000; n++) {
         s3l_error_clear(&err);
-        int rc = s3l_reader_next_raw(ra, &rec, &err);
+        int rc = s3l__reader_next_raw(ra, &rec, &err);
         if (rc == 0 || (rc < 0 && ra->sticky))
             break;
         describe(&a, rc, &rec, &err);
     }
     for (int n = 0; n < 10000; n++) {
-        struct s3l_lines sp;
+        struct s3l__lines sp;
         s3l_error_clear(&err);
-        int rc = s3l_reader_next_lines(rb, max_rows, max_bytes, &sp, &err);
+        int rc = s3l__reader_next_lines(rb, max_rows, max_bytes, &sp, &err);
         if (rc == 0)
             break;
         if (rc == 1) {
             uint64_t rows = 0;
-            while (s3l_lines_next(&sp, &rec) == 1) {
+            while (s3l__lines_next(&sp, &rec) == 1) {
                 describe(&b, 1, &rec, &err);
                 rows++;
             }
@@ -286,9 +286,9 @@ static void spans_match_records(const uint8_t *data, size_t size, size_t block, 
                 abort();
             continue;
         }
-        if (rc != S3L_READER_ONE)
+        if (rc != S3L__READER_ONE)
             abort();
-        rc = s3l_reader_next_raw(rb, &rec, &err);
+        rc = s3l__reader_next_raw(rb, &rec, &err);
         if (rc == 0 || (rc < 0 && rb->sticky))
             break;
         describe(&b, rc, &rec, &err);

@@ -1,5 +1,5 @@
 // `s3land write` of NDJSON under a declared schema, where the lanes take the fast path's rows in
-// column batches (s3l_convert_fast_lines -> the lane sink's put_columns -> the Parquet writer's
+// column batches (s3l__convert_fast_lines -> the lane sink's put_columns -> the Parquet writer's
 // s3l_pq_write_columns), read back by DuckDB against values written by hand, with 1 and 2 lanes
 // and data files closed at a small --file-size inside the batches.
 // Hand computations: 2001-01-01 is day 11323, so 2001-01-01 00:01:00 is 978,307,260 s and

@@ -1,4 +1,4 @@
-// NDJSON read by spans of lines (s3l_reader_next_lines), converted on the reading thread and in
+// NDJSON read by spans of lines (s3l__reader_next_lines), converted on the reading thread and in
 // worker lanes: flights-200k as NDJSON, with what real feeds hold between good lines -- blank and
 // white-space lines, CRLF line ends, white space around members, an escaped key, bad values, lines
 // that are not objects, a line over --max-record-size, and a last line without a line end. With

@@ -1,5 +1,5 @@
 /*
- * Unit tests of s3l_convert_fast_lines' column batches (src/lib/input/json/fast.c) into the Parquet
+ * Unit tests of s3l__convert_fast_lines' column batches (src/lib/input/json/fast.c) into the Parquet
  * writer's put_columns (src/lib/parquet/batch.c): the same NDJSON lines converted (a) through the
  * writer's row sink as it is (column batches) and (b) through the same sink with put_columns
  * hidden (one row_begin, put per value and row_end per row, the path every row took before) must
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "s3l/destination.h"
+#include "input/steps.h"
 #include "s3l/input.h"
 #include "s3l/parquet.h"
 #include "s3l/store.h"
@@ -170,8 +171,8 @@ static int count_put_columns(void *ctx, size_t n, const struct s3l_column_batch 
 
 /*
  * Converts text as the pipeline's lanes do (lanes.c convert_lines): spans from the reader, runs
- * of lines through s3l_convert_fast_lines (at most 333 rows a call), each line it leaves through
- * s3l_convert_line. Into a writer with options o; batches: through put_columns or row by row.
+ * of lines through s3l__convert_fast_lines (at most 333 rows a call), each line it leaves through
+ * s3l__convert_line. Into a writer with options o; batches: through put_columns or row by row.
  * The file's bytes go to out; returns the rows written.
  */
 static uint64_t convert(const struct s3l_buf *text, const char *schema_json,
@@ -204,18 +205,18 @@ static uint64_t convert(const struct s3l_buf *text, const char *schema_json,
     ops.put_columns = batches ? count_put_columns : NULL;
     sink.ops = &ops;
     n_row_begins = n_batches = n_batch_rows = 0;
-    struct s3l_lines span;
+    struct s3l__lines span;
     int rc;
-    while ((rc = s3l_reader_next_lines(r, 1000, 32 << 10, &span, &err)) == 1) {
+    while ((rc = s3l__reader_next_lines(r, 1000, 32 << 10, &span, &err)) == 1) {
         for (;;) {
             uint64_t n = 0;
-            assert_int_equal(s3l_convert_fast_lines(c, &span, 333, &sink, &n, &err), 0);
+            assert_int_equal(s3l__convert_fast_lines(c, &span, 333, &sink, &n, &err), 0);
             if (n)
                 continue;
             struct s3l_record rec;
-            if (!s3l_lines_next(&span, &rec))
+            if (!s3l__lines_next(&span, &rec))
                 break;
-            assert_int_equal(s3l_convert_line(c, &rec, &sink, &err), 0);
+            assert_int_equal(s3l__convert_line(c, &rec, &sink, &err), 0);
         }
     }
     assert_int_equal(rc, 0);
@@ -431,15 +432,15 @@ static void dest_files(const struct s3l_buf *text, bool batches, struct files *o
     sink.ops = &ops;
     struct s3l_converter *c = NULL;
     assert_int_equal(s3l_converter_new(schema, NULL, &c, &err), 0);
-    struct s3l_lines span = {(const char *)text->ptr, (const char *)text->ptr + text->len, 0, 1,
+    struct s3l__lines span = {(const char *)text->ptr, (const char *)text->ptr + text->len, 0, 1,
                              0, "in", NULL};
     for (;;) {
         uint64_t n = 0;
-        assert_int_equal(s3l_convert_fast_lines(c, &span, UINT64_MAX, &sink, &n, &err), 0);
+        assert_int_equal(s3l__convert_fast_lines(c, &span, UINT64_MAX, &sink, &n, &err), 0);
         struct s3l_record rec;
-        if (!s3l_lines_next(&span, &rec))
+        if (!s3l__lines_next(&span, &rec))
             break;
-        assert_int_equal(s3l_convert_line(c, &rec, &sink, &err), 0);
+        assert_int_equal(s3l__convert_line(c, &rec, &sink, &err), 0);
     }
     struct s3l_dest_commit_info ci;
     assert_int_equal(s3l_dest_commit(d, "{}", &ci, &err), 0);
@@ -507,26 +508,26 @@ static void test_stops_at_a_fallback_line(void **state)
     ops.put_columns = count_put_columns;
     sink.ops = &ops;
     n_row_begins = n_batches = n_batch_rows = 0;
-    struct s3l_lines span = {text, text + strlen(text), 0, 1, 4, "in", NULL};
+    struct s3l__lines span = {text, text + strlen(text), 0, 1, 4, "in", NULL};
     uint64_t n = 0;
-    assert_int_equal(s3l_convert_fast_lines(c, &span, 100, &sink, &n, &err), 0);
+    assert_int_equal(s3l__convert_fast_lines(c, &span, 100, &sink, &n, &err), 0);
     assert_int_equal(n, 2);
     assert_int_equal(n_batches, 1);
     assert_int_equal(n_batch_rows, 2);
     assert_int_equal(s3l_pq_writer_rows(w), 2);
     assert_int_equal(span.line, 3); /* the escaped line is next */
     struct s3l_record rec;
-    assert_int_equal(s3l_lines_next(&span, &rec), 1);
-    assert_int_equal(s3l_convert_line(c, &rec, &sink, &err), 0);
-    assert_int_equal(s3l_convert_fast_lines(c, &span, 100, &sink, &n, &err), 0);
+    assert_int_equal(s3l__lines_next(&span, &rec), 1);
+    assert_int_equal(s3l__convert_line(c, &rec, &sink, &err), 0);
+    assert_int_equal(s3l__convert_fast_lines(c, &span, 100, &sink, &n, &err), 0);
     assert_int_equal(n, 1);
     assert_int_equal(n_batches, 2);
     assert_int_equal(s3l_pq_writer_rows(w), 4);
-    assert_int_equal(s3l_convert_fast_lines(c, &span, 100, &sink, &n, &err), 0);
+    assert_int_equal(s3l__convert_fast_lines(c, &span, 100, &sink, &n, &err), 0);
     assert_int_equal(n, 0); /* the span is used up */
     /* max_rows stops a call too, with its rows in the sink */
-    span = (struct s3l_lines){text, text + strlen(text), 0, 1, 4, "in", NULL};
-    assert_int_equal(s3l_convert_fast_lines(c, &span, 1, &sink, &n, &err), 0);
+    span = (struct s3l__lines){text, text + strlen(text), 0, 1, 4, "in", NULL};
+    assert_int_equal(s3l__convert_fast_lines(c, &span, 1, &sink, &n, &err), 0);
     assert_int_equal(n, 1);
     assert_int_equal(n_batches, 3);
     assert_int_equal(span.line, 2);

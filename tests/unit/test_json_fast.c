@@ -3,7 +3,7 @@
  * takes and which it leaves to the generic path, the exact sink calls for the lines it takes
  * (expectations computed by hand: 2001-01-01 is day 11323, so "2001-01-01 00:01:00" is
  * 978307260 s; 2024-02-29 is day 19782; 2024-01-01T00:00:00Z is 1704067200 s; 12:00:00.5 is
- * 43200.5 s), and for every line that s3l_convert_line gives the same calls, result and message
+ * 43200.5 s), and for every line that s3l__convert_line gives the same calls, result and message
  * as scanning the line and calling s3l_convert.
  */
 #include <setjmp.h>
@@ -82,7 +82,7 @@ static int generic(const char *line, struct log_sink *out, struct s3l_error *err
 
 /*
  * Checks one line: whether the fast path takes it (and then its log is `want`, unless NULL),
- * and that s3l_convert_line agrees with the generic path in result, log and message. The
+ * and that s3l__convert_line agrees with the generic path in result, log and message. The
  * converter is reused over two calls, so hints learnt from one line serve the next.
  */
 static void check(const char *line, bool fast, const char *want)
@@ -94,20 +94,20 @@ static void check(const char *line, bool fast, const char *want)
         struct s3l_record rec = line_record(line);
         struct log_sink a = {0}, b = {0}, g = {0};
         struct s3l_row_sink sa = {&log_ops, &a}, sb = {&log_ops, &b};
-        int rc = s3l_convert_fast(c, &rec, &sa, &err);
+        int rc = s3l__convert_fast(c, &rec, &sa, &err);
         if (fast) {
             if (rc != 0)
                 fail_msg("fast path refused: %s", line);
             if (want && strcmp(a.log, want) != 0)
                 fail_msg("line %s\n got  %s\n want %s", line, a.log, want);
         } else {
-            if (rc != S3L_CONVERT_FALLBACK)
+            if (rc != S3L__CONVERT_FALLBACK)
                 fail_msg("fast path took: %s", line);
             assert_string_equal(a.log, ""); /* nothing was written */
         }
         memset(&err, 0, sizeof(err));
         memset(&gerr, 0, sizeof(gerr));
-        int lrc = s3l_convert_line(c, &rec, &sb, &err);
+        int lrc = s3l__convert_line(c, &rec, &sb, &err);
         int grc = generic(line, &g, &gerr);
         if (grc == 1)
             grc = 0;
@@ -213,7 +213,7 @@ static void test_date_cache_follows_the_day(void **state)
         struct s3l_record rec = line_record(lines[i]);
         struct log_sink a = {0};
         struct s3l_row_sink sa = {&log_ops, &a};
-        assert_int_equal(s3l_convert_fast(c, &rec, &sa, &err), 0);
+        assert_int_equal(s3l__convert_fast(c, &rec, &sa, &err), 0);
         char exp[64];
         snprintf(exp, sizeof(exp), " int:%lld000000 ", want[i]);
         if (!strstr(a.log, exp))
@@ -239,8 +239,8 @@ static void test_names_needing_escapes(void **state)
             struct s3l_record rec = line_record(lines[i]);
             struct log_sink a = {0};
             struct s3l_row_sink sa = {&log_ops, &a};
-            assert_int_equal(s3l_convert_fast(c, &rec, &sa, &err), S3L_CONVERT_FALLBACK);
-            assert_int_equal(s3l_convert_line(c, &rec, &sa, &err), 0);
+            assert_int_equal(s3l__convert_fast(c, &rec, &sa, &err), S3L__CONVERT_FALLBACK);
+            assert_int_equal(s3l__convert_line(c, &rec, &sa, &err), 0);
         }
     }
     s3l_converter_free(c);
@@ -274,10 +274,10 @@ static void test_float_ranges(void **state)
         struct log_sink a = {0};
         struct s3l_row_sink sa = {&log_ops, &a};
         memset(&err, 0, sizeof(err));
-        int fast = s3l_convert_fast(c, &rec, &sa, &err);
-        assert_int_equal(fast, cases[i].rc ? S3L_CONVERT_FALLBACK : 0);
+        int fast = s3l__convert_fast(c, &rec, &sa, &err);
+        assert_int_equal(fast, cases[i].rc ? S3L__CONVERT_FALLBACK : 0);
         memset(&err, 0, sizeof(err));
-        if (s3l_convert_line(c, &rec, &sa, &err) != cases[i].rc)
+        if (s3l__convert_line(c, &rec, &sa, &err) != cases[i].rc)
             fail_msg("%s: %s", cases[i].line, err.message);
         if (cases[i].rc)
             assert_non_null(strstr(err.message, "out of range"));

@@ -1,9 +1,9 @@
 /*
- * Unit tests of NDJSON spans (s3l_reader_next_lines, s3l_lines_next): the lines, line numbers and
+ * Unit tests of NDJSON spans (s3l__reader_next_lines, s3l__lines_next): the lines, line numbers and
  * byte offsets of every row (counted by hand in the inputs below, the same as the per-record
  * reader's in test_json_reader.c), blank lines, CRLF, a last line without a line end, a byte
  * order mark, the row and byte limits of a span, tiny read blocks, pipes, resuming, and lines over
- * the record size limit left to s3l_reader_next_raw.
+ * the record size limit left to s3l__reader_next_raw.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,8 +25,8 @@ struct spans {
 
 /*
  * Reads fd by spans into out: "S<rows>" for each span then "L<line> O<offset>-<end> <raw>" for each
- * of its rows, "R" + the same (or "E <message>") for a line read with s3l_reader_next_raw after
- * S3L_READER_ONE. Checks that every span ends where the reader's offset and line now are.
+ * of its rows, "R" + the same (or "E <message>") for a line read with s3l__reader_next_raw after
+ * S3L__READER_ONE. Checks that every span ends where the reader's offset and line now are.
  */
 static void read_spans(int fd, const struct spans *sp, char *out, size_t cap, uint64_t *final)
 {
@@ -39,15 +39,15 @@ static void read_spans(int fd, const struct spans *sp, char *out, size_t cap, ui
     assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
     out[0] = 0;
     for (int i = 0; i < 100; i++) {
-        struct s3l_lines s;
+        struct s3l__lines s;
         struct s3l_record rec;
         s3l_error_clear(&err);
-        int rc = s3l_reader_next_lines(r, sp->max_rows, sp->max_bytes, &s, &err);
+        int rc = s3l__reader_next_lines(r, sp->max_rows, sp->max_bytes, &s, &err);
         size_t n = strlen(out);
         if (rc == 0)
             break;
-        if (rc == S3L_READER_ONE) {
-            rc = s3l_reader_next_raw(r, &rec, &err);
+        if (rc == S3L__READER_ONE) {
+            rc = s3l__reader_next_raw(r, &rec, &err);
             if (rc == 0)
                 break;
             if (rc < 0)
@@ -64,7 +64,7 @@ static void read_spans(int fd, const struct spans *sp, char *out, size_t cap, ui
         assert_string_equal(s.source, "in.ndjson");
         snprintf(out + n, cap - n, "S%llu\n", (unsigned long long)s.rows);
         uint64_t rows = 0;
-        while (s3l_lines_next(&s, &rec) == 1) {
+        while (s3l__lines_next(&s, &rec) == 1) {
             n = strlen(out);
             assert_null(rec.values);
             snprintf(out + n, cap - n, "L%llu O%llu-%llu %.*s\n", (unsigned long long)rec.line,
@@ -169,7 +169,7 @@ static void long_lines_go_one_by_one(void **state)
     (void)state;
     char out[4096];
     uint64_t end;
-    /* Limit 10 bytes: line 2 (12 bytes) is over it, reported by s3l_reader_next_raw; the spans
+    /* Limit 10 bytes: line 2 (12 bytes) is over it, reported by s3l__reader_next_raw; the spans
      * go on after it. */
     static const char in[] = "{\"a\":1}\n"            /* line 1, bytes 0-8 */
                              "{\"b\":123456}\n"       /* line 2, bytes 8-21, 12 bytes */
@@ -202,21 +202,21 @@ static void quiet_stream_hands_control_back(void **state)
     struct s3l_reader *r;
     struct s3l_error err = {0};
     assert_int_equal(s3l_reader_open(p[0], &opt, &r, &err), 0);
-    struct s3l_lines s;
-    assert_int_equal(s3l_reader_next_lines(r, 10, 1024, &s, &err), 1);
+    struct s3l__lines s;
+    assert_int_equal(s3l__reader_next_lines(r, 10, 1024, &s, &err), 1);
     assert_int_equal(s.rows, 1);
     assert_int_equal(s3l_reader_offset(r), 8);
-    assert_int_equal(s3l_reader_next_lines(r, 10, 1024, &s, &err), S3L_READER_IDLE);
+    assert_int_equal(s3l__reader_next_lines(r, 10, 1024, &s, &err), S3L_READER_IDLE);
     assert_int_equal(s3l_reader_offset(r), 8); /* the half line is not consumed */
     assert_int_equal(write(p[1], ":2}\n", 4), 4);
     close(p[1]);
-    assert_int_equal(s3l_reader_next_lines(r, 10, 1024, &s, &err), 1);
+    assert_int_equal(s3l__reader_next_lines(r, 10, 1024, &s, &err), 1);
     struct s3l_record rec;
-    assert_int_equal(s3l_lines_next(&s, &rec), 1);
+    assert_int_equal(s3l__lines_next(&s, &rec), 1);
     assert_int_equal(rec.raw_len, 7);
     assert_memory_equal(rec.raw, "{\"b\":2}", 7);
     assert_int_equal(rec.line, 2);
-    assert_int_equal(s3l_reader_next_lines(r, 10, 1024, &s, &err), 0);
+    assert_int_equal(s3l__reader_next_lines(r, 10, 1024, &s, &err), 0);
     assert_int_equal(s3l_reader_offset(r), 16);
     s3l_reader_free(r);
     close(p[0]);
@@ -231,14 +231,14 @@ static void bad_arguments(void **state)
     struct s3l_error err = {0};
     int fd = test_file_with("a\n1\n", 4);
     assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
-    struct s3l_lines s;
-    assert_int_equal(s3l_reader_next_lines(r, 10, 100, &s, &err), S3L_EINVALID_ARGUMENT);
+    struct s3l__lines s;
+    assert_int_equal(s3l__reader_next_lines(r, 10, 100, &s, &err), S3L_EINVALID_ARGUMENT);
     s3l_reader_free(r);
     close(fd);
     opt.format = S3L_INPUT_NDJSON;
     fd = test_file_with("{}\n", 3);
     assert_int_equal(s3l_reader_open(fd, &opt, &r, &err), 0);
-    assert_int_equal(s3l_reader_next_lines(r, 0, 100, &s, &err), S3L_EINVALID_ARGUMENT);
+    assert_int_equal(s3l__reader_next_lines(r, 0, 100, &s, &err), S3L_EINVALID_ARGUMENT);
     s3l_reader_free(r);
     close(fd);
 }

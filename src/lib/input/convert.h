@@ -45,7 +45,7 @@ struct s3l__fast_val {
 };
 
 /*
- * s3l_convert_fast_lines' column batch (fast.c): the values of up to cap rows read
+ * s3l__convert_fast_lines' column batch (fast.c): the values of up to cap rows read
  * by the fast path, per column in the layout of struct s3l_column_batch (include/s3l/row.h),
  * handed to the sink's put_columns at once.
  */
@@ -104,9 +104,9 @@ struct s3l_converter {
     /* The fast path (fast.c): per column, how it is filled and the value of the current row. */
     struct s3l__fast_col *fast;
     struct s3l__fast_val *fval;
-    struct s3l__jscan line_scan; /* s3l_convert_line's scanner, when the fast path cannot */
+    struct s3l__jscan line_scan; /* s3l__convert_line's scanner, when the fast path cannot */
     struct s3l_record line_rec;  /* the record it scanned */
-    /* s3l_convert_fast_lines' column batch (fast.c), made on first use; batch_state 0: not
+    /* s3l__convert_fast_lines' column batch (fast.c), made on first use; batch_state 0: not
      * looked at yet, 1: usable, 2: the schema has a column the batch does not map. */
     struct s3l__batch *batch;
     uint8_t batch_state;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "input/steps.h"
 #include "s3l/input.h"
 #include "util/util.h"
 

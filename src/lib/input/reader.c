@@ -344,7 +344,7 @@ int s3l_reader_next(struct s3l_reader *r, struct s3l_record *rec, struct s3l_err
     return r->fmt->next(r, rec, err);
 }
 
-int s3l_reader_next_raw(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+int s3l__reader_next_raw(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
     r->defer = r->opt.format == S3L_INPUT_NDJSON;
     int rc = s3l_reader_next(r, rec, err);
@@ -352,7 +352,7 @@ int s3l_reader_next_raw(struct s3l_reader *r, struct s3l_record *rec, struct s3l
     return rc;
 }
 
-int s3l_reader_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
+int s3l__reader_scan(struct s3l_reader *r, struct s3l_record *rec, struct s3l_error *err)
 {
     if (rec->values || !r->fmt->scan)
         return 1;

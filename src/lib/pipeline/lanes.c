@@ -13,7 +13,7 @@
  * not wait: it converts the span, or the next INLINE_RUN records, into lane 0 itself and then
  * looks again, so the reading thread's spare time goes to encoding and no core idles while
  * records wait. (NDJSON lines come unscanned with a declared schema: the workers scan them, see
- * s3l_convert_line.) A batch of records is
+ * s3l__convert_line.) A batch of records is
  * handed over at BATCH_RECORDS records or BATCH_BYTES bytes, so one wide record may make a batch
  * of its own; the bytes of the batches handed over and not yet converted are bounded by
  * queue_bytes (a quarter of --memory, at least 4 MiB): a batch that would pass it is not handed
@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "runner.h"
+#include "input/steps.h"
 #include "s3l/input.h"
 
 #define BATCH_RECORDS 2048
@@ -47,7 +48,7 @@ struct batch {
     size_t n;
     size_t bytes;
     bool has_span;        /* the batch is one span of lines (then n is 0) */
-    struct s3l_lines span; /* its bytes and source name in the arena */
+    struct s3l__lines span; /* its bytes and source name in the arena */
 };
 
 struct worker {
@@ -145,7 +146,7 @@ static int batch_add(struct batch *b, const struct s3l_record *rec, bool keep_ra
 }
 
 /* Copies span s (its bytes, line lengths and the input's name) into the empty batch b. */
-static int batch_add_lines(struct batch *b, const struct s3l_lines *s)
+static int batch_add_lines(struct batch *b, const struct s3l__lines *s)
 {
     size_t len = (size_t)(s->end - s->p), src_len = s->source ? strlen(s->source) + 1 : 0;
     size_t n = 0;
@@ -219,7 +220,7 @@ static int fail(struct s3l__lanes *l, int rc, const struct s3l_error *e)
 static int convert_one(struct worker *w, const struct s3l_record *rec, struct s3l_error *e)
 {
     struct s3l__lanes *l = w->l;
-    int rc = s3l_convert_line(w->conv, rec, &l->cfg.sinks[w->lane], e);
+    int rc = s3l__convert_line(w->conv, rec, &l->cfg.sinks[w->lane], e);
     if (rc < 0)
         rc = s3l__lane_failure(&l->cfg.sinks[w->lane], rc, e);
     if (rc == S3L_EINVALID_INPUT || rc == S3L_ETOO_LARGE)
@@ -232,17 +233,17 @@ static int convert_one(struct worker *w, const struct s3l_record *rec, struct s3
  * it does not take through convert_one (scanned, converted or handled as a bad record). A fatal
  * failure is recorded for every lane and returned. e is clear on entry.
  */
-static int convert_lines(struct worker *w, struct s3l_lines *s, struct s3l_error *e)
+static int convert_lines(struct worker *w, struct s3l__lines *s, struct s3l_error *e)
 {
     struct s3l__lanes *l = w->l;
     const struct s3l_row_sink *sink = &l->cfg.sinks[w->lane];
     for (;;) {
         uint64_t rows = 0;
-        int rc = s3l_convert_fast_lines(w->conv, s, UINT64_MAX, sink, &rows, e);
+        int rc = s3l__convert_fast_lines(w->conv, s, UINT64_MAX, sink, &rows, e);
         if (rc)
             return fail(l, s3l__lane_failure(sink, rc, e), e);
         struct s3l_record rec;
-        if (!s3l_lines_next(s, &rec))
+        if (!s3l__lines_next(s, &rec))
             return 0;
         if (e->code)
             s3l_error_clear(e);
@@ -486,7 +487,7 @@ int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3
     return 0;
 }
 
-int s3l__lanes_put_lines(struct s3l__lanes *l, struct s3l_lines *s, struct s3l_error *err)
+int s3l__lanes_put_lines(struct s3l__lanes *l, struct s3l__lines *s, struct s3l_error *err)
 {
     struct batch *b = next_slot(l, span_full);
     int rc = failure(l, err); /* a worker's failure stops the reader early */

@@ -9,6 +9,7 @@
 #ifndef S3L_PIPELINE_RUNNER_H
 #define S3L_PIPELINE_RUNNER_H
 
+#include "input/steps.h"
 #include "s3l/input.h"
 #include "s3l/pipeline.h"
 #include "s3l/row.h"
@@ -431,7 +432,7 @@ void s3l__object_input_free(struct s3l__object_input *oi);
 /* ---- Parallel lanes (lanes.c) ---- */
 
 struct s3l_record;
-struct s3l_lines;
+struct s3l__lines;
 struct s3l__lanes;
 
 struct s3l__lanes_config {
@@ -460,10 +461,10 @@ int s3l__lanes_new(const struct s3l__lanes_config *cfg, struct s3l__lanes **out,
  * see lanes.c. Never waits. Returns a worker's fatal failure, if one happened, so the reader stops
  * early, or lane 0's. */
 int s3l__lanes_put(struct s3l__lanes *l, const struct s3l_record *rec, struct s3l_error *err);
-/* As s3l__lanes_put for a span of NDJSON lines (s3l_reader_next_lines), consumed whole: a copy
+/* As s3l__lanes_put for a span of NDJSON lines (s3l__reader_next_lines), consumed whole: a copy
  * of its bytes goes to the next worker lane, or its lines are converted into lane 0 on the calling
  * thread. Bad lines are failed, skipped or dead-lettered by the lane that meets them. */
-int s3l__lanes_put_lines(struct s3l__lanes *l, struct s3l_lines *s, struct s3l_error *err);
+int s3l__lanes_put_lines(struct s3l__lanes *l, struct s3l__lines *s, struct s3l_error *err);
 /* Waits until every queued record is converted and every lane closed its file (cfg->close, each
  * on its own thread). *bad: records skipped or dead-lettered since the last barrier. Returns the
  * first fatal failure of a lane (then nothing may be committed). */

@@ -20,6 +20,7 @@
 
 #include "os/os.h"
 #include "runner.h"
+#include "input/steps.h"
 #include "s3l/input.h"
 
 /* A copy of a record of the inference sample, or of a bad record met while sampling. */
@@ -53,7 +54,7 @@ struct source {
     struct held pending;
     bool has_pending;
     /* NDJSON lines not converted yet, of the span last read (valid until the next read). */
-    struct s3l_lines span;
+    struct s3l__lines span;
     struct s3l__ident ident; /* at_least_once: each record's _openetl_id (ident.c), else NULL */
 };
 
@@ -117,7 +118,7 @@ static bool stopping(const struct source *s)
 
 /*
  * The next record for the inference sample: s3l_reader_next, or for an NDJSON stream the next
- * line of a span (s3l_reader_next_lines, scanned here), so that a quiet stream hands control
+ * line of a span (s3l__reader_next_lines, scanned here), so that a quiet stream hands control
  * back (S3L_READER_IDLE) instead of holding the sample, and the run, until more bytes come.
  * *line_after: the number of the line after the record.
  */
@@ -125,20 +126,20 @@ static int sample_next(struct source *s, struct s3l_record *rec, uint64_t *line_
                        struct s3l_error *e)
 {
     if (s->g->fmt == S3L_INPUT_NDJSON && !s->pos->replayable && s->span.p == s->span.end) {
-        int rc = s3l_reader_next_lines(s->reader, UINT64_MAX, SPAN_BYTES, &s->span, e);
+        int rc = s3l__reader_next_lines(s->reader, UINT64_MAX, SPAN_BYTES, &s->span, e);
         if (rc == 0 || rc == S3L_READER_IDLE || rc < 0)
             return rc;
-        /* rc 1: a span; S3L_READER_ONE: the next line comes alone, from s3l_reader_next */
+        /* rc 1: a span; S3L__READER_ONE: the next line comes alone, from s3l_reader_next */
     }
     if (s->span.p == s->span.end) {
         int rc = s3l_reader_next(s->reader, rec, e);
         *line_after = s3l_reader_line(s->reader);
         return rc;
     }
-    if (!s3l_lines_next(&s->span, rec))
+    if (!s3l__lines_next(&s->span, rec))
         return s3l_error_set(e, S3L_EINTERNAL, "%s: a span without rows", s->pos->path);
     *line_after = s->span.line;
-    return s3l_reader_scan(s->reader, rec, e);
+    return s3l__reader_scan(s->reader, rec, e);
 }
 
 /* A bad NDJSON record that is a file's last line without a line end (see partial_last_line). */
@@ -306,7 +307,7 @@ static int deliver(struct source *s, unsigned lane, const struct s3l_record *rec
 
 /*
  * An unscanned NDJSON line: into the lanes (without schema growth, which needs the keys here), or
- * through the converter's fast path. S3L_CONVERT_FALLBACK when it must be scanned here first.
+ * through the converter's fast path. S3L__CONVERT_FALLBACK when it must be scanned here first.
  */
 static int fast(struct source *s, unsigned lane, const struct s3l_record *rec, struct out *o,
                 struct s3l_error *err)
@@ -316,9 +317,9 @@ static int fast(struct source *s, unsigned lane, const struct s3l_record *rec, s
     if (g->lanes && !g->grow)
         return convert(s, lane, rec, line_after, o, err);
     if (g->lanes)
-        return S3L_CONVERT_FALLBACK;
-    int rc = s3l_convert_fast(g->conv, rec, &g->sinks[lane], err);
-    if (rc == S3L_CONVERT_FALLBACK)
+        return S3L__CONVERT_FALLBACK;
+    int rc = s3l__convert_fast(g->conv, rec, &g->sinks[lane], err);
+    if (rc == S3L__CONVERT_FALLBACK)
         return rc;
     if (rc < 0)
         rc = s3l__lane_failure(&g->sinks[lane], rc, err);
@@ -425,7 +426,7 @@ static int span_rows(struct source *s, unsigned lane, uint64_t max_rows, struct 
     int rc = 0;
     /* With lanes and growth (lines left from the sample's span), each line goes alone. */
     if (!g->lanes)
-        rc = s3l_convert_fast_lines(g->conv, &s->span, max_rows, &g->sinks[lane], &rows, err);
+        rc = s3l__convert_fast_lines(g->conv, &s->span, max_rows, &g->sinks[lane], &rows, err);
     if (rc < 0)
         rc = s3l__lane_failure(&g->sinks[lane], rc, err);
     *o->offset = s->span.offset + s->add;
@@ -433,9 +434,9 @@ static int span_rows(struct source *s, unsigned lane, uint64_t max_rows, struct 
     if (rc || rows)
         return rc ? rc : (int)rows;
     struct s3l_record rec;
-    if (!s3l_lines_next(&s->span, &rec))
+    if (!s3l__lines_next(&s->span, &rec))
         return s3l_error_set(err, S3L_EINTERNAL, "%s: a span without rows", s->pos->path);
-    rc = s3l_reader_scan(s->reader, &rec, err);
+    rc = s3l__reader_scan(s->reader, &rec, err);
     if (rc != 1) {
         if (rc == S3L_EINVALID_INPUT && partial_last_line(s, &rec, err, o)) {
             s3l_error_clear(err);
@@ -497,7 +498,7 @@ static int next_span(struct source *s, unsigned lane, uint64_t max_rows, struct 
                      bool *alone, struct s3l_error *err)
 {
     *alone = false;
-    int rc = s3l_reader_next_lines(s->reader, max_rows, SPAN_BYTES, &s->span, err);
+    int rc = s3l__reader_next_lines(s->reader, max_rows, SPAN_BYTES, &s->span, err);
     if (rc == 1)
         return span_rows(s, lane, max_rows, o, err);
     if (rc == 0)
@@ -510,7 +511,7 @@ static int next_span(struct source *s, unsigned lane, uint64_t max_rows, struct 
     }
     if (rc < 0)
         return rc;
-    *alone = true; /* S3L_READER_ONE: this line comes alone (it is reported as too long) */
+    *alone = true; /* S3L__READER_ONE: this line comes alone (it is reported as too long) */
     return 0;
 }
 
@@ -521,15 +522,15 @@ static int next_record(struct source *s, unsigned lane, struct out *o, struct s3
     struct s3l_record rec;
     /* With the stream open, NDJSON lines come unscanned: most go through the converter's fast
      * path, or to the lanes, which scan them on their own threads (lanes.c). */
-    int rc = g->stream && !s->ident.kind ? s3l_reader_next_raw(s->reader, &rec, err)
+    int rc = g->stream && !s->ident.kind ? s3l__reader_next_raw(s->reader, &rec, err)
                                          : s3l_reader_next(s->reader, &rec, err);
     if (rc == 1 && s->ident.kind) /* scanned: its id needs its position */
         rc = s3l__ident_add(&s->ident, &rec, &rec, err);
     if (rc == 1 && !rec.values) {
         rc = fast(s, lane, &rec, o, err);
-        if (rc != S3L_CONVERT_FALLBACK)
+        if (rc != S3L__CONVERT_FALLBACK)
             return rc;
-        rc = s3l_reader_scan(s->reader, &rec, err);
+        rc = s3l__reader_scan(s->reader, &rec, err);
     }
     if (rc == 0)
         return at_end(s, o);

@@ -305,7 +305,7 @@ static int next_line(struct s3l_object_source *s, struct s3l_object_line *out,
         if (rc)
             return rc;
         struct s3l_record rec;
-        rc = s3l_reader_next_raw(s->reader, &rec, err);
+        rc = s3l__reader_next_raw(s->reader, &rec, err);
         if (rc == 1) {
             out->data = rec.raw;
             out->len = rec.raw_len;

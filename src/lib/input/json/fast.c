@@ -8,7 +8,7 @@
  * and calls the sink only when every value is one it can write exactly as s3l_convert would
  * (same parse functions, same coercions). Whatever it does not take on -- escapes, nested values,
  * unknown or repeated keys, values that need a coercion or do not fit, malformed JSON -- makes it
- * answer S3L_CONVERT_FALLBACK with nothing written, and the generic path (which also writes every
+ * answer S3L__CONVERT_FALLBACK with nothing written, and the generic path (which also writes every
  * error message) handles the record. tests/unit/test_json_fast.c checks that both paths give the
  * same sink calls, and tests/fuzz/fuzz_json_fast.c does so on arbitrary lines.
  *
@@ -191,16 +191,16 @@ static bool read_line(struct s3l_converter *c, const char *p, const char *e, siz
 static int put_fvals(struct s3l_converter *c, const struct s3l_record *rec,
                      const struct s3l_row_sink *sink, struct s3l_error *err);
 
-int s3l_convert_fast(struct s3l_converter *c, const struct s3l_record *rec,
+int s3l__convert_fast(struct s3l_converter *c, const struct s3l_record *rec,
                      const struct s3l_row_sink *sink, struct s3l_error *err)
 {
     size_t nf = c->schema->n_fields, seen = 0;
     if (!rec->raw)
-        return S3L_CONVERT_FALLBACK;
+        return S3L__CONVERT_FALLBACK;
     if (c->hint_cap < nf + 1) { /* a hint per member of a record with every column, and one */
         uint32_t *h = s3l_realloc(c->hint, (nf + 1) * sizeof(*h));
         if (!h)
-            return S3L_CONVERT_FALLBACK; /* the other path reports the shortage */
+            return S3L__CONVERT_FALLBACK; /* the other path reports the shortage */
         memset(h + c->hint_cap, 0, (nf + 1 - c->hint_cap) * sizeof(*h));
         c->hint = h;
         c->hint_cap = nf + 1;
@@ -208,7 +208,7 @@ int s3l_convert_fast(struct s3l_converter *c, const struct s3l_record *rec,
     for (size_t i = 64; i < nf; i++)
         c->fval[i].kind = 0xff; /* "not given yet", past the bit set */
     if (!read_line(c, rec->raw, rec->raw + rec->raw_len, &seen))
-        return S3L_CONVERT_FALLBACK;
+        return S3L__CONVERT_FALLBACK;
     return put_fvals(c, rec, sink, err);
 }
 
@@ -241,13 +241,13 @@ static int put_fvals(struct s3l_converter *c, const struct s3l_record *rec,
     return end;
 }
 
-int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
+int s3l__convert_line(struct s3l_converter *c, const struct s3l_record *rec,
                      const struct s3l_row_sink *sink, struct s3l_error *err)
 {
     if (rec->values)
         return s3l_convert(c, rec, sink, err);
-    int rc = s3l_convert_fast(c, rec, sink, err);
-    if (rc != S3L_CONVERT_FALLBACK)
+    int rc = s3l__convert_fast(c, rec, sink, err);
+    if (rc != S3L__CONVERT_FALLBACK)
         return rc;
     c->line_rec = *rec;
     rc = s3l__line_scan(&c->line_scan, &c->line_rec, err);
@@ -257,7 +257,7 @@ int s3l_convert_line(struct s3l_converter *c, const struct s3l_record *rec,
 }
 
 
-/* ---- column batches (s3l_convert_fast_lines) ------------------------------------------------ */
+/* ---- column batches (s3l__convert_fast_lines) ------------------------------------------------ */
 
 /*
  * Rows the fast path reads reach a sink with put_columns (the Parquet writer, the destination's
@@ -555,18 +555,18 @@ static int batch_flush(struct s3l_converter *c, const struct s3l_row_sink *sink,
 
 /* The lines of s one row at a time (a sink without put_columns, or a schema the batch does not
  * map). */
-static int lines_by_row(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
+static int lines_by_row(struct s3l_converter *c, struct s3l__lines *s, uint64_t max_rows,
                         const struct s3l_row_sink *sink, uint64_t *rows, struct s3l_error *err)
 {
     uint64_t n = 0;
     int rc = 0;
     struct s3l_record rec;
     while (n < max_rows) {
-        struct s3l_lines before = *s;
-        if (!s3l__lines_next(s, &rec))
+        struct s3l__lines before = *s;
+        if (!s3l__lines_next_inline(s, &rec))
             break;
-        rc = s3l_convert_fast(c, &rec, sink, err);
-        if (rc == S3L_CONVERT_FALLBACK) {
+        rc = s3l__convert_fast(c, &rec, sink, err);
+        if (rc == S3L__CONVERT_FALLBACK) {
             *s = before; /* the caller converts this line */
             rc = 0;
             break;
@@ -580,26 +580,26 @@ static int lines_by_row(struct s3l_converter *c, struct s3l_lines *s, uint64_t m
 }
 
 /*
- * Reads the next line of s into c->fval (as s3l_convert_fast does before its sink calls): 1 with
- * a row in c->fval and *rec, 0 at the end of s, S3L_CONVERT_FALLBACK with the line left in s.
+ * Reads the next line of s into c->fval (as s3l__convert_fast does before its sink calls): 1 with
+ * a row in c->fval and *rec, 0 at the end of s, S3L__CONVERT_FALLBACK with the line left in s.
  */
-static int next_row(struct s3l_converter *c, struct s3l_lines *s, struct s3l_record *rec)
+static int next_row(struct s3l_converter *c, struct s3l__lines *s, struct s3l_record *rec)
 {
-    struct s3l_lines before = *s;
-    if (!s3l__lines_next(s, rec))
+    struct s3l__lines before = *s;
+    if (!s3l__lines_next_inline(s, rec))
         return 0;
     size_t nf = c->schema->n_fields, seen = 0;
     for (size_t i = 64; i < nf; i++)
         c->fval[i].kind = 0xff; /* "not given yet", past the bit set */
     if (!read_line(c, rec->raw, rec->raw + rec->raw_len, &seen)) {
         *s = before;
-        return S3L_CONVERT_FALLBACK;
+        return S3L__CONVERT_FALLBACK;
     }
     return 1;
 }
 
-/* s3l_convert_fast_lines with batches: c->fval is the stage's next slot while a line is read. */
-static int lines_by_batch(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
+/* s3l__convert_fast_lines with batches: c->fval is the stage's next slot while a line is read. */
+static int lines_by_batch(struct s3l_converter *c, struct s3l__lines *s, uint64_t max_rows,
                           const struct s3l_row_sink *sink, uint64_t *rows, struct s3l_error *err)
 {
     struct s3l__batch *b = c->batch;
@@ -637,14 +637,14 @@ static int lines_by_batch(struct s3l_converter *c, struct s3l_lines *s, uint64_t
     return rc;
 }
 
-int s3l_convert_fast_lines(struct s3l_converter *c, struct s3l_lines *s, uint64_t max_rows,
+int s3l__convert_fast_lines(struct s3l_converter *c, struct s3l__lines *s, uint64_t max_rows,
                            const struct s3l_row_sink *sink, uint64_t *rows,
                            struct s3l_error *err)
 {
     size_t nf = c->schema->n_fields;
     if (!batch_usable(c, sink))
         return lines_by_row(c, s, max_rows, sink, rows, err);
-    if (c->hint_cap < nf + 1) { /* as s3l_convert_fast */
+    if (c->hint_cap < nf + 1) { /* as s3l__convert_fast */
         uint32_t *h = s3l_realloc(c->hint, (nf + 1) * sizeof(*h));
         if (!h)
             return lines_by_row(c, s, max_rows, sink, rows, err);

@@ -79,8 +79,8 @@ static inline bool s3l__is_row(const char *q, const char *le)
     return false;
 }
 
-/* s3l_lines_next, inlined into the converter's loop (lines.c, fast.c). */
-static inline int s3l__lines_next(struct s3l_lines *s, struct s3l_record *rec)
+/* s3l__lines_next (steps.h), inlined into the converter's loop (lines.c, fast.c). */
+static inline int s3l__lines_next_inline(struct s3l__lines *s, struct s3l_record *rec)
 {
     while (s->p < s->end) {
         const char *q = s->p, *nl, *next;

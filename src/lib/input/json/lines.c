@@ -1,6 +1,6 @@
 /*
- * NDJSON spans: many whole lines handed over at once (s3l_reader_next_lines), then consumed line
- * by line (s3l_lines_next), possibly on another thread after a copy. The runner's per-record work
+ * NDJSON spans: many whole lines handed over at once (s3l__reader_next_lines), then consumed line
+ * by line (s3l__lines_next), possibly on another thread after a copy. The runner's per-record work
  * (a call through the source, the reader and the runner's loop for every line) was a tenth of a
  * whole `s3land write`, and copying lines one by one into the lanes' batches cost the reading
  * thread more than the lanes saved; a span costs one call and, for a lane, one memcpy.
@@ -8,7 +8,7 @@
  * A span holds only lines the per-record reader (reader.c, ndjson_next) would return the same way:
  * each at most max_record_bytes long, ended by a line feed or by the end of the input. Anything
  * else (a line over the limit, the rest of one being skipped, a sticky failure) is left to
- * s3l_reader_next_raw, which reports it exactly as before.
+ * s3l__reader_next_raw, which reports it exactly as before.
  */
 #include <string.h>
 #if defined(__SSE2__)
@@ -132,14 +132,14 @@ static void find_span(const struct s3l_reader *r, uint64_t max_rows, size_t max_
     }
 }
 
-int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_bytes,
-                          struct s3l_lines *out, struct s3l_error *err)
+int s3l__reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_bytes,
+                          struct s3l__lines *out, struct s3l_error *err)
 {
     if (r->opt.format != S3L_INPUT_NDJSON || max_rows == 0)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT,
                              "%s: spans of lines need NDJSON and at least one row", r->name);
     if (r->sticky || r->skipping)
-        return S3L_READER_ONE;
+        return S3L__READER_ONE;
     int rc = r->started ? 0 : s3l__reader_skip_bom(r, err);
     if (rc != 0)
         return rc;
@@ -169,12 +169,12 @@ int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_by
             return 1;
         }
         if (f.too_long)
-            return S3L_READER_ONE;
+            return S3L__READER_ONE;
         /* No whole line in the buffer. */
         if (r->eof)
-            return r->head == r->buf.len ? 0 : S3L_READER_ONE;
+            return r->head == r->buf.len ? 0 : S3L__READER_ONE;
         if (r->buf.len - r->head > r->opt.max_record_bytes)
-            return S3L_READER_ONE; /* ndjson_next reports it without reading on */
+            return S3L__READER_ONE; /* ndjson_next reports it without reading on */
         /* A quiet stream hands control back within idle_ms (the framework's fill waits). */
         rc = s3l__reader_fill(r, err);
         if (rc < 0 || rc == S3L_READER_IDLE)
@@ -182,7 +182,7 @@ int s3l_reader_next_lines(struct s3l_reader *r, uint64_t max_rows, size_t max_by
     }
 }
 
-int s3l_lines_next(struct s3l_lines *s, struct s3l_record *rec)
+int s3l__lines_next(struct s3l__lines *s, struct s3l_record *rec)
 {
-    return s3l__lines_next(s, rec);
+    return s3l__lines_next_inline(s, rec);
 }
