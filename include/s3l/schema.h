@@ -74,11 +74,9 @@ struct s3l_field {
     bool key;
 };
 
-/* The top-level columns of a table. */
-struct s3l_schema {
-    size_t n_fields;
-    struct s3l_field *fields;
-};
+/* The top-level columns of a table: opaque, built with s3l_schema_new and s3l_schema_add_field
+ * or s3l_schema_from_json, read with s3l_schema_n_fields and s3l_schema_field. */
+struct s3l_schema;
 
 /*
  * Parses an Arrow type name (text, len bytes) into *out. On failure returns S3L_EINVALID_CONFIG
@@ -111,6 +109,10 @@ struct s3l_schema *s3l_schema_copy(const struct s3l_schema *s);
 int s3l_schema_add_field(struct s3l_schema *s, const struct s3l_field *f, struct s3l_error *err);
 /* Index of the top-level column named name, or -1. */
 int s3l_schema_find(const struct s3l_schema *s, const char *name, size_t name_len);
+/* The number of top-level columns of s. */
+size_t s3l_schema_n_fields(const struct s3l_schema *s);
+/* Column i of s (i < s3l_schema_n_fields(s)), borrowed: valid while s is unchanged. */
+const struct s3l_field *s3l_schema_field(const struct s3l_schema *s, size_t i);
 
 /*
  * Parses a declared schema: a JSON list of columns

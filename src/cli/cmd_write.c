@@ -681,7 +681,7 @@ static int load_schema(struct cli *c, const char *path, struct s3l_schema **out)
     fclose(f);
     if (rc == 0)
         rc = s3l_schema_from_json(text ? text : "", len, out, &err);
-    if (rc == 0 && (*out)->n_fields == 0) {
+    if (rc == 0 && s3l_schema_n_fields(*out) == 0) {
         s3l_schema_free(*out);
         *out = NULL;
         rc = s3l_error_set(&err, S3L_EINVALID_CONFIG,

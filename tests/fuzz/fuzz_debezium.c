@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "s3l/input.h"
+#include "schema/schema_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,6 +15,7 @@
 
 #include "input/json/json.h"
 #include "s3l/parquet.h"
+#include "schema/schema_int.h"
 #include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "input/json/json.h"
+#include "schema/schema_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

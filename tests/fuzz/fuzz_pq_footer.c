@@ -16,6 +16,7 @@
 
 #include "s3l/alloc.h"
 #include "s3l/pq_footer.h"
+#include "schema/schema_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

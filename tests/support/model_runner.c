@@ -15,6 +15,7 @@
 #include "s3_env.h"
 #include "s3l/store.h"
 #include "s3l/sys/store.h"
+#include "schema/schema_int.h"
 #include "test_format.h"
 #include "util/util.h"
 

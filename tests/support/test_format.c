@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "schema/schema_int.h"
 #include "util/util.h"
 
 struct tw {

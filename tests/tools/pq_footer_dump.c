@@ -23,6 +23,7 @@
 #include "s3_env.h"
 #include "s3l/pq_footer.h"
 #include "s3l/store.h"
+#include "schema/schema_int.h"
 #include "util/util.h"
 
 static json_t *hex(const struct s3l_pq_bytes *b)

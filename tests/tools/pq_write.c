@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "s3l/parquet.h"
+#include "schema/schema_int.h"
 
 static void die(const char *msg, const char *detail)
 {

@@ -31,6 +31,7 @@
 #include "model_runner.h"
 #include "s3l/destination.h"
 #include "s3l/store.h"
+#include "schema/schema_int.h"
 #include "test_format.h"
 #include "util/util.h"
 

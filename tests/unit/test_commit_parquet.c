@@ -21,6 +21,7 @@
 #include "s3l/pq_footer.h"
 #include "s3l/schema.h"
 #include "s3l/store.h"
+#include "schema/schema_int.h"
 #include "util/util.h"
 
 static char dir[64], url[96];

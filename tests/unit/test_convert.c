@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "input/json/json.h"
+#include "schema/schema_int.h"
 
 /* ---- a recording row sink ------------------------------------------------------------------ */
 

@@ -20,6 +20,7 @@
 #include "s3l/config.h"
 #include "s3l/input.h"
 #include "input_fd.h"
+#include "schema/schema_int.h"
 
 #define MAX_ROWS 16
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "input/json/json.h"
+#include "schema/schema_int.h"
 
 /* Feeds every record of text (format fmt) to a new inference; returns "name: type, ..." and the
  * pending names after " | ". */

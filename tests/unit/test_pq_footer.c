@@ -24,6 +24,7 @@
 #include "s3l/pq_footer.h"
 #include "s3l/store.h"
 #include "s3l/sys/store.h"
+#include "schema/schema_int.h"
 #include "util/util.h"
 
 static char *golden(const char *name)

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "s3l/pq_footer.h"
+#include "schema/schema_int.h"
 #include "util/util.h"
 
 /* A minimal compact-protocol writer for test input. */

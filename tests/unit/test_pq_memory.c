@@ -22,6 +22,7 @@
 #include "s3l/alloc.h"
 #include "s3l/parquet.h"
 #include "s3l/pq_footer.h"
+#include "schema/schema_int.h"
 
 /* ---- Counting allocator: a 16-byte header holds each block's size. ---- */
 

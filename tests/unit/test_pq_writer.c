@@ -17,6 +17,7 @@
 
 #include "s3l/parquet.h"
 #include "s3l/pq_footer.h"
+#include "schema/schema_int.h"
 #include "util/util.h"
 
 struct mem {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commit/commit.h"
+#include "schema/schema_int.h"
 #include "util/util.h"
 
 struct pq_ctx {

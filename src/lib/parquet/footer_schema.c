@@ -12,6 +12,7 @@
  * s3l_field_cleanup, so that s3l_schema_free frees what this returns.
  */
 #include "parquet/footer_internal.h"
+#include "schema/schema_int.h"
 
 struct mapper {
     const struct s3l_pq_footer *f;

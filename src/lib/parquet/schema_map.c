@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "parquet/pq.h"
+#include "schema/schema_int.h"
 
 static char *join_path(const char *parent, const char *name)
 {

@@ -22,6 +22,7 @@
 #include "runner.h"
 #include "s3l/input.h"
 #include "s3l/schema.h"
+#include "schema/schema_int.h"
 
 typedef unsigned long long ull;
 

@@ -22,6 +22,7 @@
 #include "runner.h"
 #include "input/steps.h"
 #include "s3l/input.h"
+#include "schema/schema_int.h"
 
 /* A copy of a record of the inference sample, or of a bad record met while sampling. */
 struct held {

@@ -14,6 +14,7 @@
 #include "runner.h"
 #include "s3l/destination.h"
 #include "s3l/input.h"
+#include "schema/schema_int.h"
 
 bool s3l__glue_need_raw(const struct s3l__glue *g)
 {

@@ -206,3 +206,13 @@ int s3l_schema_to_json(const struct s3l_schema *s, char **out, size_t *out_len)
     }
     return 0;
 }
+
+size_t s3l_schema_n_fields(const struct s3l_schema *s)
+{
+    return s->n_fields;
+}
+
+const struct s3l_field *s3l_schema_field(const struct s3l_schema *s, size_t i)
+{
+    return &s->fields[i];
+}

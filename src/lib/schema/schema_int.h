@@ -13,6 +13,13 @@
 #include "s3l/schema.h"
 #include "util/util.h"
 
+/* A schema's representation (opaque in include/s3l/schema.h): the modules that build and read
+ * schemas (parquet, input, commit, config, pipeline) see it through this header. */
+struct s3l_schema {
+    size_t n_fields;
+    struct s3l_field *fields;
+};
+
 /* The type of a column that has only seen nulls so far (never part of a written schema). */
 #define S3L__TYPE_NONE 0
 
