@@ -289,7 +289,7 @@ void s3l_infer_free(struct s3l_infer *inf);
  *  when an offset or Z is written, else string; CSV text also -> int64, double, bool;
  *  OBJECT -> struct, ARRAY -> list (json with nested_as_json, and below 32 levels of nesting);
  *  null -> no type yet.
- * Types of a column are combined by s3l_type_widen. S3L_ENOMEM.
+ * Types of a column are combined by s3l__type_widen. S3L_ENOMEM.
  */
 int s3l_infer_add(struct s3l_infer *inf, const struct s3l_record *rec);
 
@@ -299,7 +299,7 @@ size_t s3l_infer_count(const struct s3l_infer *inf);
 /*
  * The inferred schema: every column with a type, nullable, in order of first appearance. Columns
  * that were null in every record have no type yet and are left out: s3l_infer_pending lists them
- * (the caller types them when a value arrives, with s3l_infer_value). Nested fields that only held
+ * (the caller types them when a value arrives). Nested fields that only held
  * nulls are left out of their struct; a struct left empty or a list of only nulls is pending too.
  * *out: s3l_schema_free. S3L_ENOMEM.
  */
@@ -310,16 +310,8 @@ size_t s3l_infer_n_pending(const struct s3l_infer *inf);
 const char *s3l_infer_pending(const struct s3l_infer *inf, size_t i);
 
 /*
- * The type of one value (values[i] of a tape), by the rules of s3l_infer_add. out->id is 0 when
- * the value says nothing (null, an empty array, an object of nulls). *out: s3l_type_cleanup.
- * S3L_ENOMEM.
- */
-int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
-                    struct s3l_type *out);
-
-/*
  * Schema growth: a copy of schema grown by what rec has and schema lacks, or *out NULL when it
- * has nothing new. A key with a typed value (s3l_infer_value; null, [], [null] and {"a": null}
+ * has nothing new. A key with a typed value (null, [], [null] and {"a": null}
  * have no type yet) that schema lacks becomes a nullable field appended where it belongs: a new
  * top-level column, or a new field of a struct column at any depth, including the structs that
  * are list items or map values (schema.md: "Schema growth"). s3l_schema_merge accepts such a
@@ -398,7 +390,7 @@ uint64_t s3l_converter_ignored(const struct s3l_converter *c);
 /*
  * After S3L_CONVERT_NEW_COLUMNS for rec: appends to schema a nullable field for each key of rec
  * it lacks (a column, or a field of a struct at any depth, as s3l_infer_grow), in record order,
- * typed by s3l_infer_value(opt) from its value; keys already in schema are skipped.
+ * typed from its value by s3l_infer_add's rules (opt); keys already in schema are skipped.
  * *added: how many were appended (at any depth). The caller then merges the grown schema into the
  * record (s3l_schema_merge), makes a converter for it and converts rec again. S3L_ENOMEM.
  */

@@ -52,52 +52,12 @@ enum s3l_time_unit {
     S3L_UNIT_NANO,
 };
 
+/* A column (its name, Arrow type, nullability, key flag) and the top-level columns of a table:
+ * opaque, built with s3l_schema_new and s3l_schema_add_column or s3l_schema_from_json, read with
+ * s3l_schema_n_fields, s3l_schema_field and the s3l_field_* accessors, so that their
+ * representation can change without breaking an embedder. */
 struct s3l_field;
-
-/* A type. Owned by its field; s3l_type_cleanup frees what it owns. */
-struct s3l_type {
-    enum s3l_type_id id;
-    enum s3l_time_unit unit; /* TIME32, TIME64, TIMESTAMP */
-    char *tz;                /* TIMESTAMP: NULL without a time zone, else "UTC", ... */
-    int32_t byte_width;      /* FIXED_SIZE_BINARY: bytes per value (>= 1); UUID: 16 */
-    int32_t precision;       /* DECIMAL128 */
-    int32_t scale;           /* DECIMAL128 */
-    size_t n_children;       /* LIST 1, MAP 2 (key, value), STRUCT n */
-    struct s3l_field *children;
-};
-
-/* A named column. key: the column is part of the stream's key and refuses nulls. */
-struct s3l_field {
-    char *name;
-    struct s3l_type type;
-    bool nullable;
-    bool key;
-};
-
-/* The top-level columns of a table: opaque, built with s3l_schema_new and s3l_schema_add_field
- * or s3l_schema_from_json, read with s3l_schema_n_fields and s3l_schema_field. */
 struct s3l_schema;
-
-/*
- * Parses an Arrow type name (text, len bytes) into *out. On failure returns S3L_EINVALID_CONFIG
- * naming the offending part and what was expected; S3L_ENOMEM. *out is untouched on failure.
- */
-int s3l_type_parse(const char *text, size_t len, struct s3l_type *out, struct s3l_error *err);
-
-/*
- * Writes the Arrow name of t into out (cap bytes, NUL-terminated). Returns the length that the
- * full name needs (excluding the NUL), like snprintf; a result >= cap means it was truncated.
- */
-size_t s3l_type_format(const struct s3l_type *t, char *out, size_t cap);
-
-/* Deep copy of src into *dst. S3L_ENOMEM. */
-int s3l_type_copy(struct s3l_type *dst, const struct s3l_type *src);
-/* Structural equality, field names and nullability included. */
-bool s3l_type_equal(const struct s3l_type *a, const struct s3l_type *b);
-/* Frees what t owns (not t itself). */
-void s3l_type_cleanup(struct s3l_type *t);
-/* Frees what f owns (not f itself). */
-void s3l_field_cleanup(struct s3l_field *f);
 
 /* A new empty schema, or NULL on out-of-memory. */
 struct s3l_schema *s3l_schema_new(void);
@@ -105,14 +65,31 @@ struct s3l_schema *s3l_schema_new(void);
 void s3l_schema_free(struct s3l_schema *s);
 /* A deep copy, or NULL on out-of-memory. */
 struct s3l_schema *s3l_schema_copy(const struct s3l_schema *s);
-/* Appends a deep copy of f. S3L_EINVALID_ARGUMENT when the name is already there; S3L_ENOMEM. */
-int s3l_schema_add_field(struct s3l_schema *s, const struct s3l_field *f, struct s3l_error *err);
+/*
+ * Appends a column, as one column of s3l_schema_from_json: name (NUL-terminated, non-empty),
+ * type an Arrow type name (the forms above), nullable, key (part of the stream's key; a key
+ * column cannot be nullable). Errors: S3L_EINVALID_CONFIG for an empty or NULL name or type, a
+ * type that does not parse (naming the column, the part and what was expected) or a nullable
+ * key; S3L_EINVALID_ARGUMENT when the name is already there; S3L_ENOMEM. s is unchanged on
+ * failure.
+ */
+int s3l_schema_add_column(struct s3l_schema *s, const char *name, const char *type, bool nullable,
+                          bool key, struct s3l_error *err);
 /* Index of the top-level column named name, or -1. */
 int s3l_schema_find(const struct s3l_schema *s, const char *name, size_t name_len);
 /* The number of top-level columns of s. */
 size_t s3l_schema_n_fields(const struct s3l_schema *s);
 /* Column i of s (i < s3l_schema_n_fields(s)), borrowed: valid while s is unchanged. */
 const struct s3l_field *s3l_schema_field(const struct s3l_schema *s, size_t i);
+
+/* A column's parts (f from s3l_schema_field; strings borrowed, valid as f is). */
+const char *s3l_field_name(const struct s3l_field *f);
+bool s3l_field_nullable(const struct s3l_field *f);
+bool s3l_field_key(const struct s3l_field *f);
+enum s3l_type_id s3l_field_type_id(const struct s3l_field *f);
+/* The Arrow name of f's type into out (cap bytes, NUL-terminated; out may be NULL when cap is
+ * 0). Returns the length the full name needs (excluding the NUL), like snprintf. */
+size_t s3l_field_type_name(const struct s3l_field *f, char *out, size_t cap);
 
 /*
  * Parses a declared schema: a JSON list of columns
@@ -130,17 +107,6 @@ int s3l_schema_from_json(const char *json, size_t len, struct s3l_schema **out,
  */
 int s3l_schema_to_json(const struct s3l_schema *s, char **out, size_t *out_len);
 
-/*
- * The common type of a and b, for inference over a sample (docs/internals/schema.md has the
- * table): equal types stay; a type id 0 ("no value seen yet") yields the other; integers widen to
- * int64, integers and floats to double; date32 and timestamp without zone to the timestamp; two
- * timestamps with (or without) zone to the finer unit; struct and struct to the union of their
- * fields (a's order, then b's new fields; all nullable); list and list to a list of the widened
- * items; a nested type or json with anything else to json; other mixes to string.
- * *out is owned by the caller (s3l_type_cleanup). S3L_ENOMEM.
- */
-int s3l_type_widen(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out);
-
 /* Options of s3l_schema_merge. table and record_path only go into messages. */
 struct s3l_schema_merge_options {
     const char *table;       /* "NAMESPACE/TABLE" or "TABLE" */
@@ -153,7 +119,7 @@ struct s3l_schema_merge_options {
  * has no record yet), per docs/design.md section 3:
  *  - columns of recorded keep their order; columns only in incoming are appended in its order;
  *  - a column missing from incoming is kept, made nullable (files written now lack it);
- *  - a column whose type differs (s3l_type_equal, nested names and nullability included) fails
+ *  - a column whose type differs (s3l__type_equal, nested names and nullability included) fails
  *    with S3L_ESCHEMA_DRIFT: "table T: column "c" changed type from int64 to string; remove
  *    RECORD_PATH to accept it (or allow type changes)", unless allow_type_changes, when the
  *    incoming type is taken;

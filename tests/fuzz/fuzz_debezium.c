@@ -139,7 +139,7 @@ static void self_convert(const struct s3l_reader *r, const struct s3l_record *re
     struct s3l_schema *own = s3l_schema_new();
     for (size_t i = 0; own && i < hint->n_fields; i++)
         if (strncmp(hint->fields[i].name, "_openetl_", 9) == 0 &&
-            s3l_schema_add_field(own, &hint->fields[i], NULL) != 0)
+            s3l__schema_add_field(own, &hint->fields[i], NULL) != 0)
             abort();
     if (!own || own->n_fields != 3)
         abort();

@@ -132,7 +132,7 @@ static void self_convert(const struct s3l_value *tape, size_t n, const uint8_t *
         for (size_t i = 0; i < schema->n_fields; i++)
             if (back->n_fields != schema->n_fields ||
                 strcmp(back->fields[i].name, schema->fields[i].name) != 0 ||
-                !s3l_type_equal(&back->fields[i].type, &schema->fields[i].type))
+                !s3l__type_equal(&back->fields[i].type, &schema->fields[i].type))
                 abort();
         s3l_schema_free(back);
         s3l_free(text);

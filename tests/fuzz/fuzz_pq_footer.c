@@ -70,7 +70,7 @@ static void check(struct s3l_pq_footer *f)
     if (s3l_pq_footer_schema(f, &s, &err) == 0) {
         char buf[64]; /* small on purpose: the type names truncate */
         for (size_t i = 0; i < s->n_fields; i++)
-            s3l_type_format(&s->fields[i].type, buf, sizeof(buf));
+            s3l__type_format(&s->fields[i].type, buf, sizeof(buf));
         s3l_schema_free(s);
     } else if (err.message[0] == 0) {
         abort();

@@ -45,28 +45,28 @@ static void type_round_trip(const char *text, size_t size)
 {
     struct s3l_type t, u;
     struct s3l_error err = {0};
-    if (s3l_type_parse(text, size, &t, &err) != 0) {
+    if (s3l__type_parse(text, size, &t, &err) != 0) {
         if (!err.message[0])
             abort();
         return;
     }
-    size_t need = s3l_type_format(&t, NULL, 0);
+    size_t need = s3l__type_format(&t, NULL, 0);
     char *name = malloc(need + 1);
-    s3l_type_format(&t, name, need + 1);
+    s3l__type_format(&t, name, need + 1);
     s3l_error_clear(&err);
-    if (s3l_type_parse(name, need, &u, &err) != 0) {
+    if (s3l__type_parse(name, need, &u, &err) != 0) {
         fprintf(stderr, "printed type does not parse: %s: %s\n", name, err.message);
         abort();
     }
-    if (!s3l_type_equal(&t, &u))
+    if (!s3l__type_equal(&t, &u))
         abort();
     struct s3l_type w;
-    if (s3l_type_widen(&t, &u, &w) != 0 || !s3l_type_equal(&w, &t))
+    if (s3l__type_widen(&t, &u, &w) != 0 || !s3l__type_equal(&w, &t))
         abort();
-    s3l_type_cleanup(&w);
+    s3l__type_cleanup(&w);
     free(name);
-    s3l_type_cleanup(&u);
-    s3l_type_cleanup(&t);
+    s3l__type_cleanup(&u);
+    s3l__type_cleanup(&t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

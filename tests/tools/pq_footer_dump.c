@@ -258,7 +258,7 @@ static json_t *arrow_json(const struct s3l_pq_footer *f)
     json_t *a = json_array();
     for (size_t i = 0; i < s->n_fields; i++) {
         char buf[4096];
-        s3l_type_format(&s->fields[i].type, buf, sizeof(buf));
+        s3l__type_format(&s->fields[i].type, buf, sizeof(buf));
         json_array_append_new(a, json_pack("{s:s, s:s, s:b}", "name", s->fields[i].name, "type",
                                            buf, "nullable", s->fields[i].nullable));
     }

@@ -169,7 +169,7 @@ static void parquet_files_and_schema_records(void **state)
     struct s3l_schema *rs = schema_of(rec);
     assert_int_equal(rs->n_fields, 2);
     for (size_t i = 0; i < 2; i++)
-        assert_true(s3l_type_equal(&rs->fields[i].type, &sc->fields[i].type));
+        assert_true(s3l__type_equal(&rs->fields[i].type, &sc->fields[i].type));
     s3l_schema_free(rs);
     s3l_free(rec);
     /* A new column is recorded. */

@@ -273,7 +273,7 @@ static void unknown_keys_and_sink_failures(void **state)
     assert_int_equal(added, 2);
     assert_int_equal(fx.schema->n_fields, 18);
     char tn[64];
-    s3l_type_format(&fx.schema->fields[16].type, tn, sizeof(tn));
+    s3l__type_format(&fx.schema->fields[16].type, tn, sizeof(tn));
     assert_string_equal(tn, "list<item: int64>");
     assert_string_equal(fx.schema->fields[17].name, "x");
     s3l_converter_free(fx.conv);
@@ -347,9 +347,9 @@ static void nested_unknown_keys(void **state)
     assert_int_equal(s3l_infer_grow(s, &rec, NULL, &g, &err), 0);
     assert_non_null(g);
     char tn[128];
-    s3l_type_format(&g->fields[0].type, tn, sizeof(tn));
+    s3l__type_format(&g->fields[0].type, tn, sizeof(tn));
     assert_string_equal(tn, "struct<x: int64, z: bool>");
-    s3l_type_format(&g->fields[1].type, tn, sizeof(tn));
+    s3l__type_format(&g->fields[1].type, tn, sizeof(tn));
     assert_string_equal(tn, "list<item: struct<p: string, q: list<item: double>>>");
     /* The grown schema has everything: nothing new, and the row converts in full. */
     struct s3l_schema *g2 = (struct s3l_schema *)1;
@@ -367,8 +367,8 @@ static void nested_unknown_keys(void **state)
     size_t added = 0;
     assert_int_equal(s3l_converter_grow(stop, &rec, NULL, s, &added, &err), 0);
     assert_int_equal(added, 2);
-    assert_true(s3l_type_equal(&s->fields[0].type, &g->fields[0].type));
-    assert_true(s3l_type_equal(&s->fields[1].type, &g->fields[1].type));
+    assert_true(s3l__type_equal(&s->fields[0].type, &g->fields[0].type));
+    assert_true(s3l__type_equal(&s->fields[1].type, &g->fields[1].type));
     s3l_schema_free(g);
     s3l__jscan_cleanup(&sc);
     s3l_converter_free(ign);

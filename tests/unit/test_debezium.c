@@ -264,7 +264,7 @@ static void logical_types(void **state)
     assert_int_equal(hint->n_fields, sizeof(want) / sizeof(want[0]));
     for (size_t i = 0; i < hint->n_fields; i++) {
         char t[64];
-        s3l_type_format(&hint->fields[i].type, t, sizeof(t));
+        s3l__type_format(&hint->fields[i].type, t, sizeof(t));
         assert_string_equal(hint->fields[i].name, want[i][0]);
         assert_string_equal(t, want[i][1]);
     }

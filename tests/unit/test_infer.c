@@ -42,7 +42,7 @@ static const char *infer(const char *text, enum s3l_input_format fmt, bool as_js
     out[0] = 0;
     for (size_t i = 0; i < s->n_fields; i++) {
         char tn[768];
-        s3l_type_format(&s->fields[i].type, tn, sizeof(tn));
+        s3l__type_format(&s->fields[i].type, tn, sizeof(tn));
         assert_true(s->fields[i].nullable);
         snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s: %s", i ? ", " : "",
                  s->fields[i].name, tn);
@@ -147,19 +147,19 @@ static void late_value_typing(void **state)
     const char *j = "{\"late\":{\"a\":[{\"b\":\"2024-02-29\"}],\"c\":null}}";
     assert_int_equal(s3l__json_scan(&sc, j, strlen(j)), 0);
     struct s3l_type t;
-    assert_int_equal(s3l_infer_value(sc.tape, 2, NULL, &t), 0);
+    assert_int_equal(s3l__infer_value(sc.tape, 2, NULL, &t), 0);
     char tn[128];
-    s3l_type_format(&t, tn, sizeof(tn));
+    s3l__type_format(&t, tn, sizeof(tn));
     assert_string_equal(tn, "struct<a: list<item: struct<b: date32[day]>>>");
-    s3l_type_cleanup(&t);
+    s3l__type_cleanup(&t);
     struct s3l_infer_options ns = {.version = 1, .timestamp_unit = S3L_UNIT_NANO};
     j = "{\"t\":\"2024-01-01T00:00:00.123456789Z\", \"n\": null}";
     assert_int_equal(s3l__json_scan(&sc, j, strlen(j)), 0);
-    assert_int_equal(s3l_infer_value(sc.tape, 2, &ns, &t), 0);
-    s3l_type_format(&t, tn, sizeof(tn));
+    assert_int_equal(s3l__infer_value(sc.tape, 2, &ns, &t), 0);
+    s3l__type_format(&t, tn, sizeof(tn));
     assert_string_equal(tn, "timestamp[ns, tz=UTC]");
-    s3l_type_cleanup(&t);
-    assert_int_equal(s3l_infer_value(sc.tape, 4, &ns, &t), 0);
+    s3l__type_cleanup(&t);
+    assert_int_equal(s3l__infer_value(sc.tape, 4, &ns, &t), 0);
     assert_int_equal(t.id, 0);
     s3l__jscan_cleanup(&sc);
 }

@@ -426,7 +426,7 @@ static void arrow_mapping(void **state)
     static const bool nullable[] = {false, true, false, true, true};
     assert_int_equal(s->n_fields, 5);
     for (size_t i = 0; i < 5; i++) {
-        s3l_type_format(&s->fields[i].type, name, sizeof(name));
+        s3l__type_format(&s->fields[i].type, name, sizeof(name));
         assert_string_equal(name, want[i]);
         assert_int_equal(s->fields[i].nullable, nullable[i]);
     }

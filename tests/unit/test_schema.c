@@ -68,7 +68,7 @@ static void declared_schema_parses_and_round_trips(void **state)
     assert_int_equal(back->n_fields, s->n_fields);
     for (size_t i = 0; i < s->n_fields; i++) {
         assert_string_equal(back->fields[i].name, s->fields[i].name);
-        assert_true(s3l_type_equal(&back->fields[i].type, &s->fields[i].type));
+        assert_true(s3l__type_equal(&back->fields[i].type, &s->fields[i].type));
         assert_int_equal(back->fields[i].nullable, s->fields[i].nullable);
         assert_int_equal(back->fields[i].key, s->fields[i].key);
     }
@@ -225,14 +225,14 @@ static void merge_nested_and_keys(void **state)
     assert_true(m->fields[0].key);
     assert_false(m->fields[0].nullable);
     char tn[96];
-    s3l_type_format(&m->fields[1].type, tn, sizeof(tn));
+    s3l__type_format(&m->fields[1].type, tn, sizeof(tn));
     assert_string_equal(tn, "struct<a: int64, b: bool>");
     /* Merging the grown record with the old incoming schema keeps b (a nested field missing from
      * incoming is kept, as a missing column is) and changes nothing. */
     struct s3l_schema *m2 = NULL;
     assert_int_equal(s3l_schema_merge(m, rec, &opt, &m2, &changed, &err), 0);
     assert_false(changed);
-    s3l_type_format(&m2->fields[1].type, tn, sizeof(tn));
+    s3l__type_format(&m2->fields[1].type, tn, sizeof(tn));
     assert_string_equal(tn, "struct<a: int64, b: bool>");
     s3l_schema_free(m2);
     s3l_schema_free(m);
@@ -244,7 +244,7 @@ static void merge_nested_and_keys(void **state)
             "y: struct<z: string>>>>\"}]");
     assert_int_equal(s3l_schema_merge(lr, lg, &opt, &m, &changed, &err), 0);
     assert_true(changed);
-    s3l_type_format(&m->fields[0].type, tn, sizeof(tn));
+    s3l__type_format(&m->fields[0].type, tn, sizeof(tn));
     assert_string_equal(tn, "struct<p: list<item: struct<x: int64, y: struct<z: string>>>>");
     s3l_schema_free(m);
     s3l_schema_free(lg);
@@ -259,7 +259,7 @@ static void merge_nested_and_keys(void **state)
     opt.allow_type_changes = true;
     assert_int_equal(s3l_schema_merge(rec, ty, &opt, &m, &changed, NULL), 0);
     assert_true(changed);
-    s3l_type_format(&m->fields[1].type, tn, sizeof(tn));
+    s3l__type_format(&m->fields[1].type, tn, sizeof(tn));
     assert_string_equal(tn, "struct<a: string, b: bool>");
     s3l_schema_free(m);
     s3l_schema_free(ty);
@@ -268,12 +268,12 @@ static void merge_nested_and_keys(void **state)
     struct s3l_schema *st = sch("[{\"name\": \"s\", \"type\": \"struct<a: int64 not null>\"}]");
     assert_int_equal(s3l_schema_merge(rec, st, &opt, &m, &changed, &err), 0);
     assert_false(changed);
-    s3l_type_format(&m->fields[1].type, tn, sizeof(tn));
+    s3l__type_format(&m->fields[1].type, tn, sizeof(tn));
     assert_string_equal(tn, "struct<a: int64>");
     struct s3l_schema *m3 = NULL;
     assert_int_equal(s3l_schema_merge(st, rec, &opt, &m3, &changed, &err), 0);
     assert_true(changed);
-    s3l_type_format(&m3->fields[0].type, tn, sizeof(tn));
+    s3l__type_format(&m3->fields[0].type, tn, sizeof(tn));
     assert_string_equal(tn, "struct<a: int64>");
     s3l_schema_free(m3);
     s3l_schema_free(m);
@@ -295,8 +295,8 @@ static void add_field_refuses_duplicates(void **state)
     struct s3l_schema *s = s3l_schema_new();
     struct s3l_field f = {.name = "x", .type = {.id = S3L_TYPE_INT64}, .nullable = true};
     struct s3l_error err = {0};
-    assert_int_equal(s3l_schema_add_field(s, &f, &err), 0);
-    assert_int_equal(s3l_schema_add_field(s, &f, &err), S3L_EINVALID_ARGUMENT);
+    assert_int_equal(s3l__schema_add_field(s, &f, &err), 0);
+    assert_int_equal(s3l__schema_add_field(s, &f, &err), S3L_EINVALID_ARGUMENT);
     assert_string_equal(err.message, "column \"x\" is already in the schema");
     struct s3l_schema *c = s3l_schema_copy(s);
     assert_int_equal(c->n_fields, 1);

@@ -17,7 +17,7 @@
 static void type_of(const char *text, struct s3l_type *t)
 {
     struct s3l_error err = {0};
-    if (s3l_type_parse(text, strlen(text), t, &err) != 0)
+    if (s3l__type_parse(text, strlen(text), t, &err) != 0)
         fail_msg("%s: %s", text, err.message);
 }
 
@@ -73,14 +73,14 @@ static void fits_table(void **state)
         if (s3l__type_fits(&in, &rec, true) != csv)
             fail_msg("CSV %s into %s: expected %s", cases[i].in, cases[i].rec,
                      csv ? "fits" : "does not fit");
-        s3l_type_cleanup(&in);
-        s3l_type_cleanup(&rec);
+        s3l__type_cleanup(&in);
+        s3l__type_cleanup(&rec);
     }
     /* No value seen yet fits anything. */
     struct s3l_type none = {0}, rec;
     type_of("date32[day]", &rec);
     assert_true(s3l__type_fits(&none, &rec, false));
-    s3l_type_cleanup(&rec);
+    s3l__type_cleanup(&rec);
 }
 
 static struct s3l_schema *schema_of(const char *json)

@@ -20,17 +20,17 @@ static const char *roundtrip(const char *text)
     static char out[600];
     struct s3l_error err = {0};
     struct s3l_type t;
-    if (s3l_type_parse(text, strlen(text), &t, &err) != 0) {
+    if (s3l__type_parse(text, strlen(text), &t, &err) != 0) {
         snprintf(out, sizeof(out), "ERR %s", err.message);
         return out;
     }
-    size_t n = s3l_type_format(&t, out, sizeof(out));
+    size_t n = s3l__type_format(&t, out, sizeof(out));
     assert_true(n < sizeof(out));
     struct s3l_type c;
-    assert_int_equal(s3l_type_copy(&c, &t), 0);
-    assert_true(s3l_type_equal(&c, &t));
-    s3l_type_cleanup(&c);
-    s3l_type_cleanup(&t);
+    assert_int_equal(s3l__type_copy(&c, &t), 0);
+    assert_true(s3l__type_equal(&c, &t));
+    s3l__type_cleanup(&c);
+    s3l__type_cleanup(&t);
     return out;
 }
 
@@ -136,12 +136,12 @@ static void format_truncates_like_snprintf(void **state)
     struct s3l_type t;
     struct s3l_error err = {0};
     const char *s = "struct<a: int64, b: string>";
-    assert_int_equal(s3l_type_parse(s, strlen(s), &t, &err), 0);
+    assert_int_equal(s3l__type_parse(s, strlen(s), &t, &err), 0);
     char small[8];
-    assert_int_equal(s3l_type_format(&t, small, sizeof(small)), strlen(s));
+    assert_int_equal(s3l__type_format(&t, small, sizeof(small)), strlen(s));
     assert_string_equal(small, "struct<");
-    assert_int_equal(s3l_type_format(&t, NULL, 0), strlen(s));
-    s3l_type_cleanup(&t);
+    assert_int_equal(s3l__type_format(&t, NULL, 0), strlen(s));
+    s3l__type_cleanup(&t);
 }
 
 static const char *widen(const char *a, const char *b)
@@ -150,14 +150,14 @@ static const char *widen(const char *a, const char *b)
     struct s3l_type ta = {0}, tb = {0}, tw;
     struct s3l_error err = {0};
     if (*a)
-        assert_int_equal(s3l_type_parse(a, strlen(a), &ta, &err), 0);
+        assert_int_equal(s3l__type_parse(a, strlen(a), &ta, &err), 0);
     if (*b)
-        assert_int_equal(s3l_type_parse(b, strlen(b), &tb, &err), 0);
-    assert_int_equal(s3l_type_widen(&ta, &tb, &tw), 0);
-    s3l_type_format(&tw, out, sizeof(out));
-    s3l_type_cleanup(&ta);
-    s3l_type_cleanup(&tb);
-    s3l_type_cleanup(&tw);
+        assert_int_equal(s3l__type_parse(b, strlen(b), &tb, &err), 0);
+    assert_int_equal(s3l__type_widen(&ta, &tb, &tw), 0);
+    s3l__type_format(&tw, out, sizeof(out));
+    s3l__type_cleanup(&ta);
+    s3l__type_cleanup(&tb);
+    s3l__type_cleanup(&tw);
     return out;
 }
 

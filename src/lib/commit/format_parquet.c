@@ -106,7 +106,7 @@ static int pq_union(void *ctx, const char *record_url, const char *current, size
         const struct s3l_field *f = &ours->fields[i];
         if (s3l_schema_find(cur, f->name, strlen(f->name)) >= 0)
             continue;
-        rc = s3l_schema_add_field(cur, f, err);
+        rc = s3l__schema_add_field(cur, f, err);
         added = true;
     }
     if (rc == 0 && added) {

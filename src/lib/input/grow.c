@@ -85,13 +85,13 @@ int s3l__grow_fields(struct s3l_field **fields, size_t *n, const struct s3l_valu
         int rc = 0;
         if ((int)t.id != S3L__TYPE_NONE) {
             if (!apply) {
-                s3l_type_cleanup(&t);
+                s3l__type_cleanup(&t);
                 return 1;
             }
             rc = add(fields, n, key, &t);
             *added += rc == 0;
         }
-        s3l_type_cleanup(&t);
+        s3l__type_cleanup(&t);
         if (rc)
             return rc;
     }

@@ -1,7 +1,7 @@
 /*
  * Schema inference over a sample of records (the first 1,000 by default; the caller feeds them).
- * Each value gets a type (s3l_infer_value) and a column's types are combined with the widening
- * lattice of s3l_type_widen. A column that only held nulls has no type: it is never written with
+ * Each value gets a type (s3l__infer_value) and a column's types are combined with the widening
+ * lattice of s3l__type_widen. A column that only held nulls has no type: it is never written with
  * a guessed one, and waits for its first value (the issue 3 rule). CSV text is typed by its shape
  * (integer, float, bool, ISO-8601 date or timestamp); JSON strings only by the date shapes, since
  * a JSON string that looks like a number is still a string.
@@ -90,11 +90,11 @@ static int string_type(const struct s3l_value *v, const struct s3l_infer_options
 static int widen_into(struct s3l_type *acc, struct s3l_type *t)
 {
     struct s3l_type w;
-    int rc = s3l_type_widen(acc, t, &w);
-    s3l_type_cleanup(t);
+    int rc = s3l__type_widen(acc, t, &w);
+    s3l__type_cleanup(t);
     if (rc)
         return rc;
-    s3l_type_cleanup(acc);
+    s3l__type_cleanup(acc);
     *acc = w;
     return 0;
 }
@@ -120,15 +120,15 @@ static int list_type(const struct s3l_value *values, size_t i,
         j = values[j].end;
     }
     if (rc || (int)item.id == S3L__TYPE_NONE) {
-        s3l_type_cleanup(&item);
+        s3l__type_cleanup(&item);
         set_simple(out, (enum s3l_type_id)S3L__TYPE_NONE);
         return rc;
     }
     set_simple(out, S3L_TYPE_LIST);
     out->children = s3l_calloc(1, sizeof(*out->children));
     if (!out->children || !(out->children[0].name = s3l_strdup("item"))) {
-        s3l_type_cleanup(&item);
-        s3l_type_cleanup(out);
+        s3l__type_cleanup(&item);
+        s3l__type_cleanup(out);
         return S3L_ENOMEM;
     }
     out->n_children = 1;
@@ -152,13 +152,13 @@ static int struct_type(const struct s3l_value *values, size_t i,
             continue; /* "" or a name with U+0000 cannot be a column name: ignored */
         rc = infer_at(values, (size_t)(key - values) + 1, opt, depth + 1, &f.type);
         if (rc || (int)f.type.id == S3L__TYPE_NONE) {
-            s3l_type_cleanup(&f.type);
+            s3l__type_cleanup(&f.type);
             continue;
         }
         f.nullable = true;
         f.name = s3l_strndup(key->str, key->len);
         if (!f.name) {
-            s3l_type_cleanup(&f.type);
+            s3l__type_cleanup(&f.type);
             rc = S3L_ENOMEM;
             break;
         }
@@ -166,15 +166,15 @@ static int struct_type(const struct s3l_value *values, size_t i,
         struct s3l_type w;
         if ((int)acc.id == S3L__TYPE_NONE)
             acc.id = S3L_TYPE_STRUCT;
-        rc = s3l_type_widen(&acc, &one, &w);
-        s3l_field_cleanup(&f);
+        rc = s3l__type_widen(&acc, &one, &w);
+        s3l__field_cleanup(&f);
         if (rc == 0) {
-            s3l_type_cleanup(&acc);
+            s3l__type_cleanup(&acc);
             acc = w;
         }
     }
     if (rc) {
-        s3l_type_cleanup(&acc);
+        s3l__type_cleanup(&acc);
         set_simple(out, (enum s3l_type_id)S3L__TYPE_NONE);
         return rc;
     }
@@ -207,14 +207,14 @@ static bool untyped(const struct s3l_type *t)
 static void settle(struct s3l_type *t)
 {
     if (untyped(t)) {
-        s3l_type_cleanup(t); /* id 0: S3L__TYPE_NONE */
+        s3l__type_cleanup(t); /* id 0: S3L__TYPE_NONE */
         return;
     }
     size_t k = 0;
     for (size_t i = 0; i < t->n_children; i++) {
         struct s3l_field *f = &t->children[i];
         if (t->id == S3L_TYPE_STRUCT && untyped(&f->type)) {
-            s3l_field_cleanup(f);
+            s3l__field_cleanup(f);
             continue;
         }
         settle(&f->type);
@@ -223,7 +223,7 @@ static void settle(struct s3l_type *t)
     t->n_children = k;
 }
 
-int s3l_infer_value(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
+int s3l__infer_value(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
                     struct s3l_type *out)
 {
     return s3l__infer_value_at(values, i, opt, 0, out);
@@ -287,7 +287,7 @@ void s3l_infer_free(struct s3l_infer *inf)
         return;
     for (size_t i = 0; i < inf->n; i++) {
         s3l_free(inf->cols[i].name);
-        s3l_type_cleanup(&inf->cols[i].type);
+        s3l__type_cleanup(&inf->cols[i].type);
     }
     s3l_free(inf->cols);
     s3l_free(inf);
@@ -359,12 +359,12 @@ int s3l_infer_schema(const struct s3l_infer *inf, struct s3l_schema **out)
         if (untyped(&c->type))
             continue;
         struct s3l_field f = {.name = c->name, .nullable = true};
-        int rc = s3l_type_copy(&f.type, &c->type);
+        int rc = s3l__type_copy(&f.type, &c->type);
         if (rc == 0) {
             settle(&f.type);
-            rc = s3l_schema_add_field(s, &f, NULL);
+            rc = s3l__schema_add_field(s, &f, NULL);
         }
-        s3l_type_cleanup(&f.type);
+        s3l__type_cleanup(&f.type);
         if (rc) {
             s3l_schema_free(s);
             return rc;

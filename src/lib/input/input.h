@@ -17,6 +17,7 @@
 
 #include "input/steps.h"
 #include "s3l/input.h"
+#include "schema/schema_int.h"
 #include "util/util.h"
 
 /*
@@ -190,7 +191,16 @@ bool s3l__input_hint(struct s3l_error *err, enum s3l_input_format in_force, cons
 
 /* ---- inference and schema growth over a tape (infer.c, grow.c) ----------------------------- */
 
-/* s3l_infer_value for a value nested depth levels deep, so that a field grown inside a struct
+/*
+ * The type of one value (values[i] of a tape), by the rules of s3l_infer_add. out->id is 0 when
+ * the value says nothing (null, an empty array, an object of nulls). *out: s3l__type_cleanup.
+ * S3L_ENOMEM.
+ */
+int s3l__infer_value(const struct s3l_value *values, size_t i, const struct s3l_infer_options *opt,
+                    struct s3l_type *out);
+
+
+/* s3l__infer_value for a value nested depth levels deep, so that a field grown inside a struct
  * keeps to inference's nesting limit (deeper values become json). */
 int s3l__infer_value_at(const struct s3l_value *values, size_t i,
                         const struct s3l_infer_options *opt, int depth, struct s3l_type *out);

@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 
+#include "schema/schema_int.h"
 #include "parquet/pq.h"
 
 #define SLICE 4096

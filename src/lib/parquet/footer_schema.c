@@ -9,7 +9,7 @@
  *  - any other group is a struct, and a repeated field outside LIST/MAP is a list of required
  *    items ("Nested Types", unannotated repeated fields).
  * The tree is built with s3l_malloc and released, on failure too, by the schema module's
- * s3l_field_cleanup, so that s3l_schema_free frees what this returns.
+ * s3l__field_cleanup, so that s3l_schema_free frees what this returns.
  */
 #include "parquet/footer_internal.h"
 #include "schema/schema_int.h"
@@ -265,7 +265,7 @@ static int map_field(struct mapper *m, size_t i, bool in_list, struct s3l_field 
         rc = node_type(m, i, &out->type);
     }
     if (rc)
-        s3l_field_cleanup(out);
+        s3l__field_cleanup(out);
     return rc;
 }
 
@@ -310,7 +310,7 @@ int s3l_pq_footer_schema(const struct s3l_pq_footer *f, struct s3l_schema **out,
     s3l_free(m.end);
     if (rc) {
         for (size_t k = 0; k < s->n_fields; k++)
-            s3l_field_cleanup(&s->fields[k]);
+            s3l__field_cleanup(&s->fields[k]);
         s3l_free(s->fields);
         s3l_free(s);
         return rc;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "schema/schema_int.h"
 #include "codec/codec.h"
 #include "s3l/parquet.h"
 #include "thrift/thrift.h"

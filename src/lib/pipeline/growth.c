@@ -21,14 +21,14 @@ static int apply_hint(struct s3l_schema *s, const struct s3l_schema *hint)
         const struct s3l_field *h = &hint->fields[i];
         int at = s3l_schema_find(s, h->name, strlen(h->name));
         if (at < 0) {
-            if (s3l_schema_add_field(s, h, NULL) != 0)
+            if (s3l__schema_add_field(s, h, NULL) != 0)
                 return S3L_ENOMEM;
             continue;
         }
         struct s3l_type t;
-        if (s3l_type_copy(&t, &h->type) != 0)
+        if (s3l__type_copy(&t, &h->type) != 0)
             return S3L_ENOMEM;
-        s3l_type_cleanup(&s->fields[at].type);
+        s3l__type_cleanup(&s->fields[at].type);
         s->fields[at].type = t;
     }
     return 0;

@@ -39,7 +39,7 @@ int s3l__ident_schema(struct s3l_schema *s, const char *table, struct s3l_error 
         if (s->fields[at].type.id == S3L_TYPE_UUID)
             return 0;
         char type[128];
-        s3l_type_format(&s->fields[at].type, type, sizeof(type));
+        s3l__type_format(&s->fields[at].type, type, sizeof(type));
         return s3l_error_set(err, S3L_EINVALID_CONFIG,
                              "table %s: the schema declares column %s as %s, but the rows of an "
                              "at_least_once source carry their id there as uuid; declare it "
@@ -49,10 +49,10 @@ int s3l__ident_schema(struct s3l_schema *s, const char *table, struct s3l_error 
     struct s3l_field f = {0};
     f.name = (char *)S3L__IDENT_COLUMN;
     f.nullable = true;
-    int rc = s3l_type_parse("uuid", 4, &f.type, NULL);
+    int rc = s3l__type_parse("uuid", 4, &f.type, NULL);
     if (rc == 0)
-        rc = s3l_schema_add_field(s, &f, NULL);
-    s3l_type_cleanup(&f.type);
+        rc = s3l__schema_add_field(s, &f, NULL);
+    s3l__type_cleanup(&f.type);
     if (rc)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory adding %s to table %s",
                              S3L__IDENT_COLUMN, table);

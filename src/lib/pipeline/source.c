@@ -20,7 +20,6 @@
 
 #include "os/os.h"
 #include "runner.h"
-#include "input/steps.h"
 #include "s3l/input.h"
 #include "schema/schema_int.h"
 

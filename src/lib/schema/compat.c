@@ -28,7 +28,7 @@ static bool fits_string(enum s3l_type_id id, bool text)
 
 bool s3l__type_fits(const struct s3l_type *in, const struct s3l_type *rec, bool text)
 {
-    if (in->id == S3L__TYPE_NONE || rec->id == S3L_TYPE_JSON || s3l_type_equal(in, rec))
+    if (in->id == S3L__TYPE_NONE || rec->id == S3L_TYPE_JSON || s3l__type_equal(in, rec))
         return true;
     if (rec->id == S3L_TYPE_UTF8)
         return fits_string(in->id, text);
@@ -66,7 +66,7 @@ int s3l__schema_fit_sample(struct s3l_schema *rec, const struct s3l_schema *infe
         const struct s3l_field *f = &inferred->fields[i];
         int k = s3l_schema_find(rec, f->name, strlen(f->name));
         if (k < 0) {
-            int rc = s3l_schema_add_field(rec, f, err);
+            int rc = s3l__schema_add_field(rec, f, err);
             if (rc)
                 return rc;
             continue;
@@ -74,10 +74,10 @@ int s3l__schema_fit_sample(struct s3l_schema *rec, const struct s3l_schema *infe
         if (s3l__type_fits(&f->type, &rec->fields[k].type, text))
             continue;
         struct s3l_type t;
-        if (s3l_type_copy(&t, &f->type) != 0)
+        if (s3l__type_copy(&t, &f->type) != 0)
             return s3l_error_set(err, S3L_ENOMEM, "out of memory copying the type of column %s",
                                  f->name);
-        s3l_type_cleanup(&rec->fields[k].type);
+        s3l__type_cleanup(&rec->fields[k].type);
         rec->fields[k].type = t;
         rec->fields[k].nullable = rec->fields[k].nullable || f->nullable;
     }

@@ -51,8 +51,8 @@ static int widen_struct(const struct s3l_type *a, const struct s3l_type *b, stru
         }
         t.n_children++;
         f->nullable = true;
-        rc = fb ? s3l_type_widen(&fa->type, &fb->type, &f->type)
-                : s3l_type_copy(&f->type, &fa->type);
+        rc = fb ? s3l__type_widen(&fa->type, &fb->type, &f->type)
+                : s3l__type_copy(&f->type, &fa->type);
     }
     for (size_t j = 0; j < b->n_children && rc == 0; j++) {
         bool seen = false;
@@ -68,7 +68,7 @@ static int widen_struct(const struct s3l_type *a, const struct s3l_type *b, stru
         }
     }
     if (rc) {
-        s3l_type_cleanup(&t);
+        s3l__type_cleanup(&t);
         return rc;
     }
     *out = t;
@@ -88,9 +88,9 @@ static int widen_list(const struct s3l_type *a, const struct s3l_type *b, struct
     t.n_children = 1;
     f->nullable = a->children[0].nullable || b->children[0].nullable;
     if (rc == 0)
-        rc = s3l_type_widen(&a->children[0].type, &b->children[0].type, &f->type);
+        rc = s3l__type_widen(&a->children[0].type, &b->children[0].type, &f->type);
     if (rc) {
-        s3l_type_cleanup(&t);
+        s3l__type_cleanup(&t);
         return rc;
     }
     *out = t;
@@ -118,12 +118,12 @@ static int widen_decimal(const struct s3l_type *a, const struct s3l_type *b, str
     return 0;
 }
 
-int s3l_type_widen(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out)
+int s3l__type_widen(const struct s3l_type *a, const struct s3l_type *b, struct s3l_type *out)
 {
     if ((int)a->id == S3L__TYPE_NONE)
-        return s3l_type_copy(out, b);
-    if ((int)b->id == S3L__TYPE_NONE || s3l_type_equal(a, b))
-        return s3l_type_copy(out, a);
+        return s3l__type_copy(out, b);
+    if ((int)b->id == S3L__TYPE_NONE || s3l__type_equal(a, b))
+        return s3l__type_copy(out, a);
     if (a->id == S3L_TYPE_STRUCT && b->id == S3L_TYPE_STRUCT)
         return widen_struct(a, b, out);
     if (a->id == S3L_TYPE_LIST && b->id == S3L_TYPE_LIST)
@@ -142,9 +142,9 @@ int s3l_type_widen(const struct s3l_type *a, const struct s3l_type *b, struct s3
     const struct s3l_type *d = a->id == S3L_TYPE_DATE32 ? a : b;
     const struct s3l_type *ts = d == a ? b : a;
     if (d->id == S3L_TYPE_DATE32 && ts->id == S3L_TYPE_TIMESTAMP && !ts->tz)
-        return s3l_type_copy(out, ts);
+        return s3l__type_copy(out, ts);
     if (a->id == S3L_TYPE_TIMESTAMP && b->id == S3L_TYPE_TIMESTAMP && !a->tz == !b->tz) {
-        int rc = s3l_type_copy(out, a->unit >= b->unit ? a : b);
+        int rc = s3l__type_copy(out, a->unit >= b->unit ? a : b);
         return rc;
     }
     return simple(out, S3L_TYPE_UTF8);
@@ -175,13 +175,13 @@ static int drift(const struct s3l_schema_merge_options *opt, const struct s3l_fi
  */
 static int grow_type(struct s3l_type *t, const struct s3l_type *in, bool *ch)
 {
-    if (s3l_type_equal(t, in))
+    if (s3l__type_equal(t, in))
         return 0;
     if (t->id != in->id || (t->id != S3L_TYPE_STRUCT && t->n_children != in->n_children))
         return 1;
     if (t->id == S3L_TYPE_LIST || t->id == S3L_TYPE_MAP) {
         /* A list item or a map value may grow; a map's key may not. */
-        if (t->id == S3L_TYPE_MAP && !s3l_type_equal(&t->children[0].type, &in->children[0].type))
+        if (t->id == S3L_TYPE_MAP && !s3l__type_equal(&t->children[0].type, &in->children[0].type))
             return 1;
         for (size_t i = 0; i < t->n_children; i++) {
             struct s3l_field *f = &t->children[i];
@@ -274,11 +274,11 @@ int s3l_schema_merge(const struct s3l_schema *recorded, const struct s3l_schema 
                 break;
             }
             struct s3l_type t;
-            if (s3l_type_copy(&t, &in->type) != 0) {
+            if (s3l__type_copy(&t, &in->type) != 0) {
                 rc = s3l_error_set(err, S3L_ENOMEM, "out of memory merging schemas");
                 break;
             }
-            s3l_type_cleanup(&f->type);
+            s3l__type_cleanup(&f->type);
             f->type = t;
             ch = true;
         }
@@ -294,7 +294,7 @@ int s3l_schema_merge(const struct s3l_schema *recorded, const struct s3l_schema 
         const struct s3l_field *in = &incoming->fields[j];
         if (s3l_schema_find(m, in->name, strlen(in->name)) >= 0)
             continue;
-        rc = s3l_schema_add_field(m, in, err);
+        rc = s3l__schema_add_field(m, in, err);
         ch = true;
     }
     if (rc) {

@@ -19,7 +19,7 @@ void s3l_schema_free(struct s3l_schema *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->n_fields; i++)
-        s3l_field_cleanup(&s->fields[i]);
+        s3l__field_cleanup(&s->fields[i]);
     s3l_free(s->fields);
     s3l_free(s);
 }
@@ -56,7 +56,7 @@ int s3l_schema_find(const struct s3l_schema *s, const char *name, size_t name_le
     return -1;
 }
 
-int s3l_schema_add_field(struct s3l_schema *s, const struct s3l_field *f, struct s3l_error *err)
+int s3l__schema_add_field(struct s3l_schema *s, const struct s3l_field *f, struct s3l_error *err)
 {
     if (s3l_schema_find(s, f->name, strlen(f->name)) >= 0)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "column \"%s\" is already in the schema",
@@ -112,11 +112,11 @@ static int column_from_json(json_t *col, size_t index, struct s3l_field *f, stru
         return s3l_error_set(err, S3L_EINVALID_CONFIG,
                              "schema column %zu (\"%s\"): a key column cannot be nullable", index,
                              nm);
-    int rc = s3l_type_parse(json_string_value(type), json_string_length(type), &f->type, err);
+    int rc = s3l__type_parse(json_string_value(type), json_string_length(type), &f->type, err);
     if (rc)
         return s3l_error_prefix(err, "schema column %zu (\"%s\")", index, nm);
     if (!(f->name = s3l_strdup(nm))) {
-        s3l_type_cleanup(&f->type);
+        s3l__type_cleanup(&f->type);
         return s3l_error_set(err, S3L_ENOMEM, "out of memory reading the schema");
     }
     return 0;
@@ -177,13 +177,13 @@ int s3l_schema_to_json(const struct s3l_schema *s, char **out, size_t *out_len)
     int rc = s3l_buf_append_str(&b, "[");
     for (size_t i = 0; i < s->n_fields && rc == 0; i++) {
         const struct s3l_field *f = &s->fields[i];
-        size_t need = s3l_type_format(&f->type, NULL, 0);
+        size_t need = s3l__type_format(&f->type, NULL, 0);
         char *tn = s3l_malloc(need + 1);
         if (!tn) {
             rc = S3L_ENOMEM;
             break;
         }
-        s3l_type_format(&f->type, tn, need + 1);
+        s3l__type_format(&f->type, tn, need + 1);
         json_t *o = json_pack("{s:s, s:s, s:b, s:b}", "name", f->name, "type", tn, "nullable",
                               (int)f->nullable, "key", (int)f->key);
         s3l_free(tn);
@@ -215,4 +215,51 @@ size_t s3l_schema_n_fields(const struct s3l_schema *s)
 const struct s3l_field *s3l_schema_field(const struct s3l_schema *s, size_t i)
 {
     return &s->fields[i];
+}
+
+int s3l_schema_add_column(struct s3l_schema *s, const char *name, const char *type, bool nullable,
+                          bool key, struct s3l_error *err)
+{
+    if (!name || !*name)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "a column needs a non-empty name");
+    if (!type || !*type)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG, "column \"%s\": no type given", name);
+    if (key && nullable)
+        return s3l_error_set(err, S3L_EINVALID_CONFIG,
+                             "column \"%s\": a key column cannot be nullable", name);
+    struct s3l_field f = {0};
+    f.name = (char *)name; /* borrowed: s3l__schema_add_field copies the field */
+    f.nullable = nullable;
+    f.key = key;
+    int rc = s3l__type_parse(type, strlen(type), &f.type, err);
+    if (rc)
+        return s3l_error_prefix(err, "column \"%s\"", name);
+    rc = s3l__schema_add_field(s, &f, err);
+    s3l__type_cleanup(&f.type);
+    return rc;
+}
+
+const char *s3l_field_name(const struct s3l_field *f)
+{
+    return f->name;
+}
+
+bool s3l_field_nullable(const struct s3l_field *f)
+{
+    return f->nullable;
+}
+
+bool s3l_field_key(const struct s3l_field *f)
+{
+    return f->key;
+}
+
+enum s3l_type_id s3l_field_type_id(const struct s3l_field *f)
+{
+    return f->type.id;
+}
+
+size_t s3l_field_type_name(const struct s3l_field *f, char *out, size_t cap)
+{
+    return s3l__type_format(&f->type, out, cap);
 }

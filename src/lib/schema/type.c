@@ -178,7 +178,7 @@ static void format_type(struct out *o, const struct s3l_type *t)
     }
 }
 
-size_t s3l_type_format(const struct s3l_type *t, char *out, size_t cap)
+size_t s3l__type_format(const struct s3l_type *t, char *out, size_t cap)
 {
     struct out o = {out, cap ? cap - 1 : 0, 0};
     format_type(&o, t);
@@ -189,7 +189,7 @@ size_t s3l_type_format(const struct s3l_type *t, char *out, size_t cap)
 
 char *s3l__type_name(const struct s3l_type *t, char *buf, size_t cap)
 {
-    size_t need = s3l_type_format(t, buf, cap);
+    size_t need = s3l__type_format(t, buf, cap);
     if (need >= cap && cap > 4)
         memcpy(buf + cap - 4, "...", 4);
     return buf;
@@ -197,23 +197,23 @@ char *s3l__type_name(const struct s3l_type *t, char *buf, size_t cap)
 
 /* ---- copy, equality, cleanup --------------------------------------------------------------- */
 
-void s3l_type_cleanup(struct s3l_type *t)
+void s3l__type_cleanup(struct s3l_type *t)
 {
     if (!t)
         return;
     s3l_free(t->tz);
     for (size_t i = 0; i < t->n_children; i++)
-        s3l_field_cleanup(&t->children[i]);
+        s3l__field_cleanup(&t->children[i]);
     s3l_free(t->children);
     memset(t, 0, sizeof(*t));
 }
 
-void s3l_field_cleanup(struct s3l_field *f)
+void s3l__field_cleanup(struct s3l_field *f)
 {
     if (!f)
         return;
     s3l_free(f->name);
-    s3l_type_cleanup(&f->type);
+    s3l__type_cleanup(&f->type);
     f->name = NULL;
 }
 
@@ -225,7 +225,7 @@ int s3l__field_copy(struct s3l_field *dst, const struct s3l_field *src)
         return S3L_ENOMEM;
     dst->nullable = src->nullable;
     dst->key = src->key;
-    int rc = s3l_type_copy(&dst->type, &src->type);
+    int rc = s3l__type_copy(&dst->type, &src->type);
     if (rc) {
         s3l_free(dst->name);
         dst->name = NULL;
@@ -233,7 +233,7 @@ int s3l__field_copy(struct s3l_field *dst, const struct s3l_field *src)
     return rc;
 }
 
-int s3l_type_copy(struct s3l_type *dst, const struct s3l_type *src)
+int s3l__type_copy(struct s3l_type *dst, const struct s3l_type *src)
 {
     struct s3l_type t = *src;
     t.tz = NULL;
@@ -244,12 +244,12 @@ int s3l_type_copy(struct s3l_type *dst, const struct s3l_type *src)
     if (src->n_children) {
         t.children = s3l_calloc(src->n_children, sizeof(*t.children));
         if (!t.children) {
-            s3l_type_cleanup(&t);
+            s3l__type_cleanup(&t);
             return S3L_ENOMEM;
         }
         for (size_t i = 0; i < src->n_children; i++) {
             if (s3l__field_copy(&t.children[i], &src->children[i]) != 0) {
-                s3l_type_cleanup(&t);
+                s3l__type_cleanup(&t);
                 return S3L_ENOMEM;
             }
             t.n_children = i + 1;
@@ -266,7 +266,7 @@ static bool str_eq(const char *a, const char *b)
     return strcmp(a, b) == 0;
 }
 
-bool s3l_type_equal(const struct s3l_type *a, const struct s3l_type *b)
+bool s3l__type_equal(const struct s3l_type *a, const struct s3l_type *b)
 {
     if (a->id != b->id || a->n_children != b->n_children)
         return false;
@@ -294,7 +294,7 @@ bool s3l_type_equal(const struct s3l_type *a, const struct s3l_type *b)
     for (size_t i = 0; i < a->n_children; i++) {
         const struct s3l_field *fa = &a->children[i], *fb = &b->children[i];
         if (!str_eq(fa->name, fb->name) || fa->nullable != fb->nullable ||
-            !s3l_type_equal(&fa->type, &fb->type))
+            !s3l__type_equal(&fa->type, &fb->type))
             return false;
     }
     return true;
@@ -533,7 +533,7 @@ static int parse_field(struct parser *p, struct s3l_field *f, const char *defaul
         f->nullable = false;
     return 0;
 fail:
-    s3l_field_cleanup(f);
+    s3l__field_cleanup(f);
     return rc;
 }
 
@@ -761,7 +761,7 @@ static int parse_type(struct parser *p, struct s3l_type *t)
     return rc;
 }
 
-int s3l_type_parse(const char *text, size_t len, struct s3l_type *out, struct s3l_error *err)
+int s3l__type_parse(const char *text, size_t len, struct s3l_type *out, struct s3l_error *err)
 {
     struct parser p = {text, len, 0, 0, err};
     struct s3l_type t;
@@ -772,7 +772,7 @@ int s3l_type_parse(const char *text, size_t len, struct s3l_type *out, struct s3
             rc = fail(&p, "the end of the type");
     }
     if (rc != 0) {
-        s3l_type_cleanup(&t);
+        s3l__type_cleanup(&t);
         if (rc == S3L_ENOMEM)
             s3l_error_set(err, S3L_ENOMEM, "out of memory parsing a type");
         return rc;

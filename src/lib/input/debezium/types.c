@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "schema/schema_int.h"
 #include "input/debezium/debezium.h"
 
 size_t s3l__dbz_member(const struct s3l_value *v, size_t obj, const char *key)
@@ -168,13 +169,13 @@ static int add_hint(struct s3l_schema *s, const char *name, size_t len, const ch
     if (s3l_schema_find(s, name, len) >= 0)
         return 0;
     struct s3l_field f = {0};
-    int rc = s3l_type_parse(type, strlen(type), &f.type, NULL);
+    int rc = s3l__type_parse(type, strlen(type), &f.type, NULL);
     if (rc)
         return rc == S3L_ENOMEM ? rc : S3L_EINTERNAL;
     f.nullable = true;
     f.name = s3l_strndup(name, len);
-    rc = f.name ? s3l_schema_add_field(s, &f, NULL) : S3L_ENOMEM;
-    s3l_field_cleanup(&f);
+    rc = f.name ? s3l__schema_add_field(s, &f, NULL) : S3L_ENOMEM;
+    s3l__field_cleanup(&f);
     return rc;
 }
 
