@@ -111,6 +111,30 @@ struct s3l_copy_item {
     uint64_t size;
 };
 
+/* One put of a batch (s3l_store_put_many): key, its bytes (len, borrowed for the call) and
+ * options (NULL: none), as s3l_store_put takes them; rc and err are the item's outcome, filled
+ * by the call (err zeroed first). */
+struct s3l_put_item {
+    const char *key;
+    const void *data;
+    size_t len;
+    const struct s3l_put_options *opts;
+    int rc;
+    struct s3l_error err;
+};
+
+/* What one read sent ahead asks for (s3l_store_read_ahead). */
+enum s3l_read_kind {
+    S3L_READ_GET,  /* get of the whole object (offset 0, to the end) with cap max */
+    S3L_READ_STAT, /* stat */
+    S3L_READ_LIST  /* list of every object under key as the prefix ("" for all) */
+};
+struct s3l_read_item {
+    enum s3l_read_kind kind;
+    const char *key;
+    size_t max; /* S3L_READ_GET: the max of the get it stands for */
+};
+
 /* The store operations the dispatch functions count one by one (s3l_store.op_n). */
 enum s3l_store_op {
     S3L_STORE_OP_UPLOAD,
@@ -266,7 +290,29 @@ struct s3l_store_ops {
      */
     int (*list_uploads)(struct s3l_store *s, const char *prefix, s3l_store_uploads_cb cb,
                         void *ctx, struct s3l_error *err);
+    /*
+     * Optional (NULL: put, item by item). n independent puts (n >= 2), sent together (S3: the
+     * PutObjects at once, up to the client's in-flight limit). Every item is tried and gets its
+     * own rc and err (S3L_EPRECONDITION_FAILED for its failed condition); returns 0 when all
+     * succeeded, else the first failing item's code.
+     */
+    int (*put_many)(struct s3l_store *s, struct s3l_put_item *items, size_t n);
+    /*
+     * Optional (NULL: nothing is read ahead; the local backend's reads are a few system calls).
+     * Sends the n reads together and keeps their answers (successes and failures alike) for a
+     * while, so that the next matching s3l_store_get (offset 0, to the end, the same max),
+     * s3l_store_stat or s3l_store_list (the same prefix) is answered from them with no request.
+     * What is kept is dropped by every write (put, upload, copy, remove, staged complete) to a
+     * key it is for (a listing: to a key under its prefix), whether that write succeeds or not,
+     * and after S3L_STORE_READ_AHEAD_NS. Never blocks for longer than the reads; never fails
+     * (what could not be read is read again by the later call).
+     */
+    void (*read_ahead)(struct s3l_store *s, const struct s3l_read_item *items, size_t n);
 };
+
+/* How long what read_ahead kept may answer a read: 10 s, time for a start's reads (the open, the
+ * streams) and short enough that what another writer changed meanwhile is read again. */
+#define S3L_STORE_READ_AHEAD_NS (10ll * 1000 * 1000 * 1000)
 
 /* The base every backend embeds first. */
 struct s3l_store {
@@ -316,6 +362,15 @@ int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key
  * s3l_store_copy_sized each, stopping at the first failure). Errors as ops->copy_many. */
 int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
                         struct s3l_error *err);
+/* Puts items[0..n) (ops->put_many when n >= 2, each counted as a put; else s3l_store_put each,
+ * every item tried). Every item's rc and err are filled; returns 0 when all succeeded, else the
+ * first failing item's code with its err copied to err (may be NULL). A key that breaks the rules
+ * above fails the whole call with S3L_EINVALID_ARGUMENT before anything is sent. */
+int s3l_store_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n,
+                       struct s3l_error *err);
+/* ops->read_ahead if set (items whose key breaks the rules above are left out); else nothing.
+ * Not counted as operations: the reads it answers are counted when they are made. */
+void s3l_store_read_ahead(struct s3l_store *s, const struct s3l_read_item *items, size_t n);
 /* Deletes keys[0..n) (ops->remove_many when n >= 2, counted as one "remove_many"; else one
  * s3l_store_remove each). A missing key is success; the first failure is returned. */
 int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n,
