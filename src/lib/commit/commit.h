@@ -207,12 +207,10 @@ int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, str
  * data then dead-letter. Deterministic bytes for the same input. S3L_ENOMEM.
  */
 int s3l__marker_encode(const struct s3l__ckpt *c, const char *table, char **out, size_t *len);
-/*
- * Writes the marker put-if-absent; an existing marker with the same bytes is success (a
- * recovery repeating the step), other bytes S3L_ECONFLICT.
- */
-int s3l__marker_put(struct s3l_store *s, const char *key, const char *doc, size_t len,
-                    struct s3l_error *err);
+/* The check of a marker whose put-if-absent failed (S3L_EPRECONDITION_FAILED: it exists): 0 when
+ * its bytes are doc's, S3L_ECONFLICT naming key when not, or the read's error. */
+int s3l__marker_check(struct s3l_store *s, const char *key, const char *doc, size_t len,
+                      struct s3l_error *err);
 /* Parses a marker and calls cb with it (inspect.c). S3L_ECORRUPT naming key. */
 int s3l__marker_decode(const char *text, size_t len, const char *key,
                        int (*cb)(void *ctx, const struct s3l_dest_marker *m), void *ctx,
@@ -233,6 +231,7 @@ int s3l__marker_names(struct s3l_store *s, const char *table,
 #define S3L__EV_AFTER_CHECKPOINT "after-checkpoint"
 #define S3L__EV_BETWEEN_COPIES   "between-copies"
 #define S3L__EV_BEFORE_MARKER    "before-marker"
+#define S3L__EV_BETWEEN_MARKERS  "between-markers"
 #define S3L__EV_AFTER_MARKER     "after-marker"
 #define S3L__EV_AFTER_COMMIT     "after-commit"
 #define S3L__EV_IN_GC            "in-gc"
