@@ -164,6 +164,8 @@ static void put_many_item_by_item(void **state)
     struct s3l_put_item bad[2] = {{"m/d.json", "D", 1, NULL, 0, {0}}, {"../x", "X", 1, NULL, 0, {0}}};
     s3l_error_clear(&err);
     assert_int_equal(s3l_store_put_many(f->s, bad, 2, &err), S3L_EINVALID_ARGUMENT);
+    assert_int_equal(bad[0].rc, S3L_EINVALID_ARGUMENT); /* the batch as a whole: none sent */
+    assert_int_equal(bad[1].rc, S3L_EINVALID_ARGUMENT);
     assert_null(read_all(f->s, "m/d.json"));
     struct s3l_read_item ra[] = {{S3L_READ_GET, "m/a.json", 100}, {S3L_READ_LIST, "m/", 0}};
     uint64_t ops = f->s->n_ops;

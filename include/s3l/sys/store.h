@@ -365,7 +365,8 @@ int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, 
 /* Puts items[0..n) (ops->put_many when n >= 2, each counted as a put; else s3l_store_put each,
  * every item tried). Every item's rc and err are filled; returns 0 when all succeeded, else the
  * first failing item's code with its err copied to err (may be NULL). A key that breaks the rules
- * above fails the whole call with S3L_EINVALID_ARGUMENT before anything is sent. */
+ * above fails the whole call with S3L_EINVALID_ARGUMENT before anything is sent (every item's rc
+ * then that code, its err naming the key). */
 int s3l_store_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n,
                        struct s3l_error *err);
 /* ops->read_ahead if set (items whose key breaks the rules above are left out); else nothing.

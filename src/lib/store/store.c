@@ -284,13 +284,17 @@ int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n
 int s3l_store_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n,
                        struct s3l_error *err)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!s3l_store_key_valid(items[i].key))
-            return bad_key(err, items[i].key);
     for (size_t i = 0; i < n; i++) {
         items[i].rc = 0;
         s3l_error_clear(&items[i].err);
     }
+    for (size_t i = 0; i < n; i++)
+        if (!s3l_store_key_valid(items[i].key)) {
+            /* refused as a whole: nothing was sent, and every item says so */
+            for (size_t j = 0; j < n; j++)
+                items[j].rc = bad_key(&items[j].err, items[i].key);
+            return bad_key(err, items[i].key);
+        }
     int first = -1; /* the first failing item */
     if (n < 2 || !s->ops->put_many) {
         for (size_t i = 0; i < n; i++) {
