@@ -496,6 +496,70 @@ int s3l_s3_copy(struct s3l_s3_client *c, const char *src_bucket, const char *src
 int s3l_s3_copy_objects(struct s3l_s3_client *c, const char *bucket, const char *const *src_keys,
                         const char *const *keys, size_t n, struct s3l_error *err);
 
+/*
+ * One PutObject of a batch (s3l_s3_put_objects): key, its body (len bytes, borrowed until the
+ * call returns) and options (NULL: none), as s3l_s3_put_object takes them; rc, err and etag are
+ * the answer, filled by the call (etag without quotes, "" on failure).
+ */
+struct s3l_s3_put_item {
+    const char *key;
+    const void *data;
+    size_t len;
+    const struct s3l_s3_put_options *opts;
+    int rc;
+    struct s3l_error err;
+    char etag[S3L_S3_ETAG_MAX];
+};
+
+/*
+ * n PutObjects within bucket, sent together (up to the client's in-flight limit at once, each
+ * retried as any request, each with its integrity header and conditions): one round trip for
+ * all of them instead of n (issue 14 item 2: the markers of an epoch's streams). Every item is
+ * sent and answered on its own: a failed one (S3L_EPRECONDITION_FAILED for a condition that
+ * failed, or any error of s3l_s3_put_object, in the item's err naming its key) does not stop
+ * the others. Returns 0 when every item succeeded, else the first failing item's code.
+ */
+int s3l_s3_put_objects(struct s3l_s3_client *c, const char *bucket, struct s3l_s3_put_item *items,
+                       size_t n);
+
+/* What one read of a batch (s3l_s3_read_objects) asks for. */
+enum s3l_s3_read_kind {
+    S3L_S3_READ_GET,  /* GetObject of the whole object, at most max bytes */
+    S3L_S3_READ_HEAD, /* HeadObject */
+    S3L_S3_READ_LIST  /* the first page (1,000 keys) of ListObjectsV2 under key as the prefix */
+};
+
+/*
+ * One read of a batch: kind and key (the prefix for a list; "" lists the bucket), max for a
+ * GET (the cap on the body; over it: S3L_ETOO_LARGE). Filled by the call: rc and err (as the
+ * single operation would give them: S3L_ENOT_FOUND for a missing key, a 403 on GET/HEAD settled
+ * as s3l_s3_get_object settles it); for a GET data (owned by the caller, s3l_free;
+ * NUL-terminated, the NUL not counted in len) and object (size = the object's bytes, ETag,
+ * Last-Modified); for a HEAD object; for a list page (s3l_s3_list_page_free; page.truncated
+ * says whether more keys follow).
+ */
+struct s3l_s3_read_item {
+    enum s3l_s3_read_kind kind;
+    const char *key;
+    size_t max;
+    int rc;
+    struct s3l_error err;
+    uint8_t *data;
+    size_t len;
+    struct s3l_s3_object object;
+    struct s3l_s3_list_page page;
+};
+
+/*
+ * n independent reads within bucket, sent together (up to the client's in-flight limit at once,
+ * each retried as any request): one round trip for a start's checkpoint, schema records and
+ * listings instead of one each (issue 14 item 2). Each item gets its own answer (above); a 403
+ * on a GET or HEAD is settled afterwards, one by one. Never fails as a whole: an item that
+ * could not even be prepared (a bad key, no memory) has that error.
+ */
+void s3l_s3_read_objects(struct s3l_s3_client *c, const char *bucket,
+                         struct s3l_s3_read_item *items, size_t n);
+
 /* As s3l_s3_copy, with the source's size in bytes already known (from a checkpoint or a listing):
  * no HeadObject is sent to learn it, so a copy up to threshold is the one CopyObject request.
  * A wrong size only picks the other method: CopyObject refuses a source over 5 GiB (the error is

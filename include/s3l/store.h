@@ -115,6 +115,30 @@ struct s3l_copy_item {
     uint64_t size;
 };
 
+/* One put of a batch (s3l_store_put_many): key, its bytes (len, borrowed for the call) and
+ * options (NULL: none), as s3l_store_put takes them; rc and err are the item's outcome, filled
+ * by the call (err zeroed first). */
+struct s3l_put_item {
+    const char *key;
+    const void *data;
+    size_t len;
+    const struct s3l_put_options *opts;
+    int rc;
+    struct s3l_error err;
+};
+
+/* What one read sent ahead asks for (s3l_store_read_ahead). */
+enum s3l_read_kind {
+    S3L_READ_GET,  /* get of the whole object (offset 0, to the end) with cap max */
+    S3L_READ_STAT, /* stat */
+    S3L_READ_LIST  /* list of every object under key as the prefix ("" for all) */
+};
+struct s3l_read_item {
+    enum s3l_read_kind kind;
+    const char *key;
+    size_t max; /* S3L_READ_GET: the max of the get it stands for */
+};
+
 /* The store operations the dispatch functions count one by one (s3l_store.op_n). */
 enum s3l_store_op {
     S3L_STORE_OP_UPLOAD,
@@ -244,6 +268,16 @@ int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key
  * s3l_store_copy_sized each, stopping at the first failure). Errors as ops->copy_many. */
 int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
                         struct s3l_error *err);
+/* Puts items[0..n) (ops->put_many when n >= 2, each counted as a put; else s3l_store_put each,
+ * every item tried). Every item's rc and err are filled; returns 0 when all succeeded, else the
+ * first failing item's code with its err copied to err (may be NULL). A key that breaks the rules
+ * above fails the whole call with S3L_EINVALID_ARGUMENT before anything is sent (every item's rc
+ * then that code, its err naming the key). */
+int s3l_store_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n,
+                       struct s3l_error *err);
+/* ops->read_ahead if set (items whose key breaks the rules above are left out); else nothing.
+ * Not counted as operations: the reads it answers are counted when they are made. */
+void s3l_store_read_ahead(struct s3l_store *s, const struct s3l_read_item *items, size_t n);
 /* Deletes keys[0..n) (ops->remove_many when n >= 2, counted as one "remove_many"; else one
  * s3l_store_remove each). A missing key is success; the first failure is returned. */
 int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n,
@@ -291,6 +325,9 @@ unsigned s3l_store_caps(const struct s3l_store *s);
 /* Whether s3l_store_copy_many sends a batch at once (the backend has copy_many: S3 sends the
  * CopyObjects together) rather than copying one by one. */
 bool s3l_store_copies_in_batches(const struct s3l_store *s);
+/* Whether s3l_store_put_many sends a batch at once (the backend has put_many: S3 sends the
+ * PutObjects together) rather than putting one by one. */
+bool s3l_store_puts_in_batches(const struct s3l_store *s);
 /* Bytes given to upload_write and put since the store was opened (read atomically). */
 uint64_t s3l_store_bytes_written(const struct s3l_store *s);
 

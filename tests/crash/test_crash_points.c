@@ -169,6 +169,52 @@ static void named_points(void **state)
     }
 }
 
+/* The same for an epoch of two tables (issue 14 item 2): every copy of both streams comes before
+ * the first marker, and the markers follow one another (between-markers, on S3 sent together).
+ * Epoch 1 stages 2 files per table (6 rows each, file_size 30); each table's two copies are one
+ * batch (the crash store passes it on item by item, between-copies between two): t0's, then
+ * t1's, so the second between-copies falls between t1's copies, with t0's marker not yet put
+ * (before, each stream's marker followed its own copies: there it was). */
+static void named_points_two_tables(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *point;
+        unsigned nth;
+        bool pending;
+        unsigned staged, data_files, markers;
+    } cases[] = {
+        {"after-checkpoint", 1, true, 4, 0, 0}, {"between-copies", 1, true, 4, 1, 0},
+        {"between-copies", 2, true, 4, 3, 0},   {"before-marker", 1, true, 4, 4, 0},    {"between-markers", 1, true, 4, 4, 1},
+        {"after-marker", 1, true, 4, 4, 2},     {"after-commit", 1, false, 4, 4, 2},
+    };
+    for (size_t i = 0; i < S3L_ARRAY_LEN(cases); i++) {
+        struct lake l;
+        lake_new(&l);
+        struct s3l_test_run r = {.url = l.url,
+                                 .pipeline = "pm",
+                                 .lanes = 1,
+                                 .tables = 2,
+                                 .file_size = 30,
+                                 .total_rows = 24,
+                                 .epoch_rows = 12};
+        char what[64];
+        snprintf(what, sizeof(what), "two tables, %s #%u", cases[i].point, cases[i].nth);
+        int status = run_child(&r, 0, cases[i].point, cases[i].nth);
+        if (!killed(status))
+            fail_msg("%s: the child did not die by SIGKILL (status %d)", what, status);
+        struct s3l_test_census c;
+        assert_int_equal(s3l_test_census(&r, &c), 0);
+        if (c.pending != cases[i].pending || c.staged != cases[i].staged ||
+            c.data_files != cases[i].data_files || c.markers != cases[i].markers)
+            fail_msg("%s: pending %d staged %u files %u markers %u; expected %d %u %u %u", what,
+                     c.pending, c.staged, c.data_files, c.markers, cases[i].pending,
+                     cases[i].staged, cases[i].data_files, cases[i].markers);
+        recover_and_check(&r, what);
+        lake_rm(&l);
+    }
+}
+
 static void crash_in_gc(void **state)
 {
     (void)state;
@@ -297,6 +343,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(crash_at_every_operation),
         cmocka_unit_test(named_points),
+        cmocka_unit_test(named_points_two_tables),
         cmocka_unit_test(crash_in_gc),
         cmocka_unit_test(random_kills_and_idempotent_rerun),
     };

@@ -3,8 +3,12 @@
 // operation and key on the proxy's side, compared with the plan of docs/internals/commit.md
 // ("Requests per epoch"). It fails when a run or an epoch costs more than the plan says, so a
 // repeated read (a second GET of the checkpoint, a HEAD before a copy) cannot come back unseen,
-// when an epoch's copies do not travel together, and when `s3land write --json` reports other
-// counts than the proxy saw (per run and per epoch).
+// when requests that go out together do not overlap at the proxy (every read, copy and marker
+// answered 50 ms late, so that requests sent one after the other never overlap): an epoch's
+// copies, the start's reads (the markers' listing with the checkpoint; a stream's records'
+// listing with its record), the markers of an epoch's streams (two tables through `run
+// --config`: after every copy, before the committed checkpoint), and when `s3land write --json`
+// reports other counts than the proxy saw (per run and per epoch).
 // Runs in the s3 label against the fixture's RGW (S3L_RGW_ENV).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -52,16 +56,20 @@ const schema = schemaFile(work, 'ev.json', [{ name: 'id', type: 'int64' },
     { name: 'name', type: 'string' }, { name: 'v', type: 'float64' }]);
 
 // One CLI run through the proxy: its --json events and the proxy's log of what it sent.
-async function run(lake, extra) {
+async function run(lake, extra, argv = null) {
     await control('reset', 'POST');
-    // Copies answered 50 ms late: copies sent one after the other can never overlap then.
-    await control('rules', 'POST', JSON.stringify([{ op: 'CopyObject', times: -1, action: 'slow',
-        delayMs: 50 }]));
-    const r = spawnSync(S3LAND, ['write', '--url', `s3://${rgw.RGW_BUCKET}/${prefix}/${lake}`,
+    // Copies, reads and markers answered 50 ms late: requests sent one after the other can never
+    // overlap then.
+    const slow = (op, more = {}) => ({ op, times: -1, action: 'slow', delayMs: 50, ...more });
+    await control('rules', 'POST', JSON.stringify([slow('CopyObject'), slow('GetObject'),
+        slow('ListObjectsV2'), slow('PutObject', { keyIncludes: '/_openetl/markers/' })]));
+    const r = spawnSync(S3LAND, argv || ['write', '--url', `s3://${rgw.RGW_BUCKET}/${prefix}/${lake}`,
         '--table', 'ev', '--schema', schema, '--json', ...extra, input], { env, encoding: 'utf8' });
-    check(r.status === 0, `s3land write ${lake} exits 0 (${r.status}: ${r.stderr.trim()})`);
+    check(r.status === 0, `s3land ${lake} exits 0 (${r.status}: ${r.stderr.trim()})`);
     const events = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     const { log, maxInFlight } = JSON.parse(await control('counts'));
+    if (process.env.S3L_PLAN_DEBUG)
+        console.log(JSON.stringify({ stdout: r.stdout, log }, null, 1));
     return { events, maxInFlight,
         log: log.filter((e) => e.key === '' || e.key.startsWith(`${prefix}/${lake}/`)) };
 }
@@ -72,6 +80,18 @@ const byOp = (log) => {
     return m;
 };
 const same = (a, b) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+// Two requests overlapped at the proxy: each arrived before the other was answered.
+const overlap = (a, b) => a.t0 < b.t1 && b.t0 < a.t1;
+// The requests of op whose key holds part (a list's: whose prefix ends with part).
+const find = (log, op, part) => log.filter((e) => e.op === op &&
+    (op === 'ListObjectsV2' ? e.prefix.endsWith(part) : e.key.includes(part)));
+function overlapped(log, what, a, b) {
+    check(a.length === 1 && b.length === 1, `${what}: one request each (${a.length}, ${b.length})`);
+    if (a.length === 1 && b.length === 1)
+        check(overlap(a[0], b[0]), `${what}: they travel together (${a[0].op} ` +
+            `${Math.round(a[0].t0)}-${Math.round(a[0].t1)} ms, ${b[0].op} ` +
+            `${Math.round(b[0].t0)}-${Math.round(b[0].t1)} ms)`);
+}
 const epochOf = (key) => { const m = /-(\d{20})[.-]/.exec(path.basename(key)); return m ? Number(m[1]) : 0; };
 const kind = (key) => key.includes('/_openetl/checkpoints/') ? 'checkpoint'
     : key.includes('/_openetl/schemas/') ? 'schema' : key.includes('/_openetl/markers/') ? 'marker'
@@ -107,6 +127,12 @@ async function checkRun(lake, E, f, extra) {
     const reads = (k) => log.filter((e) => e.op === 'GetObject' && kind(e.key) === k).length;
     check(reads('checkpoint') === 1, `${lake}: the checkpoint is read once (${reads('checkpoint')})`);
     check(reads('schema') === 1, `${lake}: the schema record is read once (${reads('schema')})`);
+    // The start's reads in two round trips, not four: the markers' listing (landed elsewhere?)
+    // with the checkpoint, then the stream's listing of the records under ev/ with ev's record.
+    overlapped(log, `${lake}: the markers' listing and the checkpoint`,
+        find(log, 'ListObjectsV2', '/_openetl/markers/ev/'), find(log, 'GetObject', '/_openetl/checkpoints/'));
+    overlapped(log, `${lake}: the records' listing and the record`,
+        find(log, 'ListObjectsV2', '/_openetl/schemas/ev/'), find(log, 'GetObject', '/_openetl/schemas/ev.json'));
     for (let e = 1; e <= E; e++) {
         const mine = log.filter((x) => x.key && epochOf(x.key) === e);
         const per = byOp(mine);
@@ -128,6 +154,64 @@ async function checkRun(lake, E, f, extra) {
     return summary;
 }
 
+// Two streams in one epoch: `run --config` with two sources, one table each, one commit at the
+// end (interval 1h). The plan: the checkpoint and each table's markers' listing (the id is
+// derived: the landed check), together; per table its records' listing and its record,
+// together; the claim (when the first table's rows are staged, before the second table's stream
+// opens: so it is counted in the start, not in the epoch); then the epoch: 2 staged files, the
+// commit point, 2 schema records, 2 copies, 2 markers (together, after both copies), the
+// committed checkpoint (after both markers), 1 DeleteObjects.
+async function checkMulti() {
+    const lake = 'multi';
+    const tables = ['ma', 'mb'];
+    for (const t of tables)
+        fs.writeFileSync(path.join(work, `${t}.ndjson`), Array.from({ length: 500 }, (_, i) =>
+            JSON.stringify({ id: i, name: `${t}${i}`, v: i * 0.5 })).join('\n') + '\n');
+    const doc = path.join(work, 'multi.yaml');
+    fs.writeFileSync(doc, [
+        'apiVersion: openetl.io/v1alpha1', 'kind: Destination', 'metadata: {name: rgw}',
+        `spec: {connector: s3, config: {url: "s3://${rgw.RGW_BUCKET}/${prefix}/${lake}", ` +
+        `endpoint: "http://127.0.0.1:${port}", region: "${rgw.AWS_DEFAULT_REGION}", ` +
+        'accessKeyId: {secret: RGW_KEY}, secretAccessKey: {secret: RGW_SECRET}}}', '---',
+        'apiVersion: openetl.io/v1alpha1', 'kind: Pipeline', 'metadata: {name: multi}',
+        'spec: {destination: {name: rgw}, delivery: {commit: {interval: 1h}}, sources: [' +
+        tables.map((t) => `{name: ${t}, files: ["${t}.ndjson"], schema: "${schema}"}`).join(', ') +
+        ']}', ''].join('\n'));
+    env.S3LAND_SECRET_RGW_KEY = rgw.AWS_ACCESS_KEY_ID;
+    env.S3LAND_SECRET_RGW_SECRET = rgw.AWS_SECRET_ACCESS_KEY;
+    const { events, log } = await run(lake, [], ['run', '--config', doc, '--json']);
+    const want = { GetObject: 1 + tables.length, ListObjectsV2: 2 * tables.length,
+        PutObject: 1 + tables.length + 1 + tables.length + tables.length + 1,
+        CopyObject: tables.length, DeleteObjects: 1 };
+    const seen = byOp(log);
+    check(same(seen, want), `${lake}: requests by operation at the proxy ${JSON.stringify(seen)} ` +
+        `are the plan's ${JSON.stringify(want)}`);
+    for (const t of tables)
+        overlapped(log, `${lake}: ${t}'s markers' listing and the checkpoint`,
+            find(log, 'ListObjectsV2', `/_openetl/markers/${t}/`), find(log, 'GetObject', '/_openetl/checkpoints/'));
+    for (const t of tables)
+        overlapped(log, `${lake}: ${t}'s records' listing and record`,
+            find(log, 'ListObjectsV2', `/_openetl/schemas/${t}/`), find(log, 'GetObject', `/_openetl/schemas/${t}.json`));
+    const markers = find(log, 'PutObject', '/_openetl/markers/');
+    const copies = log.filter((e) => e.op === 'CopyObject');
+    const ckpts = find(log, 'PutObject', '/_openetl/checkpoints/');
+    check(markers.length === tables.length, `${lake}: ${tables.length} markers (${markers.length})`);
+    check(markers.length === 2 && overlap(markers[0], markers[1]), `${lake}: the streams' markers ` +
+        `travel together (${markers.map((m) => `${Math.round(m.t0)}-${Math.round(m.t1)}`).join(', ')} ms)`);
+    check(markers.every((m) => copies.every((c) => m.t0 > c.t1)), `${lake}: every marker goes out ` +
+        'after every copy was answered');
+    const committed = ckpts[ckpts.length - 1];
+    check(ckpts.length === 3 && markers.every((m) => committed.t0 > m.t1), `${lake}: the committed ` +
+        `checkpoint goes out after both markers were answered (${ckpts.length} checkpoint writes)`);
+    const commits = events.filter((x) => x.event === 'commit');
+    // f files and s streams: 2f + 2s + 3 (f staged, the commit point, f copies, s markers, the
+    // committed checkpoint, 1 delete, and s records, the epoch being the first; the claim went to
+    // the start, above).
+    const per = 2 * tables.length + 2 * tables.length + 3;
+    check(commits.length === 1 && commits[0].requests?.total === per, `${lake}: the epoch cost ` +
+        `${commits[0]?.requests?.total} requests, the plan ${per}`);
+}
+
 try {
     // Three epochs of one file each, then three of two files each (small files: --file-size).
     await checkRun('one', 3, 1, ['--epoch-rows', '1000']);
@@ -137,7 +221,10 @@ try {
     const { events, log } = await run('one', ['--epoch-rows', '1000']);
     const seen = byOp(log);
     check(same(seen, { ListObjectsV2: 1, GetObject: 1 }), `rerun: only two reads ${JSON.stringify(seen)}`);
+    overlapped(log, 'rerun: the markers\' listing and the checkpoint',
+        find(log, 'ListObjectsV2', '/_openetl/markers/ev/'), find(log, 'GetObject', '/_openetl/checkpoints/'));
     check(events.some((x) => x.event === 'up_to_date'), 'rerun: up to date');
+    await checkMulti();
 } finally {
     proxy.kill('SIGTERM');
 }

@@ -730,6 +730,99 @@ static size_t parts_at_store(struct s3l_s3_client *c, const char *key, size_t pa
  * asked by another client) must come to hold all three before any further write. Without the
  * progress calls libcurl moves no body and the parts stay cut short in the sockets' buffers.
  */
+static int count_keys(void *ctx, const struct s3l_object_info *info)
+{
+    (void)info;
+    ++*(unsigned *)ctx;
+    return 0;
+}
+
+static uint64_t requests(struct s3l_store *st)
+{
+    struct s3l_store_counts c;
+    s3l_store_counts(st, &c);
+    return c.total;
+}
+
+/* issue 14 item 2: put_many sends the puts together and answers each on its own; read_ahead
+ * keeps its answers for the calls that follow (no request of their own), until this store writes
+ * to what they are for. Another store (another writer) changing an object meanwhile is not seen
+ * until then: what was kept is what a read at the batch's moment would have returned. */
+static void store_batches(void **state)
+{
+    (void)state;
+    char url[128];
+    snprintf(url, sizeof(url), "s3://%s/batch-test-%d/", bucket, (int)getpid());
+    struct s3l_store_options opts = {.version = S3L_STORE_OPTIONS_VERSION, .endpoint = endpoint};
+    struct s3l_store *st = NULL, *other = NULL;
+    OK(s3l_store_open(url, &opts, &st, err));
+    OK(s3l_store_open(url, &opts, &other, err));
+    OK(s3l_store_put(st, "m/b.json", "old", 3, NULL, NULL, err));
+    struct s3l_put_options pia = {.if_none_match = true, .content_type = "application/json"};
+    struct s3l_put_item items[3] = {{"m/a.json", "{\"a\":1}", 7, &pia, 0, {0}},
+                                    {"m/b.json", "{\"b\":1}", 7, &pia, 0, {0}},
+                                    {"m/c.json", "{\"c\":1}", 7, &pia, 0, {0}}};
+    uint64_t r0 = requests(st);
+    struct s3l_error e = {0};
+    assert_int_equal(s3l_store_put_many(st, items, 3, &e), S3L_EPRECONDITION_FAILED);
+    assert_int_equal(requests(st) - r0, 3);
+    assert_int_equal(items[0].rc, 0);
+    assert_int_equal(items[1].rc, S3L_EPRECONDITION_FAILED); /* it exists: the others still went */
+    assert_non_null(strstr(items[1].err.message, "m/b.json"));
+    assert_int_equal(items[2].rc, 0);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    OK(s3l_store_get(other, "m/c.json", 0, UINT64_MAX, 100, &d, &n, NULL, err));
+    assert_int_equal(n, 7);
+    assert_memory_equal(d, "{\"c\":1}", 7);
+    s3l_free(d);
+
+    /* Three reads ahead, one round trip; the calls after them send nothing. */
+    struct s3l_read_item ra[] = {{S3L_READ_GET, "m/a.json", 100},
+                                 {S3L_READ_LIST, "m/", 0},
+                                 {S3L_READ_STAT, "m/none.json", 0}};
+    r0 = requests(st);
+    s3l_store_read_ahead(st, ra, 3);
+    assert_int_equal(requests(st) - r0, 3);
+    OK(s3l_store_put(other, "m/a.json", "{\"a\":2}", 7, NULL, NULL, err)); /* another writer */
+    r0 = requests(st);
+    struct s3l_object_info info;
+    OK(s3l_store_get(st, "m/a.json", 0, UINT64_MAX, 100, &d, &n, &info, err));
+    assert_int_equal(n, 7);
+    assert_memory_equal(d, "{\"a\":1}", 7); /* as it was at the batch */
+    assert_int_equal(d[7], 0);                 /* NUL-terminated, as the op promises */
+    s3l_free(d);
+    unsigned listed = 0;
+    OK(s3l_store_list(st, "m/", count_keys, &listed, err));
+    assert_int_equal(listed, 3);
+    s3l_error_clear(&e);
+    assert_int_equal(s3l_store_stat(st, "m/none.json", &info, &e), S3L_ENOT_FOUND);
+    assert_int_equal(e.code, S3L_ENOT_FOUND);
+    assert_int_equal(requests(st) - r0, 0);
+    /* A get with another cap, or of a range, is not the read kept: it goes to the store. */
+    OK(s3l_store_get(st, "m/a.json", 0, UINT64_MAX, 50, &d, &n, NULL, err));
+    assert_memory_equal(d, "{\"a\":2}", 7);
+    s3l_free(d);
+    assert_int_equal(requests(st) - r0, 1);
+    /* This store's own writes drop what was kept for the key, and the listings holding it. */
+    OK(s3l_store_put(st, "m/a.json", "{\"a\":3}", 7, NULL, NULL, err));
+    OK(s3l_store_put(st, "m/none.json", "{}", 2, NULL, NULL, err));
+    r0 = requests(st);
+    OK(s3l_store_get(st, "m/a.json", 0, UINT64_MAX, 100, &d, &n, NULL, err));
+    assert_memory_equal(d, "{\"a\":3}", 7);
+    s3l_free(d);
+    OK(s3l_store_stat(st, "m/none.json", &info, err));
+    assert_true(info.size == 2);
+    listed = 0;
+    OK(s3l_store_list(st, "m/", count_keys, &listed, err));
+    assert_int_equal(listed, 4);
+    assert_int_equal(requests(st) - r0, 3);
+    const char *keys[] = {"m/a.json", "m/b.json", "m/c.json", "m/none.json"};
+    OK(s3l_store_remove_many(st, keys, 4, err));
+    s3l_store_free(other);
+    s3l_store_free(st);
+}
+
 static void parts_travel_between_writes(void **state)
 {
     (void)state;
@@ -866,6 +959,7 @@ int main(void)
         cmocka_unit_test(virtual_hosted_and_tls),
         cmocka_unit_test(streaming_uploads_and_large_copy),
         cmocka_unit_test(store_backend),
+        cmocka_unit_test(store_batches),
         cmocka_unit_test(parts_travel_between_writes),
         cmocka_unit_test(destination_on_s3),
         cmocka_unit_test(crash_points_on_s3),

@@ -204,6 +204,30 @@ static int cs_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, 
     return 0;
 }
 
+/* A batch of puts (the markers of an epoch's streams, sent at once on S3): item by item, each its
+ * own step, with the point between-markers announced between two, as the destination announces
+ * it between sequential marker puts: a kill after any number of the batch's markers is
+ * enumerated. */
+static int cs_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n)
+{
+    int first = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            cs_event(s, "between-markers");
+        items[i].rc = cs_put(s, items[i].key, items[i].data, items[i].len, items[i].opts, NULL,
+                             &items[i].err);
+        first = first ? first : items[i].rc;
+    }
+    return first;
+}
+
+/* Reads sent ahead: passed on, not a step (nothing changes); the reads they answer are steps
+ * when they are made, as before. */
+static void cs_read_ahead(struct s3l_store *s, const struct s3l_read_item *items, size_t n)
+{
+    s3l_store_read_ahead(((struct cs *)s)->inner, items, n);
+}
+
 static void cs_destroy(struct s3l_store *s)
 {
     struct cs *c = (struct cs *)s;
@@ -287,6 +311,8 @@ static const struct s3l_store_ops cs_ops = {
     .event = cs_event,
     .sweep = cs_sweep,
     .copy_many = cs_copy_many,
+    .put_many = cs_put_many,
+    .read_ahead = cs_read_ahead,
     .upload_stage = cs_upload_stage,
     .staged_complete = cs_staged_complete,
     .staged_abort = cs_staged_abort,

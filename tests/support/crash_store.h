@@ -5,7 +5,7 @@
  * from 1:
  *   crash mode: SIGKILLs the process just before operation k, or at the n-th announcement of a
  *   named protocol point (after-stage, after-prepare, after-checkpoint, between-copies,
- *   before-marker, after-marker, in-gc, after-commit; the two-phase sink's after_prepare and
+ *   before-marker, between-markers, after-marker, in-gc, after-commit; the two-phase sink's after_prepare and
  *   before_commit; and mid_complete, this wrapper's own: just after the inner store completed a
  *   staged upload, before its caller learns so);
  *   fail mode: operation k and every later one fail with S3L_EIO ("injected"), like a store that

@@ -12,11 +12,17 @@
 //   POST /__proxy/rules   JSON array of rules, replacing the current ones
 //   GET  /__proxy/counts  JSON: {ops: {"OP KEY": {seen, forwarded, injected, ok}},
 //                                maxInFlight: {OP: n}, log: [{op, key, inFlight, amzDate,
-//                                scope, sse, storageClass, action, status}]}
+//                                scope, sse, storageClass, action, status, t0, t1,
+//                                prefix}]}
+//                         t0: when the request arrived, t1: when its answer was sent (ms on the
+//                         proxy's monotonic clock; t1 0 until then): two requests overlapped
+//                         when each arrived before the other was answered; prefix: a list's
+//                         prefix query parameter ('' when it has none)
 //                         scope: the Authorization header's credential scope without the key
 //                         id (DATE/REGION/SERVICE/aws4_request); never the signature
 //   POST /__proxy/reset   forget rules and counts
-// A rule: {op, key?, times? (default 1; -1 every time), skip? (let this many pass first),
+// A rule: {op, key?, keyIncludes? (a part of the key: the rule's keys are those holding it),
+//          times? (default 1; -1 every time), skip? (let this many pass first),
 //          action, delayMs? (also delays injected answers), region?, skewSeconds?}. Actions:
 //   slowdown        503 SlowDown, not forwarded
 //   error500        500 InternalError, not forwarded
@@ -156,9 +162,12 @@ function resign(req, secret) {
   return true;
 }
 
+const arrived = (req) => req.arrivedAt || performance.now();
+
 function pickRule(op, key) {
   for (const r of rules) {
     if (r.op !== op || (r.key !== undefined && r.key !== key)) continue;
+    if (r.keyIncludes !== undefined && !key.includes(r.keyIncludes)) continue;
     r.seen = (r.seen || 0) + 1;
     if (r.seen <= (r.skip || 0)) continue;
     const times = r.times === undefined ? 1 : r.times;
@@ -222,10 +231,12 @@ function handle(req, res, body, op, key, rule) {
                   scope: credentialScope(req),
                   sse: req.headers['x-amz-server-side-encryption'] || '',
                   storageClass: req.headers['x-amz-storage-class'] || '',
-                  action: rule ? rule.action : '', status: 0 };
+                  action: rule ? rule.action : '', status: 0, t0: arrived(req), t1: 0,
+                  prefix: new URL(req.url, 'http://x').searchParams.get('prefix') || '' };
   log.push(entry);
   const done = (status) => {
     entry.status = status;
+    entry.t1 = performance.now();
     inFlight[op]--;
   };
   const pass = (status, headers, data) => {
@@ -320,6 +331,7 @@ const server = http.createServer((req, res) => {
     return;
   }
   const { op, key } = classify(req);
+  req.arrivedAt = performance.now();
   inFlight[op] = (inFlight[op] || 0) + 1;
   maxInFlight[op] = Math.max(maxInFlight[op] || 0, inFlight[op]);
   const rule = pickRule(op, key);

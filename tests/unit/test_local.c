@@ -135,6 +135,44 @@ static void put_if_absent_and_if_match(void **state)
     s3l_free(p);
 }
 
+/* s3l_store_put_many on a backend without put_many (file://): one put each, every item tried and
+ * answered on its own, each counted as a put; a bad key refuses the batch before any put. A read
+ * ahead is nothing here (no op): the reads after it are store operations as before. */
+static void put_many_item_by_item(void **state)
+{
+    struct fixture *f = *state;
+    struct s3l_error err = {0};
+    struct s3l_put_options pia = {.if_none_match = true};
+    assert_int_equal(s3l_store_put(f->s, "m/b.json", "old", 3, NULL, NULL, &err), 0);
+    struct s3l_put_item items[3] = {{"m/a.json", "A", 1, &pia, 0, {0}},
+                                    {"m/b.json", "B", 1, &pia, 0, {0}},
+                                    {"m/c.json", "C", 1, &pia, 0, {0}}};
+    uint64_t puts = f->s->op_n[S3L_STORE_OP_PUT];
+    assert_int_equal(s3l_store_put_many(f->s, items, 3, &err), S3L_EPRECONDITION_FAILED);
+    assert_non_null(strstr(err.message, "m/b.json"));
+    assert_int_equal(items[0].rc, 0);
+    assert_int_equal(items[1].rc, S3L_EPRECONDITION_FAILED);
+    assert_int_equal(items[2].rc, 0);
+    assert_int_equal(f->s->op_n[S3L_STORE_OP_PUT] - puts, 3);
+    const char *want[] = {"A", "old", "C"};
+    for (int i = 0; i < 3; i++) {
+        char *d = read_all(f->s, items[i].key);
+        assert_non_null(d);
+        assert_string_equal(d, want[i]);
+        s3l_free(d);
+    }
+    struct s3l_put_item bad[2] = {{"m/d.json", "D", 1, NULL, 0, {0}}, {"../x", "X", 1, NULL, 0, {0}}};
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_store_put_many(f->s, bad, 2, &err), S3L_EINVALID_ARGUMENT);
+    assert_int_equal(bad[0].rc, S3L_EINVALID_ARGUMENT); /* the batch as a whole: none sent */
+    assert_int_equal(bad[1].rc, S3L_EINVALID_ARGUMENT);
+    assert_null(read_all(f->s, "m/d.json"));
+    struct s3l_read_item ra[] = {{S3L_READ_GET, "m/a.json", 100}, {S3L_READ_LIST, "m/", 0}};
+    uint64_t ops = f->s->n_ops;
+    s3l_store_read_ahead(f->s, ra, 2);
+    assert_int_equal(f->s->n_ops, ops);
+}
+
 static void get_ranges_and_caps(void **state)
 {
     struct fixture *f = *state;
@@ -535,6 +573,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(upload_is_invisible_until_publish, setup, teardown),
         cmocka_unit_test_setup_teardown(put_if_absent_and_if_match, setup, teardown),
+        cmocka_unit_test_setup_teardown(put_many_item_by_item, setup, teardown),
         cmocka_unit_test_setup_teardown(get_ranges_and_caps, setup, teardown),
         cmocka_unit_test_setup_teardown(list_is_sorted_recursive_and_hides_temp, setup, teardown),
         cmocka_unit_test_setup_teardown(remove_is_idempotent_and_prunes, setup, teardown),

@@ -149,7 +149,29 @@ struct s3l_store_ops {
      */
     int (*list_uploads)(struct s3l_store *s, const char *prefix, s3l_store_uploads_cb cb,
                         void *ctx, struct s3l_error *err);
+    /*
+     * Optional (NULL: put, item by item). n independent puts (n >= 2), sent together (S3: the
+     * PutObjects at once, up to the client's in-flight limit). Every item is tried and gets its
+     * own rc and err (S3L_EPRECONDITION_FAILED for its failed condition); returns 0 when all
+     * succeeded, else the first failing item's code.
+     */
+    int (*put_many)(struct s3l_store *s, struct s3l_put_item *items, size_t n);
+    /*
+     * Optional (NULL: nothing is read ahead; the local backend's reads are a few system calls).
+     * Sends the n reads together and keeps their answers (successes and failures alike) for a
+     * while, so that the next matching s3l_store_get (offset 0, to the end, the same max),
+     * s3l_store_stat or s3l_store_list (the same prefix) is answered from them with no request.
+     * What is kept is dropped by every write (put, upload, copy, remove, staged complete) to a
+     * key it is for (a listing: to a key under its prefix), whether that write succeeds or not,
+     * and after S3L_STORE_READ_AHEAD_NS. Never blocks for longer than the reads; never fails
+     * (what could not be read is read again by the later call).
+     */
+    void (*read_ahead)(struct s3l_store *s, const struct s3l_read_item *items, size_t n);
 };
+
+/* How long what read_ahead kept may answer a read: 10 s, time for a start's reads (the open, the
+ * streams) and short enough that what another writer changed meanwhile is read again. */
+#define S3L_STORE_READ_AHEAD_NS (10ll * 1000 * 1000 * 1000)
 
 /* The base every backend embeds first. */
 struct s3l_store {

@@ -207,12 +207,10 @@ int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, str
  * data then dead-letter. Deterministic bytes for the same input. S3L_ENOMEM.
  */
 int s3l__marker_encode(const struct s3l__ckpt *c, const char *table, char **out, size_t *len);
-/*
- * Writes the marker put-if-absent; an existing marker with the same bytes is success (a
- * recovery repeating the step), other bytes S3L_ECONFLICT.
- */
-int s3l__marker_put(struct s3l_store *s, const char *key, const char *doc, size_t len,
-                    struct s3l_error *err);
+/* The check of a marker whose put-if-absent failed (S3L_EPRECONDITION_FAILED: it exists): 0 when
+ * its bytes are doc's, S3L_ECONFLICT naming key when not, or the read's error. */
+int s3l__marker_check(struct s3l_store *s, const char *key, const char *doc, size_t len,
+                      struct s3l_error *err);
 /* Parses a marker and calls cb with it (inspect.c). S3L_ECORRUPT naming key. */
 int s3l__marker_decode(const char *text, size_t len, const char *key,
                        int (*cb)(void *ctx, const struct s3l_dest_marker *m), void *ctx,
@@ -261,12 +259,25 @@ uint64_t s3l__store_access_bytes_written(const struct s3l_store *s);
 /* Frees a store s3l__store_access_open opened; NULL is a no-op. */
 void s3l__store_access_free(struct s3l_store *s);
 
+/*
+ * read_ahead.c: the reads of a start sent together through s3l_store_read_ahead (issue 14 item
+ * 2), so that the calls that make them later are answered from what came back. _start: the
+ * checkpoint of pipeline and the markers' listing of each of tables[0..n) (the landed-elsewhere
+ * check's), before the check and s3l_dest_open. _stream: table T's schema record, the listing
+ * of the records under T/ and, for NS/T, NS's record (s3l_dest_stream's and
+ * s3l_dest_read_record's reads). Never fail: what was not read ahead is read by its call.
+ */
+void s3l__dest_read_ahead_start(struct s3l_store *s, const char *pipeline,
+                                const char *const *tables, size_t n);
+void s3l__dest_read_ahead_stream(struct s3l_store *s, const char *table);
+
 /* Protocol step names announced through s3l_store_event. */
 #define S3L__EV_AFTER_STAGE      "after-stage"
 #define S3L__EV_AFTER_PREPARE    "after-prepare"
 #define S3L__EV_AFTER_CHECKPOINT "after-checkpoint"
 #define S3L__EV_BETWEEN_COPIES   "between-copies"
 #define S3L__EV_BEFORE_MARKER    "before-marker"
+#define S3L__EV_BETWEEN_MARKERS  "between-markers"
 #define S3L__EV_AFTER_MARKER     "after-marker"
 #define S3L__EV_AFTER_COMMIT     "after-commit"
 #define S3L__EV_IN_GC            "in-gc"

@@ -42,21 +42,13 @@ int s3l__marker_encode(const struct s3l__ckpt *c, const char *table, char **out,
     return 0;
 }
 
-int s3l__marker_put(struct s3l_store *s, const char *key, const char *doc, size_t len,
-                    struct s3l_error *err)
+int s3l__marker_check(struct s3l_store *s, const char *key, const char *doc, size_t len,
+                      struct s3l_error *err)
 {
-    struct s3l_put_options po = {.if_none_match = true, .content_type = "application/json"};
-    struct s3l_error e2 = {0};
-    int rc = s3l_store_put(s, key, doc, len, &po, NULL, &e2);
-    if (rc != S3L_EPRECONDITION_FAILED) {
-        if (rc && err && err->code == 0)
-            *err = e2;
-        return rc;
-    }
     /* It exists: a recovery repeating this step finds its own bytes. */
     uint8_t *old = NULL;
     size_t old_len = 0;
-    rc = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &old, &old_len, NULL, err);
+    int rc = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &old, &old_len, NULL, err);
     if (rc == 0 && (old_len != len || memcmp(old, doc, len) != 0))
         rc = s3l_error_set(err, S3L_ECONFLICT,
                            "marker %s exists with other content (another writer committed this "

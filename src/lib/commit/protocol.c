@@ -2,8 +2,10 @@
  * Steps 4 and 5 of the protocol (docs/internals/commit.md): finishing a pending epoch, whether
  * right after its commit point or on the next start (recovery). First the schema records the epoch
  * carries (a record changes only with the first epoch holding its new columns or types, and only
- * once that epoch passed its commit point); then, for each stream of the epoch: copy every staged file to its final name, then write the stream's marker put-if-absent; then
- * record the epoch as committed; then delete the staged files. Every step is idempotent (a copy
+ * once that epoch passed its commit point); then, for each stream of the epoch, copy every staged
+ * file to its final name; then write the streams' markers put-if-absent (all at once on a store
+ * with batched puts: each depends only on its own stream's copies, all done by then); then record
+ * the epoch as committed; then delete the staged files. Every step is idempotent (a copy
  * replaces its target with the same bytes, a marker that exists with the same bytes is success),
  * so a crash anywhere is repaired by running this again with the same checkpoint; the names come
  * from the checkpoint, so recovery writes under the generation recorded with the epoch.
@@ -139,40 +141,99 @@ static int copy_table(struct s3l_store *s, const struct s3l__ckpt *c, const char
 }
 
 /*
- * Copies and marks one stream's files. In a recovery the marker is looked at first: when it
- * exists the copies were done (its bytes are checked). Right after this writer's own commit point
- * it cannot exist yet (the epoch number is new in the checkpoint every write of which is
- * conditional, and markers follow commit points), so no HeadObject is sent: the put-if-absent of
- * the marker still compares the bytes if one turns out to be there.
+ * Copies one stream's files and makes its marker (mk: key and document, owned, for the markers'
+ * put). In a recovery the marker is looked at first: when it exists the copies were done (its
+ * bytes are checked by the put that follows, which finds it). Right after this writer's own
+ * commit point it cannot exist yet (the epoch number is new in the checkpoint every write of
+ * which is conditional, and markers follow commit points), so no HeadObject is sent: the
+ * put-if-absent of the marker still compares the bytes if one turns out to be there.
  */
-static int finish_table(struct s3l_store *s, struct s3l__ckpt *c, const char *table, bool *copied,
-                        bool recovering, struct s3l_error *err)
+static int copy_stream(struct s3l_store *s, struct s3l__ckpt *c, const char *table, bool *copied,
+                       bool recovering, struct s3l_put_item *mk, struct s3l_error *err)
 {
     char *mkey = s3l__key_marker(table, c->pipeline, c->pending_epoch);
     char *doc = NULL;
     size_t len = 0;
     int rc = mkey ? s3l__marker_encode(c, table, &doc, &len) : S3L_ENOMEM;
+    mk->key = mkey;
+    mk->data = doc;
+    mk->len = len;
     struct s3l_object_info info;
     struct s3l_error e2 = {0};
     int st = rc != 0 ? rc : recovering ? s3l_store_stat(s, mkey, &info, &e2) : S3L_ENOT_FOUND;
-    if (rc == 0 && st == 0) {
-        /* The marker exists, so the copies were done; check it is ours. */
-        rc = s3l__marker_put(s, mkey, doc, len, err);
-    } else if (rc == 0 && st != S3L_ENOT_FOUND) {
+    if (rc == 0 && st != 0 && st != S3L_ENOT_FOUND) {
         rc = st;
         if (err && err->code == 0)
             *err = e2;
-    } else if (rc == 0) {
+    } else if (rc == 0 && st == S3L_ENOT_FOUND) {
         rc = copy_table(s, c, table, copied, err);
-        if (rc == 0) {
-            s3l_store_event(s, S3L__EV_BEFORE_MARKER);
-            rc = s3l__marker_put(s, mkey, doc, len, err);
-        }
-        if (rc == 0)
-            s3l_store_event(s, S3L__EV_AFTER_MARKER);
     }
-    s3l_free(doc);
-    s3l_free(mkey);
+    return rc;
+}
+
+/*
+ * The markers of the epoch's streams, after all their copies (event before-marker before the
+ * first, after-marker after the last): put-if-absent, all at once on a store with batched puts
+ * (S3: the PutObjects together; a marker depends only on its own stream's copies, all done), else
+ * one after the other with the event between-markers between two. A marker that exists already
+ * (a recovery repeating this step) must hold our bytes (s3l__marker_check).
+ */
+static int put_markers(struct s3l_store *s, struct s3l_put_item *mk, size_t n,
+                       struct s3l_error *err)
+{
+    static const struct s3l_put_options po = {.if_none_match = true,
+                                              .content_type = "application/json"};
+    for (size_t i = 0; i < n; i++)
+        mk[i].opts = &po;
+    s3l_store_event(s, S3L__EV_BEFORE_MARKER);
+    if (n >= 2 && s3l_store_puts_in_batches(s)) {
+        s3l_store_put_many(s, mk, n, NULL);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            if (i > 0)
+                s3l_store_event(s, S3L__EV_BETWEEN_MARKERS);
+            mk[i].rc = s3l_store_put(s, mk[i].key, mk[i].data, mk[i].len, &po, NULL, &mk[i].err);
+            if (mk[i].rc && mk[i].rc != S3L_EPRECONDITION_FAILED)
+                break; /* the others stay unsent: the epoch is not committed */
+        }
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = mk[i].rc;
+        if (rc == S3L_EPRECONDITION_FAILED)
+            rc = s3l__marker_check(s, mk[i].key, mk[i].data, mk[i].len, err);
+        else if (rc && err && err->code == 0)
+            *err = mk[i].err;
+    }
+    if (rc == 0)
+        s3l_store_event(s, S3L__EV_AFTER_MARKER);
+    return rc;
+}
+
+/* Copies every stream's files, then puts their markers (an entry per distinct table). */
+static int finish_streams(struct s3l_store *s, struct s3l__ckpt *c, bool recovering,
+                          struct s3l_error *err)
+{
+    struct s3l_put_item *mk = s3l_calloc(c->n_files ? c->n_files : 1, sizeof(*mk));
+    if (!mk)
+        return S3L_ENOMEM;
+    int rc = 0;
+    size_t n = 0;
+    bool copied = false;
+    for (size_t i = 0; i < c->n_files && rc == 0; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(c->files[j].table, c->files[i].table) == 0;
+        if (!seen)
+            rc = copy_stream(s, c, c->files[i].table, &copied, recovering, &mk[n++], err);
+    }
+    if (rc == 0 && n)
+        rc = put_markers(s, mk, n, err);
+    for (size_t i = 0; i < n; i++) {
+        s3l_free((char *)mk[i].key);
+        s3l_free((char *)mk[i].data);
+    }
+    s3l_free(mk);
     return rc;
 }
 
@@ -180,17 +241,11 @@ int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, s
                         uint64_t mine, bool recovering, struct s3l_error *err)
 {
     int rc = 0;
-    bool copied = false;
     /* The records first: a reader or writer finding a copied file finds its columns recorded. */
     for (size_t i = 0; i < c->n_schemas && rc == 0; i++)
         rc = write_record(s, f, &c->schemas[i], err);
-    for (size_t i = 0; i < c->n_files && rc == 0; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(c->files[j].table, c->files[i].table) == 0;
-        if (!seen)
-            rc = finish_table(s, c, c->files[i].table, &copied, recovering, err);
-    }
+    if (rc == 0)
+        rc = finish_streams(s, c, recovering, err);
     if (rc) {
         s3l_error_prefix(err, "committing epoch %llu", (unsigned long long)c->pending_epoch);
         return rc; /* not prefix's result: ENOMEM leaves err empty (code 0) */

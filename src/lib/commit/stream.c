@@ -126,6 +126,7 @@ int s3l_dest_read_record(struct s3l_dest *d, const char *table, char **json, siz
                          struct s3l_error *err)
 {
     memo_drop(d);
+    s3l__dest_read_ahead_stream(d->store, table); /* with the stream's two other reads */
     uint8_t *rec = NULL;
     struct s3l_object_info info;
     bool exists = false;
@@ -264,6 +265,9 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
             return rc;
         }
     char *merged = NULL, *etag = NULL;
+    /* Its three reads at once, unless s3l_dest_read_record sent them already (its memo). */
+    if (!d->memo.table || strcmp(d->memo.table, t) != 0)
+        s3l__dest_read_ahead_stream(d->store, t);
     rc = check_nesting(d, t, err);
     if (rc == 0)
         rc = merge_schema(d, t, schema, &merged, &etag, err);

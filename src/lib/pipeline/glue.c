@@ -58,6 +58,7 @@ static int check_landed(struct s3l__run *r, const struct s3l_input_position *pos
                         size_t n, struct s3l_error *err)
 {
     int rc = 0;
+    s3l__glue_read_ahead(r, pos, n); /* the listings below and the open's checkpoint at once */
     for (size_t i = 0; rc == 0 && i < n;) {
         size_t k = r->input_table[i], j = i;
         while (j < n && r->input_table[j] == k)

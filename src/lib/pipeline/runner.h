@@ -224,6 +224,11 @@ int s3l__check_landed_elsewhere(struct s3l_store *store, const char *table, cons
                                 const struct s3l_input_position *pos, const int *fds, size_t n,
                                 struct s3l_error *err);
 
+/* Before the landed-elsewhere check: its markers' listings and the checkpoint of the open read
+ * at once (read_ahead.c), for the n inputs pos of run r. Never fails. */
+struct s3l__run;
+void s3l__glue_read_ahead(struct s3l__run *r, const struct s3l_input_position *pos, size_t n);
+
 /*
  * A conversion into a destination lane failed with rc and no message (the lane failed in
  * row_begin, opening its file, which has no error argument): the lane keeps that failure sticky

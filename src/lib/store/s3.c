@@ -27,6 +27,8 @@ struct s3_store {
     size_t part_size;
     uint64_t copy_threshold, copy_part_size;
     char *sse, *sse_kms_key_id, *storage_class; /* store options, copied at open */
+    struct s3l__ahead ahead; /* answers read ahead (s3_ahead.c) */
+    bool ahead_ok;           /* ahead was initialised */
 };
 
 struct s3_upload {
@@ -95,6 +97,7 @@ static int s3_upload_begin(struct s3l_store *st, const char *key,
                            struct s3l_error *err)
 {
     struct s3_store *s = S(st);
+    s3l__ahead_forget(&s->ahead, key);
     struct s3_upload *up = s3l_calloc(1, sizeof(*up));
     char *k = full_key(s, key);
     up = k ? up : (s3l_free(up), NULL);
@@ -168,6 +171,7 @@ static int s3_upload_publish(struct s3l_upload *ub, struct s3l_object_info *info
 {
     struct s3_upload *up = (struct s3_upload *)ub;
     struct s3l_s3_object o = {0};
+    s3l__ahead_forget(&S(ub->store)->ahead, ub->key);
     int rc = s3l_s3_upload_publish(up->u, &o, err);
     if (rc == 0) {
         if (!o.mtime_ns)
@@ -217,6 +221,7 @@ static int s3_staged_complete(struct s3l_store *st, const char *key, const struc
                               struct s3l_object_info *info, struct s3l_error *err)
 {
     struct s3_store *s = S(st);
+    s3l__ahead_forget(&s->ahead, key);
     char *k = full_key(s, key);
     struct s3l_s3_part *parts = s3l_calloc(sg->n_parts, sizeof(*parts));
     int rc = k && parts ? 0 : nomem(err);
@@ -277,12 +282,14 @@ static int s3_get(struct s3l_store *st, const char *key, uint64_t offset, uint64
                   struct s3l_error *err)
 {
     struct s3_store *s = S(st);
+    int rc = -1;
+    if (s3l__ahead_get(&s->ahead, key, offset, len, max, data, data_len, info, err, &rc))
+        return rc;
     char *k = full_key(s, key);
     if (!k)
         return nomem(err);
     struct s3l_s3_object o = {0};
     struct s3l_error e = {0};
-    int rc = -1;
     *data = NULL;
     *data_len = 0;
     if (len > 0) {
@@ -310,11 +317,14 @@ static int s3_stat(struct s3l_store *st, const char *key, struct s3l_object_info
                    struct s3l_error *err)
 {
     struct s3_store *s = S(st);
+    int rc = 0;
+    if (s3l__ahead_stat(&s->ahead, key, info, err, &rc))
+        return rc;
     char *k = full_key(s, key);
     if (!k)
         return nomem(err);
     struct s3l_s3_object o = {0};
-    int rc = s3l_s3_head_object(s->c, s->bucket, k, &o, err);
+    rc = s3l_s3_head_object(s->c, s->bucket, k, &o, err);
     s3l_free(k);
     if (rc == 0)
         to_info(&o, info);
@@ -344,11 +354,14 @@ static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb c
                    struct s3l_error *err)
 {
     struct s3_store *s = S(st);
+    int rc = 0;
+    if (s3l__ahead_list(&s->ahead, prefix ? prefix : "", cb, ctx, err, &rc))
+        return rc;
     char *k = full_key(s, prefix ? prefix : "");
     if (!k)
         return nomem(err);
     struct list_ctx l = {cb, ctx, strlen(s->prefix)};
-    int rc = s3l_s3_list_all(s->c, s->bucket, k, list_one, &l, err);
+    rc = s3l_s3_list_all(s->c, s->bucket, k, list_one, &l, err);
     s3l_free(k);
     return rc;
 }
@@ -356,6 +369,7 @@ static int s3_list(struct s3l_store *st, const char *prefix, s3l_store_list_cb c
 static int s3_remove(struct s3l_store *st, const char *key, struct s3l_error *err)
 {
     struct s3_store *s = S(st);
+    s3l__ahead_forget(&s->ahead, key);
     char *k = full_key(s, key);
     if (!k)
         return nomem(err);
@@ -368,6 +382,7 @@ static int s3_copy(struct s3l_store *st, const char *src_key, const char *dst_ke
                    struct s3l_error *err)
 {
     struct s3_store *s = S(st);
+    s3l__ahead_forget(&s->ahead, dst_key);
     char *a = full_key(s, src_key), *b = full_key(s, dst_key);
     int rc = a && b ? 0 : nomem(err);
     if (rc == 0) {
@@ -386,6 +401,7 @@ static int s3_copy_sized(struct s3l_store *st, const char *src_key, uint64_t siz
                          const char *dst_key, struct s3l_error *err)
 {
     struct s3_store *s = S(st);
+    s3l__ahead_forget(&s->ahead, dst_key);
     char *a = full_key(s, src_key), *b = full_key(s, dst_key);
     int rc = a && b ? 0 : nomem(err);
     if (rc == 0) {
@@ -415,6 +431,7 @@ static int s3_copy_many(struct s3l_store *st, const struct s3l_copy_item *items,
             rc = s3_copy_sized(st, items[i].src, items[i].size, items[i].dst, err);
             continue;
         }
+        s3l__ahead_forget(&s->ahead, items[i].dst);
         src[m] = full_key(s, items[i].src);
         dst[m] = full_key(s, items[i].dst);
         rc = src[m] && dst[m] ? 0 : nomem(err);
@@ -442,6 +459,7 @@ static int s3_remove_many(struct s3l_store *st, const char *const *keys, size_t 
     int rc = full ? 0 : nomem(err);
     bool xml_ok = true;
     for (size_t i = 0; rc == 0 && i < n; i++) {
+        s3l__ahead_forget(&s->ahead, keys[i]);
         rc = (full[i] = full_key(s, keys[i])) ? 0 : nomem(err);
         for (const unsigned char *p = (const unsigned char *)keys[i]; rc == 0 && *p; p++)
             xml_ok = xml_ok && *p >= 0x20 && *p != 0x7f;
@@ -454,6 +472,105 @@ static int s3_remove_many(struct s3l_store *st, const char *const *keys, size_t 
         s3l_free(full[i]);
     s3l_free(full);
     return rc;
+}
+
+/* The PutObjects of a batch at once (the markers of an epoch's streams: small documents); an item
+ * over the part size goes its own way (s3_put: a multipart upload). */
+static int s3_put_many(struct s3l_store *st, struct s3l_put_item *items, size_t n)
+{
+    struct s3_store *s = S(st);
+    struct s3l_s3_put_item *q = s3l_calloc(n, sizeof(*q));
+    struct s3l_s3_put_options *po = s3l_calloc(n, sizeof(*po));
+    size_t *at = s3l_calloc(n, sizeof(*at)); /* q[j] is items[at[j]] */
+    size_t m = 0;
+    size_t one = s->part_size ? s->part_size : (size_t)5 << 20; /* surely one PutObject */
+    for (size_t i = 0; i < n; i++) {
+        struct s3l_put_item *it = &items[i];
+        s3l__ahead_forget(&s->ahead, it->key);
+        if (!q || !po || !at || it->len > one) {
+            it->rc = s3_put(st, it->key, it->data, it->len, it->opts, NULL, &it->err);
+            continue;
+        }
+        sse_opts(s, it->key, &po[m]);
+        if (it->opts) {
+            po[m].if_none_match = it->opts->if_none_match;
+            po[m].if_match = it->opts->if_match;
+            po[m].content_type = it->opts->content_type;
+        }
+        q[m] = (struct s3l_s3_put_item){.key = full_key(s, it->key), .data = it->data,
+                                        .len = it->len, .opts = &po[m]};
+        if (!q[m].key) {
+            it->rc = nomem(&it->err);
+            continue;
+        }
+        at[m++] = i;
+    }
+    if (m)
+        s3l_s3_put_objects(s->c, s->bucket, q, m);
+    for (size_t j = 0; j < m; j++) {
+        items[at[j]].rc = q[j].rc;
+        if (q[j].rc)
+            items[at[j]].err = q[j].err;
+        s3l_free((char *)q[j].key);
+    }
+    s3l_free(at);
+    s3l_free(po);
+    s3l_free(q);
+    for (size_t i = 0; i < n; i++)
+        if (items[i].rc)
+            return items[i].rc;
+    return 0;
+}
+
+/* An answer read ahead into an entry kept for the calls that follow (relative keys). */
+static void keep_read(struct s3_store *s, const struct s3l_read_item *want,
+                      struct s3l_s3_read_item *got)
+{
+    if (got->kind == S3L_S3_READ_LIST && got->rc == 0 && got->page.truncated)
+        return; /* more than a page: the list call walks it itself */
+    struct s3l__ahead_entry *e = s3l__ahead_entry_new(want->kind, want->key, want->max);
+    if (!e)
+        return;
+    struct s3l_object_info info;
+    to_info(&got->object, &info);
+    s3l__ahead_entry_set(e, got->rc, &got->err, got->data, got->len, &info);
+    got->data = NULL;
+    size_t strip = strlen(s->prefix);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && got->rc == 0 && i < got->page.n_objects; i++) {
+        to_info(&got->page.objects[i], &info);
+        info.key = got->page.objects[i].key + strip;
+        rc = s3l__ahead_entry_add(e, &info);
+    }
+    if (rc == 0)
+        s3l__ahead_keep(&s->ahead, e);
+    else
+        s3l__ahead_entry_free(e); /* out of memory: the list call lists for itself */
+}
+
+/* The reads of a start at once (s3l_s3_read_objects), kept in s->ahead. */
+static void s3_read_ahead(struct s3l_store *st, const struct s3l_read_item *items, size_t n)
+{
+    struct s3_store *s = S(st);
+    struct s3l_s3_read_item *q = s3l_calloc(n, sizeof(*q));
+    bool ok = q != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        q[i].kind = items[i].kind == S3L_READ_GET    ? S3L_S3_READ_GET
+                    : items[i].kind == S3L_READ_STAT ? S3L_S3_READ_HEAD
+                                                     : S3L_S3_READ_LIST;
+        q[i].max = items[i].max;
+        ok = (q[i].key = full_key(s, items[i].key)) != NULL;
+    }
+    if (ok)
+        s3l_s3_read_objects(s->c, s->bucket, q, n);
+    for (size_t i = 0; q && i < n; i++) {
+        if (ok)
+            keep_read(s, &items[i], &q[i]);
+        s3l_free(q[i].data);
+        s3l_s3_list_page_free(&q[i].page);
+        s3l_free((char *)q[i].key);
+    }
+    s3l_free(q);
 }
 
 /* The client's requests by S3 operation (include/s3l/s3.h s3l_s3_client_op_counts). */
@@ -517,6 +634,8 @@ static int s3_list_uploads(struct s3l_store *st, const char *prefix, s3l_store_u
 static void s3_destroy(struct s3l_store *st)
 {
     struct s3_store *s = S(st);
+    if (s->ahead_ok)
+        s3l__ahead_cleanup(&s->ahead);
     s3l_s3_client_free(s->c);
     s3l_free(s->bucket);
     s3l_free(s->prefix);
@@ -550,6 +669,8 @@ static const struct s3l_store_ops s3_ops = {
     .staged_abort = s3_staged_abort,
     .upload_progress = s3_upload_progress,
     .list_uploads = s3_list_uploads,
+    .put_many = s3_put_many,
+    .read_ahead = s3_read_ahead,
 };
 
 int s3l_s3_store_bucket_probe(struct s3l_store *st, char region[64], struct s3l_error *err)
@@ -637,6 +758,9 @@ int s3l__store_s3_open(const char *url, const struct s3l_store_options *opts,
         rc = sse_init(s, so, err);
     if (rc == 0)
         rc = s3l_s3_client_new(&cfg, &s->c, err);
+    if (rc == 0 && (rc = s3l__ahead_init(&s->ahead)) != 0)
+        nomem(err);
+    s->ahead_ok = rc == 0;
     s->part_size = so ? so->part_size : 0;
     s->copy_threshold = so ? so->copy_threshold : 0;
     s->copy_part_size = so ? so->copy_part_size : 0;

@@ -281,6 +281,58 @@ int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n
     return s->ops->remove_many(s, keys, n, err);
 }
 
+int s3l_store_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n,
+                       struct s3l_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        items[i].rc = 0;
+        s3l_error_clear(&items[i].err);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!s3l_store_key_valid(items[i].key)) {
+            /* refused as a whole: nothing was sent, and every item says so */
+            for (size_t j = 0; j < n; j++)
+                items[j].rc = bad_key(&items[j].err, items[i].key);
+            return bad_key(err, items[i].key);
+        }
+    int first = -1; /* the first failing item */
+    if (n < 2 || !s->ops->put_many) {
+        for (size_t i = 0; i < n; i++) {
+            items[i].rc = s3l_store_put(s, items[i].key, items[i].data, items[i].len,
+                                        items[i].opts, NULL, &items[i].err);
+            first = first < 0 && items[i].rc ? (int)i : first;
+        }
+    } else {
+        count(&s->n_ops, n);
+        count(&s->op_n[S3L_STORE_OP_PUT], n);
+        for (size_t i = 0; i < n; i++)
+            count(&s->bytes_written, items[i].len);
+        s->ops->put_many(s, items, n);
+        for (size_t i = 0; i < n && first < 0; i++)
+            first = items[i].rc ? (int)i : -1;
+    }
+    if (first < 0)
+        return 0;
+    if (err && err->code == 0)
+        *err = items[first].err;
+    return items[first].rc;
+}
+
+void s3l_store_read_ahead(struct s3l_store *s, const struct s3l_read_item *items, size_t n)
+{
+    if (!s->ops->read_ahead || n == 0)
+        return;
+    struct s3l_read_item *ok = s3l_calloc(n, sizeof(*ok));
+    size_t m = 0;
+    for (size_t i = 0; ok && i < n; i++)
+        if (items[i].kind == S3L_READ_LIST ? prefix_valid(items[i].key)
+                                           : s3l_store_key_valid(items[i].key))
+            ok[m++] = items[i];
+    if (m)
+        s->ops->read_ahead(s, ok, m);
+    s3l_free(ok);
+}
+
 static const char *const op_names[S3L_STORE_N_OPS] = {
     "upload", "upload_abort", "put", "get", "stat", "list", "remove", "copy", "remove_many",
 };
@@ -607,6 +659,11 @@ unsigned s3l_store_caps(const struct s3l_store *s)
 bool s3l_store_copies_in_batches(const struct s3l_store *s)
 {
     return s->ops->copy_many != NULL;
+}
+
+bool s3l_store_puts_in_batches(const struct s3l_store *s)
+{
+    return s->ops->put_many != NULL;
 }
 
 uint64_t s3l_store_bytes_written(const struct s3l_store *s)

@@ -6,6 +6,8 @@
 #ifndef S3L_STORE_INTERNAL_H
 #define S3L_STORE_INTERNAL_H
 
+#include <pthread.h>
+
 #include "s3l/store.h"
 #include "s3l/sys/store.h"
 
@@ -37,6 +39,41 @@ int s3l__store_s3_open(const char *url, const struct s3l_store_options *opts,
  * S3L_EINVALID_CONFIG naming the URL; S3L_ENOMEM.
  */
 int s3l__file_url_parse(const char *url, char **path, char **canonical, struct s3l_error *err);
+
+/*
+ * s3_ahead.c: the answers the S3 backend read ahead (ops->read_ahead), kept for the get, stat and
+ * list calls that follow. Thread-safe. init: S3L_ENOMEM when the mutex cannot be made.
+ */
+struct s3l__ahead_entry;
+struct s3l__ahead {
+    pthread_mutex_t mu;
+    struct s3l__ahead_entry **e;
+    size_t n, cap;
+};
+int s3l__ahead_init(struct s3l__ahead *a);
+void s3l__ahead_cleanup(struct s3l__ahead *a);
+/* A new entry for one read (key copied; NULL: out of memory), then its answer: rc and err (a
+ * failure), data (GET: taken over, NUL-terminated, len bytes) and info; a listing's objects one
+ * by one (add: S3L_ENOMEM). keep takes the entry over (replacing one of the same read). */
+struct s3l__ahead_entry *s3l__ahead_entry_new(enum s3l_read_kind kind, const char *key,
+                                              size_t max);
+void s3l__ahead_entry_set(struct s3l__ahead_entry *e, int rc, const struct s3l_error *err,
+                          uint8_t *data, size_t len, const struct s3l_object_info *info);
+int s3l__ahead_entry_add(struct s3l__ahead_entry *e, const struct s3l_object_info *info);
+void s3l__ahead_entry_free(struct s3l__ahead_entry *e); /* one never kept; NULL: no-op */
+void s3l__ahead_keep(struct s3l__ahead *a, struct s3l__ahead_entry *e);
+/* Each: true when a kept answer served the call (its result in *rc, outputs filled as the op
+ * would fill them), false when the call must go to the store. get: only a whole object (offset
+ * 0, len UINT64_MAX) with the max it was read with. list: cb runs with no lock held. */
+bool s3l__ahead_get(struct s3l__ahead *a, const char *key, uint64_t offset, uint64_t len,
+                    size_t max, uint8_t **data, size_t *data_len, struct s3l_object_info *info,
+                    struct s3l_error *err, int *rc);
+bool s3l__ahead_stat(struct s3l__ahead *a, const char *key, struct s3l_object_info *info,
+                     struct s3l_error *err, int *rc);
+bool s3l__ahead_list(struct s3l__ahead *a, const char *prefix, s3l_store_list_cb cb, void *ctx,
+                     struct s3l_error *err, int *rc);
+/* A write to key: drops what was kept for it, and every listing whose prefix key starts with. */
+void s3l__ahead_forget(struct s3l__ahead *a, const char *key);
 
 /* Frees the base fields (url) of a store; backends call it from destroy. */
 void s3l__store_base_cleanup(struct s3l_store *s);
