@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fail_alloc.h"
 #include "util/util.h"
 
 static void error_names_and_first_message_wins(void **state)
@@ -147,6 +148,70 @@ static void decimal_text_matches_hand_computed(void **state)
     assert_int_equal(s3l__decimal_be_text(a, 2, -1, buf), -1);
 }
 
+/* s3l__array_reserve: the capacities doubling gives (4, 8, 32: worked by hand), the elements kept
+ * across growth, nothing allocated when the room is there, a size that overflows a size_t
+ * refused before any allocation, and a failed allocation that leaves the array as it was. */
+static void array_reserve_doubles_and_fails_cleanly(void **state)
+{
+    (void)state;
+    uint64_t *a = NULL;
+    size_t cap = 0;
+    assert_int_equal(s3l__array_reserve(&a, &cap, 1, sizeof(*a), 4), 0);
+    assert_non_null(a);
+    assert_int_equal(cap, 4);
+    for (uint64_t i = 0; i < 4; i++)
+        a[i] = 1000 + i;
+    assert_int_equal(s3l__array_reserve(&a, &cap, 5, sizeof(*a), 4), 0);
+    assert_int_equal(cap, 8);
+    assert_int_equal(s3l__array_reserve(&a, &cap, 17, sizeof(*a), 4), 0); /* 8 -> 16 -> 32 */
+    assert_int_equal(cap, 32);
+    for (uint64_t i = 0; i < 4; i++)
+        assert_int_equal(a[i], 1000 + i);
+
+    /* Enough room: no allocation at all (the failing allocator would refuse the first). */
+    s3l_set_allocator(&s3l_test_fail_alloc);
+    s3l_test_fail_alloc_arm(1);
+    uint64_t *before = a;
+    assert_int_equal(s3l__array_reserve(&a, &cap, 32, sizeof(*a), 4), 0);
+    assert_int_equal(s3l_test_fail_alloc_count(), 0);
+    /* The allocation fails: S3L_ENOMEM, the array, its capacity and its elements untouched. */
+    assert_int_equal(s3l__array_reserve(&a, &cap, 33, sizeof(*a), 4), S3L_ENOMEM);
+    assert_true(s3l_test_fail_alloc_hit());
+    assert_ptr_equal(a, before);
+    assert_int_equal(cap, 32);
+    for (uint64_t i = 0; i < 4; i++)
+        assert_int_equal(a[i], 1000 + i);
+    /* From empty too: the pointer stays NULL and the capacity 0. */
+    char **none = NULL;
+    size_t none_cap = 0;
+    s3l_test_fail_alloc_arm(1);
+    assert_int_equal(s3l__array_reserve(&none, &none_cap, 1, sizeof(*none), 8), S3L_ENOMEM);
+    assert_null(none);
+    assert_int_equal(none_cap, 0);
+    /* More elements than a size_t can count in bytes: refused before allocating anything. */
+    s3l_test_fail_alloc_arm(0);
+    assert_int_equal(s3l__array_reserve(&a, &cap, SIZE_MAX / sizeof(*a) + 1, sizeof(*a), 4),
+                     S3L_ENOMEM);
+    assert_int_equal(s3l_test_fail_alloc_count(), 0);
+    assert_ptr_equal(a, before);
+    assert_int_equal(cap, 32);
+    /* Doubling that would pass SIZE_MAX elements stops there and is refused the same way. */
+    size_t huge = SIZE_MAX / 2 + 2;
+    assert_int_equal(s3l__array_reserve(&a, &huge, SIZE_MAX / 2 + 3, 2, 4), S3L_ENOMEM);
+    assert_int_equal(huge, SIZE_MAX / 2 + 2);
+    assert_int_equal(s3l_test_fail_alloc_count(), 0);
+    s3l_set_allocator(NULL);
+
+    /* With a ceiling: the last doubling stops at max_cap; past it S3L_ETOO_LARGE. */
+    assert_int_equal(s3l__array_reserve_max(&a, &cap, 33, sizeof(*a), 4, 40), 0);
+    assert_int_equal(cap, 40);
+    assert_int_equal(s3l__array_reserve_max(&a, &cap, 41, sizeof(*a), 4, 40), S3L_ETOO_LARGE);
+    assert_int_equal(cap, 40);
+    for (uint64_t i = 0; i < 4; i++)
+        assert_int_equal(a[i], 1000 + i);
+    s3l_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +221,7 @@ int main(void)
         cmocka_unit_test(hex_matches_hand_computed),
         cmocka_unit_test(decimal_text_matches_hand_computed),
         cmocka_unit_test(allocator_failure_is_reported),
+        cmocka_unit_test(array_reserve_doubles_and_fails_cleanly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,17 +72,12 @@ int s3l__staging_publish(struct s3l_dest *d, struct s3l__staging *f, const char 
     if (!t)
         return S3L_ENOMEM;
     pthread_mutex_lock(&d->mu);
-    if (d->n_staged == d->cap_staged) {
-        size_t cap = d->cap_staged ? d->cap_staged * 2 : 16;
-        struct s3l__ckpt_file *p = s3l_realloc(d->staged, cap * sizeof(*p));
-        if (!p) {
-            pthread_mutex_unlock(&d->mu);
-            s3l_free(t);
-            s3l_store_remove(d->store, f->staged, NULL);
-            return S3L_ENOMEM;
-        }
-        d->staged = p;
-        d->cap_staged = cap;
+    if (s3l__array_reserve(&d->staged, &d->cap_staged, d->n_staged + 1, sizeof(*d->staged),
+                           16)) {
+        pthread_mutex_unlock(&d->mu);
+        s3l_free(t);
+        s3l_store_remove(d->store, f->staged, NULL);
+        return S3L_ENOMEM;
     }
     struct s3l__ckpt_file *cf = &d->staged[d->n_staged++];
     memset(cf, 0, sizeof(*cf));

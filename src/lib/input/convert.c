@@ -482,16 +482,12 @@ static int put_list(struct s3l_converter *c, const struct s3l_field *f,
 static int note_unknown(struct s3l_converter *c, const struct s3l_value *values,
                         size_t key_index, bool nested)
 {
-    if (c->n_unknown == c->unknown_cap) {
-        size_t cap = c->unknown_cap ? c->unknown_cap * 2 : 8;
-        size_t *u = s3l_realloc(c->unknown, cap * sizeof(*u));
-        if (!u)
+    if (c->n_unknown == c->unknown_cap) { /* two arrays of one capacity, as in config.c */
+        size_t cu = c->unknown_cap, cp = c->unknown_cap;
+        if (s3l__array_reserve(&c->unknown, &cu, c->n_unknown + 1, sizeof(*c->unknown), 8) ||
+            s3l__array_reserve(&c->upath, &cp, c->n_unknown + 1, sizeof(*c->upath), 8))
             return S3L_ENOMEM;
-        c->unknown = u;
-        if (!(u = s3l_realloc(c->upath, cap * sizeof(*u))))
-            return S3L_ENOMEM;
-        c->upath = u;
-        c->unknown_cap = cap;
+        c->unknown_cap = cu;
     }
     if (c->opt.stop_on_unknown) {
         char path[256];

@@ -55,15 +55,9 @@ static int walk_entry(void *ctx, const char *name, bool is_dir)
         s3l_free(key);
         return rc;
     }
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 64;
-        char **k = s3l_realloc(w->keys, cap * sizeof(*k));
-        if (!k) {
-            s3l_free(key);
-            return S3L_ENOMEM;
-        }
-        w->keys = k;
-        w->cap = cap;
+    if (s3l__array_reserve(&w->keys, &w->cap, w->n + 1, sizeof(*w->keys), 64)) {
+        s3l_free(key);
+        return S3L_ENOMEM;
     }
     w->keys[w->n++] = key;
     return 0;

@@ -109,7 +109,6 @@ void s3l_arena_wipe(struct s3l_arena *a);
 /* Lowercase hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
 void s3l_hex_encode(const uint8_t *in, size_t n, char *out);
 
-/* a * b into *out, false on overflow. */
 /* Copies n bytes from s to d (not overlapping); short ones (most string values) without a call
  * to memcpy: two overlapping moves that stay within [0, n) of both buffers. */
 static inline void s3l_copy_short(void *dst, const void *src, size_t n)
@@ -139,10 +138,37 @@ static inline void s3l_copy_short(void *dst, const void *src, size_t n)
     }
 }
 
+/* a * b into *out, false on overflow. */
 static inline bool s3l_mul_size(size_t a, size_t b, size_t *out)
 {
     return !__builtin_mul_overflow(a, b, out);
 }
+
+/* ---- Growable arrays (alloc.c) ------------------------------------------------------------ */
+
+/*
+ * Room for at least need elements of elem_size bytes (elem_size > 0) in a growable array whose
+ * allocation holds *cap elements; the one grow-by-doubling of the tree. items is the address of
+ * the caller's array pointer, of any object pointer type (&l->objs for struct object *objs):
+ * the pointer is read and written with memcpy, so no cast through void ** is needed. The array
+ * grows to min_cap elements (1 when min_cap is 0) when *cap is 0, else to *cap, then doubles
+ * until need fits, so the usual "full: cap ? cap * 2 : N" is s3l__array_reserve(&a, &cap,
+ * n + 1, sizeof(*a), N). The elements already there keep their values; new room is not
+ * initialised. Returns 0 (at once, allocating nothing, when need <= *cap), or S3L_ENOMEM when
+ * the allocation fails or the new size in bytes (elements times elem_size) would not fit a
+ * size_t; *items and *cap are then unchanged and the array intact. No struct s3l_error: the
+ * caller knows what it was growing and says so.
+ */
+int s3l__array_reserve(void *items, size_t *cap, size_t need, size_t elem_size, size_t min_cap);
+
+/*
+ * s3l__array_reserve with a ceiling: the array never holds more than max_cap elements (the last
+ * doubling stops at max_cap), for arrays whose length is bounded by configuration (the JSON
+ * scanner's tape of at most max_values entries). Returns 0, S3L_ETOO_LARGE when need > max_cap,
+ * S3L_ENOMEM as s3l__array_reserve; on failure *items and *cap are unchanged.
+ */
+int s3l__array_reserve_max(void *items, size_t *cap, size_t need, size_t elem_size,
+                           size_t min_cap, size_t max_cap);
 
 /* ---- UTF-8 (utf8.c) ------------------------------------------------------------------------ */
 
