@@ -83,6 +83,37 @@ static void hex_matches_hand_computed(void **state)
     assert_string_equal(out, "007fabff");
 }
 
+/* s3l_hex_value over every byte against the digit tables written out by hand, and back from
+ * s3l_hex_encode's text; the neighbours of the ranges ('/', ':', '@', 'G', '`', 'g') and bytes
+ * past ASCII (as char they are negative) are not digits. */
+static void hex_value_decodes_every_digit(void **state)
+{
+    (void)state;
+    const char *lower = "0123456789abcdef", *upper = "0123456789ABCDEF";
+    for (int c = 0; c < 256; c++) {
+        int want = -1;
+        for (int d = 0; d < 16; d++)
+            if (c == lower[d] || c == upper[d])
+                want = d;
+        assert_int_equal(s3l_hex_value(c), want);
+        assert_int_equal(s3l_hex_value((char)c), want); /* a negative char past 0x7f */
+    }
+    assert_int_equal(s3l_hex_value('/'), -1);
+    assert_int_equal(s3l_hex_value(':'), -1);
+    assert_int_equal(s3l_hex_value('@'), -1);
+    assert_int_equal(s3l_hex_value('G'), -1);
+    assert_int_equal(s3l_hex_value('`'), -1);
+    assert_int_equal(s3l_hex_value('g'), -1);
+    uint8_t in[256], back[256];
+    char text[513];
+    for (int i = 0; i < 256; i++)
+        in[i] = (uint8_t)i;
+    s3l_hex_encode(in, sizeof(in), text);
+    for (int i = 0; i < 256; i++)
+        back[i] = (uint8_t)(s3l_hex_value(text[2 * i]) << 4 | s3l_hex_value(text[2 * i + 1]));
+    assert_memory_equal(back, in, sizeof(in));
+}
+
 static int fail_after;
 static void *counting_malloc(void *ctx, size_t n)
 {
@@ -219,6 +250,7 @@ int main(void)
         cmocka_unit_test(buf_cap_is_hard),
         cmocka_unit_test(arena_reuses_blocks),
         cmocka_unit_test(hex_matches_hand_computed),
+        cmocka_unit_test(hex_value_decodes_every_digit),
         cmocka_unit_test(decimal_text_matches_hand_computed),
         cmocka_unit_test(allocator_failure_is_reported),
         cmocka_unit_test(array_reserve_doubles_and_fails_cleanly),

@@ -256,14 +256,6 @@ static bool is_numeric_text(const struct s3l_value *v)
     return v->kind == S3L_VALUE_NUMBER || v->kind == S3L_VALUE_STRING;
 }
 
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    ch = (char)(ch | 0x20);
-    return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-}
-
 /* xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (RFC 9562 section 4) or 32 hex digits. */
 static bool parse_uuid(const char *s, size_t n, uint8_t out[16])
 {
@@ -276,7 +268,7 @@ static bool parse_uuid(const char *s, size_t n, uint8_t out[16])
                 return false;
             continue;
         }
-        int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+        int hi = s3l_hex_value(s[i]), lo = s3l_hex_value(s[i + 1]);
         if (hi < 0 || lo < 0)
             return false;
         out[o++] = (uint8_t)(hi << 4 | lo);

@@ -338,17 +338,6 @@ void s3l_store_free(struct s3l_store *s)
         s->ops->destroy(s);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decodes %XX and normalises: collapses "//", drops "." segments and the trailing "/". */
 static int normalise_path(const char *url, const char *p, struct s3l_buf *out,
                           struct s3l_error *err)
@@ -359,7 +348,7 @@ static int normalise_path(const char *url, const char *p, struct s3l_buf *out,
     for (size_t i = 0; p[i] && rc == 0; i++) {
         char c = p[i];
         if (c == '%') {
-            int h = hexval(p[i + 1]), l = h < 0 ? -1 : hexval(p[i + 2]);
+            int h = s3l_hex_value(p[i + 1]), l = h < 0 ? -1 : s3l_hex_value(p[i + 2]);
             if (h < 0 || l < 0 || (h == 0 && l == 0)) {
                 rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
                                    "URL '%s': bad %%-escape (a NUL or not two hex digits)", url);

@@ -109,6 +109,20 @@ void s3l_arena_wipe(struct s3l_arena *a);
 /* Lowercase hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
 void s3l_hex_encode(const uint8_t *in, size_t n, char *out);
 
+/* The value (0..15) of the hex digit c, either case ('7' is 7, 'b' and 'B' are 11), or -1 for
+ * any other byte (a char or an unsigned char value; a negative char too). The decode side of
+ * s3l_hex_encode: UUID text, %XX escapes. Inline: the converter calls it per UUID digit. */
+static inline int s3l_hex_value(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 /* Copies n bytes from s to d (not overlapping); short ones (most string values) without a call
  * to memcpy: two overlapping moves that stay within [0, n) of both buffers. */
 static inline void s3l_copy_short(void *dst, const void *src, size_t n)
