@@ -243,6 +243,59 @@ static void array_reserve_doubles_and_fails_cleanly(void **state)
     s3l_free(a);
 }
 
+/* The digest wrapper against published vectors: SHA-256 of "abc" and of the 448-bit message of
+ * FIPS 180-2 appendix B, MD5 of "" and "message digest" (RFC 1321 appendix A.5); incremental in
+ * pieces equals one-shot; a context started again hashes afresh; an update of a never-started
+ * context is an error with a message. */
+static void digest_matches_published_vectors(void **state)
+{
+    (void)state;
+    const char *b448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    uint8_t md[S3L__MD_MAX];
+    char hex[2 * S3L__MD_MAX + 1];
+    struct s3l_error err = {0};
+    struct s3l__md m = {0};
+    assert_int_equal(s3l__md_init(&m, S3L__MD_SHA256, &err), 0);
+    assert_int_equal(s3l__md_update(&m, "a", 1, &err), 0);
+    assert_int_equal(s3l__md_update(&m, "bc", 2, &err), 0);
+    assert_int_equal(s3l__md_final(&m, md, &err), 0);
+    s3l_hex_encode(md, s3l__md_size(S3L__MD_SHA256), hex);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_int_equal(s3l__md_init(&m, S3L__MD_SHA256, &err), 0); /* the context again */
+    for (size_t i = 0; i < strlen(b448); i += 7)
+        assert_int_equal(s3l__md_update(&m, b448 + i, S3L_MIN(7, strlen(b448) - i), &err), 0);
+    assert_int_equal(s3l__md_final(&m, md, &err), 0);
+    s3l_hex_encode(md, 32, hex);
+    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    assert_int_equal(s3l__md_init(&m, S3L__MD_MD5, &err), 0); /* and for another algorithm */
+    assert_int_equal(s3l__md_final(&m, md, &err), 0);
+    s3l_hex_encode(md, s3l__md_size(S3L__MD_MD5), hex);
+    assert_string_equal(hex, "d41d8cd98f00b204e9800998ecf8427e");
+    assert_int_equal(s3l__md_init(&m, S3L__MD_MD5, &err), 0);
+    assert_int_equal(s3l__md_update(&m, "message ", 8, &err), 0);
+    assert_int_equal(s3l__md_update(&m, "digest", 6, &err), 0);
+    assert_int_equal(s3l__md_final(&m, md, &err), 0);
+    s3l_hex_encode(md, 16, hex);
+    assert_string_equal(hex, "f96b697d7cb7938d525a2f31aaf161d0");
+    s3l__md_free(&m);
+    assert_null(m.ctx);
+    s3l__md_free(&m); /* twice: a no-op */
+    assert_int_equal(err.code, 0);
+
+    assert_int_equal(s3l__sha256(b448, strlen(b448), md, &err), 0);
+    s3l_hex_encode(md, 32, hex);
+    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    assert_int_equal(s3l__sha256_hex("abc", 3, hex), 0);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_int_equal(s3l__sha256_hex("", 0, hex), 0);
+    assert_string_equal(hex, S3L_SIGV4_EMPTY_SHA256);
+
+    struct s3l__md never = {0};
+    assert_int_equal(s3l__md_update(&never, "x", 1, &err), S3L_EINTERNAL);
+    assert_non_null(strstr(err.message, "SHA-256"));
+    s3l__md_free(&never);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +304,7 @@ int main(void)
         cmocka_unit_test(arena_reuses_blocks),
         cmocka_unit_test(hex_matches_hand_computed),
         cmocka_unit_test(hex_value_decodes_every_digit),
+        cmocka_unit_test(digest_matches_published_vectors),
         cmocka_unit_test(decimal_text_matches_hand_computed),
         cmocka_unit_test(allocator_failure_is_reported),
         cmocka_unit_test(array_reserve_doubles_and_fails_cleanly),

@@ -11,7 +11,6 @@
  * Listing and the sweep are in local_walk.c. docs/internals/store.md has the details.
  */
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,14 +56,8 @@ static int etag_of_fd(int fd, const char *path, const struct s3l__os_stat *st, c
         return S3L_ENOMEM;
     size_t got = 0;
     int rc = s3l__os_pread_full(fd, buf, st->size, 0, &got, path, err);
-    if (rc == 0) {
-        uint8_t md[32];
-        unsigned int mdlen = 0;
-        if (!EVP_Digest(buf, got, md, &mdlen, EVP_sha256(), NULL))
-            rc = s3l_error_set(err, S3L_EINTERNAL, "sha256 of %s failed", path);
-        else
-            s3l_hex_encode(md, 32, out);
-    }
+    if (rc == 0 && s3l__sha256_hex(buf, got, out) != 0)
+        rc = s3l_error_set(err, S3L_EINTERNAL, "sha256 of %s failed", path);
     s3l_free(buf);
     return rc;
 }
@@ -103,12 +96,12 @@ static int info_of_path(const char *path, struct s3l_object_info *info, struct s
 #define LONG_MARK '\\'
 #define SIDECAR_PREFIX ".s3l-name-"
 
+/* The hex SHA-256 of a long component; "" when libcrypto fails (it can only fail to allocate),
+ * which no sidecar's name or check matches. */
 static void sha256_hex(const void *p, size_t n, char out[65])
 {
-    uint8_t md[32];
-    unsigned int len = 0;
-    EVP_Digest(p, n, md, &len, EVP_sha256(), NULL);
-    s3l_hex_encode(md, 32, out);
+    if (s3l__sha256_hex(p, n, out) != 0)
+        out[0] = 0;
 }
 
 /* Appends the on-disk name of component c (n bytes) to out (capacity checked by the caller). */
