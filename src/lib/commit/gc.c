@@ -58,7 +58,8 @@ static int remove_garbage(struct s3l_dest *d, uint64_t below, int64_t since, uin
 {
     char *prefix = s3l__key_staging_prefix(d->pipeline);
     if (!prefix)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory naming the staging prefix of pipeline %s", d->pipeline);
     struct gc_ctx g = {d, below, NULL, 0, 0};
     int rc = s3l_store_list(d->store, prefix, gc_collect, &g, err);
     uint64_t n = 0;

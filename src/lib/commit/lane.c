@@ -25,7 +25,9 @@ int s3l__staging_begin(struct s3l_dest *d, struct s3l__staging *f, const char *t
     memset(f, 0, sizeof(*f));
     f->staged = s3l__key_staged(d->pipeline, d->generation, table, name);
     f->final = deadletter ? s3l__key_deadletter(table, name) : s3l__key_final(table, name);
-    int rc = f->staged && f->final ? 0 : S3L_ENOMEM;
+    int rc = f->staged && f->final
+                 ? 0
+                 : s3l_error_set(err, S3L_ENOMEM, "out of memory naming a file of table %s", table);
     if (rc == 0)
         rc = s3l__md_init(&f->sha, S3L__MD_SHA256, err);
     /* The store sizes its parts so that a file of file_size fits (S3: 10,000 parts). */
@@ -69,14 +71,15 @@ int s3l__staging_publish(struct s3l_dest *d, struct s3l__staging *f, const char 
     s3l_store_event(d->store, S3L__EV_AFTER_STAGE);
     char *t = s3l_strdup(table);
     if (!t)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory staging a file of table %s", table);
     pthread_mutex_lock(&d->mu);
     if (s3l__array_reserve(&d->staged, &d->cap_staged, d->n_staged + 1, sizeof(*d->staged),
                            16)) {
         pthread_mutex_unlock(&d->mu);
         s3l_free(t);
         s3l_store_remove(d->store, f->staged, NULL);
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory adding a staged file of table %s to the epoch", table);
     }
     struct s3l__ckpt_file *cf = &d->staged[d->n_staged++];
     memset(cf, 0, sizeof(*cf));

@@ -50,7 +50,8 @@ static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
     char *url = key ? s3l__key_fmt("%s/%s", s->url, key) : NULL;
     if (!url) {
         s3l_free(key);
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory naming the schema record of table %s", cs->table);
     }
     size_t alen = strlen(cs->record);
     struct s3l_put_options po = {.if_none_match = !cs->etag,

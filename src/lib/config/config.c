@@ -141,7 +141,7 @@ int s3l__cfg_add_problem_msg(struct s3l_config *c, const char *file, size_t inde
     s3l_error_set(err, code, "%s", msg);
     if (s3l__array_reserve(&c->problems, &c->cap_problems, c->n_problems + 1,
                            sizeof(*c->problems), 8))
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory recording a problem of %s", file);
     struct s3l_config_problem *p = &c->problems[c->n_problems];
     p->file = s3l_arena_strndup(&c->arena, file, strlen(file));
     p->path = s3l_arena_strndup(&c->arena, path, strlen(path));
@@ -150,7 +150,7 @@ int s3l__cfg_add_problem_msg(struct s3l_config *c, const char *file, size_t inde
     p->code = code;
     p->check = check;
     if (!p->file || !p->path || !p->message)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory recording a problem of %s", file);
     c->n_problems++;
     return code;
 }

@@ -561,7 +561,8 @@ static int put_struct(struct s3l_converter *c, const struct s3l_field *f,
             return rc;
     }
     if (!map && hits < v->len && nested_unknown(c, &f->type, values, i) != 0)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory noting the unknown keys of column %s", f->name);
     size_t j = i + 1;
     for (uint32_t m = 0; map && m < v->len; m++) {
         /* A map key is text: it goes into the key column as CSV text would. */

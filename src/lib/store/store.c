@@ -316,7 +316,7 @@ int s3l_store_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns,
     size_t n = strlen(prefix);
     char *k = s3l_strndup(prefix, n > 0 && prefix[n - 1] == '/' ? n - 1 : n);
     if (!k)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory sweeping %s", prefix);
     bool ok = n == 0 || s3l_store_key_valid(k);
     s3l_free(k);
     if (!ok)
@@ -403,6 +403,8 @@ int s3l__file_url_parse(const char *url, char **path, char **canonical, struct s
     }
     if (rc) {
         s3l_buf_free(&b);
+        if (rc == S3L_ENOMEM)
+            s3l_error_set(err, rc, "out of memory parsing URL '%s'", url);
         return rc;
     }
     size_t len;
