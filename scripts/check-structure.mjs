@@ -10,6 +10,15 @@
 //   getenv         getenv in src/lib outside the credentials providers (src/lib/creds/)
 //   backend-header an include of s3l/sys/store.h (the storage vtable) outside src/lib/store/ and
 //                  src/lib/s3/: everyone else uses the opaque store of s3l/store.h
+//   enomem         a bare `return S3L_ENOMEM;` in a function of src/lib that takes a
+//                  struct s3l_error *: it must set the message (s3l_error_set(err, S3L_ENOMEM,
+//                  "out of memory <doing what>"))
+//   digest         a libcrypto digest call (EVP_Digest*, EVP_MD_CTX_*, EVP_sha256/md5, SHA*_*,
+//                  MD5_*, HMAC) in src/lib outside src/lib/util/ (util/digest.c wraps them)
+//   grow           a grow-by-doubling next to an s3l_realloc (`? cap * 2 :`, `*= 2`, `cap * 2`,
+//                  within the 3 lines before it) in src/lib outside src/lib/util/: use
+//                  s3l__array_reserve.
+//                  A doubling that is not an array's says so on its line: /* not an array: why */
 // Every violation found is printed. What is known and not fixed yet is listed, one per line, in
 // scripts/structure-debt.txt: a violation not in that list fails the check (no new debt), and so
 // does a listed one that is gone (take it off the list, so the list only shrinks).
@@ -68,6 +77,10 @@ const OS_CALLS = [
     'readlink', 'isatty', 'gethostname', 'getaddrinfo', 'socket', 'connect', 'uname', 'sysconf',
     'flock', 'inotify_init1', 'inotify_add_watch', 'statvfs', 'fstatvfs',
 ];
+const DIGEST_RE = /(?<![\w.>])(EVP_Digest\w*|EVP_MD_CTX_\w+|EVP_(?:sha\d+|md5)|SHA\d*_\w+|SHA(?:1|224|256|384|512)|MD5(?:_\w+)?|HMAC\w*)\s*\(/g;
+// A doubling of a capacity: `? x * 2 :` (or `? 2 * x :`), `x *= 2` in a loop, or a name holding
+// "cap" times 2 (`l->cap * 2`, `S3L_MAX(u->cap_parts * 2, n + 16)`).
+const DOUBLING_RE = /\?[^?:;]*(?:\*\s*2\b|\b2\s*\*)[^?:;]*:|\*=\s*2\b|\w*cap\w*\s*\*\s*2\b|\b2\s*\*\s*[\w>.-]*cap\w*/;
 const OS_RE = new RegExp(`(?<![\\w.>])(${OS_CALLS.join('|')})\\s*\\(`, 'g');
 
 function walk(dir) {
@@ -127,7 +140,7 @@ function functions(code) {
                 const beforeParen = m ? h.slice(0, m.index) : '';
                 if (m && !h.includes('=') && !/\b(struct|union|enum)\s*$/.test(beforeParen)) {
                     const nameLine = headStart + (h.slice(0, m.index).match(/\n/g) || []).length;
-                    open = { name: m[1], start: nameLine };
+                    open = { name: m[1], start: nameLine, params: m[2], body: line };
                 }
                 depth = 1;
                 head = '';
@@ -245,6 +258,27 @@ for (const abs of files) {
     }
     if (inLib && !rel.startsWith('src/lib/creds/') && /(?<![\w.>])(secure_)?getenv\s*\(/.test(code))
         violations.push(`getenv ${rel}`);
+
+    if (inLib) {
+        // Bare ENOMEM returns in functions that have an error to fill (the body's lines only).
+        const codeLines = code.split('\n');
+        for (const f of functions(code)) {
+            if (!/\bstruct\s+s3l_error\s*\*/.test(f.params)) continue;
+            for (let i = f.body; i <= f.end; i++)
+                if (/\breturn\s+S3L_ENOMEM\s*;/.test(codeLines[i - 1]))
+                    violations.push(`enomem ${rel}:${i} (${f.name})`);
+        }
+        if (!rel.startsWith('src/lib/util/')) {
+            const seen = new Set();
+            for (const m of code.matchAll(DIGEST_RE)) seen.add(m[1]);
+            for (const c of [...seen].sort()) violations.push(`digest ${rel} ${c}`);
+            for (let i = 0; i < codeLines.length; i++) {
+                if (!DOUBLING_RE.test(codeLines[i]) || /not an array:/.test(lines[i])) continue;
+                if (codeLines.slice(i, i + 4).some((l) => /\bs3l_realloc\s*\(/.test(l)))
+                    violations.push(`grow ${rel}:${i + 1}`);
+            }
+        }
+    }
 }
 
 // The module graph must have no circle (the allowed edges have none; debt may).
@@ -284,7 +318,9 @@ console.log(`check-structure: files over ${MAX_FILE_LINES} lines ${count('file-l
     `${MAX_FUNCTION_LINES} lines ${count('function-long')}, includes outside the allowed edges ` +
     `${count('include')}, module circles ${count('circle')}, OS calls outside os/ ${count('os-call')}, ` +
     `getenv in src/lib ${count('getenv')}, s3l/sys/store.h outside the backends ` +
-    `${count('backend-header')}; known debt ${debt.length}`);
+    `${count('backend-header')}, bare ENOMEM returns with an err ${count('enomem')}, ` +
+    `digest calls outside util ${count('digest')}, doubling arrays outside util ${count('grow')}; ` +
+    `known debt ${debt.length}`);
 for (const v of fresh) console.log(`new: ${v}`);
 for (const v of gone) console.log(`fixed, take it off scripts/structure-debt.txt: ${v}`);
 if (fresh.length || gone.length) {

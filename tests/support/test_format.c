@@ -232,7 +232,7 @@ static int c_merge(void *ctx, const char *table, const char *record_url, const c
         s3l_free(t);
     }
     json_decref(doc);
-    return changed && !*out ? S3L_ENOMEM : 0;
+    return changed && !*out ? s3l_error_set(err, S3L_ENOMEM, "out of memory merging %s", table) : 0;
 }
 
 /* The columns of carried that current lacks, appended; a column both name keeps current's type. */

@@ -621,15 +621,18 @@ static void every_allocation_may_fail(void **state)
         s3l_pq_options_init(&o);
         o.row_group_rows = 7;
         o.page_size = 64;
-        int rc = s3l_pq_writer_new(&g_schema, &o, sink, &w, &err);
+        int new_rc = s3l_pq_writer_new(&g_schema, &o, sink, &w, &err), rc = new_rc;
         for (int r = 0; rc == 0 && r < 20; r++) {
             rc = good_row(w, r);
             if (rc == S3L_EINVALID_INPUT) /* an allocation failed while buffering the row */
                 rc = 0;
         }
+        bool in_rows = new_rc == 0 && rc != 0; /* the row calls take no err: codes only */
         if (rc == 0)
             rc = s3l_pq_writer_close(w, &err);
         assert_true(rc == 0 || rc == S3L_ENOMEM || rc == S3L_ECODEC);
+        if (rc != 0 && !in_rows && !err.message[0]) /* new and close say what failed */
+            fail_msg("allocation %ld failing gave %s without a message", k, s3l_error_name(rc));
         s3l_pq_writer_free(w);
         s3l_set_allocator(NULL);
         s3l_buf_free(&m.b);

@@ -199,6 +199,9 @@ static void allocation_failures(void **state)
         if (rc != 0 && rc != S3L_ENOMEM)
             fail_msg("allocation %llu failing gave %s: %s", (unsigned long long)k,
                      s3l_error_name(rc), err.message);
+        if (rc == S3L_ENOMEM && c && !err.message[0]) /* add_sql says what it was doing */
+            fail_msg("allocation %llu failing gave S3L_ENOMEM without a message",
+                     (unsigned long long)k);
         if (rc == 0)
             assert_int_equal(s3l_config_count(c), 2);
         s3l_config_free(c);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fail_alloc.h"
 #include "util/util.h"
 
 static void error_names_and_first_message_wins(void **state)
@@ -82,6 +83,37 @@ static void hex_matches_hand_computed(void **state)
     assert_string_equal(out, "007fabff");
 }
 
+/* s3l_hex_value over every byte against the digit tables written out by hand, and back from
+ * s3l_hex_encode's text; the neighbours of the ranges ('/', ':', '@', 'G', '`', 'g') and bytes
+ * past ASCII (as char they are negative) are not digits. */
+static void hex_value_decodes_every_digit(void **state)
+{
+    (void)state;
+    const char *lower = "0123456789abcdef", *upper = "0123456789ABCDEF";
+    for (int c = 0; c < 256; c++) {
+        int want = -1;
+        for (int d = 0; d < 16; d++)
+            if (c == lower[d] || c == upper[d])
+                want = d;
+        assert_int_equal(s3l_hex_value(c), want);
+        assert_int_equal(s3l_hex_value((char)c), want); /* a negative char past 0x7f */
+    }
+    assert_int_equal(s3l_hex_value('/'), -1);
+    assert_int_equal(s3l_hex_value(':'), -1);
+    assert_int_equal(s3l_hex_value('@'), -1);
+    assert_int_equal(s3l_hex_value('G'), -1);
+    assert_int_equal(s3l_hex_value('`'), -1);
+    assert_int_equal(s3l_hex_value('g'), -1);
+    uint8_t in[256], back[256];
+    char text[513];
+    for (int i = 0; i < 256; i++)
+        in[i] = (uint8_t)i;
+    s3l_hex_encode(in, sizeof(in), text);
+    for (int i = 0; i < 256; i++)
+        back[i] = (uint8_t)(s3l_hex_value(text[2 * i]) << 4 | s3l_hex_value(text[2 * i + 1]));
+    assert_memory_equal(back, in, sizeof(in));
+}
+
 static int fail_after;
 static void *counting_malloc(void *ctx, size_t n)
 {
@@ -147,6 +179,123 @@ static void decimal_text_matches_hand_computed(void **state)
     assert_int_equal(s3l__decimal_be_text(a, 2, -1, buf), -1);
 }
 
+/* s3l__array_reserve: the capacities doubling gives (4, 8, 32: worked by hand), the elements kept
+ * across growth, nothing allocated when the room is there, a size that overflows a size_t
+ * refused before any allocation, and a failed allocation that leaves the array as it was. */
+static void array_reserve_doubles_and_fails_cleanly(void **state)
+{
+    (void)state;
+    uint64_t *a = NULL;
+    size_t cap = 0;
+    assert_int_equal(s3l__array_reserve(&a, &cap, 1, sizeof(*a), 4), 0);
+    assert_non_null(a);
+    assert_int_equal(cap, 4);
+    for (uint64_t i = 0; i < 4; i++)
+        a[i] = 1000 + i;
+    assert_int_equal(s3l__array_reserve(&a, &cap, 5, sizeof(*a), 4), 0);
+    assert_int_equal(cap, 8);
+    assert_int_equal(s3l__array_reserve(&a, &cap, 17, sizeof(*a), 4), 0); /* 8 -> 16 -> 32 */
+    assert_int_equal(cap, 32);
+    for (uint64_t i = 0; i < 4; i++)
+        assert_int_equal(a[i], 1000 + i);
+
+    /* Enough room: no allocation at all (the failing allocator would refuse the first). */
+    s3l_set_allocator(&s3l_test_fail_alloc);
+    s3l_test_fail_alloc_arm(1);
+    uint64_t *before = a;
+    assert_int_equal(s3l__array_reserve(&a, &cap, 32, sizeof(*a), 4), 0);
+    assert_int_equal(s3l_test_fail_alloc_count(), 0);
+    /* The allocation fails: S3L_ENOMEM, the array, its capacity and its elements untouched. */
+    assert_int_equal(s3l__array_reserve(&a, &cap, 33, sizeof(*a), 4), S3L_ENOMEM);
+    assert_true(s3l_test_fail_alloc_hit());
+    assert_ptr_equal(a, before);
+    assert_int_equal(cap, 32);
+    for (uint64_t i = 0; i < 4; i++)
+        assert_int_equal(a[i], 1000 + i);
+    /* From empty too: the pointer stays NULL and the capacity 0. */
+    char **none = NULL;
+    size_t none_cap = 0;
+    s3l_test_fail_alloc_arm(1);
+    assert_int_equal(s3l__array_reserve(&none, &none_cap, 1, sizeof(*none), 8), S3L_ENOMEM);
+    assert_null(none);
+    assert_int_equal(none_cap, 0);
+    /* More elements than a size_t can count in bytes: refused before allocating anything. */
+    s3l_test_fail_alloc_arm(0);
+    assert_int_equal(s3l__array_reserve(&a, &cap, SIZE_MAX / sizeof(*a) + 1, sizeof(*a), 4),
+                     S3L_ENOMEM);
+    assert_int_equal(s3l_test_fail_alloc_count(), 0);
+    assert_ptr_equal(a, before);
+    assert_int_equal(cap, 32);
+    /* Doubling that would pass SIZE_MAX elements stops there and is refused the same way. */
+    size_t huge = SIZE_MAX / 2 + 2;
+    assert_int_equal(s3l__array_reserve(&a, &huge, SIZE_MAX / 2 + 3, 2, 4), S3L_ENOMEM);
+    assert_int_equal(huge, SIZE_MAX / 2 + 2);
+    assert_int_equal(s3l_test_fail_alloc_count(), 0);
+    s3l_set_allocator(NULL);
+
+    /* With a ceiling: the last doubling stops at max_cap; past it S3L_ETOO_LARGE. */
+    assert_int_equal(s3l__array_reserve_max(&a, &cap, 33, sizeof(*a), 4, 40), 0);
+    assert_int_equal(cap, 40);
+    assert_int_equal(s3l__array_reserve_max(&a, &cap, 41, sizeof(*a), 4, 40), S3L_ETOO_LARGE);
+    assert_int_equal(cap, 40);
+    for (uint64_t i = 0; i < 4; i++)
+        assert_int_equal(a[i], 1000 + i);
+    s3l_free(a);
+}
+
+/* The digest wrapper against published vectors: SHA-256 of "abc" and of the 448-bit message of
+ * FIPS 180-2 appendix B, MD5 of "" and "message digest" (RFC 1321 appendix A.5); incremental in
+ * pieces equals one-shot; a context started again hashes afresh; an update of a never-started
+ * context is an error with a message. */
+static void digest_matches_published_vectors(void **state)
+{
+    (void)state;
+    const char *b448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    uint8_t md[S3L__MD_MAX];
+    char hex[2 * S3L__MD_MAX + 1];
+    struct s3l_error err = {0};
+    struct s3l__md m = {0};
+    assert_int_equal(s3l__md_init(&m, S3L__MD_SHA256, &err), 0);
+    assert_int_equal(s3l__md_update(&m, "a", 1, &err), 0);
+    assert_int_equal(s3l__md_update(&m, "bc", 2, &err), 0);
+    assert_int_equal(s3l__md_final(&m, md, &err), 0);
+    s3l_hex_encode(md, s3l__md_size(S3L__MD_SHA256), hex);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_int_equal(s3l__md_init(&m, S3L__MD_SHA256, &err), 0); /* the context again */
+    for (size_t i = 0; i < strlen(b448); i += 7)
+        assert_int_equal(s3l__md_update(&m, b448 + i, S3L_MIN(7, strlen(b448) - i), &err), 0);
+    assert_int_equal(s3l__md_final(&m, md, &err), 0);
+    s3l_hex_encode(md, 32, hex);
+    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    assert_int_equal(s3l__md_init(&m, S3L__MD_MD5, &err), 0); /* and for another algorithm */
+    assert_int_equal(s3l__md_final(&m, md, &err), 0);
+    s3l_hex_encode(md, s3l__md_size(S3L__MD_MD5), hex);
+    assert_string_equal(hex, "d41d8cd98f00b204e9800998ecf8427e");
+    assert_int_equal(s3l__md_init(&m, S3L__MD_MD5, &err), 0);
+    assert_int_equal(s3l__md_update(&m, "message ", 8, &err), 0);
+    assert_int_equal(s3l__md_update(&m, "digest", 6, &err), 0);
+    assert_int_equal(s3l__md_final(&m, md, &err), 0);
+    s3l_hex_encode(md, 16, hex);
+    assert_string_equal(hex, "f96b697d7cb7938d525a2f31aaf161d0");
+    s3l__md_free(&m);
+    assert_null(m.ctx);
+    s3l__md_free(&m); /* twice: a no-op */
+    assert_int_equal(err.code, 0);
+
+    assert_int_equal(s3l__sha256(b448, strlen(b448), md, &err), 0);
+    s3l_hex_encode(md, 32, hex);
+    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    assert_int_equal(s3l__sha256_hex("abc", 3, hex), 0);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_int_equal(s3l__sha256_hex("", 0, hex), 0);
+    assert_string_equal(hex, S3L_SIGV4_EMPTY_SHA256);
+
+    struct s3l__md never = {0};
+    assert_int_equal(s3l__md_update(&never, "x", 1, &err), S3L_EINTERNAL);
+    assert_non_null(strstr(err.message, "SHA-256"));
+    s3l__md_free(&never);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,8 +303,11 @@ int main(void)
         cmocka_unit_test(buf_cap_is_hard),
         cmocka_unit_test(arena_reuses_blocks),
         cmocka_unit_test(hex_matches_hand_computed),
+        cmocka_unit_test(hex_value_decodes_every_digit),
+        cmocka_unit_test(digest_matches_published_vectors),
         cmocka_unit_test(decimal_text_matches_hand_computed),
         cmocka_unit_test(allocator_failure_is_reported),
+        cmocka_unit_test(array_reserve_doubles_and_fails_cleanly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -151,7 +151,7 @@ static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struc
     size_t n = json_array_size(a);
     c->schemas = s3l_calloc(n ? n : 1, sizeof(*c->schemas));
     if (!c->schemas)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_array_get(a, i), *rec = json_object_get(e, "record");
         struct s3l__ckpt_schema *cs = &c->schemas[i];
@@ -163,7 +163,7 @@ static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struc
         if (etag && (!json_is_string(etag) || strlen(json_string_value(etag)) >= 132))
             return bad(err, key, "a pending schema record has a bad etag");
         if (etag && !(cs->etag = s3l_strdup(json_string_value(etag))))
-            return S3L_ENOMEM;
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
         /* The record's text must be a JSON record (an object or a list) to be written again. */
         bool nomem;
         json_t *parsed = s3l__json_loadb(json_string_value(rec), json_string_length(rec), 0,
@@ -175,7 +175,7 @@ static int decode_schemas(json_t *a, const char *key, struct s3l__ckpt *c, struc
         if (!ok)
             return bad(err, key, "a pending schema record is not a JSON record");
         if (!(cs->record = s3l_strdup(json_string_value(rec))))
-            return S3L_ENOMEM;
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
     }
     return 0;
 }
@@ -189,7 +189,7 @@ static int decode_pending(json_t *p, const char *key, struct s3l__ckpt *c, struc
     size_t n = json_array_size(files);
     c->files = s3l_calloc(n ? n : 1, sizeof(*c->files));
     if (!c->files)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
     c->has_pending = true;
     for (size_t i = 0; i < n; i++) {
         json_t *f = json_array_get(files, i);
@@ -255,7 +255,8 @@ int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *
 {
     char *key = s3l__key_checkpoint(pipeline);
     if (!key)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory naming the checkpoint of pipeline %s", pipeline);
     uint8_t *data = NULL;
     size_t len = 0;
     struct s3l_object_info info;
@@ -264,7 +265,8 @@ int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *
     int rc = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &data, &len, &info, &e2);
     if (rc == S3L_ENOT_FOUND) {
         c->pipeline = s3l_strdup(pipeline);
-        rc = c->pipeline ? 0 : S3L_ENOMEM;
+        rc = c->pipeline ? 0
+                         : s3l_error_set(err, S3L_ENOMEM, "out of memory reading checkpoint %s", key);
     } else if (rc) {
         if (err && err->code == 0)
             *err = e2;
@@ -328,7 +330,8 @@ int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, str
 {
     char *text = NULL, *key = s3l__key_checkpoint(c->pipeline);
     size_t len = 0;
-    int rc = key ? s3l__ckpt_encode(c, &text, &len, err) : S3L_ENOMEM;
+    int rc = key ? s3l__ckpt_encode(c, &text, &len, err)
+                 : s3l_error_set(err, S3L_ENOMEM, "out of memory writing a checkpoint");
     if (rc == 0) {
         struct s3l_put_options po = {0};
         po.if_none_match = !c->exists;

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h> /* snprintf in most of commit/ (it came with openssl/evp.h before) */
 
-#include <openssl/evp.h>
 #include <pthread.h>
 
 #include "s3l/destination.h"
@@ -18,6 +18,7 @@
 #include "s3l/row.h"
 #include "s3l/schema.h"
 #include "s3l/store.h"
+#include "util/util.h"
 
 /* Cap on a checkpoint, marker or schema record read back. */
 #define S3L__DOC_MAX (64u << 20)
@@ -290,7 +291,7 @@ void s3l__dest_read_ahead_stream(struct s3l_store *s, const char *table);
 /* A file being written into staging: the upload, its running SHA-256 and size (lane.c). */
 struct s3l__staging {
     struct s3l_upload *up;
-    EVP_MD_CTX *sha;
+    struct s3l__md sha;
     uint64_t bytes;
     char *staged;
     char *final;

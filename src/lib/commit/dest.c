@@ -193,7 +193,9 @@ static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci,
     d->ck.n_files = d->n_staged;
     /* The commit point, covering the schema records too. */
     rc = carry_records(d);
-    if (rc == 0)
+    if (rc)
+        s3l_error_set(err, rc, "out of memory carrying the schema records into the checkpoint");
+    else
         rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
     d->ck.files = NULL;
     d->ck.n_files = 0;
@@ -247,7 +249,7 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
     char *old_state = NULL;
     rc = set_state(d, state_json, &old_state);
     if (rc)
-        return rc;
+        return s3l_error_set(err, rc, "out of memory keeping the runner's state");
     if (d->n_staged == 0) {
         /* No stream had rows: no file, no marker; only the runner's positions move (and
          * nothing at all is written when they did not, unless a heartbeat is due). */
@@ -322,7 +324,7 @@ int s3l__dest_open_lazy(struct s3l_store *store, const struct s3l_dest_options *
     if (!d) {
         if (format->destroy)
             format->destroy(format->ctx);
-        return rc ? rc : S3L_ENOMEM;
+        return rc ? rc : s3l_error_set(err, S3L_ENOMEM, "out of memory opening a destination");
     }
     pthread_mutex_init(&d->mu, NULL);
     d->store = store;
@@ -331,7 +333,7 @@ int s3l__dest_open_lazy(struct s3l_store *store, const struct s3l_dest_options *
     d->lanes = o->lanes ? o->lanes : 1;
     d->allow_type_changes = o->allow_type_changes;
     d->pipeline = s3l_strdup(o->pipeline_id);
-    rc = d->pipeline ? 0 : S3L_ENOMEM;
+    rc = d->pipeline ? 0 : s3l_error_set(err, S3L_ENOMEM, "out of memory opening a destination");
     if (rc == 0)
         rc = s3l__ckpt_read(store, d->pipeline, &d->ck, err);
     if (rc) {

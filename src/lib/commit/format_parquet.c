@@ -132,7 +132,7 @@ int s3l__format_parquet(const struct s3l_pq_options *opts, size_t memory,
 {
     struct pq_ctx *c = s3l_calloc(1, sizeof(*c));
     if (!c)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory opening the Parquet format");
     if (opts)
         c->opts = *opts;
     else
@@ -144,7 +144,8 @@ int s3l__format_parquet(const struct s3l_pq_options *opts, size_t memory,
     c->budget = s3l_pq_budget_new(memory);
     if (!c->budget) {
         s3l_free(c);
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory making the Parquet writers' memory budget");
     }
     c->opts.budget = c->budget;
     memset(out, 0, sizeof(*out));

@@ -29,14 +29,8 @@ static int gc_collect(void *ctx, const struct s3l_object_info *info)
     for (size_t i = 0; i < g->d->ck.n_files; i++)
         if (strcmp(g->d->ck.files[i].staged, info->key) == 0)
             return 0; /* pending: recovery will commit it */
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 32;
-        char **k = s3l_realloc(g->keys, cap * sizeof(*k));
-        if (!k)
-            return S3L_ENOMEM;
-        g->keys = k;
-        g->cap = cap;
-    }
+    if (s3l__array_reserve(&g->keys, &g->cap, g->n + 1, sizeof(*g->keys), 32))
+        return S3L_ENOMEM;
     if (!(g->keys[g->n] = s3l_strdup(info->key)))
         return S3L_ENOMEM;
     g->n++;
@@ -64,7 +58,8 @@ static int remove_garbage(struct s3l_dest *d, uint64_t below, int64_t since, uin
 {
     char *prefix = s3l__key_staging_prefix(d->pipeline);
     if (!prefix)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory naming the staging prefix of pipeline %s", d->pipeline);
     struct gc_ctx g = {d, below, NULL, 0, 0};
     int rc = s3l_store_list(d->store, prefix, gc_collect, &g, err);
     uint64_t n = 0;
@@ -172,14 +167,8 @@ struct leftovers {
 static int leftover_add(void *ctx, const struct s3l_object_info *info)
 {
     struct leftovers *l = ctx;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        struct leftover *v = s3l_realloc(l->v, cap * sizeof(*v));
-        if (!v)
-            return S3L_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (s3l__array_reserve(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 64))
+        return S3L_ENOMEM;
     if (!(l->v[l->n].key = s3l_strdup(info->key)))
         return S3L_ENOMEM;
     l->v[l->n++].mtime_ns = info->mtime_ns;

@@ -24,14 +24,8 @@ struct listing {
 static int collect(void *ctx, const struct s3l_object_info *info)
 {
     struct listing *l = ctx;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        struct s3l_object_info *p = s3l_realloc(l->items, cap * sizeof(*p));
-        if (!p)
-            return S3L_ENOMEM;
-        l->items = p;
-        l->cap = cap;
-    }
+    if (s3l__array_reserve(&l->items, &l->cap, l->n + 1, sizeof(*l->items), 64))
+        return S3L_ENOMEM;
     l->items[l->n] = *info;
     if (!(l->items[l->n].key = s3l_strdup(info->key)))
         return S3L_ENOMEM;
@@ -171,14 +165,8 @@ static int strset_add(struct strset *s, const char *str)
     for (size_t i = 0; i < s->n; i++)
         if (strcmp(s->v[i], str) == 0)
             return 0;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        char **p = s3l_realloc(s->v, cap * sizeof(*p));
-        if (!p)
-            return S3L_ENOMEM;
-        s->v = p;
-        s->cap = cap;
-    }
+    if (s3l__array_reserve(&s->v, &s->cap, s->n + 1, sizeof(*s->v), 8))
+        return S3L_ENOMEM;
     if (!(s->v[s->n] = s3l_strdup(str)))
         return S3L_ENOMEM;
     s->n++;
@@ -273,14 +261,8 @@ static int add_marker_keys(void *ctx, const struct s3l_dest_marker *m)
 {
     struct keyset *k = ctx;
     for (size_t i = 0; i < m->n_files; i++) {
-        if (k->n == k->cap) {
-            size_t cap = k->cap ? k->cap * 2 : 64;
-            char **p = s3l_realloc(k->keys, cap * sizeof(*p));
-            if (!p)
-                return S3L_ENOMEM;
-            k->keys = p;
-            k->cap = cap;
-        }
+        if (s3l__array_reserve(&k->keys, &k->cap, k->n + 1, sizeof(*k->keys), 64))
+            return S3L_ENOMEM;
         if (!(k->keys[k->n] = s3l_strdup(m->files[i].key)))
             return S3L_ENOMEM;
         k->n++;

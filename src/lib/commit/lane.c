@@ -10,7 +10,6 @@
  * end), and on S3 a part sent then would otherwise travel only at the next write, so the upload
  * of a file overlaps the encoding of its next row group.
  */
-#include <openssl/evp.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -26,10 +25,11 @@ int s3l__staging_begin(struct s3l_dest *d, struct s3l__staging *f, const char *t
     memset(f, 0, sizeof(*f));
     f->staged = s3l__key_staged(d->pipeline, d->generation, table, name);
     f->final = deadletter ? s3l__key_deadletter(table, name) : s3l__key_final(table, name);
-    f->sha = EVP_MD_CTX_new();
-    int rc = f->staged && f->final && f->sha ? 0 : S3L_ENOMEM;
-    if (rc == 0 && !EVP_DigestInit_ex(f->sha, EVP_sha256(), NULL))
-        rc = s3l_error_set(err, S3L_EINTERNAL, "sha256 init failed");
+    int rc = f->staged && f->final
+                 ? 0
+                 : s3l_error_set(err, S3L_ENOMEM, "out of memory naming a file of table %s", table);
+    if (rc == 0)
+        rc = s3l__md_init(&f->sha, S3L__MD_SHA256, err);
     /* The store sizes its parts so that a file of file_size fits (S3: 10,000 parts). */
     struct s3l_put_options po = {.size_hint = d->file_size};
     if (rc == 0)
@@ -39,8 +39,9 @@ int s3l__staging_begin(struct s3l_dest *d, struct s3l__staging *f, const char *t
 
 int s3l__staging_write(struct s3l__staging *f, const void *data, size_t len, struct s3l_error *err)
 {
-    if (!EVP_DigestUpdate(f->sha, data, len))
-        return s3l_error_set(err, S3L_EINTERNAL, "sha256 update failed");
+    int rc = s3l__md_update(&f->sha, data, len, err);
+    if (rc)
+        return rc;
     f->bytes += len;
     return s3l_store_upload_write(f->up, data, len, err);
 }
@@ -48,7 +49,7 @@ int s3l__staging_write(struct s3l__staging *f, const void *data, size_t len, str
 void s3l__staging_cleanup(struct s3l__staging *f)
 {
     s3l_store_upload_abort(f->up);
-    EVP_MD_CTX_free(f->sha);
+    s3l__md_free(&f->sha);
     s3l_free(f->staged);
     s3l_free(f->final);
     memset(f, 0, sizeof(*f));
@@ -59,30 +60,26 @@ int s3l__staging_publish(struct s3l_dest *d, struct s3l__staging *f, const char 
                          uint64_t rows, bool deadletter, struct s3l_error *err)
 {
     uint8_t md[32];
-    unsigned int mdlen = 0;
-    if (!EVP_DigestFinal_ex(f->sha, md, &mdlen))
-        return s3l_error_set(err, S3L_EINTERNAL, "sha256 final failed");
+    int rc = s3l__md_final(&f->sha, md, err);
+    if (rc)
+        return rc;
     struct s3l_upload *up = f->up;
     f->up = NULL;
-    int rc = s3l_store_upload_publish(up, NULL, err);
+    rc = s3l_store_upload_publish(up, NULL, err);
     if (rc)
         return rc;
     s3l_store_event(d->store, S3L__EV_AFTER_STAGE);
     char *t = s3l_strdup(table);
     if (!t)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory staging a file of table %s", table);
     pthread_mutex_lock(&d->mu);
-    if (d->n_staged == d->cap_staged) {
-        size_t cap = d->cap_staged ? d->cap_staged * 2 : 16;
-        struct s3l__ckpt_file *p = s3l_realloc(d->staged, cap * sizeof(*p));
-        if (!p) {
-            pthread_mutex_unlock(&d->mu);
-            s3l_free(t);
-            s3l_store_remove(d->store, f->staged, NULL);
-            return S3L_ENOMEM;
-        }
-        d->staged = p;
-        d->cap_staged = cap;
+    if (s3l__array_reserve(&d->staged, &d->cap_staged, d->n_staged + 1, sizeof(*d->staged),
+                           16)) {
+        pthread_mutex_unlock(&d->mu);
+        s3l_free(t);
+        s3l_store_remove(d->store, f->staged, NULL);
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory adding a staged file of table %s to the epoch", table);
     }
     struct s3l__ckpt_file *cf = &d->staged[d->n_staged++];
     memset(cf, 0, sizeof(*cf));

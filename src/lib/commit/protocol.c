@@ -52,7 +52,8 @@ static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
     char *url = key ? s3l__key_fmt("%s/%s", s3l_store_url(s), key) : NULL;
     if (!url) {
         s3l_free(key);
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory naming the schema record of table %s", cs->table);
     }
     size_t alen = strlen(cs->record);
     struct s3l_put_options po = {.if_none_match = !cs->etag,
@@ -216,7 +217,8 @@ static int finish_streams(struct s3l_store *s, struct s3l__ckpt *c, bool recover
 {
     struct s3l_put_item *mk = s3l_calloc(c->n_files ? c->n_files : 1, sizeof(*mk));
     if (!mk)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory putting the markers of epoch %llu",
+                             (unsigned long long)c->pending_epoch);
     int rc = 0;
     size_t n = 0;
     bool copied = false;

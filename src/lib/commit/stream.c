@@ -50,7 +50,8 @@ int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, 
     struct s3l_dest *d = st->d;
     char *line = reject_line(record, len, reason);
     if (!line)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory rejecting a record of table %s", st->table);
     pthread_mutex_lock(&st->dl_mu);
     int rc = st->dl_sticky;
     if (rc == 0 && !st->dl.up)
@@ -110,7 +111,8 @@ static int read_record(struct s3l_dest *d, const char *table, uint8_t **rec, siz
     }
     char *key = s3l__key_schema(table);
     if (!key)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory naming the schema record of table %s", table);
     struct s3l_error e2 = {0};
     int rc = s3l_store_get(d->store, key, 0, UINT64_MAX, S3L__DOC_MAX, rec, len, info, &e2);
     s3l_free(key);
@@ -162,7 +164,8 @@ static int merge_schema(struct s3l_dest *d, const char *table, const struct s3l_
 {
     char *key = s3l__key_schema(table);
     if (!key)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory naming the schema record of table %s", table);
     uint8_t *rec = NULL;
     size_t len = 0;
     struct s3l_object_info info;
@@ -173,12 +176,12 @@ static int merge_schema(struct s3l_dest *d, const char *table, const struct s3l_
         rc = url ? d->format.schema_merge(d->format.ctx, table, url,
                                           exists ? (const char *)rec : NULL, len, schema,
                                           d->allow_type_changes, merged, err)
-                 : S3L_ENOMEM;
+                 : s3l_error_set(err, S3L_ENOMEM, "out of memory merging the schema of %s", table);
         s3l_free(url);
         if (rc == 0 && *merged && exists && !(*etag = s3l_strdup(info.etag))) {
             s3l_free(*merged);
             *merged = NULL;
-            rc = S3L_ENOMEM;
+            rc = s3l_error_set(err, S3L_ENOMEM, "out of memory merging the schema of %s", table);
         }
     }
     s3l_free(rec);
@@ -209,7 +212,8 @@ static int check_nesting(struct s3l_dest *d, const char *table, struct s3l_error
         s3l_free(ns);
         struct s3l_object_info info;
         struct s3l_error e2 = {0};
-        rc = outer ? s3l_store_stat(d->store, outer, &info, &e2) : S3L_ENOMEM;
+        rc = outer ? s3l_store_stat(d->store, outer, &info, &e2)
+                   : s3l_error_set(&e2, S3L_ENOMEM, "out of memory checking table %s", table);
         s3l_free(outer);
         if (rc == 0)
             return s3l_error_set(err, S3L_EINVALID_CONFIG,
@@ -224,7 +228,8 @@ static int check_nesting(struct s3l_dest *d, const char *table, struct s3l_error
         }
     }
     char *inner = s3l__key_schemas_under(table);
-    rc = inner ? s3l_store_list(d->store, inner, found_one, NULL, err) : S3L_ENOMEM;
+    rc = inner ? s3l_store_list(d->store, inner, found_one, NULL, err)
+               : s3l_error_set(err, S3L_ENOMEM, "out of memory checking table %s", table);
     s3l_free(inner);
     if (rc == 1)
         return s3l_error_set(err, S3L_EINVALID_CONFIG,
@@ -292,7 +297,8 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
         s3l_free(t);
         s3l_free(merged);
         s3l_free(etag);
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory opening the stream of table %s", table);
     }
     s3l_free(merged);
     s3l_free(etag);

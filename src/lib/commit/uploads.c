@@ -34,14 +34,8 @@ struct collected {
 static int collect_upload(void *ctx, const struct s3l_pending_upload *u)
 {
     struct collected *c = ctx;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 16;
-        struct s3l_pending_upload *v = s3l_realloc(c->v, cap * sizeof(*v));
-        if (!v)
-            return S3L_ENOMEM;
-        c->v = v;
-        c->cap = cap;
-    }
+    if (s3l__array_reserve(&c->v, &c->cap, c->n + 1, sizeof(*c->v), 16))
+        return S3L_ENOMEM;
     struct s3l_pending_upload *d = &c->v[c->n];
     d->key = s3l_strdup(u->key);
     d->upload_id = s3l_strdup(u->upload_id);
@@ -67,14 +61,8 @@ static int collect_ckpt(void *ctx, const struct s3l_object_info *info)
     char id[80];
     if (!s3l__key_checkpoint_parse(info->key, id, sizeof(id)))
         return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        char **v = s3l_realloc(l->ids, cap * sizeof(*v));
-        if (!v)
-            return S3L_ENOMEM;
-        l->ids = v;
-        l->cap = cap;
-    }
+    if (s3l__array_reserve(&l->ids, &l->cap, l->n + 1, sizeof(*l->ids), 16))
+        return S3L_ENOMEM;
     if (!(l->ids[l->n] = s3l_strdup(id)))
         return S3L_ENOMEM;
     l->n++;

@@ -139,14 +139,9 @@ int s3l__cfg_add_problem_msg(struct s3l_config *c, const char *file, size_t inde
                              enum s3l_config_check check, struct s3l_error *err)
 {
     s3l_error_set(err, code, "%s", msg);
-    if (c->n_problems == c->cap_problems) {
-        size_t nc = c->cap_problems ? c->cap_problems * 2 : 8;
-        struct s3l_config_problem *p = s3l_realloc(c->problems, nc * sizeof(*p));
-        if (!p)
-            return S3L_ENOMEM;
-        c->problems = p;
-        c->cap_problems = nc;
-    }
+    if (s3l__array_reserve(&c->problems, &c->cap_problems, c->n_problems + 1,
+                           sizeof(*c->problems), 8))
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory recording a problem of %s", file);
     struct s3l_config_problem *p = &c->problems[c->n_problems];
     p->file = s3l_arena_strndup(&c->arena, file, strlen(file));
     p->path = s3l_arena_strndup(&c->arena, path, strlen(path));
@@ -155,7 +150,7 @@ int s3l__cfg_add_problem_msg(struct s3l_config *c, const char *file, size_t inde
     p->code = code;
     p->check = check;
     if (!p->file || !p->path || !p->message)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory recording a problem of %s", file);
     c->n_problems++;
     return code;
 }
@@ -187,14 +182,9 @@ static const struct s3l__cfg_secret *secret_named(const struct s3l_config *c, co
 /* Keeps a secret's name and value (value NULL: not resolved). Takes value over. */
 static int keep_secret(struct s3l_config *c, const char *name, char *value)
 {
-    if (c->n_secrets == c->cap_secrets) {
-        size_t nc = c->cap_secrets ? c->cap_secrets * 2 : 8;
-        struct s3l__cfg_secret *p = s3l_realloc(c->secrets, nc * sizeof(*p));
-        if (!p)
-            goto nomem;
-        c->secrets = p;
-        c->cap_secrets = nc;
-    }
+    if (s3l__array_reserve(&c->secrets, &c->cap_secrets, c->n_secrets + 1, sizeof(*c->secrets),
+                           8))
+        goto nomem;
     char *n = s3l_strdup(name);
     if (!n)
         goto nomem;
@@ -225,18 +215,12 @@ static int find_refs(json_t *node, char *path, size_t plen, struct refs *r)
 {
     if (json_is_object(node) && json_object_size(node) == 1 &&
         json_is_string(json_object_get(node, "secret"))) {
-        if (r->n == r->cap) {
-            size_t nc = r->cap ? r->cap * 2 : 8;
-            struct s3l__cfg_redact *v = s3l_realloc(r->v, nc * sizeof(*v));
-            if (!v)
-                return S3L_ENOMEM;
-            r->v = v;
-            char(*p)[S3L__CFG_PATH_MAX] = s3l_realloc(r->paths, nc * sizeof(*p));
-            if (!p)
-                return S3L_ENOMEM;
-            r->paths = p;
-            r->cap = nc;
-        }
+        /* Two arrays of one capacity: each grows from a copy of it, kept when both did. */
+        size_t cv = r->cap, cp = r->cap;
+        if (s3l__array_reserve(&r->v, &cv, r->n + 1, sizeof(*r->v), 8) ||
+            s3l__array_reserve(&r->paths, &cp, r->n + 1, sizeof(*r->paths), 8))
+            return S3L_ENOMEM;
+        r->cap = cv;
         snprintf(r->paths[r->n], S3L__CFG_PATH_MAX, "%s", path);
         r->v[r->n].secret = json_string_value(json_object_get(node, "secret"));
         r->n++;
@@ -346,14 +330,8 @@ static enum s3l_config_kind kind_of(json_t *doc)
 
 static int push_doc(struct s3l_config *c, struct s3l_config_doc *d)
 {
-    if (c->n_docs == c->cap_docs) {
-        size_t nc = c->cap_docs ? c->cap_docs * 2 : 8;
-        struct s3l_config_doc **p = s3l_realloc(c->docs, nc * sizeof(*p));
-        if (!p)
-            return S3L_ENOMEM;
-        c->docs = p;
-        c->cap_docs = nc;
-    }
+    if (s3l__array_reserve(&c->docs, &c->cap_docs, c->n_docs + 1, sizeof(*c->docs), 8))
+        return S3L_ENOMEM;
     c->docs[c->n_docs++] = d;
     return 0;
 }

@@ -237,14 +237,8 @@ static int convert(struct conv *cv, struct fy_node *fyn, json_t **out)
 
 static int push_doc(json_t ***docs, size_t *n, size_t *cap, json_t *v)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 4;
-        json_t **p = s3l_realloc(*docs, nc * sizeof(*p));
-        if (!p)
-            return S3L_ENOMEM;
-        *docs = p;
-        *cap = nc;
-    }
+    if (s3l__array_reserve(docs, cap, *n + 1, sizeof(**docs), 4))
+        return S3L_ENOMEM;
     (*docs)[(*n)++] = v;
     return 0;
 }

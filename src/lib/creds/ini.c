@@ -42,13 +42,8 @@ static struct s3l__ini_entry *find(const struct s3l__ini *ini, const char *secti
 static int add(struct s3l__ini *ini, const char *section, const char *key, size_t key_len,
                const char *value, size_t value_len)
 {
-    if (ini->n == ini->cap) {
-        size_t cap = ini->cap ? ini->cap * 2 : 32;
-        struct s3l__ini_entry *e = s3l_realloc(ini->e, cap * sizeof(*e));
-        if (!e)
-            return S3L_ENOMEM;
-        ini->e = e, ini->cap = cap;
-    }
+    if (s3l__array_reserve(&ini->e, &ini->cap, ini->n + 1, sizeof(*ini->e), 32))
+        return S3L_ENOMEM;
     struct s3l__ini_entry *e = &ini->e[ini->n];
     e->section = s3l_strdup(section);
     e->key = key ? s3l_strndup(key, key_len) : NULL;

@@ -256,14 +256,6 @@ static bool is_numeric_text(const struct s3l_value *v)
     return v->kind == S3L_VALUE_NUMBER || v->kind == S3L_VALUE_STRING;
 }
 
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    ch = (char)(ch | 0x20);
-    return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-}
-
 /* xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (RFC 9562 section 4) or 32 hex digits. */
 static bool parse_uuid(const char *s, size_t n, uint8_t out[16])
 {
@@ -276,7 +268,7 @@ static bool parse_uuid(const char *s, size_t n, uint8_t out[16])
                 return false;
             continue;
         }
-        int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+        int hi = s3l_hex_value(s[i]), lo = s3l_hex_value(s[i + 1]);
         if (hi < 0 || lo < 0)
             return false;
         out[o++] = (uint8_t)(hi << 4 | lo);
@@ -482,16 +474,12 @@ static int put_list(struct s3l_converter *c, const struct s3l_field *f,
 static int note_unknown(struct s3l_converter *c, const struct s3l_value *values,
                         size_t key_index, bool nested)
 {
-    if (c->n_unknown == c->unknown_cap) {
-        size_t cap = c->unknown_cap ? c->unknown_cap * 2 : 8;
-        size_t *u = s3l_realloc(c->unknown, cap * sizeof(*u));
-        if (!u)
+    if (c->n_unknown == c->unknown_cap) { /* two arrays of one capacity, as in config.c */
+        size_t cu = c->unknown_cap, cp = c->unknown_cap;
+        if (s3l__array_reserve(&c->unknown, &cu, c->n_unknown + 1, sizeof(*c->unknown), 8) ||
+            s3l__array_reserve(&c->upath, &cp, c->n_unknown + 1, sizeof(*c->upath), 8))
             return S3L_ENOMEM;
-        c->unknown = u;
-        if (!(u = s3l_realloc(c->upath, cap * sizeof(*u))))
-            return S3L_ENOMEM;
-        c->upath = u;
-        c->unknown_cap = cap;
+        c->unknown_cap = cu;
     }
     if (c->opt.stop_on_unknown) {
         char path[256];
@@ -573,7 +561,8 @@ static int put_struct(struct s3l_converter *c, const struct s3l_field *f,
             return rc;
     }
     if (!map && hits < v->len && nested_unknown(c, &f->type, values, i) != 0)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM,
+                             "out of memory noting the unknown keys of column %s", f->name);
     size_t j = i + 1;
     for (uint32_t m = 0; map && m < v->len; m++) {
         /* A map key is text: it goes into the key column as CSV text would. */

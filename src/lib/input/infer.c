@@ -301,14 +301,8 @@ static struct col *find_or_add(struct s3l_infer *inf, const struct s3l_value *ke
     for (size_t i = 0; i < inf->n; i++)
         if (inf->cols[i].name_len == key->len && memcmp(inf->cols[i].name, key->str, key->len) == 0)
             return &inf->cols[i];
-    if (inf->n == inf->cap) {
-        size_t cap = inf->cap ? inf->cap * 2 : 16;
-        struct col *c = s3l_realloc(inf->cols, cap * sizeof(*c));
-        if (!c)
-            return NULL;
-        inf->cols = c;
-        inf->cap = cap;
-    }
+    if (s3l__array_reserve(&inf->cols, &inf->cap, inf->n + 1, sizeof(*inf->cols), 16))
+        return NULL;
     struct col *c = &inf->cols[inf->n];
     memset(c, 0, sizeof(*c));
     if (!(c->name = s3l_strndup(key->str, key->len)))

@@ -90,7 +90,7 @@ int s3l__os_mkdirs(const char *path, struct s3l_error *err)
     size_t n = strlen(path);
     char *p = s3l_strdup(path);
     if (!p)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory creating the directories of %s", path);
     int rc = 0;
     /* Create each missing component from the top; fsync its parent so the entry is durable. */
     for (size_t i = 1; i <= n && rc == 0; i++) {

@@ -112,14 +112,8 @@ int s3l__os_watch_add(struct s3l__os_watch *w, const char *path, struct s3l_erro
     for (size_t i = 0; i < w->n; i++)
         if (strcmp(w->v[i].path, path) == 0)
             return 0;
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 8;
-        struct watched *v = s3l_realloc(w->v, cap * sizeof(*v));
-        if (!v)
-            return s3l_error_set(err, S3L_ENOMEM, "out of memory watching %s", path);
-        w->v = v;
-        w->cap = cap;
-    }
+    if (s3l__array_reserve(&w->v, &w->cap, w->n + 1, sizeof(*w->v), 8))
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory watching %s", path);
     struct watched *e = &w->v[w->n];
     memset(e, 0, sizeof(*e));
     e->path = s3l_strdup(path);

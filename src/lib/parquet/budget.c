@@ -46,15 +46,9 @@ int s3l__pq_budget_join(struct s3l_pq_budget *b, struct s3l_pq_writer *w)
 {
     int rc = 0;
     pthread_mutex_lock(&b->mu);
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 8;
-        struct s3l_pq_writer **p = s3l_realloc(b->writers, cap * sizeof(*p));
-        if (!p) {
-            rc = S3L_ENOMEM;
-            goto out;
-        }
-        b->writers = p;
-        b->cap = cap;
+    if (s3l__array_reserve(&b->writers, &b->cap, b->n + 1, sizeof(*b->writers), 8)) {
+        rc = S3L_ENOMEM;
+        goto out;
     }
     b->writers[b->n++] = w;
     w->budget_charged = 0;

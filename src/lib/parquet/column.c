@@ -198,14 +198,8 @@ static void write_page_header(struct s3l_pq_writer *w, struct pq_col *c, struct 
 static int record_page(struct s3l_pq_writer *w, struct pq_col *c, size_t offset, size_t size,
                        const struct pq_stats_out *so)
 {
-    if (c->n_pages == c->pages_cap) {
-        size_t cap = c->pages_cap ? c->pages_cap * 2 : 8;
-        struct pq_page_info *p = s3l_realloc(c->pages, cap * sizeof(*p));
-        if (!p)
-            return S3L_ENOMEM;
-        c->pages = p;
-        c->pages_cap = cap;
-    }
+    if (s3l__array_reserve(&c->pages, &c->pages_cap, c->n_pages + 1, sizeof(*c->pages), 8))
+        return S3L_ENOMEM;
     struct pq_page_info *pi = &c->pages[c->n_pages++];
     memset(pi, 0, sizeof(*pi));
     pi->offset = (int64_t)offset;

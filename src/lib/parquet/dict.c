@@ -121,14 +121,9 @@ static int grow_table(struct pq_dict *d, bool direct)
 
 static int add_offset(struct pq_dict *d, uint32_t off)
 {
-    if (d->n + 2 > d->offsets_cap) {
-        size_t cap = d->offsets_cap ? d->offsets_cap * 2 : 1024;
-        uint32_t *p = s3l_realloc(d->offsets, cap * sizeof(*p));
-        if (!p)
-            return S3L_ENOMEM;
-        d->offsets = p;
-        d->offsets_cap = cap;
-    }
+    if (d->n + 2 > d->offsets_cap &&
+        s3l__array_reserve(&d->offsets, &d->offsets_cap, d->n + 2, sizeof(*d->offsets), 1024))
+        return S3L_ENOMEM;
     d->offsets[d->n] = off;
     return 0;
 }

@@ -564,14 +564,6 @@ size_t s3l__pq_utf8_valid_prefix(const uint8_t *s, size_t n)
     return n;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (RFC 9562 text form) into 16 bytes. */
 static bool parse_uuid_text(const uint8_t *s, uint8_t out[16])
 {
@@ -582,7 +574,7 @@ static bool parse_uuid_text(const uint8_t *s, uint8_t out[16])
                 return false;
             continue;
         }
-        int a = hexval(s[i]), b = i + 1 < 36 ? hexval(s[i + 1]) : -1;
+        int a = s3l_hex_value(s[i]), b = i + 1 < 36 ? s3l_hex_value(s[i + 1]) : -1;
         if (a < 0 || b < 0)
             return false;
         out[k++] = (uint8_t)(a << 4 | b);

@@ -94,7 +94,7 @@ static int build_children(struct s3l_pq_writer *w, struct pq_node *n, const stru
                              "column %s: Parquet cannot hold a struct without fields", n->path);
     n->children = s3l_calloc(want, sizeof(*n->children));
     if (!n->children)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory mapping column %s", n->path);
     n->n_children = want;
     for (size_t i = 0; i < want; i++) {
         const struct s3l_field *f = &t->children[i];
@@ -128,7 +128,7 @@ static int build_node(struct s3l_pq_writer *w, struct pq_node *n, const char *na
     n->name = s3l_strdup(name);
     n->path = join_path(parent ? parent->path : NULL, name);
     if (!n->name || !n->path)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory mapping column %s", name);
     if (depth > PQ_MAX_DEPTH / 2)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "column %s: nested deeper than %d", n->path,
                              PQ_MAX_DEPTH / 2);
@@ -292,7 +292,7 @@ static int leaf_paths(struct s3l_pq_writer *w, const struct pq_node *n, const ch
             c->n_path = depth + (k == 3 ? 1 : 0);
             c->path = s3l_calloc(c->n_path, sizeof(*c->path));
             if (!c->path)
-                return S3L_ENOMEM;
+                return s3l_error_set(err, S3L_ENOMEM, "out of memory mapping column %s", n->path);
             memcpy(c->path, stack, depth * sizeof(*stack));
             if (k == 3) {
                 c->path[depth] = iv[i];
@@ -326,7 +326,7 @@ int s3l__pq_schema_build(struct s3l_pq_writer *w, const struct s3l_schema *s, st
     w->root.name = s3l_strdup("schema");
     w->root.path = s3l_strdup("");
     if (!w->root.name || !w->root.path)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory mapping the schema");
     w->n_cols = 0;
     int rc = build_children(w, &w->root, &root_t, 0, err);
     if (rc)
@@ -334,7 +334,7 @@ int s3l__pq_schema_build(struct s3l_pq_writer *w, const struct s3l_schema *s, st
     w->root.n_leaves = w->n_cols;
     w->cols = s3l_calloc(w->n_cols, sizeof(*w->cols));
     if (!w->cols)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory mapping the schema");
     for (size_t i = 0; i < w->n_cols; i++) {
         rc = s3l__pq_col_init(&w->cols[i]);
         if (rc)

@@ -318,14 +318,8 @@ int s3l_pq_row_end(struct s3l_pq_writer *w, struct s3l_error *err)
 
 static int push_row_group(struct s3l_pq_writer *w, struct pq_row_group_meta **out)
 {
-    if (w->n_rgs == w->rgs_cap) {
-        size_t cap = w->rgs_cap ? w->rgs_cap * 2 : 4;
-        struct pq_row_group_meta *p = s3l_realloc(w->rgs, cap * sizeof(*p));
-        if (!p)
-            return S3L_ENOMEM;
-        w->rgs = p;
-        w->rgs_cap = cap;
-    }
+    if (s3l__array_reserve(&w->rgs, &w->rgs_cap, w->n_rgs + 1, sizeof(*w->rgs), 4))
+        return S3L_ENOMEM;
     struct pq_row_group_meta *rg = &w->rgs[w->n_rgs];
     memset(rg, 0, sizeof(*rg));
     rg->chunks = s3l_calloc(w->n_cols, sizeof(*rg->chunks));

@@ -22,14 +22,8 @@ static int add_path(void *ctx, const char *path)
     for (size_t i = 0; i < p->n; i++)
         if (strcmp(p->v[i], path) == 0)
             return 0;
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16;
-        char **v = s3l_realloc(p->v, cap * sizeof(*v));
-        if (!v)
-            return S3L_ENOMEM;
-        p->v = v;
-        p->cap = cap;
-    }
+    if (s3l__array_reserve(&p->v, &p->cap, p->n + 1, sizeof(*p->v), 16))
+        return S3L_ENOMEM;
     if (!(p->v[p->n] = s3l_strdup(path)))
         return S3L_ENOMEM;
     p->n++;

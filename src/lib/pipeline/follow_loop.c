@@ -163,12 +163,12 @@ static int grow_slots(struct loop *l, struct s3l_error *err)
 {
     if (l->n < l->cap)
         return 0;
-    size_t cap = l->cap * 2;
-    void *v;
+    size_t cap;
+    /* Every array grows from a copy of the one capacity; it is kept once they all did. */
 #define GROW(a)                                                                                    \
-    if (!(v = s3l_realloc(l->a, cap * sizeof(*l->a))))                                            \
-        return s3l_error_set(err, S3L_ENOMEM, "out of memory adding an input");                  \
-    l->a = v;
+    cap = l->cap;                                                                                  \
+    if (s3l__array_reserve(&l->a, &cap, l->n + 1, sizeof(*l->a), 1))                              \
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory adding an input");
     GROW(pos)
     GROW(fds)
     GROW(iopt)

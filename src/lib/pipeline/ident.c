@@ -131,16 +131,8 @@ int s3l__ident_add(struct s3l__ident *id, const struct s3l_record *rec, struct s
     }
     /* The record's tape with the member appended to its top-level object. */
     size_t n = rec->n_values;
-    if (rc == 0 && id->cap < n + 2) {
-        size_t cap = (n + 2) * 2;
-        struct s3l_value *t = s3l_realloc(id->tape, cap * sizeof(*t));
-        if (!t)
-            rc = S3L_ENOMEM;
-        else {
-            id->tape = t;
-            id->cap = cap;
-        }
-    }
+    if (rc == 0 && id->cap < n + 2) /* from empty: room for twice the record's tape */
+        rc = s3l__array_reserve(&id->tape, &id->cap, n + 2, sizeof(*id->tape), (n + 2) * 2);
     if (rc)
         return s3l_error_set(err, S3L_ENOMEM, "%s line %llu: out of memory", rec->source,
                              (ull)rec->line);

@@ -34,14 +34,8 @@ static int on_marker(void *ctx, const char *pipeline, uint64_t epoch)
     for (size_t i = 0; i < s->n; i++)
         if (strcmp(s->id[i], pipeline) == 0)
             return 0;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 8;
-        void *p = s3l_realloc(s->id, cap * sizeof(*s->id));
-        if (!p)
-            return S3L_ENOMEM;
-        s->id = p;
-        s->cap = cap;
-    }
+    if (s3l__array_reserve(&s->id, &s->cap, s->n + 1, sizeof(*s->id), 8))
+        return S3L_ENOMEM;
     memcpy(s->id[s->n++], pipeline, UUID_LEN + 1);
     return 0;
 }

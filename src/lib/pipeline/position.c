@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <openssl/evp.h>
 
 #include "input/input.h"
 #include "os/os.h"
@@ -107,11 +106,8 @@ static int hash_window(int fd, const char *path, uint64_t offset, char hex[65], 
     bool after_bom = offset == 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0;
     if (mid_line)
         *mid_line = want > 0 && !after_bom && buf[want - 1] != '\n' && buf[want - 1] != '\r';
-    uint8_t md[32];
-    unsigned md_len = 0;
-    if (EVP_Digest(buf, want, md, &md_len, EVP_sha256(), NULL) != 1 || md_len != 32)
+    if (s3l__sha256_hex(buf, want, hex) != 0)
         return s3l_error_set(err, S3L_EINTERNAL, "SHA-256 failed hashing input %s", path);
-    s3l_hex_encode(md, 32, hex);
     return 0;
 }
 

@@ -78,15 +78,13 @@ int s3l__digest_begin(struct s3l__digest *d, enum s3l_s3_integrity kind)
     d->crc = 0;
     if (kind != S3L_S3_INTEGRITY_MD5)
         return 0;
-    if (!d->md && !(d->md = EVP_MD_CTX_new()))
-        return S3L_ENOMEM;
-    return EVP_DigestInit_ex(d->md, EVP_md5(), NULL) == 1 ? 0 : S3L_EINTERNAL;
+    return s3l__md_init(&d->md, S3L__MD_MD5, NULL);
 }
 
 int s3l__digest_update(struct s3l__digest *d, const void *data, size_t len)
 {
     if (d->kind == S3L_S3_INTEGRITY_MD5)
-        return EVP_DigestUpdate(d->md, data, len) == 1 ? 0 : S3L_EINTERNAL;
+        return s3l__md_update(&d->md, data, len, NULL);
     if (d->kind == S3L_S3_INTEGRITY_CRC32C)
         d->crc = s3l__crc32c_update(d->crc, data, len);
     return 0;
@@ -97,9 +95,8 @@ int s3l__digest_end(struct s3l__digest *d, const char **name, char *b64)
     *name = NULL;
     b64[0] = 0;
     if (d->kind == S3L_S3_INTEGRITY_MD5) {
-        uint8_t md[EVP_MAX_MD_SIZE];
-        unsigned int n = 0;
-        if (EVP_DigestFinal_ex(d->md, md, &n) != 1 || n != 16)
+        uint8_t md[S3L__MD_MAX];
+        if (s3l__md_final(&d->md, md, NULL) != 0)
             return S3L_EINTERNAL;
         s3l__base64(md, 16, b64);
         *name = "Content-MD5";
@@ -114,8 +111,7 @@ int s3l__digest_end(struct s3l__digest *d, const char **name, char *b64)
 
 void s3l__digest_free(struct s3l__digest *d)
 {
-    EVP_MD_CTX_free(d->md);
-    d->md = NULL;
+    s3l__md_free(&d->md);
 }
 
 int s3l__check_bucket(const char *b, struct s3l_error *err)

@@ -244,7 +244,7 @@ uint32_t s3l__crc32c_update(uint32_t crc, const void *data, size_t len);
  */
 struct s3l__digest {
     enum s3l_s3_integrity kind;
-    void *md;     /* EVP_MD_CTX for MD5 */
+    struct s3l__md md; /* MD5 */
     uint32_t crc;
 };
 /* Returns 0, or S3L_ENOMEM / S3L_EINTERNAL when libcrypto fails. */

@@ -207,13 +207,10 @@ static int grow_parts(struct s3l_s3_upload *u, size_t n, struct s3l_error *e)
 {
     if (n <= u->cap_parts)
         return 0;
-    size_t cap = S3L_MAX(u->cap_parts * 2, n + 16);
-    struct s3l_s3_part *p = s3l_realloc(u->parts, cap * sizeof(*p));
-    if (!p)
+    size_t old = u->cap_parts;
+    if (s3l__array_reserve(&u->parts, &u->cap_parts, n, sizeof(*u->parts), n + 16))
         return s3l_error_set(e, S3L_ENOMEM, "upload of %s: out of memory", u->key);
-    memset(p + u->cap_parts, 0, (cap - u->cap_parts) * sizeof(*p));
-    u->parts = p;
-    u->cap_parts = cap;
+    memset(u->parts + old, 0, (u->cap_parts - old) * sizeof(*u->parts));
     return 0;
 }
 

@@ -111,12 +111,6 @@ static char *dup_or_null(const char *s)
     return s && *s ? s3l_strdup(s) : NULL;
 }
 
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* A copy of s, URL-decoded when url is set (encoding-type=url: %XX is a byte, '+' a space, as
  * S3 sends it; RGW sends '+' itself as %2B). Keys XML 1.0 cannot carry come back this way. */
 static char *key_dup(const char *s, bool url)
@@ -129,7 +123,8 @@ static char *key_dup(const char *s, bool url)
         int hi, lo;
         if (*r == '+') {
             *w++ = ' ';
-        } else if (*r == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0) {
+        } else if (*r == '%' && (hi = s3l_hex_value(r[1])) >= 0 &&
+                   (lo = s3l_hex_value(r[2])) >= 0) {
             *w++ = (char)(hi * 16 + lo);
             r += 2;
         } else {
@@ -316,7 +311,7 @@ static bool url_form(const char *s)
 {
     for (; *s; s++) {
         if (*s == '%') {
-            if (hexval(s[1]) < 0 || hexval(s[2]) < 0)
+            if (s3l_hex_value(s[1]) < 0 || s3l_hex_value(s[2]) < 0)
                 return false;
             s += 2;
         } else if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&

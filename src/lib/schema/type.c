@@ -539,15 +539,7 @@ fail:
 
 static int add_child(struct s3l_type *t, size_t *cap)
 {
-    if (t->n_children == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 4;
-        struct s3l_field *c = s3l_realloc(t->children, ncap * sizeof(*c));
-        if (!c)
-            return S3L_ENOMEM;
-        t->children = c;
-        *cap = ncap;
-    }
-    return 0;
+    return s3l__array_reserve(&t->children, cap, t->n_children + 1, sizeof(*t->children), 4);
 }
 
 static int parse_struct(struct parser *p, struct s3l_type *t)

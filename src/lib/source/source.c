@@ -59,14 +59,8 @@ static int collect(void *ctx, const struct s3l_object_info *info)
     struct listing *l = ctx;
     if (!s3l_object_key_readable(info->key))
         return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        struct object *o = s3l_realloc(l->objs, cap * sizeof(*o));
-        if (!o)
-            return l->failed = S3L_ENOMEM;
-        l->objs = o;
-        l->cap = cap;
-    }
+    if (s3l__array_reserve(&l->objs, &l->cap, l->n + 1, sizeof(*l->objs), 64))
+        return l->failed = S3L_ENOMEM;
     if (!(l->objs[l->n].key = s3l_strdup(info->key)))
         return l->failed = S3L_ENOMEM;
     l->objs[l->n].etag[0] = 0;
@@ -82,14 +76,8 @@ static int by_order(const void *a, const void *b)
 
 static int add_done(struct s3l_object_source *s, const char *key)
 {
-    if (s->n_done == s->cap_done) {
-        size_t cap = s->cap_done ? 2 * s->cap_done : 64;
-        char **d = s3l_realloc(s->done, cap * sizeof(*d));
-        if (!d)
-            return S3L_ENOMEM;
-        s->done = d;
-        s->cap_done = cap;
-    }
+    if (s3l__array_reserve(&s->done, &s->cap_done, s->n_done + 1, sizeof(*s->done), 64))
+        return S3L_ENOMEM;
     if (!(s->done[s->n_done] = s3l_strdup(key)))
         return S3L_ENOMEM;
     s->n_done++;

@@ -11,7 +11,6 @@
  * Listing and the sweep are in local_walk.c. docs/internals/store.md has the details.
  */
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,17 +53,11 @@ static int etag_of_fd(int fd, const char *path, const struct s3l__os_stat *st, c
     }
     uint8_t *buf = s3l_malloc(st->size ? st->size : 1);
     if (!buf)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory reading %s for its ETag", path);
     size_t got = 0;
     int rc = s3l__os_pread_full(fd, buf, st->size, 0, &got, path, err);
-    if (rc == 0) {
-        uint8_t md[32];
-        unsigned int mdlen = 0;
-        if (!EVP_Digest(buf, got, md, &mdlen, EVP_sha256(), NULL))
-            rc = s3l_error_set(err, S3L_EINTERNAL, "sha256 of %s failed", path);
-        else
-            s3l_hex_encode(md, 32, out);
-    }
+    if (rc == 0 && s3l__sha256_hex(buf, got, out) != 0)
+        rc = s3l_error_set(err, S3L_EINTERNAL, "sha256 of %s failed", path);
     s3l_free(buf);
     return rc;
 }
@@ -103,12 +96,12 @@ static int info_of_path(const char *path, struct s3l_object_info *info, struct s
 #define LONG_MARK '\\'
 #define SIDECAR_PREFIX ".s3l-name-"
 
+/* The hex SHA-256 of a long component; "" when libcrypto fails (it can only fail to allocate),
+ * which no sidecar's name or check matches. */
 static void sha256_hex(const void *p, size_t n, char out[65])
 {
-    uint8_t md[32];
-    unsigned int len = 0;
-    EVP_Digest(p, n, md, &len, EVP_sha256(), NULL);
-    s3l_hex_encode(md, 32, out);
+    if (s3l__sha256_hex(p, n, out) != 0)
+        out[0] = 0;
 }
 
 /* Appends the on-disk name of component c (n bytes) to out (capacity checked by the caller). */
@@ -269,7 +262,8 @@ static int make_temp(const char *dir, char **tmp, int *fd, struct s3l_error *err
                  (unsigned long long)s3l__os_unique());
         char *p = join(dir, name);
         if (!p)
-            return S3L_ENOMEM;
+            return s3l_error_set(err, S3L_ENOMEM,
+                                 "out of memory naming a temporary file in %s", dir);
         struct s3l_error e2 = {0};
         rc = s3l__os_create_excl(p, fd, &e2);
         if (rc == 0) {
@@ -292,7 +286,7 @@ static int local_upload_begin(struct s3l_store *s, const char *key,
 {
     struct local_upload *u = s3l_calloc(1, sizeof(*u));
     if (!u)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory starting the upload of %s", key);
     u->fd = -1;
     u->base.store = s;
     u->base.key = s3l_strdup(key);
@@ -302,7 +296,7 @@ static int local_upload_begin(struct s3l_store *s, const char *key,
     u->if_match = opts->if_match ? s3l_strdup(opts->if_match) : NULL;
     int rc = 0;
     if (!u->base.key || !u->path || !u->dir || (opts->if_match && !u->if_match))
-        rc = S3L_ENOMEM;
+        rc = s3l_error_set(err, S3L_ENOMEM, "out of memory starting the upload of %s", key);
     if (rc == 0)
         rc = write_sidecars((struct local_store *)s, key, err);
     if (rc == 0)
@@ -330,7 +324,7 @@ static int publish_locked(struct local_upload *u, struct s3l_error *err)
 {
     char *lock = join(u->dir, S3L__LOCAL_LOCK_PREFIX "dir");
     if (!lock)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory publishing %s", u->path);
     int lfd = -1;
     int rc = s3l__os_lock(lock, &lfd, err);
     if (rc == 0 && u->if_match) {
@@ -422,7 +416,7 @@ static int local_get(struct s3l_store *s, const char *key, uint64_t offset, uint
 {
     char *path = key_path(s, key);
     if (!path)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory reading %s", key);
     int fd = -1;
     struct s3l__os_stat st;
     int rc = s3l__os_open_read(path, &fd, err);
@@ -469,7 +463,7 @@ static int local_stat(struct s3l_store *s, const char *key, struct s3l_object_in
 {
     char *path = key_path(s, key);
     if (!path)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory looking up %s", key);
     int rc = info_of_path(path, info, err);
     s3l_free(path);
     return rc;
@@ -499,7 +493,7 @@ static int local_remove(struct s3l_store *s, const char *key, struct s3l_error *
     struct local_store *ls = (struct local_store *)s;
     char *path = key_path(s, key);
     if (!path)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory removing %s", key);
     struct s3l_error e2 = {0};
     int rc = s3l__os_unlink(path, false, &e2);
     if (rc == S3L_ENOT_FOUND) {
@@ -701,13 +695,13 @@ int s3l__store_local_open(const char *root, const char *url, bool create, struct
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "destination %s is not a directory", url);
     struct local_store *ls = s3l_calloc(1, sizeof(*ls));
     if (!ls)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory opening destination %s", url);
     ls->base.ops = &local_ops;
     ls->root = s3l_strdup(root);
     ls->base.url = s3l_strdup(url);
     if (!ls->root || !ls->base.url) {
         local_destroy(&ls->base);
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory opening destination %s", url);
     }
     *out = &ls->base;
     return 0;

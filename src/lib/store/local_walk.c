@@ -55,15 +55,9 @@ static int walk_entry(void *ctx, const char *name, bool is_dir)
         s3l_free(key);
         return rc;
     }
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 64;
-        char **k = s3l_realloc(w->keys, cap * sizeof(*k));
-        if (!k) {
-            s3l_free(key);
-            return S3L_ENOMEM;
-        }
-        w->keys = k;
-        w->cap = cap;
+    if (s3l__array_reserve(&w->keys, &w->cap, w->n + 1, sizeof(*w->keys), 64)) {
+        s3l_free(key);
+        return S3L_ENOMEM;
     }
     w->keys[w->n++] = key;
     return 0;
@@ -91,7 +85,7 @@ static int list_info(struct s3l_store *s, const char *key, struct s3l_object_inf
 {
     char *path = s3l__local_key_path(s, key);
     if (!path)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory listing %s", key);
     struct s3l__os_stat st;
     int rc = s3l__os_stat(path, &st, err);
     if (rc == 0) {
@@ -115,9 +109,11 @@ int s3l__local_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb c
     const char *slash = strrchr(prefix, '/');
     char *key_dir = slash ? s3l_strndup(prefix, (size_t)(slash - prefix)) : s3l_strdup("");
     if (!key_dir)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory listing %s", prefix);
     struct walk w = {ls->root, slash ? slash + 1 : prefix, NULL, 0, 0, err};
     int rc = walk_dir(&w, key_dir, true);
+    if (rc == S3L_ENOMEM) /* walk_dir and walk_entry leave the message to us */
+        s3l_error_set(err, rc, "out of memory listing %s", prefix);
     if (rc == 0 && w.n > 1)
         qsort(w.keys, w.n, sizeof(*w.keys), cmp_keys);
     for (size_t i = 0; i < w.n && rc == 0; i++) {

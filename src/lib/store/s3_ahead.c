@@ -27,7 +27,7 @@ struct s3l__ahead_entry {
     size_t len;
     struct s3l_object_info info;  /* GET, STAT */
     struct s3l_object_info *objs; /* LIST: keys owned */
-    size_t n_objs;
+    size_t n_objs, cap_objs;
 };
 
 int s3l__ahead_init(struct s3l__ahead *a)
@@ -93,12 +93,8 @@ void s3l__ahead_entry_set(struct s3l__ahead_entry *e, int rc, const struct s3l_e
 
 int s3l__ahead_entry_add(struct s3l__ahead_entry *e, const struct s3l_object_info *info)
 {
-    if ((e->n_objs & (e->n_objs - 1)) == 0) { /* 0, 1, 2, 4, ...: grow to the next power */
-        void *p = s3l_realloc(e->objs, (e->n_objs ? 2 * e->n_objs : 1) * sizeof(*e->objs));
-        if (!p)
-            return S3L_ENOMEM;
-        e->objs = p;
-    }
+    if (s3l__array_reserve(&e->objs, &e->cap_objs, e->n_objs + 1, sizeof(*e->objs), 16))
+        return S3L_ENOMEM;
     e->objs[e->n_objs] = *info;
     if (!(e->objs[e->n_objs].key = s3l_strdup(info->key)))
         return S3L_ENOMEM;
@@ -115,12 +111,7 @@ void s3l__ahead_keep(struct s3l__ahead *a, struct s3l__ahead_entry *e)
             drop(a, i);
             break;
         }
-    void *p = a->n == a->cap ? s3l_realloc(a->e, (a->cap ? 2 * a->cap : 8) * sizeof(*a->e)) : NULL;
-    if (p) {
-        a->e = p;
-        a->cap = a->cap ? 2 * a->cap : 8;
-    }
-    if (a->n < a->cap) {
+    if (s3l__array_reserve(&a->e, &a->cap, a->n + 1, sizeof(*a->e), 8) == 0) {
         a->e[a->n++] = e;
         e = NULL;
     }

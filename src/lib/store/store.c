@@ -368,7 +368,7 @@ int s3l_store_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns,
     size_t n = strlen(prefix);
     char *k = s3l_strndup(prefix, n > 0 && prefix[n - 1] == '/' ? n - 1 : n);
     if (!k)
-        return S3L_ENOMEM;
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory sweeping %s", prefix);
     bool ok = n == 0 || s3l_store_key_valid(k);
     s3l_free(k);
     if (!ok)
@@ -390,17 +390,6 @@ void s3l_store_free(struct s3l_store *s)
         s->ops->destroy(s);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decodes %XX and normalises: collapses "//", drops "." segments and the trailing "/". */
 static int normalise_path(const char *url, const char *p, struct s3l_buf *out,
                           struct s3l_error *err)
@@ -411,7 +400,7 @@ static int normalise_path(const char *url, const char *p, struct s3l_buf *out,
     for (size_t i = 0; p[i] && rc == 0; i++) {
         char c = p[i];
         if (c == '%') {
-            int h = hexval(p[i + 1]), l = h < 0 ? -1 : hexval(p[i + 2]);
+            int h = s3l_hex_value(p[i + 1]), l = h < 0 ? -1 : s3l_hex_value(p[i + 2]);
             if (h < 0 || l < 0 || (h == 0 && l == 0)) {
                 rc = s3l_error_set(err, S3L_EINVALID_CONFIG,
                                    "URL '%s': bad %%-escape (a NUL or not two hex digits)", url);
@@ -466,6 +455,8 @@ int s3l__file_url_parse(const char *url, char **path, char **canonical, struct s
     }
     if (rc) {
         s3l_buf_free(&b);
+        if (rc == S3L_ENOMEM)
+            s3l_error_set(err, rc, "out of memory parsing URL '%s'", url);
         return rc;
     }
     size_t len;

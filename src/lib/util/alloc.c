@@ -5,7 +5,8 @@
  * front, so that freeing it wipes it: credentials and config secrets pass through buffers of
  * jansson's parser that it frees itself (unit.creds checks that no freed block holds a secret).
  * Text from json_dumps is therefore freed with jansson's free (json_get_alloc_funcs); the library
- * uses s3l__json_dumps (json_text.c), whose text is freed with s3l_free.
+ * uses s3l__json_dumps (json_text.c), whose text is freed with s3l_free. The growable array's
+ * reserve (s3l__array_reserve, util.h), the one grow-by-doubling of the tree, is here too.
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -122,4 +123,34 @@ char *s3l_strndup(const char *s, size_t n)
 char *s3l_strdup(const char *s)
 {
     return s ? s3l_strndup(s, strlen(s)) : NULL;
+}
+
+int s3l__array_reserve_max(void *items, size_t *cap, size_t need, size_t elem_size,
+                           size_t min_cap, size_t max_cap)
+{
+    if (need <= *cap)
+        return 0;
+    if (need > max_cap)
+        return S3L_ETOO_LARGE;
+    size_t ncap = *cap ? *cap : (min_cap ? min_cap : 1);
+    while (ncap < need)
+        ncap = ncap > SIZE_MAX / 2 ? SIZE_MAX : ncap * 2;
+    if (ncap > max_cap)
+        ncap = max_cap;
+    size_t bytes;
+    if (!s3l_mul_size(ncap, elem_size, &bytes))
+        return S3L_ENOMEM;
+    void *old;
+    memcpy(&old, items, sizeof(old));
+    void *p = s3l_realloc(old, bytes);
+    if (!p)
+        return S3L_ENOMEM;
+    memcpy(items, &p, sizeof(p));
+    *cap = ncap;
+    return 0;
+}
+
+int s3l__array_reserve(void *items, size_t *cap, size_t need, size_t elem_size, size_t min_cap)
+{
+    return s3l__array_reserve_max(items, cap, need, elem_size, min_cap, SIZE_MAX);
 }

@@ -31,16 +31,6 @@ void s3l__sigv4_result_free(struct s3l__sigv4_result *r)
     s3l_buf_free(&r->authorization);
 }
 
-int s3l__sha256_hex(const void *data, size_t len, char out[65])
-{
-    uint8_t md[32];
-    unsigned int n = 0;
-    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
-        return S3L_EINTERNAL;
-    s3l_hex_encode(md, 32, out);
-    return 0;
-}
-
 static int hmac(const uint8_t *key, size_t key_len, const char *msg, size_t msg_len,
                 uint8_t out[32])
 {

@@ -109,7 +109,20 @@ void s3l_arena_wipe(struct s3l_arena *a);
 /* Lowercase hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
 void s3l_hex_encode(const uint8_t *in, size_t n, char *out);
 
-/* a * b into *out, false on overflow. */
+/* The value (0..15) of the hex digit c, either case ('7' is 7, 'b' and 'B' are 11), or -1 for
+ * any other byte (a char or an unsigned char value; a negative char too). The decode side of
+ * s3l_hex_encode: UUID text, %XX escapes. Inline: the converter calls it per UUID digit. */
+static inline int s3l_hex_value(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 /* Copies n bytes from s to d (not overlapping); short ones (most string values) without a call
  * to memcpy: two overlapping moves that stay within [0, n) of both buffers. */
 static inline void s3l_copy_short(void *dst, const void *src, size_t n)
@@ -139,10 +152,74 @@ static inline void s3l_copy_short(void *dst, const void *src, size_t n)
     }
 }
 
+/* a * b into *out, false on overflow. */
 static inline bool s3l_mul_size(size_t a, size_t b, size_t *out)
 {
     return !__builtin_mul_overflow(a, b, out);
 }
+
+/* ---- Growable arrays (alloc.c) ------------------------------------------------------------ */
+
+/*
+ * Room for at least need elements of elem_size bytes (elem_size > 0) in a growable array whose
+ * allocation holds *cap elements; the one grow-by-doubling of the tree. items is the address of
+ * the caller's array pointer, of any object pointer type (&l->objs for struct object *objs):
+ * the pointer is read and written with memcpy, so no cast through void ** is needed. The array
+ * grows to min_cap elements (1 when min_cap is 0) when *cap is 0, else to *cap, then doubles
+ * until need fits, so the usual "full: cap ? cap * 2 : N" is s3l__array_reserve(&a, &cap,
+ * n + 1, sizeof(*a), N). The elements already there keep their values; new room is not
+ * initialised. Returns 0 (at once, allocating nothing, when need <= *cap), or S3L_ENOMEM when
+ * the allocation fails or the new size in bytes (elements times elem_size) would not fit a
+ * size_t; *items and *cap are then unchanged and the array intact. No struct s3l_error: the
+ * caller knows what it was growing and says so.
+ */
+int s3l__array_reserve(void *items, size_t *cap, size_t need, size_t elem_size, size_t min_cap);
+
+/*
+ * s3l__array_reserve with a ceiling: the array never holds more than max_cap elements (the last
+ * doubling stops at max_cap), for arrays whose length is bounded by configuration (the JSON
+ * scanner's tape of at most max_values entries). Returns 0, S3L_ETOO_LARGE when need > max_cap,
+ * S3L_ENOMEM as s3l__array_reserve; on failure *items and *cap are unchanged.
+ */
+int s3l__array_reserve_max(void *items, size_t *cap, size_t need, size_t elem_size,
+                           size_t min_cap, size_t max_cap);
+
+/* ---- Message digests (digest.c) ----------------------------------------------------------- */
+
+/* The digests the library computes: SHA-256 (FIPS 180-4) and MD5 (RFC 1321, for S3's
+ * Content-MD5 only). */
+enum s3l__md_alg { S3L__MD_SHA256, S3L__MD_MD5 };
+#define S3L__MD_MAX 32 /* bytes of the longest digest */
+
+/*
+ * An incremental digest over libcrypto: init, update as the bytes pass, final; init again to
+ * hash the next message with the same context; free when done. Zero-initialise it before the
+ * first init. No EVP_ or SHA256_ call outside util: every module hashes through here.
+ */
+struct s3l__md {
+    void *ctx; /* libcrypto's EVP_MD_CTX, made at the first init; NULL until then */
+    enum s3l__md_alg alg;
+};
+
+/* The digest's length in bytes: 32 (SHA-256) or 16 (MD5). */
+size_t s3l__md_size(enum s3l__md_alg alg);
+/* Starts (or restarts) a digest of alg in m. Returns 0; S3L_ENOMEM when the context cannot be
+ * made, S3L_EINTERNAL when libcrypto refuses to start; err (may be NULL) says which. */
+int s3l__md_init(struct s3l__md *m, enum s3l__md_alg alg, struct s3l_error *err);
+/* Hashes data[0..len). Returns 0 or S3L_EINTERNAL (libcrypto failed, or m was never started). */
+int s3l__md_update(struct s3l__md *m, const void *data, size_t len, struct s3l_error *err);
+/* The digest of everything since init into out (s3l__md_size bytes, at most S3L__MD_MAX).
+ * Returns 0 or S3L_EINTERNAL. m may be started again with s3l__md_init. */
+int s3l__md_final(struct s3l__md *m, uint8_t *out, struct s3l_error *err);
+/* Frees m's context (a never-started m's too) and sets it to NULL: m may be started again. */
+void s3l__md_free(struct s3l__md *m);
+
+/* One-shot SHA-256 of data[0..len) into out (32 bytes). Returns 0 or S3L_EINTERNAL (libcrypto
+ * failed: it allocates a context of its own), err (may be NULL) saying so. */
+int s3l__sha256(const void *data, size_t len, uint8_t out[32], struct s3l_error *err);
+/* The same as lowercase hex into out[65] (NUL-terminated). Returns 0 or S3L_EINTERNAL, without a
+ * message: the caller names what it was hashing. out is untouched on failure. */
+int s3l__sha256_hex(const void *data, size_t len, char out[65]);
 
 /* ---- UTF-8 (utf8.c) ------------------------------------------------------------------------ */
 
@@ -295,9 +372,6 @@ void s3l__sigv4_result_free(struct s3l__sigv4_result *r);
 int s3l__sigv4_sign(const struct s3l__sigv4_request *req, const struct s3l__creds *creds,
                     const char *region, const char *service, time_t now,
                     struct s3l__sigv4_cache *cache, struct s3l__sigv4_result *r);
-
-/* SHA-256 of data as lowercase hex into out[65]. Returns 0 or S3L_EINTERNAL. */
-int s3l__sha256_hex(const void *data, size_t len, char out[65]);
 
 /* Formats t as YYYYMMDDTHHMMSSZ (UTC) into out[17]. */
 void s3l__amz_date(time_t t, char out[17]);

@@ -16,17 +16,7 @@ typedef unsigned long long ull;
 
 static int ensure(struct s3l_value **arr, size_t *cap, size_t need)
 {
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    struct s3l_value *a = s3l_realloc(*arr, ncap * sizeof(**arr));
-    if (!a)
-        return S3L_ENOMEM;
-    *arr = a;
-    *cap = ncap;
-    return 0;
+    return need <= *cap ? 0 : s3l__array_reserve(arr, cap, need, sizeof(**arr), 16);
 }
 
 /* Splits one row s[0..n) into r->cfields. Returns the field count, or a negative code. */

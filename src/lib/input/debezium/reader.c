@@ -42,17 +42,7 @@ static bool null_line(const char *p, size_t n)
 
 static int reserve(struct s3l__dbz *d, size_t need)
 {
-    if (need <= d->cap)
-        return 0;
-    size_t cap = d->cap ? d->cap : 64;
-    while (cap < need)
-        cap *= 2;
-    struct s3l_value *t = s3l_realloc(d->tape, cap * sizeof(*t));
-    if (!t)
-        return S3L_ENOMEM;
-    d->tape = t;
-    d->cap = cap;
-    return 0;
+    return need <= d->cap ? 0 : s3l__array_reserve(&d->tape, &d->cap, need, sizeof(*d->tape), 64);
 }
 
 static const struct s3l__dbz_col *find_col(const struct s3l__dbz *d, const struct s3l_value *key,

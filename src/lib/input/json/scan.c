@@ -27,17 +27,8 @@ static int fail_at(struct ctx *c, const uint8_t *at, const char *what)
 
 static int grow(struct s3l__jscan *s)
 {
-    if (s->n >= s->max_values)
-        return S3L_ETOO_LARGE;
-    size_t cap = s->cap ? s->cap * 2 : 256;
-    if (cap > s->max_values)
-        cap = s->max_values;
-    struct s3l_value *t = s3l_realloc(s->tape, cap * sizeof(*t));
-    if (!t)
-        return S3L_ENOMEM;
-    s->tape = t;
-    s->cap = cap;
-    return 0;
+    return s3l__array_reserve_max(&s->tape, &s->cap, s->n + 1, sizeof(*s->tape), 256,
+                                  s->max_values);
 }
 
 /* Appends an entry; returns its index or a negative code. */
