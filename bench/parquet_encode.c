@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "s3l/parquet.h"
+#include "s3l/schema.h"
 
 struct table {
     size_t n;
@@ -123,25 +124,30 @@ static void load(const char *path, struct table *t)
     t->ooff[n] = oo, t->doff[n] = dd;
 }
 
-static struct s3l_field field(const char *name, enum s3l_type_id id)
+/* The flights schema, built as an embedder builds one (include/s3l/schema.h). */
+static struct s3l_schema *flights_schema(void)
 {
-    struct s3l_field f;
-    memset(&f, 0, sizeof(f));
-    f.name = (char *)name;
-    f.type.id = id;
-    f.nullable = true;
-    if (id == S3L_TYPE_TIMESTAMP)
-        f.type.unit = S3L_UNIT_MICRO;
-    return f;
+    static const char *const cols[5][2] = {{"date", "timestamp[us]"}, {"delay", "int64"},
+                                           {"distance", "int64"}, {"origin", "string"},
+                                           {"destination", "string"}};
+    struct s3l_schema *s = s3l_schema_new();
+    struct s3l_error err = {0};
+    for (size_t i = 0; s && i < 5; i++)
+        if (s3l_schema_add_column(s, cols[i][0], cols[i][1], true, false, &err) != 0) {
+            fprintf(stderr, "schema: %s\n", err.message);
+            exit(1);
+        }
+    if (!s) {
+        fprintf(stderr, "schema: out of memory\n");
+        exit(1);
+    }
+    return s;
 }
 
 static double encode(const struct table *t, enum s3l_codec codec, uint64_t rg_rows, int level,
                      bool batch, struct mem *out, double *cpu)
 {
-    struct s3l_field fields[5] = {field("date", S3L_TYPE_TIMESTAMP), field("delay", S3L_TYPE_INT64),
-                                  field("distance", S3L_TYPE_INT64), field("origin", S3L_TYPE_UTF8),
-                                  field("destination", S3L_TYPE_UTF8)};
-    struct s3l_schema schema = {5, fields};
+    struct s3l_schema *schema = flights_schema();
     struct s3l_pq_options o;
     s3l_pq_options_init(&o);
     o.codec = codec;
@@ -152,7 +158,7 @@ static double encode(const struct table *t, enum s3l_codec codec, uint64_t rg_ro
     struct s3l_pq_writer *w;
     struct s3l_error err = {0};
     double t0 = now(), c0 = cpu_now();
-    if (s3l_pq_writer_new(&schema, &o, sink, &w, &err) != 0) {
+    if (s3l_pq_writer_new(schema, &o, sink, &w, &err) != 0) {
         fprintf(stderr, "writer: %s\n", err.message);
         exit(1);
     }
@@ -201,6 +207,7 @@ static double encode(const struct table *t, enum s3l_codec codec, uint64_t rg_ro
     double dt = now() - t0;
     *cpu = cpu_now() - c0;
     s3l_pq_writer_free(w);
+    s3l_schema_free(schema);
     return dt;
 }
 
