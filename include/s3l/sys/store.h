@@ -266,6 +266,12 @@ struct s3l_store_ops {
      */
     int (*list_uploads)(struct s3l_store *s, const char *prefix, s3l_store_uploads_cb cb,
                         void *ctx, struct s3l_error *err);
+    /*
+     * Optional, with counts (NULL: s itself). The object that counts what counts reports, as the
+     * owner of a thread's tally (src/lib/util/util.h): the S3 backend its client (an attempt is
+     * counted where the client starts it), a sub-store its parent's owner. Never fails.
+     */
+    const void *(*counts_owner)(struct s3l_store *s);
 };
 
 /* The base every backend embeds first. */
