@@ -42,6 +42,13 @@ struct loop {
     struct s3l_input_position *retired;
     size_t n_retired;
     struct s3l_error drift;    /* the first drift's error, returned at the end */
+    /* The epoch the destination finishes in the background (pipelined commit), 0 when none,
+     * and what its commit report shows, taken at its commit: the stats then and copies of the
+     * positions it recorded (in_pos, in_n entries). */
+    uint64_t in_epoch;
+    struct s3l_pipeline_stats in_st;
+    struct s3l_input_position *in_pos;
+    size_t in_n;
 };
 
 /* The options of the source input i belongs to (its format and --bad-records). */
@@ -58,6 +65,7 @@ static inline size_t stream_of(const struct loop *l, size_t i)
 
 /* runner.c: the loop's steps the follow half calls (each as its comment in runner.c says). */
 int s3l__loop_drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err);
+int s3l__loop_settle(struct loop *l, struct s3l_error *err);
 void s3l__loop_report(struct loop *l, enum s3l_pipeline_event ev, const char *message);
 void s3l__loop_report_requests(struct loop *l, enum s3l_pipeline_event ev, const char *message,
                             const struct s3l_store_counts *requests);

@@ -79,8 +79,100 @@ void s3l__loop_record_size(struct loop *l, size_t i)
     p->size_known = true;
 }
 
-/* Records the reached offsets in the positions and commits them with the rows since the last. */
-int s3l__loop_commit(struct loop *l, struct s3l_error *err)
+/* Drops the report kept for an epoch finishing in the background. */
+static void inflight_clear(struct loop *l)
+{
+    for (size_t i = 0; l->in_pos && i < l->in_n; i++)
+        s3l_input_position_cleanup(&l->in_pos[i]);
+    s3l_free(l->in_pos);
+    l->in_pos = NULL;
+    l->in_n = 0;
+    l->in_epoch = 0;
+}
+
+/* Accounts a finished epoch (info from a commit or a sync) and reports it: with what the run
+ * showed at its commit when it finished in the background, so that the report is the one a
+ * commit finishing at once would have made (its rows, files and positions). */
+static void finished(struct loop *l, const struct s3l__commit_info *info)
+{
+    if (!info->epoch)
+        return;
+    l->st->epochs++;
+    l->st->last_epoch = info->epoch;
+    l->st->files += info->files;
+    l->st->bytes_out += info->bytes;
+    if (l->in_epoch != info->epoch) {
+        s3l__loop_report_requests(l, S3L_EVENT_COMMIT, NULL, &info->requests);
+        return;
+    }
+    struct s3l_pipeline_stats st = l->in_st;
+    st.epochs = l->st->epochs;
+    st.last_epoch = l->st->last_epoch;
+    st.files = l->st->files;
+    st.bytes_out = l->st->bytes_out;
+    if (l->o->report) {
+        st.elapsed_ns = l->now - l->t_start;
+        struct s3l_pipeline_report r = {S3L_EVENT_COMMIT, &st,   l->in_pos, l->in_n, NULL,
+                                        &info->requests,  NULL};
+        l->o->report(l->o->report_ctx, &r);
+    }
+    inflight_clear(l);
+}
+
+/* Keeps what the report of the epoch just handed over (finishing) will show. Without memory
+ * for it, the commit is settled at once instead (the caller's *settle). */
+static void inflight_keep(struct loop *l, uint64_t finishing, bool *settle)
+{
+    inflight_clear(l);
+    struct s3l_input_position *p = s3l_calloc(l->n ? l->n : 1, sizeof(*p));
+    size_t k = 0;
+    while (p && k < l->n && s3l_input_position_copy(&p[k], &l->pos[k]) == 0)
+        k++;
+    l->in_pos = p;
+    l->in_n = k;
+    if (!p || k < l->n) {
+        inflight_clear(l);
+        *settle = true;
+        return;
+    }
+    l->in_epoch = finishing;
+    l->in_st = *l->st;
+}
+
+int s3l__loop_settle(struct loop *l, struct s3l_error *err)
+{
+    if (!l->env->dest->sync)
+        return 0;
+    struct s3l__commit_info info;
+    memset(&info, 0, sizeof(info));
+    int rc = l->env->dest->sync(l->env->dest_ctx, &info, err);
+    if (rc == 0)
+        finished(l, &info);
+    inflight_clear(l);
+    return rc;
+}
+
+/*
+ * Whether a commit may leave its epoch finishing while the run reads on (the destination's
+ * pipelined commit, docs/internals/pipeline.md): only while every input is a file read to its
+ * end and none is followed. A stream's committed offset is printed at its commit for the caller
+ * to resend from, and a followed input's positions change under rotations: those commits are
+ * settled at once, as are the ones where the run waits anyway (a quiet stream, follow mode's
+ * wait, a schema growth, the end).
+ */
+static bool may_pipeline(const struct loop *l)
+{
+    if (l->watch || s3l__loop_any_follows((struct loop *)l))
+        return false;
+    for (size_t i = 0; i < l->n; i++)
+        if (!l->pos[i].replayable)
+            return false;
+    return true;
+}
+
+/* Records the reached offsets in the positions and commits them with the rows since the last;
+ * settle: wait for the epoch's finish before returning (else it may go on in the background). */
+static int commit_now(struct loop *l, bool settle, struct s3l_error *err)
 {
     for (size_t i = 0; i < l->n; i++) {
         /* A compressed input is re-hashed at every commit: its source moves raw_size (the
@@ -117,14 +209,18 @@ int s3l__loop_commit(struct loop *l, struct s3l_error *err)
     l->epoch_rows = 0;
     l->dirty = false;
     l->t_epoch = l->now;
-    if (info.epoch) {
-        l->st->epochs++;
-        l->st->last_epoch = info.epoch;
-        l->st->files += info.files;
-        l->st->bytes_out += info.bytes;
-        s3l__loop_report_requests(l, S3L_EVENT_COMMIT, NULL, &info.requests);
+    finished(l, &info); /* the epoch finished before this one, or this one */
+    if (info.finishing) {
+        inflight_keep(l, info.finishing, &settle);
+        if (settle)
+            return s3l__loop_settle(l, err);
     }
     return 0;
+}
+
+int s3l__loop_commit(struct loop *l, struct s3l_error *err)
+{
+    return commit_now(l, true, err);
 }
 
 bool s3l__loop_epoch_due(struct loop *l, int64_t now)
@@ -183,7 +279,8 @@ static int after_call(struct loop *l, size_t i, struct s3l__source *src, uint64_
         l->t_progress = now;
         s3l__loop_report(l, S3L_EVENT_PROGRESS, NULL);
     }
-    int rc = s3l__loop_epoch_due(l, now) ? s3l__loop_commit(l, err) : 0;
+    /* The run reads on: the epoch may finish in the background meanwhile. */
+    int rc = s3l__loop_epoch_due(l, now) ? commit_now(l, !may_pipeline(l), err) : 0;
     if (rc)
         *side = S3L_SIDE_DESTINATION;
     return rc;
@@ -221,6 +318,8 @@ int s3l__loop_signalled(struct loop *l, size_t i, enum s3l__source_signal signal
          * record comes next. */
         if (l->epoch_rows > 0 || l->dirty)
             rc = s3l__loop_commit(l, err);
+        else
+            rc = s3l__loop_settle(l, err); /* growing reopens the destination: none finishing */
         if (rc == 0 && l->env->dest->grow)
             rc = l->env->dest->grow(l->env->dest_ctx, i, err);
     } else {
@@ -685,6 +784,24 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         l.now = env->now_ns();
         rc = s3l__loop_commit(&l, err);
     }
+    if (rc == 0 && l.in_epoch) {
+        /* The run is done only when its last epoch is: a commit above settles its own, this
+         * one settles the last of the reading (the input ended just after an epoch). */
+        *side = S3L_SIDE_DESTINATION;
+        l.now = env->now_ns();
+        rc = s3l__loop_settle(&l, err);
+    } else if (rc && l.in_epoch) {
+        /* The run failed while an epoch finished: that epoch came first in the protocol's
+         * order, so its failure is the run's (as when it finished before the reading went on). */
+        struct s3l_error e2 = {0};
+        l.now = env->now_ns();
+        int src = s3l__loop_settle(&l, &e2);
+        if (src != 0) {
+            *err = e2;
+            rc = src;
+            *side = S3L_SIDE_DESTINATION;
+        }
+    }
     if (rc == 0 && l.drift.code) {
         /* The other streams are committed; the drifted one stopped the run's success. */
         *err = l.drift;
@@ -708,6 +825,7 @@ out:
     if (rc == 0)
         *side = S3L_SIDE_NONE;
     stats->elapsed_ns = env->now_ns() - l.t_start;
+    inflight_clear(&l);
     loop_free(&l);
     s3l__os_watch_free(l.watch);
     s3l_positions_free(l.retired, l.n_retired);
