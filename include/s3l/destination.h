@@ -18,8 +18,11 @@
  *
  * Threads: the row sinks of different lanes (of the same or different streams) and
  * s3l_dest_reject may be called from different threads at once; one lane sink is used by one
- * thread at a time. s3l_dest_open, s3l_dest_stream, s3l_dest_commit, s3l_dest_abort, s3l_dest_gc
- * and s3l_dest_free must not run concurrently with anything else on the same destination.
+ * thread at a time. s3l_dest_open, s3l_dest_stream, s3l_dest_commit, s3l_dest_sync,
+ * s3l_dest_abort, s3l_dest_gc and s3l_dest_free must not run concurrently with anything else on
+ * the same destination. The destination runs one thread of its own while an epoch finishes (the
+ * pipelined commit, s3l_dest_commit); every call above and the getters of the checkpoint
+ * (s3l_dest_committed_epoch, s3l_dest_state) wait for it first.
  */
 #ifndef S3L_DESTINATION_H
 #define S3L_DESTINATION_H
@@ -37,8 +40,9 @@
 #include "s3l/schema.h"
 #include "s3l/store.h"
 
-/* 2: adds has_commit_interval and commit_interval_ms; version 1 callers are still accepted. */
-#define S3L_DEST_OPTIONS_VERSION   2
+/* 2: adds has_commit_interval and commit_interval_ms; 3: adds serial_commit. Callers of
+ * versions 1 and 2 are still accepted (their commits are pipelined). */
+#define S3L_DEST_OPTIONS_VERSION   3
 #define S3L_DEST_DEFAULT_FILE_SIZE (256ull << 20)
 #define S3L_DEST_MAX_LANES         256
 
@@ -57,6 +61,10 @@ struct s3l_dest_options {
      * version 1 caller) the checkpoint keeps the interval it had. 0 ms: commits by rows only. */
     bool has_commit_interval;
     uint64_t commit_interval_ms;
+    /* Version 3: true turns the pipelined commit off: s3l_dest_commit returns only once its
+     * epoch is finished (files copied, markers and the committed checkpoint written), as before
+     * issue 14 item 1, and reports that epoch. false (the default): see s3l_dest_commit. */
+    bool serial_commit;
 };
 
 struct s3l_dest;
@@ -100,14 +108,17 @@ int s3l_dest_open(struct s3l_store *store, const struct s3l_dest_options *o, str
 
 /* This writer's generation (>= 1). */
 uint64_t s3l_dest_generation(const struct s3l_dest *d);
-/* The last committed epoch (0: none yet). The epoch in progress is this + 1. */
+/* The last committed epoch (0: none yet), after waiting for the epoch finishing, if any (its
+ * failure is kept for the next s3l_dest_commit or s3l_dest_sync). The epoch in progress is this
+ * + 1. */
 uint64_t s3l_dest_committed_epoch(const struct s3l_dest *d);
 /* The epoch s3l_dest_open found pending in the checkpoint and committed (recovery), or 0: a
  * caller learns it without reading the checkpoint a second time. */
 uint64_t s3l_dest_recovered(const struct s3l_dest *d);
 /*
  * The runner's JSON value recorded with the last committed epoch (input positions), as compact
- * JSON text, or NULL when none was ever recorded. Owned by d; valid until the next commit.
+ * JSON text, or NULL when none was ever recorded, after waiting for the epoch finishing, if any.
+ * Owned by d; valid until the next commit.
  */
 const char *s3l_dest_state(const struct s3l_dest *d);
 
@@ -118,7 +129,9 @@ const char *s3l_dest_state(const struct s3l_dest *d);
  * Errors: S3L_EINVALID_CONFIG for a bad name (s3l_name_check) or a table added twice;
  * S3L_ESCHEMA_DRIFT when a recorded column changed type (unless allow_type_changes), naming
  * table, column, old and new type, and saying to remove the record to accept it (the other
- * streams go on); S3L_ECORRUPT for an unreadable record; store errors; S3L_ENOMEM.
+ * streams go on); S3L_ECORRUPT for an unreadable record; store errors; S3L_ENOMEM. Waits first
+ * for an epoch finishing (it may be writing T's record); that epoch's failure is not returned
+ * here but by the next s3l_dest_commit or s3l_dest_sync.
  */
 int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
                     const struct s3l_schema *schema, struct s3l_dest_stream **out,
@@ -151,29 +164,44 @@ int s3l_dest_lane_close(struct s3l_dest_stream *st, unsigned lane, struct s3l_er
 int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, const char *reason,
                     struct s3l_error *err);
 
-/* What one s3l_dest_commit did. */
+/* What one s3l_dest_commit (or s3l_dest_sync) reports: one finished epoch. */
 struct s3l_dest_commit_info {
-    uint64_t epoch;    /* the epoch committed, or 0 when no stream had rows or rejects */
+    uint64_t epoch;    /* the epoch finished, or 0 when there is none to report */
     uint64_t files;    /* data files committed */
     uint64_t rows;     /* data rows committed */
     uint64_t rejected; /* dead-lettered records committed */
-    /* What the epoch cost the store (include/s3l/counts.h): its requests from the end of the
-     * previous s3l_dest_commit (or of s3l_dest_open, or the last s3l_dest_stream, whichever came
-     * last) to the end of this one, so its staging and, in a run's first epoch, the claim (one
-     * checkpoint write). A run's whole cost is s3l_store_counts of the store. */
+    /* What the epoch cost the store (include/s3l/counts.h): its staging, from the end of the
+     * s3l_dest_commit before it (or of s3l_dest_open, or the last s3l_dest_stream, whichever came
+     * last), its commit point and its finish; in a run's first epoch also the claim (one
+     * checkpoint write). When the finish runs on the committer's thread while the next epoch
+     * stages, the committer's requests are counted apart (a tally of its thread: the store's
+     * counts are store-wide), so each epoch gets exactly its own. A state-only commit's
+     * requests are in no epoch's. A run's whole cost is s3l_store_counts of the store. */
     struct s3l_store_counts requests;
+    /* The epoch this call handed to the committer (pipelined: its finish runs on; it is
+     * reported later), or 0. */
+    uint64_t finishing;
 };
 
 /*
  * Ends the epoch in progress and commits it: closes and stages every open file (prepare),
  * records the pending epoch and state_json (the runner's input positions, any JSON value; NULL
- * keeps the previous one) in the checkpoint (the commit point), copies each staged file to its
- * final name, writes each stream's marker (put-if-absent), records the epoch as committed and
- * deletes the staged files. A stream without rows in the epoch gets no file and no marker; when
- * no stream has any, only the state is recorded. info may be NULL.
- * Errors: a lane's sticky failure; S3L_EFENCED when a newer generation owns the pipeline
- * (nothing is committed by this writer then); S3L_EINVALID_CONFIG for state_json that is not
- * JSON; S3L_ECONFLICT for a marker that exists with other content; store errors. After any
+ * keeps the previous one) in the checkpoint (the commit point), then finishes it: copies each
+ * staged file to its final name, writes each stream's marker (put-if-absent), records the epoch
+ * as committed and deletes the staged files. A stream without rows in the epoch gets no file and
+ * no marker; when no stream has any, only the state is recorded. info may be NULL.
+ * Pipelined (the default; serial_commit turns it off): the finish runs on the destination's
+ * own thread and this call returns after the commit point, so the caller stages the next epoch
+ * meanwhile (its rows are safe: a crash from here on is recovered by the next open). The next
+ * s3l_dest_commit first waits for that finish, so at most one epoch finishes while one stages;
+ * call s3l_dest_sync after the last commit of a run to wait for its finish. info then reports
+ * the epoch whose finish this call waited for (epoch 0 when none: the first commit), and that
+ * finish's failure is this call's error; the epoch handed over now is reported by the next
+ * s3l_dest_commit or by s3l_dest_sync. Serial: info reports the epoch committed by this call.
+ * Errors: a lane's sticky failure; the failure of the epoch finishing before (pipelined: with
+ * its message, e.g. "committing epoch N: ..."); S3L_EFENCED when a newer generation owns the
+ * pipeline (nothing is committed by this writer then); S3L_EINVALID_CONFIG for state_json that
+ * is not JSON; S3L_ECONFLICT for a marker that exists with other content; store errors. After any
  * failure, s3l_dest_abort is safe: it deletes only files that cannot be pending. A failure at or
  * after the commit point (the checkpoint write may have happened) leaves d refusing further
  * commits (S3L_ESTATE); reopening recovers the epoch if it was recorded.
@@ -181,8 +209,19 @@ struct s3l_dest_commit_info {
 int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_commit_info *info,
                     struct s3l_error *err);
 
+/*
+ * Waits until the epoch the last s3l_dest_commit handed over (pipelined) is finished, and reports
+ * it in info (may be NULL; epoch 0 when there was nothing to report: serial, or already
+ * reported). 0, or that finish's failure (reported once; d refuses further commits then, as
+ * after any failure past a commit point): the store's errors, S3L_EFENCED, S3L_ECONFLICT for a
+ * marker or schema record that exists with other content, S3L_ENOMEM, with the message
+ * "committing epoch N: ...". A run is done only when this returned 0.
+ */
+int s3l_dest_sync(struct s3l_dest *d, struct s3l_dest_commit_info *info, struct s3l_error *err);
+
 /* Drops the epoch in progress: aborts open files, deletes what it staged. Nothing is committed;
- * the next epoch reuses the number. Best effort (failures leave garbage for s3l_dest_gc). */
+ * the next epoch reuses the number. An epoch finishing (pipelined) is past its commit point: it
+ * is waited for, not dropped. Best effort (failures leave garbage for s3l_dest_gc). */
 void s3l_dest_abort(struct s3l_dest *d);
 
 /*
@@ -190,7 +229,8 @@ void s3l_dest_abort(struct s3l_dest *d);
  * writer's that the checkpoint does not hold as pending; then, anywhere in the destination, the
  * hidden temp files of uploads whose writer died (local backend: no live process holds them and
  * they are older than this writer's claim minus 1 s; docs/internals/store.md "Stale temp
- * files"). *removed (may be NULL) gets the count of both. Store errors.
+ * files"). *removed (may be NULL) gets the count of both. Waits first for an epoch finishing
+ * and returns its failure, if any. Store errors.
  */
 int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err);
 
@@ -315,7 +355,8 @@ int s3l_dest_uploads(struct s3l_store *s, const struct s3l_dest_uploads_options 
                      int (*cb)(void *ctx, const struct s3l_dest_upload *u), void *ctx,
                      struct s3l_error *err);
 
-/* Frees d (aborting an epoch in progress). NULL is a no-op. */
+/* Frees d (aborting an epoch in progress, after waiting for one finishing: call s3l_dest_sync
+ * first to learn whether it finished). NULL is a no-op. */
 void s3l_dest_free(struct s3l_dest *d);
 
 /* --- Reading a destination (ls, inspect, schema): no pipeline needed. The callbacks below run
@@ -381,7 +422,8 @@ int s3l_dest_list_files(struct s3l_store *s, const char *table, bool committed_o
  * its ETag, or that there is none): the next s3l_dest_stream of T merges with it instead of
  * reading it again (one GET of the record per run; the record changes only through an epoch of
  * this writer, or another writer's, whose race the conditional write at finish settles).
- * S3L_ENOT_FOUND when T has no record; store errors; S3L_ENOMEM.
+ * S3L_ENOT_FOUND when T has no record; store errors; S3L_ENOMEM. Waits first for an epoch
+ * finishing, as s3l_dest_stream.
  */
 int s3l_dest_read_record(struct s3l_dest *d, const char *table, char **json, size_t *len,
                          struct s3l_error *err);

@@ -82,6 +82,8 @@ static int write_epoch(struct s3l_dest *d, const struct s3l_schema *sc, unsigned
     }
     if (rc == 0)
         rc = s3l_dest_commit(d, state, NULL, err);
+    if (rc == 0)
+        rc = s3l_dest_sync(d, NULL, err); /* the check reads the epoch back: finished first */
     return rc;
 }
 

@@ -5,7 +5,9 @@
 # is enumerated, and each named point is hit; every time the process must have died by SIGKILL,
 # the in-between state must be the expected one (e.g. one final file and no marker between two
 # copies), and a rerun with the plain CLI must leave every input row in the table exactly once
-# (DuckDB: input EXCEPT ALL table, and table EXCEPT ALL input, both empty). Then 50 runs of
+# (DuckDB: input EXCEPT ALL table, and table EXCEPT ALL input, both empty). The pipelined
+# commit's interleavings are killed with epoch 1's finish held at each of its points until epoch
+# 2 staged a file. Then 50 runs of
 # 20,000 rows (small file size, 2 lanes) are killed with kill -9 at random moments (each prints
 # its seed), and a rerun of a finished command must change nothing at all.
 set -euo pipefail
@@ -91,8 +93,54 @@ point_case after-stage      '[ $files = 0 ] && [ $nmark = 0 ] && [ $nstaged -ge 
 point_case after-prepare    '[ $files = 0 ] && [ $nmark = 0 ] && [ $nstaged -ge 2 ] && [ $pending = 0 ]'
 point_case after-checkpoint '[ $files = 0 ] && [ $nmark = 0 ] && [ $pending = 1 ]'
 point_case between-copies   '[ $files = 1 ] && [ $nmark = 0 ] && [ $pending = 1 ]'
-point_case before-marker    '[ $files = $nstaged ] && [ $files -ge 2 ] && [ $nmark = 0 ] && [ $pending = 1 ]'
-point_case after-marker     '[ $files = $nstaged ] && [ $nmark = 1 ] && [ $pending = 1 ]'
+# From here epoch 2 may be staging meanwhile (the pipelined commit): more staged than copied.
+point_case before-marker    '[ $nstaged -ge $files ] && [ $files -ge 2 ] && [ $nmark = 0 ] && [ $pending = 1 ]'
+point_case after-marker     '[ $nstaged -ge $files ] && [ $files -ge 2 ] && [ $nmark = 1 ] && [ $pending = 1 ]'
+
+# 2b. The pipelined commit's interleavings (issue 14 item 1): epoch 1 finishes on the committer's
+# thread while epoch 2 stages; the committer is held at each point of epoch 1's finish until the
+# stager has staged a file of epoch 2 (S3L_CRASH_HOLD=point:1:after-stage:m, m the first
+# after-stage of epoch 2), then killed. Epoch 1's file count: the staged files at its
+# after-prepare (each after-stage is one staged file).
+lake=$work/count-e1
+mkdir -p "$lake"
+st=$(run_crash "$lake" S3L_CRASH_POINT=after-prepare "${small[@]}" small.ndjson)
+[ "$st" = 137 ] || { echo "epoch 1's files: got $st" >&2; exit 1; }
+e1=$(nfiles "$lake/_openetl/staging" -type f ! -name '.s3l-*')
+rm -rf "$lake"
+[ "$e1" -ge 2 ] || { echo "epoch 1 stages $e1 files: too few for the interleavings" >&2; exit 1; }
+held_case() { # point, check command
+    local name=$1
+    local lake=$work/h-$name
+    mkdir -p "$lake"
+    local st
+    st=$(run_crash "$lake" "S3L_CRASH_HOLD=$name:1:after-stage:$((e1 + 1))" "${small[@]}" small.ndjson)
+    [ "$st" = 137 ] || { echo "held $name: expected SIGKILL, got $st" >&2; cat "$lake.err" >&2; exit 1; }
+    local tdir=$lake/ns/t markers=$lake/_openetl/markers/ns/t staging=$lake/_openetl/staging
+    local files nmark nstaged pending=0
+    files=$(nfiles "$tdir" -maxdepth 1 -name '*.parquet')
+    nmark=$(nfiles "$markers" -name '*.json')
+    nstaged=$(nfiles "$staging" -type f ! -name '.s3l-*')
+    grep -q '"pending":{' "$lake"/_openetl/checkpoints/*.json 2>/dev/null && pending=1
+    # Epoch 1's staged files are still there (deleted after after-commit), and epoch 2's.
+    if ! eval "[ \$nstaged -gt $e1 ] && $2"; then
+        echo "held $name: unexpected state: files=$files markers=$nmark staged=$nstaged pending=$pending (want more than $e1 staged and $2)" >&2
+        exit 1
+    fi
+    "$S3LAND" write --url "file://$lake" "${small[@]}" small.ndjson
+    # Epoch 2's files of generation 1 were never recorded: garbage that gc removes (a generation
+    # below the checkpoint's, not pending), while the pipeline is live.
+    "$S3LAND" gc --url "file://$lake" --quiet
+    left=$(nfiles "$staging" -type f ! -name '.s3l-*')
+    [ "$left" = 0 ] || { echo "held $name: gc left $left staged files" >&2; exit 1; }
+    checks+=("$lake:small.ndjson")
+    echo "held $name until epoch 2 staged: files=$files markers=$nmark staged=$nstaged pending=$pending: ok"
+}
+held_case after-checkpoint '[ $files = 0 ] && [ $nmark = 0 ] && [ $pending = 1 ]'
+held_case between-copies   '[ $files = 1 ] && [ $nmark = 0 ] && [ $pending = 1 ]'
+held_case before-marker    '[ $files = '"$e1"' ] && [ $nmark = 0 ] && [ $pending = 1 ]'
+held_case after-marker     '[ $files = '"$e1"' ] && [ $nmark = 1 ] && [ $pending = 1 ]'
+held_case after-commit     '[ $files = '"$e1"' ] && [ $nmark = 1 ] && [ $pending = 0 ]'
 
 # During gc: garbage from a writer killed after prepare, then a gc killed at its 2nd removal.
 lake=$work/gc

@@ -6,7 +6,9 @@
  * state before the next write) and at each named point; every store write k, in-process, has its
  * reply lost (the request acted, the answer never came,
  * the S3 case that matters most). Each time the state must be consistent, and a rerun must leave
- * every row of the model visible exactly once. Each k gets its own prefix in the bucket.
+ * every row of the model visible exactly once. Each k gets its own prefix in the bucket. The
+ * model pipelines its commits; the pipelined interleavings (epoch 1's finish held at each point
+ * until epoch 2 staged a file, then killed) have their own case.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -195,10 +197,64 @@ static void s3_named_points(void **state)
     }
 }
 
+/*
+ * The pipelined commit's interleavings on S3 (issue 14 item 1): epoch 1's finish held on the
+ * committer's thread at each of its points until the stager staged a file of epoch 2 (after-stage
+ * #4: epoch 1 stages 3 files of its one table), then killed; the state in between, then the rerun
+ * and the model.
+ */
+static void s3_pipelined_interleavings(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *point;
+        bool pending;
+        unsigned data_files, markers;
+    } cases[] = {
+        {"after-checkpoint", true, 0, 0}, {"between-copies", true, 1, 0},
+        {"before-marker", true, 3, 0},    {"after-marker", true, 3, 1},
+        {"after-commit", false, 3, 1},
+    };
+    for (unsigned i = 0; i < S3L_ARRAY_LEN(cases); i++) {
+        char url[160];
+        snprintf(url, sizeof(url), "s3://%s/held-%s-%d", bucket, cases[i].point, (int)getpid());
+        struct s3l_test_run r = {.url = url,
+                                 .pipeline = "ph",
+                                 .lanes = 1,
+                                 .tables = 1,
+                                 .file_size = 30,
+                                 .total_rows = 36,
+                                 .epoch_rows = 12};
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            s3l_test_hold_arm(cases[i].point, 1, "after-stage", 4, true, 30000);
+            struct s3l_error err = {0};
+            int rc = s3l_test_run(&r, &err);
+            if (rc)
+                fprintf(stderr, "child failed without a crash: %s\n", err.message);
+            _exit(rc ? 3 : 0);
+        }
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+            fail_msg("%s: the child did not die by SIGKILL (status %d)", cases[i].point, status);
+        struct s3l_test_census c;
+        assert_int_equal(s3l_test_census(&r, &c), 0);
+        if (c.pending != cases[i].pending || c.data_files != cases[i].data_files ||
+            c.markers != cases[i].markers || c.staged < 4)
+            fail_msg("held %s: pending %d staged %u files %u markers %u", cases[i].point,
+                     c.pending, c.staged, c.data_files, c.markers);
+        recover_and_check(&r, cases[i].point);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(s3_named_points),
+        cmocka_unit_test(s3_pipelined_interleavings),
         cmocka_unit_test(s3_crash_at_every_operation),
         cmocka_unit_test(s3_lost_reply_at_every_operation),
     };

@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "s3l/alloc.h"
 #include "s3l/store.h"
 #include "s3l/sys/store.h"
+
+#define S3L_TEST_OPS_MAX 4096
 
 static struct {
     int mode; /* 0 off, 1 crash, 2 fail (before), 3 fail (op k done, then reported failed) */
@@ -22,6 +25,14 @@ static struct {
     unsigned seen;
     uint64_t ops;
     uint8_t mutates[4096]; /* per operation (1-based, while counting): 1 if it changes the store */
+    const char *names[4096]; /* per operation: its name (static strings) */
+    /* Hold mode (with crash mode's point and nth): the thread reaching the point waits until
+     * the point `until` is announced again (by another thread), then dies or goes on. */
+    char until[64];
+    unsigned until_seen, until_nth;
+    bool hold_kill;
+    int hold_ms;
+    int held; /* 1 held and released, 2 held and timed out */
 } g;
 
 struct cs {
@@ -52,6 +63,8 @@ static int step(const char *op, const char *key, struct s3l_error *err)
     if (!g.mode)
         return 0;
     uint64_t n = __atomic_add_fetch(&g.ops, 1, __ATOMIC_SEQ_CST);
+    if (n < sizeof(g.mutates))
+        g.names[n] = op;
     if (n < sizeof(g.mutates))
         g.mutates[n] = strcmp(op, "upload_publish") == 0 || strcmp(op, "put") == 0 ||
                        strcmp(op, "remove") == 0 || strcmp(op, "copy") == 0 ||
@@ -236,11 +249,47 @@ static void cs_destroy(struct s3l_store *s)
     s3l_free(c);
 }
 
-/* Crash mode: dies at the nth time the armed point is reached. */
+/* Hold mode: waits (1 ms steps, hold_ms at most) until `until` was announced until_nth times. */
+static void hold(const char *name)
+{
+    int waited = 0;
+    while (__atomic_load_n(&g.until_seen, __ATOMIC_SEQ_CST) < g.until_nth &&
+           waited < g.hold_ms) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+        waited++;
+    }
+    bool timed_out = __atomic_load_n(&g.until_seen, __ATOMIC_SEQ_CST) < g.until_nth;
+    __atomic_store_n(&g.held, timed_out ? 2 : 1, __ATOMIC_SEQ_CST);
+    if (!g.hold_kill)
+        return;
+    if (timed_out) {
+        /* Not the interleaving asked for: say so, and exit rather than be killed. */
+        char msg[200];
+        int n = snprintf(msg, sizeof(msg), "crash_store: held at %s #%u, %s #%u never came\n",
+                         name, g.nth, g.until, g.until_nth);
+        if (write(2, msg, (size_t)n) < 0) {
+            /* exiting anyway */
+        }
+        _exit(4);
+    }
+    char what[192];
+    snprintf(what, sizeof(what), "point %s #%u, held until %s #%u", name, g.nth, g.until,
+             g.until_nth);
+    die(what);
+}
+
+/* Crash mode: dies at the nth time the armed point is reached (hold mode: holds there first). */
 static void reached(const char *name)
 {
-    if (g.mode == 1 && g.point[0] && strcmp(name, g.point) == 0 &&
+    if (g.until[0] && strcmp(name, g.until) == 0)
+        __atomic_add_fetch(&g.until_seen, 1, __ATOMIC_SEQ_CST);
+    if ((g.mode == 1 || g.until[0]) && g.point[0] && strcmp(name, g.point) == 0 &&
         __atomic_add_fetch(&g.seen, 1, __ATOMIC_SEQ_CST) == g.nth) {
+        if (g.until[0]) {
+            hold(name);
+            return;
+        }
         char what[96];
         snprintf(what, sizeof(what), "point %s #%u", name, g.nth);
         die(what);
@@ -356,6 +405,27 @@ void s3l_test_crash_arm(uint64_t at_op, const char *point, unsigned nth)
     s3l_store_set_wrapper(wrap, NULL);
 }
 
+void s3l_test_hold_arm(const char *point, unsigned nth, const char *until, unsigned until_nth,
+                       bool kill, int timeout_ms)
+{
+    s3l_test_crash_arm(0, point, nth);
+    snprintf(g.until, sizeof(g.until), "%s", until);
+    g.until_nth = until_nth ? until_nth : 1;
+    g.hold_kill = kill;
+    g.hold_ms = timeout_ms;
+}
+
+void s3l_test_fail_from_now(void)
+{
+    __atomic_store_n(&g.at, __atomic_load_n(&g.ops, __ATOMIC_SEQ_CST) + 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&g.mode, 2, __ATOMIC_SEQ_CST);
+}
+
+int s3l_test_hold_result(void)
+{
+    return __atomic_load_n(&g.held, __ATOMIC_SEQ_CST);
+}
+
 void s3l_test_fail_arm(uint64_t from_op)
 {
     memset(&g, 0, sizeof(g));
@@ -378,6 +448,11 @@ void s3l_test_crash_disarm(void)
     s3l_store_set_wrapper(NULL, NULL);
 }
 
+const char *s3l_test_crash_op_name(uint64_t k)
+{
+    return k < S3L_TEST_OPS_MAX && g.names[k] ? g.names[k] : "";
+}
+
 bool s3l_test_crash_op_mutates(uint64_t k)
 {
     return k < sizeof(g.mutates) && g.mutates[k];
@@ -392,7 +467,14 @@ __attribute__((constructor)) static void arm_from_env(void)
 {
     const char *at = getenv("S3L_CRASH_AT");
     const char *point = getenv("S3L_CRASH_POINT");
-    if (at && *at) {
+    const char *held = getenv("S3L_CRASH_HOLD");
+    if (held && *held) {
+        /* point:n:until:m (point #n held until `until` was announced m times, then killed) */
+        char name[64], until[64];
+        unsigned nth = 1, m = 1;
+        if (sscanf(held, "%63[^:]:%u:%63[^:]:%u", name, &nth, until, &m) == 4)
+            s3l_test_hold_arm(name, nth, until, m, true, 30000);
+    } else if (at && *at) {
         s3l_test_crash_arm(strtoull(at, NULL, 10), NULL, 0);
     } else if (point && *point) {
         char name[64];

@@ -12,7 +12,7 @@
  *   went away, without killing the process; lost-reply mode: operation k is performed, then
  *   reported failed; later ones work.
  * A crash-test build of the CLI links this file; its constructor arms crash mode from the
- * environment: S3L_CRASH_AT=k, or S3L_CRASH_POINT=name or name:n.
+ * environment: S3L_CRASH_AT=k, S3L_CRASH_POINT=name or name:n, or S3L_CRASH_HOLD (below).
  */
 #ifndef S3L_CRASH_STORE_H
 #define S3L_CRASH_STORE_H
@@ -22,6 +22,20 @@
 
 /* Crash mode: at operation at_op (0: never) or at the nth (>= 1) event named point (NULL: none). */
 void s3l_test_crash_arm(uint64_t at_op, const char *point, unsigned nth);
+/*
+ * Hold mode (crash mode's named point): the thread reaching the nth announcement of point waits
+ * until the point `until` has been announced until_nth times in all (by another thread: the
+ * pipelined commit's committer held at a point of epoch E until the stager announced after-stage
+ * for a file of E+1), at most timeout_ms; then, with kill, the process is SIGKILLed (on a
+ * timeout it _exits 4 instead, so that a test sees the interleaving did not happen); without, it
+ * goes on. The CLI's crash build arms it from S3L_CRASH_HOLD=point:n:until:m (kill, 30 s).
+ */
+void s3l_test_hold_arm(const char *point, unsigned nth, const char *until, unsigned until_nth,
+                       bool kill, int timeout_ms);
+/* Fail mode from the next operation on, keeping a hold in progress (its `until` still counts). */
+void s3l_test_fail_from_now(void);
+/* After a hold without kill: 0 not reached, 1 held and released by `until`, 2 timed out. */
+int s3l_test_hold_result(void);
 /* Fail mode: operations from_op, from_op + 1, ... fail. */
 void s3l_test_fail_arm(uint64_t from_op);
 /* Lost-reply mode: operation at_op is performed but reported failed (S3L_EIO), as when the
@@ -35,5 +49,8 @@ uint64_t s3l_test_crash_ops(void);
 /* Whether operation k (1-based) of the last counted run changed the store (publish, put,
  * remove, copy): where a lost reply matters. Valid until the next arm. */
 bool s3l_test_crash_op_mutates(uint64_t k);
+/* The name of operation k of the last counted run ("put", "copy", "upload_publish", ...; "" when
+ * unknown). Valid until the next arm. */
+const char *s3l_test_crash_op_name(uint64_t k);
 
 #endif

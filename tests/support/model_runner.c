@@ -107,6 +107,7 @@ int s3l_test_run(const struct s3l_test_run *r, struct s3l_error *err)
     o.pipeline_id = r->pipeline;
     o.lanes = r->lanes;
     o.file_size = r->file_size;
+    o.serial_commit = r->serial;
     struct s3l__dest_format format;
     s3l_test_format(&format);
     rc = s3l__dest_open_format(s, &o, &format, &d, err);
@@ -119,6 +120,8 @@ int s3l_test_run(const struct s3l_test_run *r, struct s3l_error *err)
     }
     if (rc == 0)
         rc = run_epochs(r, d, streams, err);
+    if (rc == 0 && d)
+        rc = s3l_dest_sync(d, NULL, err); /* the run ends when its last epoch is finished */
     s3l_dest_free(d);
     s3l_store_free(s);
     return rc;

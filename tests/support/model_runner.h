@@ -24,9 +24,11 @@ struct s3l_test_run {
     uint64_t epoch_rows;
     bool gc;               /* run gc after opening */
     uint64_t reject_every; /* every n-th row (n > 0) is dead-lettered instead of written */
+    bool serial;           /* serial commits (s3l_dest_options.serial_commit); else pipelined */
 };
 
-/* Runs (or resumes) the model pipeline to the end of its input. 0 or the first failure. */
+/* Runs (or resumes) the model pipeline to the end of its input, the last epoch's finish waited
+ * for (s3l_dest_sync). 0 or the first failure. */
 int s3l_test_run(const struct s3l_test_run *r, struct s3l_error *err);
 
 /*

@@ -75,6 +75,8 @@ static struct s3l_field fields[] = {
 };
 static const struct s3l_schema schema2 = {2, fields};
 
+/* Serial commits: these tests look at the store right after each commit (the pipelined commit
+ * has its own tests, pipelined_*). */
 static struct s3l_dest *open_dest(struct fx *f, unsigned lanes, uint64_t file_size)
 {
     struct s3l_dest_options o = {0};
@@ -82,6 +84,7 @@ static struct s3l_dest *open_dest(struct fx *f, unsigned lanes, uint64_t file_si
     o.pipeline_id = PIPE;
     o.lanes = lanes;
     o.file_size = file_size;
+    o.serial_commit = true;
     struct s3l__dest_format c;
     s3l_test_format(&c);
     struct s3l_dest *d = NULL;
@@ -866,6 +869,7 @@ static void recovery_at_open_sweeps_staging(void **state)
         s3l_dest_lane_sink(st, 0, &k);
         put_row(&k, 1, "a");
         s3l_dest_commit(d, NULL, NULL, &err);
+        s3l_dest_sync(d, NULL, &err); /* pipelined: the point is the committer's */
         _exit(3); /* not reached: killed after the checkpoint */
     }
     int status = 0;

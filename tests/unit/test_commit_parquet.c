@@ -129,6 +129,7 @@ static void commit_one_row(struct s3l_dest *d, struct s3l_dest_stream *st, size_
         assert_int_equal(k.ops->put_null(k.ctx), 0);
     assert_int_equal(k.ops->row_end(k.ctx, &err), 0);
     assert_int_equal(s3l_dest_commit(d, "{}", NULL, &err), 0);
+    assert_int_equal(s3l_dest_sync(d, NULL, &err), 0);
 }
 
 static void parquet_files_and_schema_records(void **state)
@@ -155,6 +156,9 @@ static void parquet_files_and_schema_records(void **state)
     }
     struct s3l_dest_commit_info ci;
     assert_int_equal(s3l_dest_commit(d, "{}", &ci, &err), 0);
+    assert_int_equal(ci.epoch, 0); /* pipelined: reported when its finish is waited for */
+    assert_int_equal(s3l_dest_sync(d, &ci, &err), 0);
+    assert_int_equal(ci.epoch, 1);
     assert_int_equal(ci.rows, 6000);
     assert_true(ci.files >= 3); /* 16 KiB files */
     s3l_dest_free(d);

@@ -444,6 +444,7 @@ static void dest_files(const struct s3l_buf *text, bool batches, struct files *o
     }
     struct s3l_dest_commit_info ci;
     assert_int_equal(s3l_dest_commit(d, "{}", &ci, &err), 0);
+    assert_int_equal(s3l_dest_sync(d, &ci, &err), 0); /* pipelined: the epoch's finish */
     assert_int_equal(ci.rows, NROWS);
     s3l_dest_free(d);
     out->store = store;

@@ -167,6 +167,12 @@ struct s3l_store_ops {
      * (what could not be read is read again by the later call).
      */
     void (*read_ahead)(struct s3l_store *s, const struct s3l_read_item *items, size_t n);
+    /*
+     * Optional, with counts (NULL: s itself). The object that counts what counts reports, as the
+     * owner of a thread's tally (src/lib/util/util.h): the S3 backend its client (an attempt is
+     * counted where the client starts it), a sub-store its parent's owner. Never fails.
+     */
+    const void *(*counts_owner)(struct s3l_store *s);
 };
 
 /* How long what read_ahead kept may answer a read: 10 s, time for a start's reads (the open, the

@@ -353,10 +353,40 @@ struct s3l_dest {
         char *table, *text, *etag;
         size_t len;
     } memo;
-    /* The store's counts at the end of open, of the last stream added or of the last commit:
-     * an epoch's requests are counted from there (struct s3l_dest_commit_info). */
-    struct s3l_store_counts mark;
+    /* The store's counts at the end of open, of the last stream added or of the last commit
+     * (its handoff, when pipelined), and the committer's tally then: an epoch's requests on the
+     * stager's side are counted from there (struct s3l_dest_commit_info). Taken only while no
+     * finish runs, so that the tally's difference is exactly the committer's share. */
+    struct s3l_store_counts mark, tally_mark;
+    /* The epoch being staged: lanes and dead letters name their files with it (ck belongs to
+     * the committer while an epoch finishes). ck.committed_epoch + 1 whenever nothing finishes. */
+    uint64_t stage_epoch;
+    bool serial; /* s3l_dest_options.serial_commit: each commit finishes before it returns */
+    /* Pipelined commit (docs/internals/commit.md): the committer, one thread per finishing
+     * epoch, which owns ck (and the epoch's files in it) from the handoff to the join. */
+    struct {
+        pthread_t th;
+        bool running; /* started and not joined */
+        int rc;       /* its finish's result, read after the join */
+        struct s3l_error err;
+        struct s3l_dest_commit_info info; /* the epoch: counts, requests of its staging */
+        struct s3l_store_counts tally_at; /* the tally when it started */
+    } job;
+    struct s3l__tally tally; /* the committer's requests (owner: the store's counts owner) */
+    bool has_done;           /* an epoch finished by the committer, not yet reported */
+    struct s3l_dest_commit_info done;
+    int failed; /* a finish that failed, its error not yet returned to the caller */
+    struct s3l_error failed_err;
 };
+
+/*
+ * Waits for the epoch the committer finishes, if any (pipelined commit). Its success leaves its
+ * info for the next s3l_dest_commit or s3l_dest_sync to report; its failure makes d broken and
+ * is kept (failed, failed_err) until a call that can return it does (s3l__dest_join_err).
+ */
+void s3l__dest_join(struct s3l_dest *d);
+/* s3l__dest_join, then a kept failure is returned (once) with its message in err. */
+int s3l__dest_join_err(struct s3l_dest *d, struct s3l_error *err);
 
 /*
  * Opens d for o->pipeline_id with format (destroyed with d, also on failure) and reads the

@@ -3,6 +3,9 @@
  * (prepare: close and stage every lane's file; the commit point: the conditional checkpoint write
  * that records the pending epoch; then protocol.c finishes it), abort and free. The protocol is
  * docs/internals/commit.md; its other parts are claim.c, lane.c, stream.c and gc.c.
+ * Pipelined commit (commit.md "Pipelined commit"): unless serial_commit, the finish of an epoch
+ * runs on a thread of its own (the committer) while the caller stages the next epoch; every call
+ * that touches what the committer owns (d->ck, the schema records) joins it first.
  */
 #include <jansson.h>
 #include <pthread.h>
@@ -11,6 +14,7 @@
 
 #include "commit/commit.h"
 #include "os/os.h"
+#include "store/store.h"
 #include "s3l/store.h"
 #include "util/util.h"
 
@@ -48,6 +52,7 @@ void s3l_dest_abort(struct s3l_dest *d)
 {
     if (!d)
         return;
+    s3l__dest_join(d); /* the epoch finishing is past its commit point: it is not dropped */
     reset_epoch(d);
     free_staged(d, true);
 }
@@ -171,12 +176,120 @@ static bool same_state(const char *recorded, const char *state_json)
     return same;
 }
 
-/* Steps 3 and 4 for an epoch that staged files: the commit point, then the finish. A failure at
- * or after the commit point leaves d broken (only reopening recovers). */
-static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci,
+/* --- requests per epoch, and the committer --- */
+
+/* The requests of the stager's side since the mark (the store's counts less the committer's).
+ * Only while no finish runs. */
+static void stager_since(struct s3l_dest *d, struct s3l_store_counts *out)
+{
+    struct s3l_store_counts now, tally, mine;
+    s3l_store_counts(d->store, &now);
+    s3l__tally_read(&d->tally, &tally);
+    s3l_counts_diff(&now, &d->mark, out);
+    s3l_counts_diff(&tally, &d->tally_mark, &mine);
+    s3l_counts_diff(out, &mine, out);
+}
+
+/* Marks the store's counts and the committer's tally (only while no finish runs). */
+static void mark_counts(struct s3l_dest *d)
+{
+    s3l_store_counts(d->store, &d->mark);
+    s3l__tally_read(&d->tally, &d->tally_mark);
+}
+
+/* Step 4 of the pending epoch in d->ck, just after this writer's commit point. */
+static int finish(struct s3l_dest *d, struct s3l_error *err)
+{
+    s3l_store_event(d->store, S3L__EV_AFTER_CHECKPOINT);
+    return s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, false, err);
+}
+
+/* The committer: one epoch's finish, its requests counted in d->tally. */
+static void *committer(void *arg)
+{
+    struct s3l_dest *d = arg;
+    s3l__tally_set(&d->tally);
+    d->job.rc = finish(d, &d->job.err);
+    s3l__tally_set(NULL);
+    return NULL;
+}
+
+void s3l__dest_join(struct s3l_dest *d)
+{
+    if (!d->job.running)
+        return;
+    pthread_join(d->job.th, NULL);
+    d->job.running = false;
+    if (d->job.rc) {
+        /* As a finish on the caller's thread: only reopening recovers. */
+        d->broken = d->failed = d->job.rc;
+        d->failed_err = d->job.err;
+        return;
+    }
+    struct s3l_store_counts tally, mine;
+    s3l__tally_read(&d->tally, &tally);
+    s3l_counts_diff(&tally, &d->job.tally_at, &mine);
+    d->done = d->job.info;
+    s3l__counts_add(&d->done.requests, &mine, &d->done.requests);
+    d->has_done = true;
+}
+
+int s3l__dest_join_err(struct s3l_dest *d, struct s3l_error *err)
+{
+    s3l__dest_join(d);
+    int rc = d->failed;
+    if (rc) {
+        if (err && err->code == 0)
+            *err = d->failed_err;
+        d->failed = 0;
+        s3l_error_clear(&d->failed_err);
+    }
+    return rc;
+}
+
+/*
+ * After the commit point: the finish of the epoch (ci) on the committer's thread, or here when
+ * serial (or when no thread can be started). *handed: it went to the committer (ci is reported
+ * at its join).
+ */
+static int hand_off(struct s3l_dest *d, struct s3l_dest_commit_info *ci, bool *handed,
+                    struct s3l_error *err)
+{
+    *handed = false;
+    if (!d->serial) {
+        stager_since(d, &ci->requests);
+        mark_counts(d);
+        d->job.info = *ci;
+        d->job.tally_at = d->tally_mark;
+        d->job.rc = 0;
+        s3l_error_clear(&d->job.err);
+        if (pthread_create(&d->job.th, NULL, committer, d) == 0) {
+            d->job.running = true;
+            *handed = true;
+            return 0;
+        }
+        /* No thread: finished here, its requests counted from the mark just taken. */
+        int rc = finish(d, err);
+        struct s3l_store_counts rest;
+        stager_since(d, &rest);
+        mark_counts(d);
+        s3l__counts_add(&ci->requests, &rest, &ci->requests);
+        return rc;
+    }
+    int rc = finish(d, err);
+    stager_since(d, &ci->requests);
+    mark_counts(d);
+    return rc;
+}
+
+/* Steps 3 and 4 for an epoch that staged files: the commit point, then the finish (handed to
+ * the committer unless serial). A failure at or after the commit point leaves d broken (only
+ * reopening recovers). */
+static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci, bool *handed,
                         struct s3l_error *err)
 {
     int rc;
+    *handed = false;
     for (size_t i = 0; i < d->n_staged; i++) {
         if (d->staged[i].deadletter) {
             ci->rejected += d->staged[i].rows;
@@ -185,7 +298,7 @@ static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci,
             ci->rows += d->staged[i].rows;
         }
     }
-    ci->epoch = d->ck.committed_epoch + 1;
+    ci->epoch = d->stage_epoch;
     d->ck.has_pending = true;
     d->ck.pending_epoch = ci->epoch;
     d->ck.pending_generation = d->generation;
@@ -209,13 +322,14 @@ static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci,
         free_staged(d, false);
         d->broken = rc;
     } else {
-        s3l_store_event(d->store, S3L__EV_AFTER_CHECKPOINT);
         records_carried(d);
         d->ck.files = d->staged;
         d->ck.n_files = d->n_staged;
         d->staged = NULL;
         d->n_staged = d->cap_staged = 0;
-        rc = s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, false, err);
+        /* The next epoch's files are named with its number from now on. */
+        d->stage_epoch = ci->epoch + 1;
+        rc = hand_off(d, ci, handed, err);
         if (rc)
             d->broken = rc;
     }
@@ -240,16 +354,21 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
                     struct s3l_error *err)
 {
     struct s3l_dest_commit_info ci = {0};
+    /* The epoch finishing first: its failure is this call's (the run stops with it). */
+    int rc = s3l__dest_join_err(d, err);
+    if (rc)
+        return rc;
     if (d->broken)
         return s3l_error_set(err, S3L_ESTATE,
                              "an earlier commit failed after its commit point; reopen to recover");
-    int rc = prepare(d, err);
+    rc = prepare(d, err);
     if (rc)
         return rc;
     char *old_state = NULL;
     rc = set_state(d, state_json, &old_state);
     if (rc)
         return s3l_error_set(err, rc, "out of memory keeping the runner's state");
+    bool handed = false;
     if (d->n_staged == 0) {
         /* No stream had rows: no file, no marker; only the runner's positions move (and
          * nothing at all is written when they did not, unless a heartbeat is due). */
@@ -261,7 +380,7 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
             rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
         }
     } else {
-        rc = commit_epoch(d, &ci, err);
+        rc = commit_epoch(d, &ci, &handed, err);
     }
     if (rc && !d->broken) {
         s3l_free(d->ck.state);
@@ -272,20 +391,45 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
     if (rc)
         return rc;
     reset_epoch(d);
-    struct s3l_store_counts now;
-    s3l_store_counts(d->store, &now);
-    s3l_counts_diff(&now, &d->mark, &ci.requests);
-    d->mark = now;
+    if (!handed && ci.epoch == 0) {
+        stager_since(d, &ci.requests);
+        mark_counts(d);
+    }
+    /* Pipelined, this call reports the epoch whose finish it saw end (the join above); the one
+     * handed over now is reported by the next commit or s3l_dest_sync. Serial: this one. */
+    struct s3l_dest_commit_info out = {0};
+    bool have = d->has_done;
+    if (have)
+        out = d->done;
+    d->has_done = false;
+    if (!handed && ci.epoch) {
+        if (have) {
+            d->done = ci; /* finished here (no thread): reported next, after the one before */
+            d->has_done = true;
+        } else {
+            out = ci;
+        }
+    }
+    out.finishing = handed ? ci.epoch : 0;
     if (info)
-        *info = ci;
+        *info = out;
     return 0;
+}
+
+int s3l_dest_sync(struct s3l_dest *d, struct s3l_dest_commit_info *info, struct s3l_error *err)
+{
+    int rc = s3l__dest_join_err(d, err);
+    if (info)
+        *info = d->has_done ? d->done : (struct s3l_dest_commit_info){0};
+    d->has_done = false;
+    return rc;
 }
 
 /* --- open and free --- */
 
 static int check_options(const struct s3l_dest_options *o, struct s3l_error *err)
 {
-    if (!o || (o->version != 1 && o->version != S3L_DEST_OPTIONS_VERSION))
+    if (!o || o->version < 1 || o->version > S3L_DEST_OPTIONS_VERSION)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "destination options: bad version");
     int rc = s3l_dest_check_disposition(o->disposition, err);
     if (rc)
@@ -301,6 +445,7 @@ static int check_options(const struct s3l_dest_options *o, struct s3l_error *err
 
 static void dest_free_fields(struct s3l_dest *d)
 {
+    s3l__dest_join(d);
     for (size_t i = 0; i < d->n_streams; i++)
         s3l__stream_free(d->streams[i]);
     s3l_free(d->streams);
@@ -312,6 +457,7 @@ static void dest_free_fields(struct s3l_dest *d)
     if (d->format.destroy)
         d->format.destroy(d->format.ctx);
     pthread_mutex_destroy(&d->mu);
+    s3l__tally_cleanup(&d->tally);
     s3l_free(d);
 }
 
@@ -327,7 +473,10 @@ int s3l__dest_open_lazy(struct s3l_store *store, const struct s3l_dest_options *
         return rc ? rc : s3l_error_set(err, S3L_ENOMEM, "out of memory opening a destination");
     }
     pthread_mutex_init(&d->mu, NULL);
+    s3l_store_counts(store, &d->mark);
+    s3l__tally_init(&d->tally, s3l__store_counts_owner(store), d->mark.unit);
     d->store = store;
+    d->serial = o->version >= 3 && o->serial_commit;
     d->format = *format;
     d->file_size = o->file_size ? o->file_size : S3L_DEST_DEFAULT_FILE_SIZE;
     d->lanes = o->lanes ? o->lanes : 1;
@@ -347,7 +496,8 @@ int s3l__dest_open_lazy(struct s3l_store *store, const struct s3l_dest_options *
         d->ck.has_interval = true;
         d->ck.commit_interval_ms = o->commit_interval_ms;
     }
-    s3l_store_counts(store, &d->mark);
+    d->stage_epoch = d->ck.committed_epoch + 1;
+    mark_counts(d);
     *out = d;
     return 0;
 }
@@ -371,7 +521,8 @@ int s3l__dest_recover(struct s3l_dest *d, struct s3l_error *err)
             s3l__dest_sweep_temps(d, staging, s3l__os_now_ns(), NULL, NULL);
         s3l_free(staging);
     }
-    s3l_store_counts(d->store, &d->mark); /* an epoch's counts start after the recovery */
+    d->stage_epoch = d->ck.committed_epoch + 1;
+    mark_counts(d); /* an epoch's counts start after the recovery */
     return rc;
 }
 
@@ -405,8 +556,10 @@ uint64_t s3l_dest_generation(const struct s3l_dest *d)
     return d->generation;
 }
 
+/* The getters of what the checkpoint holds wait for the committer, which owns it meanwhile. */
 uint64_t s3l_dest_committed_epoch(const struct s3l_dest *d)
 {
+    s3l__dest_join((struct s3l_dest *)d);
     return d->ck.committed_epoch;
 }
 
@@ -417,5 +570,6 @@ uint64_t s3l_dest_recovered(const struct s3l_dest *d)
 
 const char *s3l_dest_state(const struct s3l_dest *d)
 {
+    s3l__dest_join((struct s3l_dest *)d);
     return d->ck.state;
 }

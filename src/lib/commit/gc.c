@@ -85,8 +85,11 @@ static int remove_garbage(struct s3l_dest *d, uint64_t below, int64_t since, uin
 
 int s3l_dest_gc(struct s3l_dest *d, uint64_t *removed, struct s3l_error *err)
 {
-    /* Claim first: a writer of the generation gc is about to judge dead must be fenced. */
-    int rc = s3l__dest_claim(d, err);
+    /* The epoch finishing owns the checkpoint: wait for it. Then claim first: a writer of the
+     * generation gc is about to judge dead must be fenced. */
+    int rc = s3l__dest_join_err(d, err);
+    if (rc == 0)
+        rc = s3l__dest_claim(d, err);
     if (rc)
         return rc;
     return remove_garbage(d, d->generation, d->claim_ns, removed, err);

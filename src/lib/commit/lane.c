@@ -123,7 +123,7 @@ static int lane_open_file(struct s3l__lane *l)
 {
     struct s3l_dest *d = l->st->d;
     char name[256];
-    int rc = s3l__name_data(name, sizeof(name), d->pipeline, d->ck.committed_epoch + 1,
+    int rc = s3l__name_data(name, sizeof(name), d->pipeline, d->stage_epoch,
                             d->generation, l->index, l->next_file, d->format.ext);
     if (rc)
         rc = s3l_error_set(&l->err, rc, "file name of pipeline %s: too long", d->pipeline);

@@ -58,7 +58,7 @@ int s3l_dest_reject(struct s3l_dest_stream *st, const void *record, size_t len, 
         rc = s3l__dest_claim(d, err);
     if (rc == 0 && !st->dl.up) {
         char name[192];
-        rc = s3l__name_deadletter(name, sizeof(name), d->pipeline, d->ck.committed_epoch + 1,
+        rc = s3l__name_deadletter(name, sizeof(name), d->pipeline, d->stage_epoch,
                                   d->generation);
         if (rc)
             rc = s3l_error_set(err, rc, "dead-letter file name of pipeline %s: too long",
@@ -127,6 +127,9 @@ static int read_record(struct s3l_dest *d, const char *table, uint8_t **rec, siz
 int s3l_dest_read_record(struct s3l_dest *d, const char *table, char **json, size_t *len,
                          struct s3l_error *err)
 {
+    /* The epoch finishing may be writing this record: wait for it. Its failure is left for the
+     * next commit or sync, where a commit's failure is met. */
+    s3l__dest_join(d);
     memo_drop(d);
     s3l__dest_read_ahead_stream(d->store, table); /* with the stream's two other reads */
     uint8_t *rec = NULL;
@@ -260,6 +263,9 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
                     struct s3l_error *err)
 {
     char *t = NULL;
+    /* The epoch finishing may be writing this table's record: wait for it first (its failure is
+     * left for the next commit or sync, where a commit's failure is met). */
+    s3l__dest_join(d);
     int rc = s3l_dest_table_path(ns, table, &t, err);
     if (rc)
         return rc;
@@ -312,6 +318,7 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
     d->streams = arr;
     d->streams[d->n_streams++] = st;
     s3l_store_counts(d->store, &d->mark); /* its reads belong to the run's start */
+    s3l__tally_read(&d->tally, &d->tally_mark);
     *out = st;
     return 0;
 }

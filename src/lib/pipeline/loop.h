@@ -42,6 +42,13 @@ struct loop {
     struct s3l_input_position *retired;
     size_t n_retired;
     struct s3l_error drift;    /* the first drift's error, returned at the end */
+    /* The epoch the destination finishes in the background (pipelined commit), 0 when none,
+     * and what its commit report shows, taken at its commit: the stats then and copies of the
+     * positions it recorded (in_pos, in_n entries). */
+    uint64_t in_epoch;
+    struct s3l_pipeline_stats in_st;
+    struct s3l_input_position *in_pos;
+    size_t in_n;
 };
 
 /* The options of the source input i belongs to (its format and --bad-records). */
@@ -58,6 +65,18 @@ static inline size_t stream_of(const struct loop *l, size_t i)
 
 /* runner.c: the loop's steps the follow half calls (each as its comment in runner.c says). */
 int s3l__loop_drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err);
+/* settle.c: the epochs finishing in the background. s3l__loop_settle waits for the one finishing
+ * (none: 0) and reports it; s3l__loop_settle_last does so at the end of the run whose result is
+ * rc, and returns the run's result (a failure of that epoch's finish comes first); the others
+ * keep, report and drop what an epoch handed over will show, and say whether a commit may be
+ * left finishing while the run reads on. */
+int s3l__loop_settle(struct loop *l, struct s3l_error *err);
+int s3l__loop_settle_last(struct loop *l, int rc, enum s3l_pipeline_side *side,
+                          struct s3l_error *err);
+void s3l__loop_inflight_clear(struct loop *l);
+void s3l__loop_finished(struct loop *l, const struct s3l__commit_info *info);
+void s3l__loop_inflight_keep(struct loop *l, uint64_t finishing, bool *settle);
+bool s3l__loop_may_pipeline(const struct loop *l);
 void s3l__loop_report(struct loop *l, enum s3l_pipeline_event ev, const char *message);
 void s3l__loop_report_requests(struct loop *l, enum s3l_pipeline_event ev, const char *message,
                             const struct s3l_store_counts *requests);

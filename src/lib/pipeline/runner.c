@@ -79,8 +79,9 @@ void s3l__loop_record_size(struct loop *l, size_t i)
     p->size_known = true;
 }
 
-/* Records the reached offsets in the positions and commits them with the rows since the last. */
-int s3l__loop_commit(struct loop *l, struct s3l_error *err)
+/* Records the reached offsets in the positions and commits them with the rows since the last;
+ * settle: wait for the epoch's finish before returning (else it may go on in the background). */
+static int commit_now(struct loop *l, bool settle, struct s3l_error *err)
 {
     for (size_t i = 0; i < l->n; i++) {
         /* A compressed input is re-hashed at every commit: its source moves raw_size (the
@@ -117,14 +118,18 @@ int s3l__loop_commit(struct loop *l, struct s3l_error *err)
     l->epoch_rows = 0;
     l->dirty = false;
     l->t_epoch = l->now;
-    if (info.epoch) {
-        l->st->epochs++;
-        l->st->last_epoch = info.epoch;
-        l->st->files += info.files;
-        l->st->bytes_out += info.bytes;
-        s3l__loop_report_requests(l, S3L_EVENT_COMMIT, NULL, &info.requests);
+    s3l__loop_finished(l, &info); /* the epoch finished before this one, or this one */
+    if (info.finishing) {
+        s3l__loop_inflight_keep(l, info.finishing, &settle);
+        if (settle)
+            return s3l__loop_settle(l, err);
     }
     return 0;
+}
+
+int s3l__loop_commit(struct loop *l, struct s3l_error *err)
+{
+    return commit_now(l, true, err);
 }
 
 bool s3l__loop_epoch_due(struct loop *l, int64_t now)
@@ -183,7 +188,8 @@ static int after_call(struct loop *l, size_t i, struct s3l__source *src, uint64_
         l->t_progress = now;
         s3l__loop_report(l, S3L_EVENT_PROGRESS, NULL);
     }
-    int rc = s3l__loop_epoch_due(l, now) ? s3l__loop_commit(l, err) : 0;
+    /* The run reads on: the epoch may finish in the background meanwhile. */
+    int rc = s3l__loop_epoch_due(l, now) ? commit_now(l, !s3l__loop_may_pipeline(l), err) : 0;
     if (rc)
         *side = S3L_SIDE_DESTINATION;
     return rc;
@@ -221,6 +227,8 @@ int s3l__loop_signalled(struct loop *l, size_t i, enum s3l__source_signal signal
          * record comes next. */
         if (l->epoch_rows > 0 || l->dirty)
             rc = s3l__loop_commit(l, err);
+        else
+            rc = s3l__loop_settle(l, err); /* growing reopens the destination: none finishing */
         if (rc == 0 && l->env->dest->grow)
             rc = l->env->dest->grow(l->env->dest_ctx, i, err);
     } else {
@@ -685,6 +693,10 @@ int s3l__runner_loop(const struct s3l_pipeline_options *opts, const struct s3l__
         l.now = env->now_ns();
         rc = s3l__loop_commit(&l, err);
     }
+    if (l.in_epoch) {
+        l.now = env->now_ns();
+        rc = s3l__loop_settle_last(&l, rc, side, err);
+    }
     if (rc == 0 && l.drift.code) {
         /* The other streams are committed; the drifted one stopped the run's success. */
         *err = l.drift;
@@ -708,6 +720,7 @@ out:
     if (rc == 0)
         *side = S3L_SIDE_NONE;
     stats->elapsed_ns = env->now_ns() - l.t_start;
+    s3l__loop_inflight_clear(&l);
     loop_free(&l);
     s3l__os_watch_free(l.watch);
     s3l_positions_free(l.retired, l.n_retired);

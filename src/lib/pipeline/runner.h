@@ -84,6 +84,9 @@ struct s3l__commit_info {
     uint64_t bytes; /* bytes written to the destination for it */
     uint64_t rows;
     struct s3l_store_counts requests; /* what the epoch cost the store */
+    /* The epoch this commit left finishing in the background (the destination's pipelined
+     * commit), or 0; it is reported (epoch above) by a later commit or sync. */
+    uint64_t finishing;
 };
 
 /* The destination as the runner sees it. ctx is passed back to every call. */
@@ -118,6 +121,12 @@ struct s3l__dest_ops {
      * errors, S3L_ESCHEMA_DRIFT (that table stops; the others go on), S3L_ENOMEM.
      */
     int (*grow)(void *ctx, size_t input, struct s3l_error *err);
+    /*
+     * Waits for the epoch a commit left finishing (finishing above), reporting it in info
+     * (epoch 0: none). May be NULL (a destination whose commits finish before they return).
+     * That finish's failure (the destination's errors, as commit's).
+     */
+    int (*sync)(void *ctx, struct s3l__commit_info *info, struct s3l_error *err);
 };
 
 /* The sources and destination of a run, provided by glue.c (or by a test). */

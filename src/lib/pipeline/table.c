@@ -81,6 +81,20 @@ static int t_start(void *ctx, uint64_t *recovered, struct s3l_error *err)
     return 0;
 }
 
+/* What the destination reported (an epoch finished, or the one now finishing), for the runner;
+ * bytes are those written since the last report. */
+static void t_info(struct s3l__run *r, const struct s3l_dest_commit_info *ci,
+                   struct s3l__commit_info *info)
+{
+    info->epoch = ci->epoch;
+    info->files = ci->files;
+    info->rows = ci->rows;
+    info->requests = ci->requests;
+    info->finishing = ci->finishing;
+    info->bytes = s3l__store_access_bytes_written(r->store) - r->bytes0;
+    r->bytes0 = s3l__store_access_bytes_written(r->store);
+}
+
 static int t_commit(void *ctx, const char *positions_json, struct s3l__commit_info *info,
                     struct s3l_error *err)
 {
@@ -100,15 +114,21 @@ static int t_commit(void *ctx, const char *positions_json, struct s3l__commit_in
             return rc;
     }
     int rc = s3l_dest_commit(r->dest, positions_json, &ci, err);
-    if (rc)
-        return rc;
-    info->epoch = ci.epoch;
-    info->files = ci.files;
-    info->rows = ci.rows;
-    info->requests = ci.requests;
-    info->bytes = s3l__store_access_bytes_written(r->store) - r->bytes0;
-    r->bytes0 = s3l__store_access_bytes_written(r->store);
-    return 0;
+    if (rc == 0)
+        t_info(r, &ci, info);
+    return rc;
+}
+
+/* Waits for the epoch a commit left finishing (s3l_dest_sync) and reports it. */
+static int t_sync(void *ctx, struct s3l__commit_info *info, struct s3l_error *err)
+{
+    struct s3l__run *r = ctx;
+    struct s3l_dest_commit_info ci;
+    memset(&ci, 0, sizeof(ci));
+    int rc = r->dest ? s3l_dest_sync(r->dest, &ci, err) : 0;
+    if (rc == 0)
+        t_info(r, &ci, info);
+    return rc;
 }
 
 static int t_reject(void *ctx, size_t input, const void *raw, size_t len, const char *reason,
@@ -182,8 +202,8 @@ static int t_grow(void *ctx, size_t input, struct s3l_error *err)
     return rc ? rc : s3l__glue_open_stream(grown, err);
 }
 
-const struct s3l__dest_ops s3l__glue_dest_ops = {t_positions, t_start, t_commit,
-                                                 t_reject,    t_close, t_grow};
+const struct s3l__dest_ops s3l__glue_dest_ops = {t_positions, t_start, t_commit, t_reject,
+                                                 t_close,     t_grow,  t_sync};
 
 /* ---- The stream and its lanes -------------------------------------------------------------- */
 

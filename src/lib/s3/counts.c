@@ -22,6 +22,11 @@ int s3l__s3_op_index(const char *op)
     return S3L_S3_N_OPS - 1;
 }
 
+const char *s3l__s3_op_name(int i)
+{
+    return op_names[i >= 0 && i < S3L_S3_N_OPS ? i : S3L_S3_N_OPS - 1];
+}
+
 uint64_t s3l_s3_client_op_counts(struct s3l_s3_client *c, const char *names[S3L_S3_N_OPS],
                                  uint64_t n[S3L_S3_N_OPS])
 {

@@ -337,7 +337,9 @@ static int start(struct s3l_s3_client *c, struct s3l__http_req *r)
 {
     r->attempts++;
     c->n_requests++;
-    c->op_n[s3l__s3_op_index(r->op)]++;
+    int op = s3l__s3_op_index(r->op);
+    c->op_n[op]++;
+    s3l__tally_add(r->tally, c, s3l__s3_op_name(op), 1);
     r->status = 0;
     struct s3l_error ce = {0};
     if (s3l__http_current_creds(c, &ce) != 0) {
@@ -406,6 +408,7 @@ static bool init_reqs(struct s3l_s3_client *c, struct s3l__http_req **reqs, size
         r->attempts = 0;
         r->region_moved = false;
         r->rc = 0;
+        r->tally = s3l__tally_current(); /* this thread's: its attempts count there too */
         if (!r->payload_hash[0]) {
             if (c->sign_payload && r->has_body)
                 s3l__sha256_hex(r->body, r->body_len, r->payload_hash);

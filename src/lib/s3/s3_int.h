@@ -169,6 +169,7 @@ struct s3l__http_req {
     int64_t started_ms;
     int state;
     struct s3l__http_req *queue_next; /* in the client's queue of requests waiting to start */
+    struct s3l__tally *tally; /* the submitting thread's (util.h), counted at each attempt */
     bool too_large;
     size_t resp_cap; /* the cap on a 2xx answer's body */
     char payload_hash[65];
@@ -267,6 +268,8 @@ void s3l__buf_give(struct s3l_s3_client *c, uint8_t *buf, size_t size);
 /* The index in s3l_s3_client_op_counts' order of S3 operation name op (counts.c); an unknown
  * name is "Other", the last. */
 int s3l__s3_op_index(const char *op);
+/* The name of the operation at index i of that order (static storage; out of range: "Other"). */
+const char *s3l__s3_op_name(int i);
 
 /* Shared by the operations (client.c, multipart.c). */
 int s3l__run1(struct s3l_s3_client *c, struct s3l__http_req *r, struct s3l_error *err);

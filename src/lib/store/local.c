@@ -471,13 +471,16 @@ static int local_stat(struct s3l_store *s, const char *key, struct s3l_object_in
 
 /* Listing: collect matching keys recursively, sort them bytewise, then report each. */
 /* Temp files that no live process holds (its writer was killed) are removed, so that a crash
- * does not keep a staging directory (and the disk space) forever. */
+ * does not keep a staging directory (and the disk space) forever. Only those created more than a
+ * second ago: a temp file is created, then flocked, and a writer in this very directory (another
+ * thread of this process: the pipelined commit's removes run while the next epoch stages) may be
+ * between the two. */
 static int sweep_entry(void *ctx, const char *name, bool is_dir)
 {
     if (is_dir || strncmp(name, S3L__LOCAL_TMP_PREFIX, strlen(S3L__LOCAL_TMP_PREFIX)) != 0)
         return 0;
     char *p = join(ctx, name);
-    if (p && s3l__os_abandoned(p))
+    if (p && s3l__os_abandoned_before(p, s3l__os_now_ns() - 1000000000LL))
         s3l__os_unlink(p, true, NULL);
     s3l_free(p);
     return 0;

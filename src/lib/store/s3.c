@@ -573,6 +573,12 @@ static void s3_read_ahead(struct s3l_store *st, const struct s3l_read_item *item
     s3l_free(q);
 }
 
+/* The client counts the S3 requests (at each attempt it starts), so it owns a thread's tally. */
+static const void *s3_counts_owner(struct s3l_store *st)
+{
+    return S(st)->c;
+}
+
 /* The client's requests by S3 operation (include/s3l/s3.h s3l_s3_client_op_counts). */
 static void s3_counts(struct s3l_store *st, struct s3l_store_counts *out)
 {
@@ -661,6 +667,7 @@ static const struct s3l_store_ops s3_ops = {
     .copy = s3_copy,
     .destroy = s3_destroy,
     .counts = s3_counts,
+    .counts_owner = s3_counts_owner,
     .copy_sized = s3_copy_sized,
     .remove_many = s3_remove_many,
     .copy_many = s3_copy_many,

@@ -25,6 +25,18 @@ static void count(uint64_t *field, uint64_t n)
     __atomic_add_fetch(field, n, __ATOMIC_RELAXED);
 }
 
+static const char *const op_names[S3L_STORE_N_OPS] = {
+    "upload", "upload_abort", "put", "get", "stat", "list", "remove", "copy", "remove_many",
+};
+
+/* Counts n calls of op on s, and in the calling thread's tally when s is its owner (a store
+ * whose counts are its own dispatch counts: util.h "tally"). */
+static void count_op(struct s3l_store *s, enum s3l_store_op op, uint64_t n)
+{
+    count(&s->op_n[op], n);
+    s3l__tally_add(s3l__tally_current(), s, op_names[op], n);
+}
+
 bool s3l_store_key_valid(const char *key)
 {
     if (!key || !*key || key[0] == '/')
@@ -83,7 +95,7 @@ int s3l_store_upload_publish(struct s3l_upload *u, struct s3l_object_info *info,
                              struct s3l_error *err)
 {
     count(&u->store->n_ops, 1);
-    count(&u->store->op_n[S3L_STORE_OP_UPLOAD], 1);
+    count_op(u->store, S3L_STORE_OP_UPLOAD, 1);
     return u->store->ops->upload_publish(u, info, err);
 }
 
@@ -92,7 +104,7 @@ void s3l_store_upload_abort(struct s3l_upload *u)
     if (!u)
         return;
     count(&u->store->n_ops, 1);
-    count(&u->store->op_n[S3L_STORE_OP_UPLOAD_ABORT], 1);
+    count_op(u->store, S3L_STORE_OP_UPLOAD_ABORT, 1);
     u->store->ops->upload_abort(u);
 }
 
@@ -166,7 +178,7 @@ int s3l_store_put(struct s3l_store *s, const char *key, const void *data, size_t
     if (!s3l_store_key_valid(key))
         return bad_key(err, key);
     count(&s->n_ops, 1);
-    count(&s->op_n[S3L_STORE_OP_PUT], 1);
+    count_op(s, S3L_STORE_OP_PUT, 1);
     count(&s->bytes_written, len);
     static const struct s3l_put_options none;
     return s->ops->put(s, key, data, len, opts ? opts : &none, info, err);
@@ -179,7 +191,7 @@ int s3l_store_get(struct s3l_store *s, const char *key, uint64_t offset, uint64_
     if (!s3l_store_key_valid(key))
         return bad_key(err, key);
     count(&s->n_ops, 1);
-    count(&s->op_n[S3L_STORE_OP_GET], 1);
+    count_op(s, S3L_STORE_OP_GET, 1);
     int rc = s->ops->get(s, key, offset, len, max, data, data_len, info, err);
     if (rc == 0)
         count(&s->bytes_read, *data_len);
@@ -192,7 +204,7 @@ int s3l_store_stat(struct s3l_store *s, const char *key, struct s3l_object_info 
     if (!s3l_store_key_valid(key))
         return bad_key(err, key);
     count(&s->n_ops, 1);
-    count(&s->op_n[S3L_STORE_OP_STAT], 1);
+    count_op(s, S3L_STORE_OP_STAT, 1);
     return s->ops->stat(s, key, info, err);
 }
 
@@ -203,7 +215,7 @@ int s3l_store_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "invalid list prefix '%s'",
                              prefix ? prefix : "");
     count(&s->n_ops, 1);
-    count(&s->op_n[S3L_STORE_OP_LIST], 1);
+    count_op(s, S3L_STORE_OP_LIST, 1);
     return s->ops->list(s, prefix, cb, ctx, err);
 }
 
@@ -212,7 +224,7 @@ int s3l_store_remove(struct s3l_store *s, const char *key, struct s3l_error *err
     if (!s3l_store_key_valid(key))
         return bad_key(err, key);
     count(&s->n_ops, 1);
-    count(&s->op_n[S3L_STORE_OP_REMOVE], 1);
+    count_op(s, S3L_STORE_OP_REMOVE, 1);
     return s->ops->remove(s, key, err);
 }
 
@@ -224,7 +236,7 @@ int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key
     if (!s3l_store_key_valid(dst_key))
         return bad_key(err, dst_key);
     count(&s->n_ops, 1);
-    count(&s->op_n[S3L_STORE_OP_COPY], 1);
+    count_op(s, S3L_STORE_OP_COPY, 1);
     return s->ops->copy(s, src_key, dst_key, err);
 }
 
@@ -238,7 +250,7 @@ int s3l_store_copy_sized(struct s3l_store *s, const char *src_key, uint64_t size
     if (!s3l_store_key_valid(dst_key))
         return bad_key(err, dst_key);
     count(&s->n_ops, 1);
-    count(&s->op_n[S3L_STORE_OP_COPY], 1);
+    count_op(s, S3L_STORE_OP_COPY, 1);
     return s->ops->copy_sized(s, src_key, size, dst_key, err);
 }
 
@@ -258,7 +270,7 @@ int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, 
         return rc;
     }
     count(&s->n_ops, n);
-    count(&s->op_n[S3L_STORE_OP_COPY], n);
+    count_op(s, S3L_STORE_OP_COPY, n);
     return s->ops->copy_many(s, items, n, err);
 }
 
@@ -277,7 +289,7 @@ int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n
         return first;
     }
     count(&s->n_ops, 1);
-    count(&s->op_n[S3L_STORE_OP_REMOVE_MANY], 1);
+    count_op(s, S3L_STORE_OP_REMOVE_MANY, 1);
     return s->ops->remove_many(s, keys, n, err);
 }
 
@@ -304,7 +316,7 @@ int s3l_store_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n
         }
     } else {
         count(&s->n_ops, n);
-        count(&s->op_n[S3L_STORE_OP_PUT], n);
+        count_op(s, S3L_STORE_OP_PUT, n);
         for (size_t i = 0; i < n; i++)
             count(&s->bytes_written, items[i].len);
         s->ops->put_many(s, items, n);
@@ -333,9 +345,12 @@ void s3l_store_read_ahead(struct s3l_store *s, const struct s3l_read_item *items
     s3l_free(ok);
 }
 
-static const char *const op_names[S3L_STORE_N_OPS] = {
-    "upload", "upload_abort", "put", "get", "stat", "list", "remove", "copy", "remove_many",
-};
+const void *s3l__store_counts_owner(struct s3l_store *s)
+{
+    if (!s->ops->counts || !s->ops->counts_owner)
+        return s;
+    return s->ops->counts_owner(s);
+}
 
 void s3l_store_counts(struct s3l_store *s, struct s3l_store_counts *out)
 {

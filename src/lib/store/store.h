@@ -78,4 +78,10 @@ void s3l__ahead_forget(struct s3l__ahead *a, const char *key);
 /* Frees the base fields (url) of a store; backends call it from destroy. */
 void s3l__store_base_cleanup(struct s3l_store *s);
 
+/*
+ * The owner of what s3l_store_counts(s) reports (ops->counts_owner, else s): the tally of a
+ * thread that counts its own requests on s is made for it (src/lib/util/util.h). Never fails.
+ */
+const void *s3l__store_counts_owner(struct s3l_store *s);
+
 #endif

@@ -232,6 +232,11 @@ static void sub_counts(struct s3l_store *s, struct s3l_store_counts *out)
     s3l_store_counts(SUB(s)->parent, out);
 }
 
+static const void *sub_counts_owner(struct s3l_store *s)
+{
+    return s3l__store_counts_owner(SUB(s)->parent);
+}
+
 static int sub_staged_complete(struct s3l_store *s, const char *key, const struct s3l_staged *st,
                                struct s3l_object_info *info, struct s3l_error *err)
 {
@@ -307,6 +312,7 @@ int s3l_store_sub_new(struct s3l_store *parent, const char *prefix, struct s3l_s
         .event = sub_event,
         .sweep = sub_sweep,
         .counts = sub_counts,
+        .counts_owner = sub_counts_owner,
         .copy_sized = sub_copy_sized,
         .remove_many = sub_remove_many,
         .copy_many = sub_copy_many,

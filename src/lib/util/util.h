@@ -431,4 +431,35 @@ struct json_t *s3l__json_loadb(const char *text, size_t len, size_t flags,
 /* How many of jansson's allocations failed on this thread so far (alloc.c). */
 unsigned long s3l__json_alloc_failures(void);
 
+/*
+ * Request counts (counts.c). s3l__counts_add: a plus b, op by op (matched by name), into out
+ * (which may be a); unit from a, else b.
+ *
+ * A tally: the requests of one thread, counted by name as s3l_store_counts counts them, for one
+ * owner only (the object whose counts a store reports: the store itself when it counts its own
+ * dispatch operations, its S3 client when it reports S3 requests), so that the requests of a
+ * thread that shares a store with others can be told apart (the destination's committer). A
+ * thread sets its tally with s3l__tally_set (NULL: none); the store's dispatch functions and the
+ * S3 client add to the tally current on the thread that calls them, or, for an S3 request, on the
+ * thread that submitted it (an attempt may be started by another thread driving the transfers).
+ * s3l__tally_add is a no-op for a NULL tally or another owner. Safe from any thread (a mutex).
+ */
+#include <pthread.h>
+
+#include "s3l/counts.h"
+
+struct s3l__tally {
+    pthread_mutex_t mu;
+    const void *owner;
+    struct s3l_store_counts counts; /* cumulative since init */
+};
+void s3l__counts_add(const struct s3l_store_counts *a, const struct s3l_store_counts *b,
+                     struct s3l_store_counts *out);
+void s3l__tally_init(struct s3l__tally *t, const void *owner, const char *unit);
+void s3l__tally_cleanup(struct s3l__tally *t);
+void s3l__tally_set(struct s3l__tally *t);
+struct s3l__tally *s3l__tally_current(void);
+void s3l__tally_add(struct s3l__tally *t, const void *owner, const char *op, uint64_t n);
+void s3l__tally_read(struct s3l__tally *t, struct s3l_store_counts *out);
+
 #endif

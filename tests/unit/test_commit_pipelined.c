@@ -1,0 +1,289 @@
+/*
+ * The pipelined commit (docs/internals/commit.md "Pipelined commit", issue 14 item 1): epoch E
+ * finishes on the destination's committer thread while the caller stages E+1.
+ * - overlap: the committer is held at a point of E's finish until the stager has staged a file of
+ *   E+1 (the crash store's hold mode); with pipelining the hold is released, with serial commits
+ *   it can only time out (the same check, so the test shows it tells the two apart);
+ * - requests per epoch: the same epochs committed serially and pipelined report the same
+ *   requests, operation by operation (the committer's are told apart by its tally);
+ * - a failure of E's finish: the next commit (or sync) returns it with its message, the
+ *   destination refuses further commits, and a rerun recovers every row once;
+ * - the model's exactness with pipelining under failures at every operation is in
+ *   test_commit.c (the model runner pipelines unless told otherwise).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "commit/commit.h"
+#include "crash_store.h"
+#include "model_runner.h"
+#include "s3l/destination.h"
+#include "s3l/store.h"
+#include "schema/schema_int.h"
+#include "test_format.h"
+#include "util/util.h"
+
+struct lake {
+    char dir[64];
+    char url[96];
+};
+
+static void lake_new(struct lake *l)
+{
+    snprintf(l->dir, sizeof(l->dir), "%s/s3l-pipelined-XXXXXX",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+    assert_non_null(mkdtemp(l->dir));
+    snprintf(l->url, sizeof(l->url), "file://%s", l->dir);
+}
+
+static void lake_rm(struct lake *l)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", l->dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static struct s3l_test_run model(const char *url, bool serial)
+{
+    struct s3l_test_run r = {.url = url,
+                             .pipeline = "pp",
+                             .lanes = 1,
+                             .tables = 1,
+                             .file_size = 30,
+                             .total_rows = 36,
+                             .epoch_rows = 12,
+                             .serial = serial};
+    return r;
+}
+
+static void verify_complete(struct s3l_test_run *r, const char *what)
+{
+    char why[300] = "";
+    if (s3l_test_verify(r, true, why, sizeof(why)) != 0)
+        fail_msg("%s: %s", what, why);
+    struct s3l_test_census c;
+    assert_int_equal(s3l_test_census(r, &c), 0);
+    assert_int_equal(c.committed_epoch, 3);
+    assert_int_equal(c.staged, 0);
+    assert_false(c.pending);
+}
+
+/* Held at each point of epoch 1's finish until epoch 2 stages a file: released only when the
+ * finish and the staging overlap. */
+static void overlap_at_every_point(void **state)
+{
+    (void)state;
+    static const char *points[] = {"after-checkpoint", "between-copies", "before-marker",
+                                   "after-marker",     "after-commit"};
+    for (size_t i = 0; i < S3L_ARRAY_LEN(points); i++) {
+        for (int serial = 0; serial <= 1; serial++) {
+            struct lake l;
+            lake_new(&l);
+            struct s3l_test_run r = model(l.url, serial);
+            /* Epoch 1 stages 3 files (after-stage #1 to #3): #4 is epoch 2's first. Serial: the
+             * stager waits for the finish, so the hold can only time out. */
+            s3l_test_hold_arm(points[i], 1, "after-stage", 4, false, serial ? 300 : 20000);
+            struct s3l_error err = {0};
+            int rc = s3l_test_run(&r, &err);
+            int held = s3l_test_hold_result();
+            s3l_test_crash_disarm();
+            if (rc)
+                fail_msg("%s (%s): %s", points[i], serial ? "serial" : "pipelined", err.message);
+            if (held != (serial ? 2 : 1))
+                fail_msg("%s (%s): hold result %d, expected %d", points[i],
+                         serial ? "serial" : "pipelined", held, serial ? 2 : 1);
+            verify_complete(&r, points[i]);
+            lake_rm(&l);
+        }
+    }
+}
+
+static struct s3l_field fields[] = {
+    {"id", {.id = S3L_TYPE_INT64}, false, true},
+    {"name", {.id = S3L_TYPE_UTF8}, true, false},
+};
+static const struct s3l_schema schema2 = {2, fields};
+
+static void put_row(struct s3l_row_sink *k, int64_t id)
+{
+    assert_int_equal(k->ops->row_begin(k->ctx), 0);
+    assert_int_equal(k->ops->put_int(k->ctx, id), 0);
+    assert_int_equal(k->ops->put_bytes(k->ctx, "abcdef", 6), 0);
+    struct s3l_error err = {0};
+    assert_int_equal(k->ops->row_end(k->ctx, &err), 0);
+}
+
+static struct s3l_dest *open_dest(struct s3l_store *s, bool serial, struct s3l_error *err)
+{
+    struct s3l_dest_options o = {0};
+    o.version = S3L_DEST_OPTIONS_VERSION;
+    o.pipeline_id = "pr";
+    o.file_size = 40;
+    o.serial_commit = serial;
+    struct s3l__dest_format c;
+    s3l_test_format(&c);
+    struct s3l_dest *d = NULL;
+    assert_int_equal(s3l__dest_open_format(s, &o, &c, &d, err), 0);
+    return d;
+}
+
+/* Three epochs of 10 rows (several files each, a schema record with the first), their reports
+ * in epoch order (info[0..2]). */
+static void three_epochs(const char *url, bool serial, struct s3l_dest_commit_info info[3])
+{
+    struct s3l_store *s = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(url, NULL, &s, &err), 0);
+    struct s3l_dest *d = open_dest(s, serial, &err);
+    struct s3l_dest_stream *st;
+    assert_int_equal(s3l_dest_stream(d, "ns", "t", &schema2, &st, &err), 0);
+    struct s3l_row_sink k;
+    assert_int_equal(s3l_dest_lane_sink(st, 0, &k), 0);
+    size_t got = 0;
+    for (int e = 0; e < 3; e++) {
+        for (int i = 0; i < 10; i++)
+            put_row(&k, e * 10 + i);
+        char state[32];
+        snprintf(state, sizeof(state), "{\"next\": %d}", (e + 1) * 10);
+        struct s3l_dest_commit_info ci;
+        assert_int_equal(s3l_dest_commit(d, state, &ci, &err), 0);
+        if (serial) {
+            assert_int_equal(ci.epoch, e + 1); /* this call's */
+            assert_int_equal(ci.finishing, 0);
+        } else {
+            assert_int_equal(ci.epoch, e); /* the one before (0: none) */
+            assert_int_equal(ci.finishing, e + 1);
+        }
+        if (ci.epoch)
+            info[got++] = ci;
+    }
+    struct s3l_dest_commit_info ci;
+    assert_int_equal(s3l_dest_sync(d, &ci, &err), 0);
+    assert_int_equal(ci.epoch, serial ? 0 : 3);
+    if (ci.epoch)
+        info[got++] = ci;
+    assert_int_equal(got, 3);
+    /* Nothing more to report. */
+    assert_int_equal(s3l_dest_sync(d, &ci, &err), 0);
+    assert_int_equal(ci.epoch, 0);
+    s3l_dest_free(d);
+    s3l_store_free(s);
+}
+
+static void requests_per_epoch_as_serial(void **state)
+{
+    (void)state;
+    struct lake a, b;
+    lake_new(&a);
+    lake_new(&b);
+    struct s3l_dest_commit_info ser[3], pip[3];
+    three_epochs(a.url, true, ser);
+    three_epochs(b.url, false, pip);
+    for (int e = 0; e < 3; e++) {
+        assert_int_equal(ser[e].epoch, e + 1);
+        assert_int_equal(pip[e].epoch, e + 1);
+        assert_int_equal(pip[e].files, ser[e].files);
+        assert_int_equal(pip[e].rows, 10);
+        assert_int_equal(pip[e].rows, ser[e].rows);
+        assert_true(ser[e].files >= 2);
+        /* By hand, on file:// (store operations): f uploads, 3 puts (commit point, marker,
+         * committed), f copies and f removes (no batch delete); the first epoch also the claim
+         * and the schema record (2 puts). */
+        uint64_t f = ser[e].files;
+        assert_int_equal(s3l_counts_get(&ser[e].requests, "upload"), f);
+        assert_int_equal(s3l_counts_get(&ser[e].requests, "put"), 3 + (e == 0 ? 2 : 0));
+        assert_int_equal(s3l_counts_get(&ser[e].requests, "copy"), f);
+        assert_int_equal(s3l_counts_get(&ser[e].requests, "remove"), f);
+        if (pip[e].requests.total != ser[e].requests.total)
+            fail_msg("epoch %d: pipelined %llu requests, serial %llu", e + 1,
+                     (unsigned long long)pip[e].requests.total,
+                     (unsigned long long)ser[e].requests.total);
+        for (size_t i = 0; i < ser[e].requests.n; i++) {
+            const char *op = ser[e].requests.ops[i].op;
+            if (s3l_counts_get(&pip[e].requests, op) != ser[e].requests.ops[i].n)
+                fail_msg("epoch %d, %s: pipelined %llu, serial %llu", e + 1, op,
+                         (unsigned long long)s3l_counts_get(&pip[e].requests, op),
+                         (unsigned long long)ser[e].requests.ops[i].n);
+        }
+    }
+    lake_rm(&a);
+    lake_rm(&b);
+}
+
+/* Epoch 1's finish fails on the committer's thread (held just after its commit point until the
+ * test says "go"; the store fails from then on) while epoch 2 stages: the commit of epoch 2
+ * returns that failure with its message, once; the destination then refuses commits, and a
+ * reopening recovers epoch 1. */
+static void finish_failure_reaches_the_next_commit(void **state)
+{
+    (void)state;
+    struct lake l;
+    lake_new(&l);
+    struct s3l_error err = {0};
+    s3l_test_hold_arm("after-checkpoint", 1, "go", 1, false, 20000);
+    struct s3l_store *ws = NULL;
+    assert_int_equal(s3l_store_open(l.url, NULL, &ws, &err), 0); /* wrapped */
+    struct s3l_dest *d = open_dest(ws, false, &err);
+    struct s3l_dest_stream *st;
+    assert_int_equal(s3l_dest_stream(d, NULL, "t", &schema2, &st, &err), 0);
+    struct s3l_row_sink k;
+    assert_int_equal(s3l_dest_lane_sink(st, 0, &k), 0);
+    put_row(&k, 1);
+    struct s3l_dest_commit_info ci;
+    assert_int_equal(s3l_dest_commit(d, "{\"n\": 1}", &ci, &err), 0);
+    assert_int_equal(ci.epoch, 0);
+    assert_int_equal(ci.finishing, 1);
+    put_row(&k, 2); /* epoch 2 stages while epoch 1 is held */
+    s3l_test_fail_from_now();
+    s3l_store_event(ws, "go");
+    s3l_error_clear(&err);
+    int rc = s3l_dest_commit(d, "{\"n\": 2}", &ci, &err);
+    assert_int_equal(s3l_test_hold_result(), 1);
+    s3l_test_crash_disarm();
+    assert_int_equal(rc, S3L_EIO);
+    if (!strstr(err.message, "committing epoch 1") || !strstr(err.message, "injected"))
+        fail_msg("message: %s", err.message);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_dest_sync(d, &ci, &err), 0); /* reported once */
+    assert_int_equal(ci.epoch, 0);
+    assert_int_equal(s3l_dest_commit(d, "{\"n\": 2}", &ci, &err), S3L_ESTATE);
+    s3l_dest_abort(d); /* epoch 2's staged file: never recorded, removed */
+    s3l_dest_free(d);
+    s3l_store_free(ws);
+    /* Epoch 1 passed its commit point: the next open finishes it. */
+    struct s3l_store *s = NULL;
+    assert_int_equal(s3l_store_open(l.url, NULL, &s, &err), 0);
+    d = open_dest(s, false, &err);
+    assert_int_equal(s3l_dest_recovered(d), 1);
+    assert_int_equal(s3l_dest_committed_epoch(d), 1);
+    s3l_dest_free(d);
+    struct s3l_object_info info;
+    assert_int_equal(s3l_store_stat(s, "_openetl/markers/t/pr-00000000000000000001.json", &info,
+                                    &err),
+                     0);
+    s3l_store_free(s);
+    struct s3l_test_run r = model(l.url, false);
+    r.pipeline = "pr";
+    struct s3l_test_census c;
+    assert_int_equal(s3l_test_census(&r, &c), 0);
+    assert_false(c.pending);
+    assert_int_equal(c.committed_epoch, 1);
+    lake_rm(&l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(overlap_at_every_point),
+        cmocka_unit_test(requests_per_epoch_as_serial),
+        cmocka_unit_test(finish_failure_reaches_the_next_commit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
