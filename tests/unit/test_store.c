@@ -11,6 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fail_alloc.h"
+#include "s3l/alloc.h"
 #include "s3l/creds.h"
 #include "s3l/s3.h"
 #include "store/store.h"
@@ -111,6 +113,77 @@ static void options_v2_s3_fields(void **state)
         fail_msg("%s", err.message);
     s3l_store_free(s);
     s3l_creds_provider_free(creds);
+}
+
+static int ignore_object(void *ctx, const struct s3l_object_info *info)
+{
+    (void)ctx;
+    (void)info;
+    return 0;
+}
+
+/* Every out-of-memory failure of a store operation says what was being done (issue 9), also
+ * where the backend's helper that failed takes no err (the sub-store's key prefixing, the local
+ * backend's path joins): the k-th allocation fails, for every k the operations reach. */
+static int oom_ops(struct s3l_store *root, struct s3l_error *err)
+{
+    struct s3l_store *sub = NULL;
+    int rc = s3l_store_sub_new(root, "a/b/", &sub, err);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    struct s3l_object_info info;
+    const char *keys[2] = {"x/1.json", "x/2.json"};
+    if (rc == 0)
+        rc = s3l_store_put(sub, "x/1.json", "{}", 2, NULL, NULL, err);
+    if (rc == 0)
+        rc = s3l_store_put(sub, "x/2.json", "{}", 2, NULL, NULL, err);
+    if (rc == 0)
+        rc = s3l_store_get(sub, "x/1.json", 0, UINT64_MAX, 64, &data, &len, NULL, err);
+    s3l_free(data);
+    if (rc == 0)
+        rc = s3l_store_stat(sub, "x/2.json", &info, err);
+    if (rc == 0)
+        rc = s3l_store_list(sub, "x/", ignore_object, NULL, err);
+    if (rc == 0)
+        rc = s3l_store_copy(sub, "x/1.json", "y/1.json", err);
+    if (rc == 0)
+        rc = s3l_store_remove_many(sub, keys, 2, err);
+    s3l_store_free(sub);
+    return rc;
+}
+
+static void out_of_memory_says_what(void **state)
+{
+    (void)state;
+    unsigned k;
+    for (k = 1; k < 5000; k++) {
+        char dir[] = "/tmp/s3l-store-oom-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char url[64];
+        snprintf(url, sizeof(url), "file://%s", dir);
+        struct s3l_store *s = NULL;
+        struct s3l_error err = {0};
+        s3l_test_fail_alloc_arm(k);
+        s3l_set_allocator(&s3l_test_fail_alloc);
+        int rc = s3l_store_open(url, NULL, &s, &err);
+        if (rc == 0)
+            rc = oom_ops(s, &err);
+        s3l_store_free(s);
+        s3l_set_allocator(NULL);
+        bool hit = s3l_test_fail_alloc_hit();
+        if (rc != 0 && !err.message[0])
+            fail_msg("k=%u: %s without a message", k, s3l_error_name(rc));
+        if (rc != 0 && rc != S3L_ENOMEM)
+            fail_msg("k=%u: %s (%s), expected success or out of memory", k, s3l_error_name(rc),
+                     err.message);
+        char cmd[96];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        assert_int_equal(system(cmd), 0);
+        if (!hit)
+            break;
+    }
+    print_message("allocation failures: %u points enumerated\n", k - 1);
+    assert_true(k > 20);
 }
 
 static void open_refuses_unknown_and_s3(void **state)
@@ -385,6 +458,7 @@ int main(void)
         cmocka_unit_test(wrapper_hook_applies_and_ops_count),
         cmocka_unit_test(counts_by_operation),
         cmocka_unit_test(options_v2_s3_fields),
+        cmocka_unit_test(out_of_memory_says_what),
         cmocka_unit_test(sub_store_prefixes_every_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -247,7 +247,7 @@ int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__
             rc = S3L_ENOMEM;
     }
     json_decref(doc);
-    return rc;
+    return s3l__oom(err, rc, "reading a checkpoint");
 }
 
 int s3l__ckpt_read(struct s3l_store *s, const char *pipeline, struct s3l__ckpt *c,

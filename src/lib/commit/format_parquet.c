@@ -80,7 +80,7 @@ static int pq_merge(void *ctx, const char *table, const char *record_url, const 
     }
     s3l_schema_free(merged);
     s3l_schema_free(rec);
-    return rc;
+    return s3l__oom(err, rc, "merging a schema record");
 }
 
 /*
@@ -115,7 +115,7 @@ static int pq_union(void *ctx, const char *record_url, const char *current, size
     }
     s3l_schema_free(ours);
     s3l_schema_free(cur);
-    return rc;
+    return s3l__oom(err, rc, "merging a schema record");
 }
 
 static void pq_destroy(void *ctx)

@@ -117,7 +117,7 @@ int s3l_dest_list_markers(struct s3l_store *s, const char *table,
         rc = on_marker(&m, &l.items[i]);
     listing_free(&l);
     s3l_free(prefix);
-    return rc;
+    return s3l__oom(err, rc, "listing the markers");
 }
 
 int s3l__marker_names(struct s3l_store *s, const char *table,
@@ -232,7 +232,7 @@ static int tables_of(struct s3l_store *s, const char *pipeline, struct strset *o
     }
     listing_free(&l);
     s3l_free(prefix);
-    return rc;
+    return s3l__oom(err, rc, "listing the tables of a pipeline");
 }
 
 int s3l_dest_pipeline_tables(struct s3l_store *s, const char *pipeline,

@@ -123,5 +123,5 @@ int s3l__marker_decode(const char *text, size_t len, const char *key,
     s3l_free(files);
     s3l_free(dead);
     json_decref(doc);
-    return rc;
+    return s3l__oom(err, rc, "reading a marker");
 }

@@ -97,7 +97,7 @@ static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
         *err = e2;
     s3l_free(url);
     s3l_free(key);
-    return rc;
+    return s3l__oom(err, rc, "writing a schema record");
 }
 
 /*
@@ -169,7 +169,7 @@ static int copy_stream(struct s3l_store *s, struct s3l__ckpt *c, const char *tab
     } else if (rc == 0 && st == S3L_ENOT_FOUND) {
         rc = copy_table(s, c, table, copied, err);
     }
-    return rc;
+    return s3l__oom(err, rc, "putting a marker");
 }
 
 /*

@@ -111,7 +111,7 @@ static int read_checkpoints(struct s3l_store *s, struct ck_entry **out, size_t *
     s3l_free(l.ids);
     *out = v;
     *n = k;
-    return rc;
+    return s3l__oom(err, rc, "reading the checkpoints");
 }
 
 static void free_checkpoints(struct ck_entry *v, size_t n)

@@ -121,7 +121,7 @@ static int canonical_file(const char *path, struct s3l_buf *b, struct s3l_error 
     if (rc == 0)
         rc = normalise_path((const char *)tmp.ptr, b);
     s3l_buf_free(&tmp);
-    return rc ? rc : resolve_existing(b, base);
+    return s3l__oom(err, rc ? rc : resolve_existing(b, base), "resolving a path");
 }
 
 /* Offset of the first byte that is not valid UTF-8 (RFC 3629: no overlongs, surrogates or code

@@ -233,7 +233,7 @@ static int parse_endpoint(struct s3l_s3_client *c, const char *ep, struct s3l_er
     }
     curl_free(scheme), curl_free(host), curl_free(port), curl_free(path);
     curl_url_cleanup(u);
-    return rc;
+    return s3l__oom(err, rc, "parsing the endpoint");
 }
 
 static int dup_opt(char **dst, const char *src)
@@ -322,7 +322,7 @@ static int set_where(struct s3l_s3_client *c, const struct s3l_s3_config *cfg,
         if (rc == 0 && (!c->scheme || !c->host))
             rc = S3L_ENOMEM;
     }
-    return rc;
+    return s3l__oom(err, rc, "setting the endpoint");
 }
 
 /* The lock and condition variable that let several threads share the client (s3_int.h). */
@@ -420,7 +420,7 @@ int s3l_s3_client_new(const struct s3l_s3_config *cfg, struct s3l_s3_client **ou
         if (rc == S3L_ENOMEM)
             s3l_error_set(err, rc, "out of memory creating the S3 client");
         s3l_s3_client_free(c);
-        return rc;
+        return s3l__oom(err, rc, "making the S3 client");
     }
     *out = c;
     return 0;

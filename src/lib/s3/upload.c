@@ -254,7 +254,7 @@ static int pump(struct s3l_s3_upload *u, size_t allowed, struct s3l_error *e)
         return 0;
     struct s3l_error ignored = {0};
     (void)s3l__http_drive(u->c, u->window, n, allowed, &ignored);
-    return collect(u, e);
+    return s3l__oom(e, collect(u, e), "sending a part");
 }
 
 /* Sends slot s as the next part (creating the multipart upload first if needed). */

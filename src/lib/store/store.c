@@ -37,20 +37,27 @@ static void count_op(struct s3l_store *s, enum s3l_store_op op, uint64_t n)
     s3l__tally_add(s3l__tally_current(), s, op_names[op], n);
 }
 
-bool s3l_store_key_valid(const char *key)
+/* The key rules over key[0..len): no allocation, so a check never fails for want of memory. */
+static bool key_valid_n(const char *key, size_t len)
 {
-    if (!key || !*key || key[0] == '/')
+    if (len == 0 || key[0] == '/' || memchr(key, 0, len))
         return false;
-    const char *seg = key;
+    size_t i = 0;
     for (;;) {
-        const char *end = strchr(seg, '/');
-        size_t n = end ? (size_t)(end - seg) : strlen(seg);
+        const char *end = memchr(key + i, '/', len - i);
+        size_t n = end ? (size_t)(end - (key + i)) : len - i;
+        const char *seg = key + i;
         if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
             return false;
         if (!end)
             return true;
-        seg = end + 1;
+        i += n + 1;
     }
+}
+
+bool s3l_store_key_valid(const char *key)
+{
+    return key && key_valid_n(key, strlen(key));
 }
 
 /* A list prefix: every complete segment (before the last '/') follows the key rules. */
@@ -59,18 +66,22 @@ static bool prefix_valid(const char *prefix)
     if (!prefix)
         return false;
     const char *last = strrchr(prefix, '/');
-    if (!last)
-        return true;
-    size_t n = (size_t)(last - prefix);
-    char *dir = s3l_strndup(prefix, n);
-    bool ok = dir && s3l_store_key_valid(dir);
-    s3l_free(dir);
-    return ok;
+    return !last || key_valid_n(prefix, (size_t)(last - prefix));
 }
 
 static int bad_key(struct s3l_error *err, const char *key)
 {
     return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "invalid store key '%s'", key ? key : "");
+}
+
+/* An operation's out-of-memory failure that left err without a message gets one naming the
+ * operation and the key, at the one place every operation passes (s3l__oom), so that a backend's
+ * helper that cannot take err (a key join, a sub-store's prefix) needs no message of its own. */
+static int said(int rc, struct s3l_error *err, const char *op, const char *key)
+{
+    char what[320];
+    snprintf(what, sizeof(what), "in %s of '%s'", op, key ? key : "");
+    return rc == S3L_ENOMEM ? s3l__oom(err, rc, what) : rc;
 }
 
 int s3l_store_upload_begin(struct s3l_store *s, const char *key, const struct s3l_put_options *opts,
@@ -80,7 +91,7 @@ int s3l_store_upload_begin(struct s3l_store *s, const char *key, const struct s3
         return bad_key(err, key);
     count(&s->n_ops, 1);
     static const struct s3l_put_options none;
-    return s->ops->upload_begin(s, key, opts ? opts : &none, out, err);
+    return said(s->ops->upload_begin(s, key, opts ? opts : &none, out, err), err, "upload", key);
 }
 
 int s3l_store_upload_write(struct s3l_upload *u, const void *data, size_t len,
@@ -88,7 +99,7 @@ int s3l_store_upload_write(struct s3l_upload *u, const void *data, size_t len,
 {
     count(&u->store->n_ops, 1);
     count(&u->store->bytes_written, len);
-    return u->store->ops->upload_write(u, data, len, err);
+    return said(u->store->ops->upload_write(u, data, len, err), err, "upload", u->key);
 }
 
 int s3l_store_upload_publish(struct s3l_upload *u, struct s3l_object_info *info,
@@ -96,7 +107,9 @@ int s3l_store_upload_publish(struct s3l_upload *u, struct s3l_object_info *info,
 {
     count(&u->store->n_ops, 1);
     count_op(u->store, S3L_STORE_OP_UPLOAD, 1);
-    return u->store->ops->upload_publish(u, info, err);
+    char k[256];
+    snprintf(k, sizeof(k), "%s", u->key); /* u is gone after the publish */
+    return said(u->store->ops->upload_publish(u, info, err), err, "publish", k);
 }
 
 void s3l_store_upload_abort(struct s3l_upload *u)
@@ -140,7 +153,9 @@ int s3l_store_upload_stage(struct s3l_upload *u, struct s3l_staged *out, struct 
         return no_staged(s, err);
     }
     count(&s->n_ops, 1);
-    return s->ops->upload_stage(u, out, err);
+    char k[256];
+    snprintf(k, sizeof(k), "%s", u->key); /* u is gone after the stage */
+    return said(s->ops->upload_stage(u, out, err), err, "stage", k);
 }
 
 int s3l_store_staged_complete(struct s3l_store *s, const char *key, const struct s3l_staged *st,
@@ -155,7 +170,7 @@ int s3l_store_staged_complete(struct s3l_store *s, const char *key, const struct
                              "complete of '%s': a staged upload needs an id, a token and parts",
                              key);
     count(&s->n_ops, 1);
-    return s->ops->staged_complete(s, key, st, info, err);
+    return said(s->ops->staged_complete(s, key, st, info, err), err, "complete", key);
 }
 
 int s3l_store_staged_abort(struct s3l_store *s, const char *key, const char *upload_id,
@@ -168,7 +183,7 @@ int s3l_store_staged_abort(struct s3l_store *s, const char *key, const char *upl
     if (!upload_id || !*upload_id)
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "abort of '%s': no upload id", key);
     count(&s->n_ops, 1);
-    return s->ops->staged_abort(s, key, upload_id, err);
+    return said(s->ops->staged_abort(s, key, upload_id, err), err, "abort", key);
 }
 
 int s3l_store_put(struct s3l_store *s, const char *key, const void *data, size_t len,
@@ -181,7 +196,7 @@ int s3l_store_put(struct s3l_store *s, const char *key, const void *data, size_t
     count_op(s, S3L_STORE_OP_PUT, 1);
     count(&s->bytes_written, len);
     static const struct s3l_put_options none;
-    return s->ops->put(s, key, data, len, opts ? opts : &none, info, err);
+    return said(s->ops->put(s, key, data, len, opts ? opts : &none, info, err), err, "put", key);
 }
 
 int s3l_store_get(struct s3l_store *s, const char *key, uint64_t offset, uint64_t len, size_t max,
@@ -192,7 +207,8 @@ int s3l_store_get(struct s3l_store *s, const char *key, uint64_t offset, uint64_
         return bad_key(err, key);
     count(&s->n_ops, 1);
     count_op(s, S3L_STORE_OP_GET, 1);
-    int rc = s->ops->get(s, key, offset, len, max, data, data_len, info, err);
+    int rc = said(s->ops->get(s, key, offset, len, max, data, data_len, info, err), err, "get",
+                  key);
     if (rc == 0)
         count(&s->bytes_read, *data_len);
     return rc;
@@ -205,7 +221,7 @@ int s3l_store_stat(struct s3l_store *s, const char *key, struct s3l_object_info 
         return bad_key(err, key);
     count(&s->n_ops, 1);
     count_op(s, S3L_STORE_OP_STAT, 1);
-    return s->ops->stat(s, key, info, err);
+    return said(s->ops->stat(s, key, info, err), err, "stat", key);
 }
 
 int s3l_store_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb, void *ctx,
@@ -216,7 +232,7 @@ int s3l_store_list(struct s3l_store *s, const char *prefix, s3l_store_list_cb cb
                              prefix ? prefix : "");
     count(&s->n_ops, 1);
     count_op(s, S3L_STORE_OP_LIST, 1);
-    return s->ops->list(s, prefix, cb, ctx, err);
+    return said(s->ops->list(s, prefix, cb, ctx, err), err, "list", prefix);
 }
 
 int s3l_store_remove(struct s3l_store *s, const char *key, struct s3l_error *err)
@@ -225,7 +241,7 @@ int s3l_store_remove(struct s3l_store *s, const char *key, struct s3l_error *err
         return bad_key(err, key);
     count(&s->n_ops, 1);
     count_op(s, S3L_STORE_OP_REMOVE, 1);
-    return s->ops->remove(s, key, err);
+    return said(s->ops->remove(s, key, err), err, "remove", key);
 }
 
 int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key,
@@ -237,7 +253,7 @@ int s3l_store_copy(struct s3l_store *s, const char *src_key, const char *dst_key
         return bad_key(err, dst_key);
     count(&s->n_ops, 1);
     count_op(s, S3L_STORE_OP_COPY, 1);
-    return s->ops->copy(s, src_key, dst_key, err);
+    return said(s->ops->copy(s, src_key, dst_key, err), err, "copy", src_key);
 }
 
 int s3l_store_copy_sized(struct s3l_store *s, const char *src_key, uint64_t size,
@@ -251,7 +267,7 @@ int s3l_store_copy_sized(struct s3l_store *s, const char *src_key, uint64_t size
         return bad_key(err, dst_key);
     count(&s->n_ops, 1);
     count_op(s, S3L_STORE_OP_COPY, 1);
-    return s->ops->copy_sized(s, src_key, size, dst_key, err);
+    return said(s->ops->copy_sized(s, src_key, size, dst_key, err), err, "copy", src_key);
 }
 
 int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, size_t n,
@@ -271,7 +287,7 @@ int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, 
     }
     count(&s->n_ops, n);
     count_op(s, S3L_STORE_OP_COPY, n);
-    return s->ops->copy_many(s, items, n, err);
+    return said(s->ops->copy_many(s, items, n, err), err, "copy", items[0].src);
 }
 
 int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n,
@@ -290,7 +306,7 @@ int s3l_store_remove_many(struct s3l_store *s, const char *const *keys, size_t n
     }
     count(&s->n_ops, 1);
     count_op(s, S3L_STORE_OP_REMOVE_MANY, 1);
-    return s->ops->remove_many(s, keys, n, err);
+    return said(s->ops->remove_many(s, keys, n, err), err, "remove", keys[0]);
 }
 
 int s3l_store_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n,
@@ -390,7 +406,7 @@ int s3l_store_sweep(struct s3l_store *s, const char *prefix, int64_t before_ns,
         return s3l_error_set(err, S3L_EINVALID_ARGUMENT, "sweep: bad prefix '%s'", prefix);
     if (!s->ops->sweep)
         return 0;
-    return s->ops->sweep(s, prefix, before_ns, removed, err);
+    return said(s->ops->sweep(s, prefix, before_ns, removed, err), err, "sweep", prefix);
 }
 
 void s3l__store_base_cleanup(struct s3l_store *s)
@@ -503,7 +519,7 @@ int s3l_store_open(const char *url, const struct s3l_store_options *opts, struct
                              "URL '%s': unknown scheme (expected file:/// or s3://)", url);
     }
     if (rc)
-        return rc;
+        return said(rc, err, "opening", url);
     if (g_wrap) {
         struct s3l_store *outer = NULL;
         rc = g_wrap(g_wrap_ctx, s, &outer, err);
@@ -629,10 +645,7 @@ int s3l_name_check(const char *name, size_t len, const char *what, struct s3l_er
 static bool prefix_ok(const char *prefix)
 {
     size_t n = strlen(prefix);
-    char *k = s3l_strndup(prefix, n > 0 && prefix[n - 1] == '/' ? n - 1 : n);
-    bool ok = k && (n == 0 || s3l_store_key_valid(k));
-    s3l_free(k);
-    return ok;
+    return n == 0 || key_valid_n(prefix, prefix[n - 1] == '/' ? n - 1 : n);
 }
 
 int s3l_store_list_uploads(struct s3l_store *s, const char *prefix, s3l_store_uploads_cb cb,
@@ -644,7 +657,7 @@ int s3l_store_list_uploads(struct s3l_store *s, const char *prefix, s3l_store_up
         return s3l_error_set(err, S3L_EUNSUPPORTED,
                              "%s: the %s backend has no multipart uploads", s->url, s->ops->name);
     count(&s->n_ops, 1);
-    return s->ops->list_uploads(s, prefix, cb, ctx, err);
+    return said(s->ops->list_uploads(s, prefix, cb, ctx, err), err, "list uploads", prefix);
 }
 
 const char *s3l_store_url(const struct s3l_store *s)

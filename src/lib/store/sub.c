@@ -273,7 +273,11 @@ int s3l_store_sub_new(struct s3l_store *parent, const char *prefix, struct s3l_s
 {
     *out = NULL;
     size_t n = prefix ? strlen(prefix) : 0;
-    char *segs = n >= 2 && prefix[n - 1] == '/' ? s3l_strndup(prefix, n - 1) : NULL;
+    bool shaped = n >= 2 && prefix[n - 1] == '/';
+    char *segs = shaped ? s3l_strndup(prefix, n - 1) : NULL;
+    if (shaped && !segs)
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory checking sub-store prefix '%s'",
+                             prefix);
     bool ok = parent && segs && s3l_store_key_valid(segs);
     s3l_free(segs);
     if (!ok)

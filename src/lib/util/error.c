@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "s3l/error.h"
+#include "util/util.h"
 
 struct error_entry {
     int code;
@@ -113,4 +114,11 @@ int s3l_error_prefix(struct s3l_error *err, const char *fmt, ...)
     memcpy(err->message + plen + 2, old, olen);
     err->message[plen + 2 + olen] = 0;
     return err->code;
+}
+
+int s3l__oom(struct s3l_error *err, int rc, const char *what)
+{
+    if (rc == S3L_ENOMEM && err && !err->message[0])
+        s3l_error_set(err, rc, "out of memory %s", what);
+    return rc;
 }

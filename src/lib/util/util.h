@@ -184,6 +184,15 @@ int s3l__array_reserve(void *items, size_t *cap, size_t need, size_t elem_size, 
 int s3l__array_reserve_max(void *items, size_t *cap, size_t need, size_t elem_size,
                            size_t min_cap, size_t max_cap);
 
+/* ---- Out of memory (error.c) ------------------------------------------------------------- */
+
+/*
+ * rc as it is, after giving err the message "out of memory WHAT" when rc is S3L_ENOMEM and err
+ * (may be NULL) has none yet: for a function whose helpers cannot take an err (a builder, a
+ * parser of a small document), so that every out-of-memory failure says what was being done.
+ */
+int s3l__oom(struct s3l_error *err, int rc, const char *what);
+
 /* ---- Message digests (digest.c) ----------------------------------------------------------- */
 
 /* The digests the library computes: SHA-256 (FIPS 180-4) and MD5 (RFC 1321, for S3's
