@@ -91,6 +91,12 @@ static void t_info(struct s3l__run *r, const struct s3l_dest_commit_info *ci,
     info->rows = ci->rows;
     info->requests = ci->requests;
     info->finishing = ci->finishing;
+    if (!ci->epoch && ci->finishing) {
+        /* Handed over, nothing finished yet: the bytes so far (the epoch's data files) go with
+         * the report of its finish, which the runner accounts (an epoch 0 report it drops). */
+        info->bytes = 0;
+        return;
+    }
     info->bytes = s3l__store_access_bytes_written(r->store) - r->bytes0;
     r->bytes0 = s3l__store_access_bytes_written(r->store);
 }
