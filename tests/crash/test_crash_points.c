@@ -127,36 +127,34 @@ static void crash_at_every_operation(void **state)
     assert_true(k > 60);
 }
 
-/* The expected state at each named point, for a run whose first epoch stages 3 files of one
- * table (file_size 30, lane 0 only). */
-static void named_points(void **state)
+/* A named point of the protocol, its occurrence, and the store's state a kill there leaves. */
+struct named_case {
+    const char *point;
+    unsigned nth;
+    bool pending;
+    unsigned staged, data_files, markers;
+};
+
+/* Kills a run of `tables` tables (24 rows, epochs of 12, files of 30 bytes, serial commits: the
+ * states in series; pipelined below) at each case's point, checks the state left, then that the
+ * rerun lands every row once. */
+static void kill_at_named(const struct named_case *cases, size_t n, unsigned tables,
+                          const char *pipeline)
 {
-    (void)state;
-    static const struct {
-        const char *point;
-        unsigned nth;
-        bool pending;
-        unsigned staged, data_files, markers;
-    } cases[] = {
-        {"after-stage", 1, false, 1, 0, 0},   {"after-stage", 2, false, 2, 0, 0},
-        {"after-prepare", 1, false, 3, 0, 0}, {"after-checkpoint", 1, true, 3, 0, 0},
-        {"between-copies", 1, true, 3, 1, 0}, {"between-copies", 2, true, 3, 2, 0},
-        {"before-marker", 1, true, 3, 3, 0},  {"after-marker", 1, true, 3, 3, 1},
-        {"after-commit", 1, false, 3, 3, 1},
-    };
-    for (size_t i = 0; i < S3L_ARRAY_LEN(cases); i++) {
+    for (size_t i = 0; i < n; i++) {
         struct lake l;
         lake_new(&l);
         struct s3l_test_run r = {.url = l.url,
-                                 .pipeline = "pn",
+                                 .pipeline = pipeline,
                                  .lanes = 1,
-                                 .tables = 1,
+                                 .tables = tables,
                                  .file_size = 30,
                                  .total_rows = 24,
                                  .epoch_rows = 12,
-                                 .serial = true}; /* the states in series; pipelined below */
+                                 .serial = true};
         char what[64];
-        snprintf(what, sizeof(what), "%s #%u", cases[i].point, cases[i].nth);
+        snprintf(what, sizeof(what), "%u table(s), %s #%u", tables, cases[i].point,
+                 cases[i].nth);
         int status = run_child(&r, 0, cases[i].point, cases[i].nth);
         if (!killed(status))
             fail_msg("%s: the child did not die by SIGKILL (status %d)", what, status);
@@ -172,6 +170,21 @@ static void named_points(void **state)
     }
 }
 
+/* The expected state at each named point, for a run whose first epoch stages 3 files of one
+ * table (file_size 30, lane 0 only). */
+static void named_points(void **state)
+{
+    (void)state;
+    static const struct named_case cases[] = {
+        {"after-stage", 1, false, 1, 0, 0},   {"after-stage", 2, false, 2, 0, 0},
+        {"after-prepare", 1, false, 3, 0, 0}, {"after-checkpoint", 1, true, 3, 0, 0},
+        {"between-copies", 1, true, 3, 1, 0}, {"between-copies", 2, true, 3, 2, 0},
+        {"before-marker", 1, true, 3, 3, 0},  {"after-marker", 1, true, 3, 3, 1},
+        {"after-commit", 1, false, 3, 3, 1},
+    };
+    kill_at_named(cases, S3L_ARRAY_LEN(cases), 1, "pn");
+}
+
 /* The same for an epoch of two tables (issue 14 item 2): every copy of both streams comes before
  * the first marker, and the markers follow one another (between-markers, on S3 sent together).
  * Epoch 1 stages 2 files per table (6 rows each, file_size 30); each table's two copies are one
@@ -181,42 +194,13 @@ static void named_points(void **state)
 static void named_points_two_tables(void **state)
 {
     (void)state;
-    static const struct {
-        const char *point;
-        unsigned nth;
-        bool pending;
-        unsigned staged, data_files, markers;
-    } cases[] = {
+    static const struct named_case cases[] = {
         {"after-checkpoint", 1, true, 4, 0, 0}, {"between-copies", 1, true, 4, 1, 0},
-        {"between-copies", 2, true, 4, 3, 0},   {"before-marker", 1, true, 4, 4, 0},    {"between-markers", 1, true, 4, 4, 1},
-        {"after-marker", 1, true, 4, 4, 2},     {"after-commit", 1, false, 4, 4, 2},
+        {"between-copies", 2, true, 4, 3, 0},   {"before-marker", 1, true, 4, 4, 0},
+        {"between-markers", 1, true, 4, 4, 1},  {"after-marker", 1, true, 4, 4, 2},
+        {"after-commit", 1, false, 4, 4, 2},
     };
-    for (size_t i = 0; i < S3L_ARRAY_LEN(cases); i++) {
-        struct lake l;
-        lake_new(&l);
-        struct s3l_test_run r = {.url = l.url,
-                                 .pipeline = "pm",
-                                 .lanes = 1,
-                                 .tables = 2,
-                                 .file_size = 30,
-                                 .total_rows = 24,
-                                 .epoch_rows = 12,
-                                 .serial = true}; /* the states in series */
-        char what[64];
-        snprintf(what, sizeof(what), "two tables, %s #%u", cases[i].point, cases[i].nth);
-        int status = run_child(&r, 0, cases[i].point, cases[i].nth);
-        if (!killed(status))
-            fail_msg("%s: the child did not die by SIGKILL (status %d)", what, status);
-        struct s3l_test_census c;
-        assert_int_equal(s3l_test_census(&r, &c), 0);
-        if (c.pending != cases[i].pending || c.staged != cases[i].staged ||
-            c.data_files != cases[i].data_files || c.markers != cases[i].markers)
-            fail_msg("%s: pending %d staged %u files %u markers %u; expected %d %u %u %u", what,
-                     c.pending, c.staged, c.data_files, c.markers, cases[i].pending,
-                     cases[i].staged, cases[i].data_files, cases[i].markers);
-        recover_and_check(&r, what);
-        lake_rm(&l);
-    }
+    kill_at_named(cases, S3L_ARRAY_LEN(cases), 2, "pm");
 }
 
 static void crash_in_gc(void **state)

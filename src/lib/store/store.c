@@ -79,9 +79,11 @@ static int bad_key(struct s3l_error *err, const char *key)
  * helper that cannot take err (a key join, a sub-store's prefix) needs no message of its own. */
 static int said(int rc, struct s3l_error *err, const char *op, const char *key)
 {
+    if (rc != S3L_ENOMEM || !err || err->message[0])
+        return rc; /* the common case, every write of an upload included: nothing to format */
     char what[320];
     snprintf(what, sizeof(what), "in %s of '%s'", op, key ? key : "");
-    return rc == S3L_ENOMEM ? s3l__oom(err, rc, what) : rc;
+    return s3l__oom(err, rc, what);
 }
 
 int s3l_store_upload_begin(struct s3l_store *s, const char *key, const struct s3l_put_options *opts,
