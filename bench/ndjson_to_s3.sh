@@ -75,6 +75,7 @@ pair "RGW on 127.0.0.1" "$direct" "$S3LAND"
 # s3land to s3:// (A) against what a user would do instead (B): DuckDB's COPY to a local Parquet
 # file, then the AWS CLI's upload of it (multipart, its default 8 MiB parts, 10 at once), both to
 # the same RGW; the local file is removed after each run (its rm is in B's time: microseconds).
+# Twice: s3land with 1 lane (the settings above), then with as many lanes as DuckDB has threads.
 if [ "$USER_PAIRS" != 0 ]; then
     s3_cmd="exec $S3LAND write --url s3://$RGW_BUCKET/bench-\$\$ $args"
     duck="$work/duck-\$\$.parquet"
@@ -82,6 +83,11 @@ if [ "$USER_PAIRS" != 0 ]; then
     user_cmd+=" aws --endpoint-url $direct s3 cp --quiet $duck s3://$RGW_BUCKET/bench-duck-\$\$/flights.parquet;"
     user_cmd+=" st=\$?; rm -f $duck; exit \$st"
     echo "== RGW on 127.0.0.1: s3land s3:// (A) against DuckDB COPY to a local file + aws s3 cp (B), $REPEAT pairs"
+    farm-bench -n "$REPEAT" --timeout 2400 --vs "sh -c '$user_cmd'" -- sh -c "$s3_cmd"
+    # DuckDB uses every core ($(nproc) threads): the same with s3land given as many lanes.
+    lanes=$(nproc)
+    s3_cmd="exec $S3LAND write --lanes $lanes --url s3://$RGW_BUCKET/bench-\$\$ $args"
+    echo "== the same, s3land with --lanes $lanes (DuckDB's threads), $REPEAT pairs"
     farm-bench -n "$REPEAT" --timeout 2400 --vs "sh -c '$user_cmd'" -- sh -c "$s3_cmd"
 fi
 [ -n "${BEFORE:-}" ] && pair "RGW on 127.0.0.1, the BEFORE build" "$direct" "$(realpath "$BEFORE")"

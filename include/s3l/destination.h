@@ -40,9 +40,10 @@
 #include "s3l/schema.h"
 #include "s3l/store.h"
 
-/* 2: adds has_commit_interval and commit_interval_ms; 3: adds serial_commit. Callers of
- * versions 1 and 2 are still accepted (their commits are pipelined). */
-#define S3L_DEST_OPTIONS_VERSION   3
+/* 2: adds has_commit_interval and commit_interval_ms; 3: adds serial_commit (and the pipelined
+ * commit, its default); 4: adds defer_commit_point. Callers of versions 1 and 2 are still
+ * accepted; their commits are serial, as they were when those versions were current. */
+#define S3L_DEST_OPTIONS_VERSION   4
 #define S3L_DEST_DEFAULT_FILE_SIZE (256ull << 20)
 #define S3L_DEST_MAX_LANES         256
 
@@ -65,6 +66,17 @@ struct s3l_dest_options {
      * epoch is finished (files copied, markers and the committed checkpoint written), as before
      * issue 14 item 1, and reports that epoch. false (the default): see s3l_dest_commit. */
     bool serial_commit;
+    /* Version 4, pipelined commits only: true hands the commit point to the committer's thread
+     * too. s3l_dest_commit then returns once the epoch's files are closed (their last bytes
+     * written to their uploads); the uploads' completion (on S3 the last part or the one
+     * PutObject of a smaller file), the commit point and the finish run while the caller stages
+     * the next epoch. The epoch is durable only once reported (info.epoch of a later
+     * s3l_dest_commit, or s3l_dest_sync): a crash before leaves its rows to be read again, so a
+     * caller that releases its input at s3l_dest_commit (acknowledges messages, deletes files)
+     * must leave this false. The runner sets it (it re-reads its inputs from the recorded
+     * positions). false (the default): the commit point is written before s3l_dest_commit
+     * returns. */
+    bool defer_commit_point;
 };
 
 struct s3l_dest;
@@ -149,9 +161,11 @@ int s3l_dest_lane_sink(struct s3l_dest_stream *st, unsigned lane, struct s3l_row
 /*
  * Closes and stages the open file of lane `lane`, if any, as s3l_dest_commit would (step 2,
  * "prepare"), so that lanes fed from different threads close their files in parallel before the
- * commit; call it from the thread that feeds the lane, after its last row of the epoch. 0, the
- * lane's earlier sticky failure, or the failure staging the file (store, codec: then sticky, and
- * s3l_dest_commit fails with it); S3L_EINVALID_ARGUMENT for a lane out of range.
+ * commit; call it from the thread that feeds the lane, after its last row of the epoch. With
+ * defer_commit_point (pipelined) the file is closed and its upload left to the commit's
+ * committer, which completes it before the commit point. 0, the lane's earlier sticky failure,
+ * or the failure staging the file (store, codec: then sticky, and s3l_dest_commit fails with it);
+ * S3L_EINVALID_ARGUMENT for a lane out of range.
  */
 int s3l_dest_lane_close(struct s3l_dest_stream *st, unsigned lane, struct s3l_error *err);
 
@@ -190,9 +204,13 @@ struct s3l_dest_commit_info {
  * staged file to its final name, writes each stream's marker (put-if-absent), records the epoch
  * as committed and deletes the staged files. A stream without rows in the epoch gets no file and
  * no marker; when no stream has any, only the state is recorded. info may be NULL.
- * Pipelined (the default; serial_commit turns it off): the finish runs on the destination's
- * own thread and this call returns after the commit point, so the caller stages the next epoch
- * meanwhile (its rows are safe: a crash from here on is recovered by the next open). The next
+ * Pipelined (the default of version 3 options on; serial_commit, or versions 1 and 2, turn it
+ * off): the finish runs on the destination's own thread and this call returns after the commit
+ * point, so the caller stages the next epoch meanwhile (its rows are safe: a crash from here on
+ * is recovered by the next open); with defer_commit_point it returns before the commit point,
+ * which the committer writes after completing the epoch's uploads (the rows are safe only once
+ * the epoch is reported; a failure there, before the commit point, is returned as the finish's
+ * is, and removes the epoch's staged files). The next
  * s3l_dest_commit first waits for that finish, so at most one epoch finishes while one stages;
  * call s3l_dest_sync after the last commit of a run to wait for its finish. info then reports
  * the epoch whose finish this call waited for (epoch 0 when none: the first commit), and that
@@ -218,6 +236,15 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
  * "committing epoch N: ...". A run is done only when this returned 0.
  */
 int s3l_dest_sync(struct s3l_dest *d, struct s3l_dest_commit_info *info, struct s3l_error *err);
+
+/*
+ * Waits at most timeout_ms milliseconds for the epoch the last s3l_dest_commit handed over
+ * (pipelined) to end; true when none is finishing any more (s3l_dest_sync then returns at once),
+ * false when it still is. Returns no error: s3l_dest_sync reports the epoch and its failure. For a
+ * caller that keeps showing progress while it waits (the runner's settle, every 0.5 s). Call it
+ * from the caller's thread only, as every other call of d.
+ */
+bool s3l_dest_wait_finish(struct s3l_dest *d, uint64_t timeout_ms);
 
 /* Drops the epoch in progress: aborts open files, deletes what it staged. Nothing is committed;
  * the next epoch reuses the number. An epoch finishing (pipelined) is past its commit point: it

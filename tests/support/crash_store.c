@@ -31,8 +31,12 @@ static struct {
     char until[64];
     unsigned until_seen, until_nth;
     bool hold_kill;
+    int holding; /* a thread reached the hold point (atomic) */
     int hold_ms;
     int held; /* 1 held and released, 2 held and timed out */
+    /* Mode 4: the nth operation named fail_op fails (S3L_EIO); the others work. */
+    char fail_op[32];
+    unsigned fail_seen, fail_nth;
 } g;
 
 struct cs {
@@ -78,6 +82,10 @@ static int step(const char *op, const char *key, struct s3l_error *err)
     if (g.mode == 2 && n >= g.at)
         return s3l_error_set(err, S3L_EIO, "injected failure at op %llu (%s %s)",
                              (unsigned long long)n, op, key ? key : "");
+    if (g.mode == 4 && strcmp(op, g.fail_op) == 0 &&
+        __atomic_add_fetch(&g.fail_seen, 1, __ATOMIC_SEQ_CST) == g.fail_nth)
+        return s3l_error_set(err, S3L_EIO, "injected failure of %s #%u (%s)", op, g.fail_nth,
+                             key ? key : "");
     return 0;
 }
 
@@ -252,6 +260,7 @@ static void cs_destroy(struct s3l_store *s)
 /* Hold mode: waits (1 ms steps, hold_ms at most) until `until` was announced until_nth times. */
 static void hold(const char *name)
 {
+    __atomic_store_n(&g.holding, 1, __ATOMIC_SEQ_CST);
     int waited = 0;
     while (__atomic_load_n(&g.until_seen, __ATOMIC_SEQ_CST) < g.until_nth &&
            waited < g.hold_ms) {
@@ -421,6 +430,16 @@ void s3l_test_fail_from_now(void)
     __atomic_store_n(&g.mode, 2, __ATOMIC_SEQ_CST);
 }
 
+bool s3l_test_hold_wait(int timeout_ms)
+{
+    for (int waited = 0; !__atomic_load_n(&g.holding, __ATOMIC_SEQ_CST) && waited < timeout_ms;
+         waited++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return __atomic_load_n(&g.holding, __ATOMIC_SEQ_CST) != 0;
+}
+
 int s3l_test_hold_result(void)
 {
     return __atomic_load_n(&g.held, __ATOMIC_SEQ_CST);
@@ -431,6 +450,15 @@ void s3l_test_fail_arm(uint64_t from_op)
     memset(&g, 0, sizeof(g));
     g.mode = 2;
     g.at = from_op;
+    s3l_store_set_wrapper(wrap, NULL);
+}
+
+void s3l_test_fail_op_arm(const char *op, unsigned nth)
+{
+    memset(&g, 0, sizeof(g));
+    g.mode = 4;
+    snprintf(g.fail_op, sizeof(g.fail_op), "%s", op);
+    g.fail_nth = nth ? nth : 1;
     s3l_store_set_wrapper(wrap, NULL);
 }
 

@@ -34,10 +34,16 @@ void s3l_test_hold_arm(const char *point, unsigned nth, const char *until, unsig
                        bool kill, int timeout_ms);
 /* Fail mode from the next operation on, keeping a hold in progress (its `until` still counts). */
 void s3l_test_fail_from_now(void);
+/* Waits (1 ms steps, timeout_ms at most) until a thread reached the hold point: true when one
+ * did (the pipelined commit's committer reaches its points after s3l_dest_commit returned). */
+bool s3l_test_hold_wait(int timeout_ms);
 /* After a hold without kill: 0 not reached, 1 held and released by `until`, 2 timed out. */
 int s3l_test_hold_result(void);
 /* Fail mode: operations from_op, from_op + 1, ... fail. */
 void s3l_test_fail_arm(uint64_t from_op);
+/* Fail-one mode: the nth operation named op ("upload_publish", "put", ...) fails with S3L_EIO
+ * ("injected failure of OP #N (KEY)"); every other operation works. */
+void s3l_test_fail_op_arm(const char *op, unsigned nth);
 /* Lost-reply mode: operation at_op is performed but reported failed (S3L_EIO), as when the
  * store acted and its answer was lost; later operations work. */
 void s3l_test_fail_after_arm(uint64_t at_op);

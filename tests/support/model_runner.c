@@ -108,6 +108,7 @@ int s3l_test_run(const struct s3l_test_run *r, struct s3l_error *err)
     o.lanes = r->lanes;
     o.file_size = r->file_size;
     o.serial_commit = r->serial;
+    o.defer_commit_point = true; /* as the runner (pipeline/table.c) */
     struct s3l__dest_format format;
     s3l_test_format(&format);
     rc = s3l__dest_open_format(s, &o, &format, &d, err);

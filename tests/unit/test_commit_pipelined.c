@@ -8,6 +8,10 @@
  *   requests, operation by operation (the committer's are told apart by its tally);
  * - a failure of E's finish: the next commit (or sync) returns it with its message, the
  *   destination refuses further commits, and a rerun recovers every row once;
+ * - where s3l_dest_commit returns: after the commit point by default, before it with
+ *   defer_commit_point (issue 14 item 3), whose failure before the point drops the epoch;
+ *   s3l_dest_wait_finish tells a held finish from an ended one;
+ * - options of versions 1 and 2 commit serially;
  * - the model's exactness with pipelining under failures at every operation is in
  *   test_commit.c (the model runner pipelines unless told otherwise).
  */
@@ -80,8 +84,10 @@ static void verify_complete(struct s3l_test_run *r, const char *what)
 static void overlap_at_every_point(void **state)
 {
     (void)state;
-    static const char *points[] = {"after-checkpoint", "between-copies", "before-marker",
-                                   "after-marker",     "after-commit"};
+    /* after-prepare: the model runner defers the commit point (as the runner does), so the
+     * committer publishes epoch 1's last file and announces it before the commit point. */
+    static const char *points[] = {"after-prepare", "after-checkpoint", "between-copies",
+                                   "before-marker", "after-marker",     "after-commit"};
     for (size_t i = 0; i < S3L_ARRAY_LEN(points); i++) {
         for (int serial = 0; serial <= 1; serial++) {
             struct lake l;
@@ -120,18 +126,25 @@ static void put_row(struct s3l_row_sink *k, int64_t id)
     assert_int_equal(k->ops->row_end(k->ctx, &err), 0);
 }
 
-static struct s3l_dest *open_dest(struct s3l_store *s, bool serial, struct s3l_error *err)
+static struct s3l_dest *open_dest_v(struct s3l_store *s, int version, bool serial, bool defer,
+                                    struct s3l_error *err)
 {
     struct s3l_dest_options o = {0};
-    o.version = S3L_DEST_OPTIONS_VERSION;
+    o.version = version;
     o.pipeline_id = "pr";
     o.file_size = 40;
     o.serial_commit = serial;
+    o.defer_commit_point = defer;
     struct s3l__dest_format c;
     s3l_test_format(&c);
     struct s3l_dest *d = NULL;
     assert_int_equal(s3l__dest_open_format(s, &o, &c, &d, err), 0);
     return d;
+}
+
+static struct s3l_dest *open_dest(struct s3l_store *s, bool serial, struct s3l_error *err)
+{
+    return open_dest_v(s, S3L_DEST_OPTIONS_VERSION, serial, false, err);
 }
 
 /* Three epochs of 10 rows (several files each, a schema record with the first), their reports
@@ -241,6 +254,8 @@ static void finish_failure_reaches_the_next_commit(void **state)
     assert_int_equal(ci.epoch, 0);
     assert_int_equal(ci.finishing, 1);
     put_row(&k, 2); /* epoch 2 stages while epoch 1 is held */
+    /* Epoch 1's file is published and its commit point written on the committer's thread. */
+    assert_true(s3l_test_hold_wait(20000));
     s3l_test_fail_from_now();
     s3l_store_event(ws, "go");
     s3l_error_clear(&err);
@@ -278,12 +293,199 @@ static void finish_failure_reaches_the_next_commit(void **state)
     lake_rm(&l);
 }
 
+/* The checkpoint as the store holds it now (read through a store of its own). */
+static void read_ckpt(const char *url, struct s3l__ckpt *ck)
+{
+    struct s3l_store *s = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(url, NULL, &s, &err), 0);
+    memset(ck, 0, sizeof(*ck));
+    assert_int_equal(s3l__ckpt_read(s, "pr", ck, &err), 0);
+    s3l_store_free(s);
+}
+
+static int count_cb(void *ctx, const struct s3l_object_info *info)
+{
+    (void)info;
+    ++*(unsigned *)ctx;
+    return 0;
+}
+
+static unsigned count_under(const char *url, const char *prefix)
+{
+    struct s3l_store *s = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(url, NULL, &s, &err), 0);
+    unsigned n = 0;
+    int rc = s3l_store_list(s, prefix, count_cb, &n, &err);
+    assert_true(rc == 0 || rc == S3L_ENOT_FOUND);
+    s3l_store_free(s);
+    return n;
+}
+
+/*
+ * Where s3l_dest_commit returns (issue 14 item 3). By default (pipelined) after the commit
+ * point: with the committer held just after it, the store already holds epoch 1 pending. With
+ * defer_commit_point before it: with the committer held at after-prepare (its file published,
+ * the commit point not yet written), the store holds the staged file and no pending epoch; once
+ * released, sync reports epoch 1 committed.
+ */
+static void where_commit_returns(void **state)
+{
+    (void)state;
+    for (int defer = 0; defer <= 1; defer++) {
+        struct lake l;
+        lake_new(&l);
+        struct s3l_error err = {0};
+        s3l_test_hold_arm(defer ? "after-prepare" : "after-checkpoint", 1, "go", 1, false,
+                          20000);
+        struct s3l_store *ws = NULL;
+        assert_int_equal(s3l_store_open(l.url, NULL, &ws, &err), 0); /* wrapped */
+        struct s3l_dest *d = open_dest_v(ws, S3L_DEST_OPTIONS_VERSION, false, defer, &err);
+        struct s3l_dest_stream *st;
+        assert_int_equal(s3l_dest_stream(d, NULL, "t", &schema2, &st, &err), 0);
+        struct s3l_row_sink k;
+        assert_int_equal(s3l_dest_lane_sink(st, 0, &k), 0);
+        put_row(&k, 1);
+        struct s3l_dest_commit_info ci;
+        assert_int_equal(s3l_dest_commit(d, "{\"n\": 1}", &ci, &err), 0);
+        assert_int_equal(ci.finishing, 1);
+        assert_true(s3l_test_hold_wait(20000)); /* the committer is there, after this return */
+        struct s3l__ckpt ck;
+        read_ckpt(l.url, &ck);
+        if (defer) {
+            assert_false(ck.has_pending);
+            assert_int_equal(count_under(l.url, "_openetl/staging/"), 1);
+        } else {
+            assert_true(ck.has_pending);
+            assert_int_equal(ck.pending_epoch, 1);
+        }
+        assert_int_equal(ck.committed_epoch, 0);
+        s3l__ckpt_cleanup(&ck);
+        assert_false(s3l_dest_wait_finish(d, 50)); /* held: still finishing after 50 ms */
+        s3l_store_event(ws, "go");
+        assert_true(s3l_dest_wait_finish(d, 20000));
+        assert_true(s3l_dest_wait_finish(d, 0));
+        assert_int_equal(s3l_dest_sync(d, &ci, &err), 0);
+        assert_int_equal(s3l_test_hold_result(), 1);
+        s3l_test_crash_disarm();
+        assert_int_equal(ci.epoch, 1);
+        assert_int_equal(ci.rows, 1);
+        read_ckpt(l.url, &ck);
+        assert_false(ck.has_pending);
+        assert_int_equal(ck.committed_epoch, 1);
+        s3l__ckpt_cleanup(&ck);
+        s3l_dest_free(d);
+        s3l_store_free(ws);
+        lake_rm(&l);
+    }
+}
+
+/*
+ * Deferred: the upload of the epoch's last file fails on the committer's thread, before the commit
+ * point. The next commit returns that failure with its message, once, then S3L_ESTATE; nothing of
+ * epoch 1 was recorded, its staged files are removed (never recorded), and the next writer finds
+ * no pending epoch and stages epoch 1 again.
+ */
+static void upload_failure_before_the_point(void **state)
+{
+    (void)state;
+    struct lake l;
+    lake_new(&l);
+    struct s3l_error err = {0};
+    s3l_test_fail_op_arm("upload_publish", 1);
+    struct s3l_store *ws = NULL;
+    assert_int_equal(s3l_store_open(l.url, NULL, &ws, &err), 0); /* wrapped */
+    struct s3l_dest *d = open_dest_v(ws, S3L_DEST_OPTIONS_VERSION, false, true, &err);
+    struct s3l_dest_stream *st;
+    assert_int_equal(s3l_dest_stream(d, NULL, "t", &schema2, &st, &err), 0);
+    struct s3l_row_sink k;
+    assert_int_equal(s3l_dest_lane_sink(st, 0, &k), 0);
+    put_row(&k, 1); /* one small file: closed by the commit, published by the committer */
+    struct s3l_dest_commit_info ci;
+    assert_int_equal(s3l_dest_commit(d, "{\"n\": 1}", &ci, &err), 0);
+    assert_int_equal(ci.finishing, 1);
+    put_row(&k, 2);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_dest_commit(d, "{\"n\": 2}", &ci, &err), S3L_EIO);
+    if (!strstr(err.message, "injected failure of upload_publish") ||
+        !strstr(err.message, "_openetl/staging/"))
+        fail_msg("message: %s", err.message);
+    s3l_error_clear(&err);
+    assert_int_equal(s3l_dest_sync(d, &ci, &err), 0); /* reported once */
+    assert_int_equal(s3l_dest_commit(d, "{\"n\": 2}", &ci, &err), S3L_ESTATE);
+    s3l_dest_abort(d);
+    s3l_dest_free(d);
+    s3l_store_free(ws);
+    s3l_test_crash_disarm();
+    struct s3l__ckpt ck;
+    read_ckpt(l.url, &ck);
+    assert_false(ck.has_pending);
+    assert_int_equal(ck.committed_epoch, 0);
+    assert_null(ck.state); /* the positions of epoch 1 were never recorded */
+    s3l__ckpt_cleanup(&ck);
+    assert_int_equal(count_under(l.url, "_openetl/staging/"), 0);
+    assert_int_equal(count_under(l.url, "t/"), 0);
+    lake_rm(&l);
+}
+
+/* Options of versions 1 and 2 predate the pipelined commit: their commits finish before they
+ * return (the epoch reported by the same call). s3l_dest_open takes every version up to the
+ * current one (it took only 1 and the current), and refuses 0 and the next. */
+static void old_versions_are_serial(void **state)
+{
+    (void)state;
+    for (int v = 1; v <= S3L_DEST_OPTIONS_VERSION; v++) {
+        struct lake l;
+        lake_new(&l);
+        struct s3l_store *s = NULL;
+        struct s3l_error err = {0};
+        assert_int_equal(s3l_store_open(l.url, NULL, &s, &err), 0);
+        struct s3l_dest *d = open_dest_v(s, v, false, false, &err);
+        struct s3l_dest_stream *st;
+        assert_int_equal(s3l_dest_stream(d, NULL, "t", &schema2, &st, &err), 0);
+        struct s3l_row_sink k;
+        assert_int_equal(s3l_dest_lane_sink(st, 0, &k), 0);
+        put_row(&k, 1);
+        struct s3l_dest_commit_info ci;
+        assert_int_equal(s3l_dest_commit(d, "{\"n\": 1}", &ci, &err), 0);
+        assert_int_equal(ci.epoch, v < 3 ? 1 : 0);
+        assert_int_equal(ci.finishing, v < 3 ? 0 : 1);
+        if (v < 3)
+            assert_true(s3l_dest_wait_finish(d, 0)); /* nothing ever finishes behind */
+        assert_int_equal(s3l_dest_sync(d, &ci, &err), 0);
+        s3l_dest_free(d);
+        struct s3l_dest_options o = {.version = v, .pipeline_id = "pq"};
+        assert_int_equal(s3l_dest_open(s, &o, &d, &err), 0);
+        s3l_dest_free(d);
+        s3l_store_free(s);
+        lake_rm(&l);
+    }
+    struct lake l;
+    lake_new(&l);
+    struct s3l_store *s = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_store_open(l.url, NULL, &s, &err), 0);
+    struct s3l_dest *d = NULL;
+    struct s3l_dest_options bad[] = {{.version = 0, .pipeline_id = "pq"},
+                                     {.version = S3L_DEST_OPTIONS_VERSION + 1, .pipeline_id = "pq"}};
+    for (size_t i = 0; i < 2; i++) {
+        s3l_error_clear(&err);
+        assert_int_equal(s3l_dest_open(s, &bad[i], &d, &err), S3L_EINVALID_CONFIG);
+    }
+    s3l_store_free(s);
+    lake_rm(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(overlap_at_every_point),
         cmocka_unit_test(requests_per_epoch_as_serial),
         cmocka_unit_test(finish_failure_reaches_the_next_commit),
+        cmocka_unit_test(where_commit_returns),
+        cmocka_unit_test(upload_failure_before_the_point),
+        cmocka_unit_test(old_versions_are_serial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,7 +146,7 @@ static int md_grow(void *ctx, size_t input, struct s3l_error *err)
 
 /* Its commits finish before they return: no sync. */
 static const struct s3l__dest_ops mem_dest_ops = {md_positions, md_start, md_commit, md_reject,
-                                                  md_close,     md_grow,  NULL};
+                                                  md_close,     md_grow,  NULL,      NULL};
 
 /* ---- A source: one decimal integer per line; a line starting with 'x' is a bad record. ---- */
 

@@ -297,6 +297,12 @@ struct s3l__staging {
     char *final;
 };
 
+/* A file closed by a commit, its upload not yet published (lane.c, s3l__staging_publish). */
+struct s3l__sealed {
+    struct s3l_upload *up;
+    const char *staged; /* its staged key (the staged list's, for messages) */
+};
+
 /* One writer of a stream: its open file and its sticky failure (lane.c). */
 struct s3l__lane {
     struct s3l_dest_stream *st;
@@ -346,6 +352,10 @@ struct s3l_dest {
     pthread_mutex_t mu;
     struct s3l__ckpt_file *staged;
     size_t n_staged, cap_staged;
+    /* The uploads of the staged files the commit closed (prepare, s3l_dest_lane_close), not yet
+     * published: the commit publishes them first (on the committer's thread when pipelined). */
+    struct s3l__sealed *sealed;
+    size_t n_sealed, cap_sealed;
     /* The schema record s3l_dest_read_record read last (issue 14 item 2: read once, passed on):
      * the next s3l_dest_stream of that table merges with it instead of reading it again, and
      * drops it. table NULL: none held. text NULL: the table had no record. */
@@ -361,13 +371,24 @@ struct s3l_dest {
     /* The epoch being staged: lanes and dead letters name their files with it (ck belongs to
      * the committer while an epoch finishes). ck.committed_epoch + 1 whenever nothing finishes. */
     uint64_t stage_epoch;
-    bool serial; /* s3l_dest_options.serial_commit: each commit finishes before it returns */
+    bool serial; /* s3l_dest_options.serial_commit (or version < 3): each commit finishes
+                  * before it returns */
+    bool defer;  /* s3l_dest_options.defer_commit_point: the committer publishes the files the
+                  * commit closed and writes the commit point (only when not serial) */
     /* Pipelined commit (docs/internals/commit.md): the committer, one thread per finishing
      * epoch, which owns ck (and the epoch's files in it) from the handoff to the join. */
     struct {
         pthread_t th;
         bool running; /* started and not joined */
         int rc;       /* its finish's result, read after the join */
+        bool with_point;            /* the committer publishes and writes the commit point */
+        /* Set by the committer as its last step (under mu, cv signalled): joining will not
+         * wait (s3l_dest_wait_finish). */
+        bool ended;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        struct s3l__sealed *sealed; /* the epoch's uploads to publish first (owned) */
+        size_t n_sealed;
         struct s3l_error err;
         struct s3l_dest_commit_info info; /* the epoch: counts, requests of its staging */
         struct s3l_store_counts tally_at; /* the tally when it started */
@@ -385,6 +406,9 @@ struct s3l_dest {
  * is kept (failed, failed_err) until a call that can return it does (s3l__dest_join_err).
  */
 void s3l__dest_join(struct s3l_dest *d);
+/* Whether the files a commit closes are sealed (defer_commit_point, pipelined): prepare and
+ * s3l_dest_lane_close leave their uploads to the committer. */
+bool s3l__dest_seals(const struct s3l_dest *d);
 /* s3l__dest_join, then a kept failure is returned (once) with its message in err. */
 int s3l__dest_join_err(struct s3l_dest *d, struct s3l_error *err);
 
@@ -414,18 +438,28 @@ int s3l__dest_claim(struct s3l_dest *d, struct s3l_error *err);
 
 /* Staging (lane.c): begin an upload of `name` of table under the staging prefix (a dead-letter
  * file when deadletter: its final key is under _openetl/deadletter/); write hashes and counts;
- * cleanup aborts and frees (a no-op on a zeroed f); publish publishes it and adds it, with its
- * size, rows and SHA-256, to d's staged list (taking its keys). Store errors; S3L_ENOMEM. */
+ * cleanup aborts and frees (a no-op on a zeroed f); publish adds it, with its size, rows and
+ * SHA-256, to d's staged list (taking its keys), published now, or sealed when seal: its upload
+ * goes to d->sealed, for the commit to publish before its commit point (commit.md "Pipelined
+ * commit": the files closed by a commit are published by its committer). Store errors;
+ * S3L_ENOMEM. */
 int s3l__staging_begin(struct s3l_dest *d, struct s3l__staging *f, const char *table,
                        const char *name, bool deadletter, struct s3l_error *err);
 int s3l__staging_write(struct s3l__staging *f, const void *data, size_t len, struct s3l_error *err);
 void s3l__staging_cleanup(struct s3l__staging *f);
 int s3l__staging_publish(struct s3l_dest *d, struct s3l__staging *f, const char *table,
-                         uint64_t rows, bool deadletter, struct s3l_error *err);
+                         uint64_t rows, bool deadletter, bool seal, struct s3l_error *err);
+/* Publishes n sealed uploads in order (event after-stage after each), taking them: after a
+ * failure the rest are aborted. The first failure, its message naming the staged key. */
+int s3l__staging_publish_sealed(struct s3l_dest *d, struct s3l__sealed *sealed, size_t n,
+                                struct s3l_error *err);
+/* Aborts d's sealed uploads (an epoch dropped before its commit). */
+void s3l__staging_abort_sealed(struct s3l_dest *d);
 
-/* Lanes (lane.c): close and stage the open file (none staged when all its rows were refused);
- * drop the open file unstaged; copy the lane's sticky error into err and return its code. */
-int s3l__lane_close_file(struct s3l__lane *l, struct s3l_error *err);
+/* Lanes (lane.c): close and stage the open file (none staged when all its rows were refused),
+ * sealed when seal (s3l__staging_publish); drop the open file unstaged; copy the lane's sticky
+ * error into err and return its code. */
+int s3l__lane_close_file(struct s3l__lane *l, bool seal, struct s3l_error *err);
 void s3l__lane_drop(struct s3l__lane *l);
 int s3l__lane_sticky_out(struct s3l__lane *l, struct s3l_error *err);
 

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commit/commit.h"
 #include "os/os.h"
@@ -54,10 +55,12 @@ void s3l_dest_abort(struct s3l_dest *d)
         return;
     s3l__dest_join(d); /* the epoch finishing is past its commit point: it is not dropped */
     reset_epoch(d);
+    s3l__staging_abort_sealed(d);
     free_staged(d, true);
 }
 
-/* Step 2: close and stage every open file. A lane's sticky failure is returned first. */
+/* Step 2: close and stage every open file (sealed when the commit point is deferred: published
+ * by the committer before it). A lane's sticky failure is returned first. */
 static int prepare(struct s3l_dest *d, struct s3l_error *err)
 {
     for (size_t i = 0; i < d->n_streams; i++) {
@@ -74,19 +77,19 @@ static int prepare(struct s3l_dest *d, struct s3l_error *err)
         for (unsigned j = 0; j < d->lanes; j++) {
             if (!st->lanes[j].w)
                 continue;
-            int rc = s3l__lane_close_file(&st->lanes[j], err);
+            int rc = s3l__lane_close_file(&st->lanes[j], s3l__dest_seals(d), err);
             if (rc) {
                 s3l_error_prefix(err, "staging a file of %s", st->table);
                 return rc; /* not prefix's result: ENOMEM leaves err empty (code 0) */
             }
         }
         if (st->dl.up) {
-            int rc = s3l__staging_publish(d, &st->dl, st->table, st->dl_rows, true, err);
+            int rc = s3l__staging_publish(d, &st->dl, st->table, st->dl_rows, true,
+                                          s3l__dest_seals(d), err);
             if (rc)
                 return rc;
         }
     }
-    s3l_store_event(d->store, S3L__EV_AFTER_PREPARE);
     return 0;
 }
 
@@ -176,6 +179,11 @@ static bool same_state(const char *recorded, const char *state_json)
     return same;
 }
 
+bool s3l__dest_seals(const struct s3l_dest *d)
+{
+    return d->defer && !d->serial;
+}
+
 /* --- requests per epoch, and the committer --- */
 
 /* The requests of the stager's side since the mark (the store's counts less the committer's).
@@ -197,21 +205,96 @@ static void mark_counts(struct s3l_dest *d)
     s3l__tally_read(&d->tally, &d->tally_mark);
 }
 
-/* Step 4 of the pending epoch in d->ck, just after this writer's commit point. */
-static int finish(struct s3l_dest *d, struct s3l_error *err)
+/* Drops the pending epoch from d->ck after a failure before or at its commit point: its files
+ * (their staged copies removed when `remove`: never recorded) and the records it carried (the
+ * streams keep theirs). */
+static void drop_pending(struct s3l_dest *d, bool remove)
 {
+    free_carried(d);
+    for (size_t i = 0; i < d->ck.n_files; i++) {
+        if (remove)
+            s3l_store_remove(d->store, d->ck.files[i].staged, NULL);
+        s3l_free(d->ck.files[i].table);
+        s3l_free(d->ck.files[i].staged);
+        s3l_free(d->ck.files[i].final);
+    }
+    s3l_free(d->ck.files);
+    d->ck.files = NULL;
+    d->ck.n_files = 0;
+    d->ck.has_pending = false;
+    d->ck.pending_epoch = d->ck.pending_generation = 0;
+}
+
+/*
+ * The end of step 2 and step 3 for the epoch set pending in d->ck: publish the uploads prepare
+ * sealed (event after-prepare after them), then the commit point. *point: the commit point was
+ * attempted, so a failure leaves d broken (the write may have happened even when it failed: a
+ * reply lost after the publish, an error after the rename; the staged files may be pending now,
+ * so they are not deleted but left for recovery or gc). Before it, the epoch is dropped from
+ * d->ck and its staged files removed.
+ */
+static int record_point(struct s3l_dest *d, bool *point, struct s3l_error *err)
+{
+    *point = false;
+    int rc = s3l__staging_publish_sealed(d, d->job.sealed, d->job.n_sealed, err);
+    s3l_free(d->job.sealed);
+    d->job.sealed = NULL;
+    d->job.n_sealed = 0;
+    if (rc) {
+        drop_pending(d, true);
+        return rc;
+    }
+    s3l_store_event(d->store, S3L__EV_AFTER_PREPARE);
+    *point = true;
+    rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
+    if (rc) {
+        drop_pending(d, false);
+        return rc;
+    }
+    records_carried(d);
+    return 0;
+}
+
+/* The committer's part of an epoch: its commit point first when d->job.with_point (deferred,
+ * record_point), then step 4. *point as record_point's (true when the point was done before). */
+static int complete(struct s3l_dest *d, bool *point, struct s3l_error *err)
+{
+    *point = true;
+    int rc = d->job.with_point ? record_point(d, point, err) : 0;
+    if (rc)
+        return rc;
     s3l_store_event(d->store, S3L__EV_AFTER_CHECKPOINT);
     return s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, false, err);
 }
 
-/* The committer: one epoch's finish, its requests counted in d->tally. */
+/* The committer: one epoch's completion, its requests counted in d->tally. */
 static void *committer(void *arg)
 {
     struct s3l_dest *d = arg;
+    bool point;
     s3l__tally_set(&d->tally);
-    d->job.rc = finish(d, &d->job.err);
+    d->job.rc = complete(d, &point, &d->job.err);
     s3l__tally_set(NULL);
+    pthread_mutex_lock(&d->job.mu);
+    d->job.ended = true;
+    pthread_cond_broadcast(&d->job.cv);
+    pthread_mutex_unlock(&d->job.mu);
     return NULL;
+}
+
+bool s3l_dest_wait_finish(struct s3l_dest *d, uint64_t timeout_ms)
+{
+    if (!d->job.running)
+        return true;
+    /* pthread_cond_timedwait's clock: CLOCK_REALTIME, s3l__os_now_ns's. */
+    int64_t at = s3l__os_now_ns() + (int64_t)S3L_MIN(timeout_ms, (uint64_t)INT32_MAX) * 1000000;
+    struct timespec until = {(time_t)(at / 1000000000), (long)(at % 1000000000)};
+    pthread_mutex_lock(&d->job.mu);
+    while (!d->job.ended && pthread_cond_timedwait(&d->job.cv, &d->job.mu, &until) == 0)
+        ;
+    bool ended = d->job.ended;
+    pthread_mutex_unlock(&d->job.mu);
+    return ended;
 }
 
 void s3l__dest_join(struct s3l_dest *d)
@@ -248,47 +331,53 @@ int s3l__dest_join_err(struct s3l_dest *d, struct s3l_error *err)
 }
 
 /*
- * After the commit point: the finish of the epoch (ci) on the committer's thread, or here when
- * serial (or when no thread can be started). *handed: it went to the committer (ci is reported
- * at its join).
+ * The epoch set pending in d->ck completed (complete(): its files published, its commit point,
+ * its finish) on the committer's thread, or here when serial (or when no thread can be started).
+ * *handed: it went to the committer (ci is reported at its join). A failure here at or after the
+ * commit point leaves d broken; the committer's, whatever it is, does at the join.
  */
 static int hand_off(struct s3l_dest *d, struct s3l_dest_commit_info *ci, bool *handed,
                     struct s3l_error *err)
 {
     *handed = false;
+    bool point = false;
+    int rc;
     if (!d->serial) {
         stager_since(d, &ci->requests);
         mark_counts(d);
         d->job.info = *ci;
         d->job.tally_at = d->tally_mark;
         d->job.rc = 0;
+        d->job.ended = false;
         s3l_error_clear(&d->job.err);
         if (pthread_create(&d->job.th, NULL, committer, d) == 0) {
             d->job.running = true;
             *handed = true;
             return 0;
         }
-        /* No thread: finished here, its requests counted from the mark just taken. */
-        int rc = finish(d, err);
+        /* No thread: completed here, its requests counted from the mark just taken. */
+        rc = complete(d, &point, err);
         struct s3l_store_counts rest;
         stager_since(d, &rest);
         mark_counts(d);
         s3l__counts_add(&ci->requests, &rest, &ci->requests);
-        return rc;
+    } else {
+        rc = complete(d, &point, err);
+        stager_since(d, &ci->requests);
+        mark_counts(d);
     }
-    int rc = finish(d, err);
-    stager_since(d, &ci->requests);
-    mark_counts(d);
+    if (rc && point)
+        d->broken = rc;
     return rc;
 }
 
-/* Steps 3 and 4 for an epoch that staged files: the commit point, then the finish (handed to
- * the committer unless serial). A failure at or after the commit point leaves d broken (only
- * reopening recovers). */
+/* Steps 3 and 4 for an epoch that staged files (with the end of step 2 when its uploads were
+ * sealed): handed to the committer unless serial, from the commit point on, or from the
+ * publishes on when deferred (defer_commit_point). A failure before the commit point drops the
+ * epoch (the caller aborts); at or after it leaves d broken (only reopening recovers). */
 static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci, bool *handed,
                         struct s3l_error *err)
 {
-    int rc;
     *handed = false;
     for (size_t i = 0; i < d->n_staged; i++) {
         if (d->staged[i].deadletter) {
@@ -299,40 +388,38 @@ static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci, boo
         }
     }
     ci->epoch = d->stage_epoch;
+    /* The commit point covers the schema records too. */
+    int rc = carry_records(d);
+    if (rc) {
+        free_carried(d); /* the streams keep theirs */
+        return s3l_error_set(err, rc,
+                             "out of memory carrying the schema records into the checkpoint");
+    }
     d->ck.has_pending = true;
     d->ck.pending_epoch = ci->epoch;
     d->ck.pending_generation = d->generation;
     d->ck.files = d->staged;
     d->ck.n_files = d->n_staged;
-    /* The commit point, covering the schema records too. */
-    rc = carry_records(d);
-    if (rc)
-        s3l_error_set(err, rc, "out of memory carrying the schema records into the checkpoint");
-    else
-        rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
-    d->ck.files = NULL;
-    d->ck.n_files = 0;
+    d->staged = NULL;
+    d->n_staged = d->cap_staged = 0;
+    d->job.sealed = d->sealed;
+    d->job.n_sealed = d->n_sealed;
+    d->sealed = NULL;
+    d->n_sealed = d->cap_sealed = 0;
+    /* The commit point here, unless deferred to the committer (then the files' uploads too). */
+    d->job.with_point = d->defer && !d->serial;
+    bool point = false;
+    rc = d->job.with_point ? 0 : record_point(d, &point, err);
     if (rc) {
-        free_carried(d); /* the streams keep theirs */
-        d->ck.has_pending = false;
-        d->ck.pending_epoch = d->ck.pending_generation = 0;
-        /* The write may have happened even so (a reply lost after the publish, an error
-         * after the rename): the staged files may be pending now, so they must not be
-         * deleted. They are left for recovery or gc, and this writer stops. */
-        free_staged(d, false);
-        d->broken = rc;
-    } else {
-        records_carried(d);
-        d->ck.files = d->staged;
-        d->ck.n_files = d->n_staged;
-        d->staged = NULL;
-        d->n_staged = d->cap_staged = 0;
-        /* The next epoch's files are named with its number from now on. */
-        d->stage_epoch = ci->epoch + 1;
-        rc = hand_off(d, ci, handed, err);
-        if (rc)
+        if (point)
             d->broken = rc;
+        return rc;
     }
+    /* The next epoch's files are named with its number from now on. */
+    d->stage_epoch = ci->epoch + 1;
+    rc = hand_off(d, ci, handed, err);
+    if (rc && !d->broken)
+        d->stage_epoch = ci->epoch; /* dropped before its commit point: staged again */
     return rc;
 }
 
@@ -372,6 +459,7 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
     if (d->n_staged == 0) {
         /* No stream had rows: no file, no marker; only the runner's positions move (and
          * nothing at all is written when they did not, unless a heartbeat is due). */
+        s3l_store_event(d->store, S3L__EV_AFTER_PREPARE);
         if (state_json && !same_state(old_state, state_json)) {
             rc = s3l__dest_claim(d, err);
             if (rc == 0)
@@ -450,6 +538,8 @@ static void dest_free_fields(struct s3l_dest *d)
         s3l__stream_free(d->streams[i]);
     s3l_free(d->streams);
     s3l__dest_memo_free(d);
+    s3l__staging_abort_sealed(d);
+    s3l_free(d->sealed);
     free_staged(d, false);
     s3l_free(d->staged);
     s3l__ckpt_cleanup(&d->ck);
@@ -457,6 +547,8 @@ static void dest_free_fields(struct s3l_dest *d)
     if (d->format.destroy)
         d->format.destroy(d->format.ctx);
     pthread_mutex_destroy(&d->mu);
+    pthread_mutex_destroy(&d->job.mu);
+    pthread_cond_destroy(&d->job.cv);
     s3l__tally_cleanup(&d->tally);
     s3l_free(d);
 }
@@ -473,10 +565,14 @@ int s3l__dest_open_lazy(struct s3l_store *store, const struct s3l_dest_options *
         return rc ? rc : s3l_error_set(err, S3L_ENOMEM, "out of memory opening a destination");
     }
     pthread_mutex_init(&d->mu, NULL);
+    pthread_mutex_init(&d->job.mu, NULL);
+    pthread_cond_init(&d->job.cv, NULL);
     s3l_store_counts(store, &d->mark);
     s3l__tally_init(&d->tally, s3l__store_counts_owner(store), d->mark.unit);
     d->store = store;
-    d->serial = o->version >= 3 && o->serial_commit;
+    /* Versions 1 and 2 predate the pipelined commit: their commits finish before they return. */
+    d->serial = o->version < 3 || o->serial_commit;
+    d->defer = o->version >= 4 && o->defer_commit_point;
     d->format = *format;
     d->file_size = o->file_size ? o->file_size : S3L_DEST_DEFAULT_FILE_SIZE;
     d->lanes = o->lanes ? o->lanes : 1;

@@ -173,7 +173,7 @@ int s3l_dest_open(struct s3l_store *store, const struct s3l_dest_options *o, str
 int s3l__dest_open_parquet(struct s3l_store *store, const struct s3l_dest_options *o, bool recover,
                            struct s3l_dest **out, struct s3l_error *err)
 {
-    if (!o || (o->version != 1 && o->version != S3L_DEST_OPTIONS_VERSION))
+    if (!o || o->version < 1 || o->version > S3L_DEST_OPTIONS_VERSION)
         return s3l_error_set(err, S3L_EINVALID_CONFIG, "destination options: bad version");
     /* Refused before anything is allocated or touched. */
     int rc = s3l_dest_check_disposition(o->disposition, err);

@@ -55,29 +55,30 @@ void s3l__staging_cleanup(struct s3l__staging *f)
     memset(f, 0, sizeof(*f));
 }
 
-/* Publishes the staged file and adds it to the epoch's staged list (taking its names). */
-int s3l__staging_publish(struct s3l_dest *d, struct s3l__staging *f, const char *table,
-                         uint64_t rows, bool deadletter, struct s3l_error *err)
+/*
+ * Adds the file to the epoch's staged list (taking its keys), with its size, rows and SHA-256.
+ * up: its upload when not published yet (sealed: d->sealed gets it, and the commit publishes it
+ * before its commit point), or NULL when it was.
+ */
+static int add_staged(struct s3l_dest *d, struct s3l__staging *f, const char *table, uint64_t rows,
+                      bool deadletter, const uint8_t md[32], struct s3l_upload *up,
+                      struct s3l_error *err)
 {
-    uint8_t md[32];
-    int rc = s3l__md_final(&f->sha, md, err);
-    if (rc)
-        return rc;
-    struct s3l_upload *up = f->up;
-    f->up = NULL;
-    rc = s3l_store_upload_publish(up, NULL, err);
-    if (rc)
-        return rc;
-    s3l_store_event(d->store, S3L__EV_AFTER_STAGE);
     char *t = s3l_strdup(table);
-    if (!t)
-        return s3l_error_set(err, S3L_ENOMEM, "out of memory staging a file of table %s", table);
     pthread_mutex_lock(&d->mu);
-    if (s3l__array_reserve(&d->staged, &d->cap_staged, d->n_staged + 1, sizeof(*d->staged),
-                           16)) {
+    int rc = t ? s3l__array_reserve(&d->staged, &d->cap_staged, d->n_staged + 1,
+                                    sizeof(*d->staged), 16)
+               : S3L_ENOMEM;
+    if (rc == 0 && up)
+        rc = s3l__array_reserve(&d->sealed, &d->cap_sealed, d->n_sealed + 1, sizeof(*d->sealed),
+                                16);
+    if (rc) {
         pthread_mutex_unlock(&d->mu);
         s3l_free(t);
-        s3l_store_remove(d->store, f->staged, NULL);
+        if (up)
+            s3l_store_upload_abort(up);
+        else
+            s3l_store_remove(d->store, f->staged, NULL);
         return s3l_error_set(err, S3L_ENOMEM,
                              "out of memory adding a staged file of table %s to the epoch", table);
     }
@@ -90,11 +91,58 @@ int s3l__staging_publish(struct s3l_dest *d, struct s3l__staging *f, const char 
     cf->rows = rows;
     cf->deadletter = deadletter;
     s3l_hex_encode(md, 32, cf->sha256);
+    if (up)
+        d->sealed[d->n_sealed++] = (struct s3l__sealed){up, cf->staged};
     pthread_mutex_unlock(&d->mu);
     f->staged = NULL;
     f->final = NULL;
     s3l__staging_cleanup(f);
     return 0;
+}
+
+int s3l__staging_publish(struct s3l_dest *d, struct s3l__staging *f, const char *table,
+                         uint64_t rows, bool deadletter, bool seal, struct s3l_error *err)
+{
+    uint8_t md[32];
+    int rc = s3l__md_final(&f->sha, md, err);
+    if (rc)
+        return rc;
+    struct s3l_upload *up = f->up;
+    f->up = NULL;
+    if (seal)
+        return add_staged(d, f, table, rows, deadletter, md, up, err);
+    rc = s3l_store_upload_publish(up, NULL, err);
+    if (rc)
+        return rc;
+    s3l_store_event(d->store, S3L__EV_AFTER_STAGE);
+    return add_staged(d, f, table, rows, deadletter, md, NULL, err);
+}
+
+int s3l__staging_publish_sealed(struct s3l_dest *d, struct s3l__sealed *sealed, size_t n,
+                                struct s3l_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct s3l_upload *up = sealed[i].up;
+        sealed[i].up = NULL;
+        if (rc) {
+            s3l_store_upload_abort(up);
+            continue;
+        }
+        rc = s3l_store_upload_publish(up, NULL, err);
+        if (rc)
+            s3l_error_prefix(err, "staging %s", sealed[i].staged);
+        else
+            s3l_store_event(d->store, S3L__EV_AFTER_STAGE);
+    }
+    return rc;
+}
+
+void s3l__staging_abort_sealed(struct s3l_dest *d)
+{
+    for (size_t i = 0; i < d->n_sealed; i++)
+        s3l_store_upload_abort(d->sealed[i].up);
+    d->n_sealed = 0;
 }
 
 /* --- lanes --- */
@@ -145,7 +193,7 @@ static int lane_open_file(struct s3l__lane *l)
     return 0;
 }
 
-int s3l__lane_close_file(struct s3l__lane *l, struct s3l_error *err)
+int s3l__lane_close_file(struct s3l__lane *l, bool seal, struct s3l_error *err)
 {
     struct s3l_dest *d = l->st->d;
     uint64_t rows = d->format.rows(l->w);
@@ -159,7 +207,7 @@ int s3l__lane_close_file(struct s3l__lane *l, struct s3l_error *err)
     d->format.free(l->w);
     l->w = NULL;
     if (rc == 0)
-        rc = s3l__staging_publish(d, &l->f, l->st->table, rows, false, err);
+        rc = s3l__staging_publish(d, &l->f, l->st->table, rows, false, seal, err);
     s3l__staging_cleanup(&l->f);
     return rc;
 }
@@ -238,7 +286,7 @@ static int fwd_row_end(void *ctx, struct s3l_error *err)
     if (rc == S3L_EINVALID_INPUT)
         return rc; /* the row is dropped; the file goes on */
     if (rc == 0 && l->st->d->format.size_estimate(l->w) >= l->st->d->file_size)
-        rc = s3l__lane_close_file(l, &l->err);
+        rc = s3l__lane_close_file(l, false, &l->err);
     else if (rc && l->err.code == 0 && err)
         l->err = *err;
     if (rc)
@@ -277,7 +325,7 @@ static int fwd_put_columns(void *ctx, size_t n, const struct s3l_column_batch *c
             return rc;
         first += done;
         if (rc == 0 && d->format.size_estimate(l->w) >= d->file_size)
-            rc = s3l__lane_close_file(l, &l->err);
+            rc = s3l__lane_close_file(l, false, &l->err);
         else if (rc == 0 && done == 0 && first < n)
             rc = s3l_error_set(&l->err, S3L_EINTERNAL, "a column batch made no progress");
         else if (rc && l->err.code == 0 && err)
@@ -314,7 +362,7 @@ int s3l_dest_lane_close(struct s3l_dest_stream *st, unsigned lane, struct s3l_er
         return s3l__lane_sticky_out(l, err);
     if (!l->w)
         return 0;
-    int rc = s3l__lane_close_file(l, &l->err);
+    int rc = s3l__lane_close_file(l, s3l__dest_seals(st->d), &l->err);
     if (rc) {
         s3l_error_prefix(&l->err, "staging a file of %s", st->table);
         return lane_fail(l, rc, err);

@@ -10,6 +10,7 @@
 #define FOLLOW_WAIT_MS    250 /* follow mode: the longest wait between looks at a stop */
 #define FOLLOW_POLL_MS    500 /* follow mode without inotify: a stat of each input this often */
 #define FOLLOW_GLOB_NS    1000000000LL /* follow mode: a source's globs expanded again this often */
+#define S3L__PROGRESS_EVERY_NS 500000000LL /* a progress report at most this often */
 
 struct loop {
     const struct s3l_pipeline_options *o;

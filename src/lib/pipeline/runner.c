@@ -20,7 +20,6 @@
 #include "loop.h"
 #include "runner.h"
 
-#define PROGRESS_EVERY_NS 500000000LL
 #define CLOCK_EVERY_ROWS  64
 
 void s3l_pipeline_options_init(struct s3l_pipeline_options *o)
@@ -184,7 +183,7 @@ static int after_call(struct loop *l, size_t i, struct s3l__source *src, uint64_
     *since_clock = 0;
     int64_t now = l->now = l->env->now_ns();
     l->st->bytes_in = base + src->ops->bytes(src);
-    if (now - l->t_progress >= PROGRESS_EVERY_NS) {
+    if (now - l->t_progress >= S3L__PROGRESS_EVERY_NS) {
         l->t_progress = now;
         s3l__loop_report(l, S3L_EVENT_PROGRESS, NULL);
     }

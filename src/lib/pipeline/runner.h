@@ -127,6 +127,9 @@ struct s3l__dest_ops {
      * That finish's failure (the destination's errors, as commit's).
      */
     int (*sync)(void *ctx, struct s3l__commit_info *info, struct s3l_error *err);
+    /* Waits at most timeout_ms for that epoch to end; true when none finishes any more. May be
+     * NULL (sync alone waits). */
+    bool (*wait)(void *ctx, uint64_t timeout_ms);
 };
 
 /* The sources and destination of a run, provided by glue.c (or by a test). */

@@ -72,6 +72,16 @@ int s3l__loop_settle(struct loop *l, struct s3l_error *err)
 {
     if (!l->env->dest->sync)
         return 0;
+    /* The wait may be long (the last epoch's uploads, its commit point and finish): progress is
+     * reported meanwhile, as while reading. */
+    while (l->env->dest->wait &&
+           !l->env->dest->wait(l->env->dest_ctx, S3L__PROGRESS_EVERY_NS / 1000000)) {
+        l->now = l->env->now_ns();
+        if (l->now - l->t_progress >= S3L__PROGRESS_EVERY_NS) {
+            l->t_progress = l->now;
+            s3l__loop_report(l, S3L_EVENT_PROGRESS, NULL);
+        }
+    }
     struct s3l__commit_info info;
     memset(&info, 0, sizeof(info));
     int rc = l->env->dest->sync(l->env->dest_ctx, &info, err);

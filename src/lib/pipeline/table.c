@@ -38,6 +38,10 @@ static int open_dest(struct s3l__run *r, struct s3l_error *err)
     d.file_size = o->file_size;
     d.lanes = o->lanes;
     d.allow_type_changes = o->allow_type_changes;
+    /* The runner reads its inputs again from the recorded positions after a crash, and settles
+     * every commit whose positions it hands on (pipeline.md "Pipelined commits"): the files'
+     * uploads and the commit point can run behind the reading too (issue 14 item 3). */
+    d.defer_commit_point = true;
     d.parquet = &pq;
     d.memory = o->memory;
     /* Recorded in the checkpoint for gc's liveness rule (issue 10 item 12), rounded up to ms. */
@@ -137,6 +141,12 @@ static int t_sync(void *ctx, struct s3l__commit_info *info, struct s3l_error *er
     return rc;
 }
 
+static bool t_wait(void *ctx, uint64_t timeout_ms)
+{
+    struct s3l__run *r = ctx;
+    return !r->dest || s3l_dest_wait_finish(r->dest, timeout_ms);
+}
+
 static int t_reject(void *ctx, size_t input, const void *raw, size_t len, const char *reason,
                     struct s3l_error *err)
 {
@@ -209,7 +219,7 @@ static int t_grow(void *ctx, size_t input, struct s3l_error *err)
 }
 
 const struct s3l__dest_ops s3l__glue_dest_ops = {t_positions, t_start, t_commit, t_reject,
-                                                 t_close,     t_grow,  t_sync};
+                                                 t_close,     t_grow,  t_sync, t_wait};
 
 /* ---- The stream and its lanes -------------------------------------------------------------- */
 
