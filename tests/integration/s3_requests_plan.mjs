@@ -5,8 +5,8 @@
 // repeated read (a second GET of the checkpoint, a HEAD before a copy) cannot come back unseen,
 // when requests that go out together do not overlap at the proxy (every read, copy and marker
 // answered 50 ms late, so that requests sent one after the other never overlap): an epoch's
-// copies, the start's reads (the markers' listing with the checkpoint; a stream's records'
-// listing with its record), the markers of an epoch's streams (two tables through `run
+// copies, the start's reads (the markers' listing, the checkpoint, a stream's records' listing
+// and its record, all in one round trip), the markers of an epoch's streams (two tables through `run
 // --config`: after every copy, before the committed checkpoint), and when `s3land write --json`
 // reports other counts than the proxy saw (per run and per epoch).
 // Runs in the s3 label against the fixture's RGW (S3L_RGW_ENV).
@@ -92,6 +92,18 @@ function overlapped(log, what, a, b) {
             `${Math.round(a[0].t0)}-${Math.round(a[0].t1)} ms, ${b[0].op} ` +
             `${Math.round(b[0].t0)}-${Math.round(b[0].t1)} ms)`);
 }
+// The start's four reads of table t travel together (one round trip): the markers' listing, the
+// checkpoint, the records' listing and the record, each overlapping the others.
+function startReads(log, what, t) {
+    const reads = [find(log, 'ListObjectsV2', `/_openetl/markers/${t}/`),
+        find(log, 'GetObject', '/_openetl/checkpoints/'),
+        find(log, 'ListObjectsV2', `/_openetl/schemas/${t}/`),
+        find(log, 'GetObject', `/_openetl/schemas/${t}.json`)];
+    const names = ['markers\' listing', 'checkpoint', 'records\' listing', 'record'];
+    for (let i = 0; i < reads.length; i++)
+        for (let j = i + 1; j < reads.length; j++)
+            overlapped(log, `${what}: ${t}'s ${names[i]} and ${names[j]}`, reads[i], reads[j]);
+}
 const epochOf = (key) => { const m = /-(\d{20})[.-]/.exec(path.basename(key)); return m ? Number(m[1]) : 0; };
 const kind = (key) => key.includes('/_openetl/checkpoints/') ? 'checkpoint'
     : key.includes('/_openetl/schemas/') ? 'schema' : key.includes('/_openetl/markers/') ? 'marker'
@@ -127,12 +139,9 @@ async function checkRun(lake, E, f, extra) {
     const reads = (k) => log.filter((e) => e.op === 'GetObject' && kind(e.key) === k).length;
     check(reads('checkpoint') === 1, `${lake}: the checkpoint is read once (${reads('checkpoint')})`);
     check(reads('schema') === 1, `${lake}: the schema record is read once (${reads('schema')})`);
-    // The start's reads in two round trips, not four: the markers' listing (landed elsewhere?)
-    // with the checkpoint, then the stream's listing of the records under ev/ with ev's record.
-    overlapped(log, `${lake}: the markers' listing and the checkpoint`,
-        find(log, 'ListObjectsV2', '/_openetl/markers/ev/'), find(log, 'GetObject', '/_openetl/checkpoints/'));
-    overlapped(log, `${lake}: the records' listing and the record`,
-        find(log, 'ListObjectsV2', '/_openetl/schemas/ev/'), find(log, 'GetObject', '/_openetl/schemas/ev.json'));
+    // The start's reads in one round trip, not four: the markers' listing (landed elsewhere?),
+    // the checkpoint, the stream's listing of the records under ev/ and ev's record.
+    startReads(log, lake, 'ev');
     for (let e = 1; e <= E; e++) {
         const mine = log.filter((x) => x.key && epochOf(x.key) === e);
         const per = byOp(mine);
@@ -186,12 +195,24 @@ async function checkMulti() {
     const seen = byOp(log);
     check(same(seen, want), `${lake}: requests by operation at the proxy ${JSON.stringify(seen)} ` +
         `are the plan's ${JSON.stringify(want)}`);
+    // The start's seven reads (the checkpoint, and per table its markers' listing, its records'
+    // listing and its record) are one batch: more than the client's 4 in flight, so they travel
+    // in waves, but each goes out before all the earlier ones were answered (never a gap with no
+    // read in flight, as between two groups sent one after the other).
+    const reads = [...find(log, 'GetObject', '/_openetl/checkpoints/')];
     for (const t of tables)
-        overlapped(log, `${lake}: ${t}'s markers' listing and the checkpoint`,
-            find(log, 'ListObjectsV2', `/_openetl/markers/${t}/`), find(log, 'GetObject', '/_openetl/checkpoints/'));
-    for (const t of tables)
-        overlapped(log, `${lake}: ${t}'s records' listing and record`,
-            find(log, 'ListObjectsV2', `/_openetl/schemas/${t}/`), find(log, 'GetObject', `/_openetl/schemas/${t}.json`));
+        reads.push(...find(log, 'ListObjectsV2', `/_openetl/markers/${t}/`),
+            ...find(log, 'ListObjectsV2', `/_openetl/schemas/${t}/`),
+            ...find(log, 'GetObject', `/_openetl/schemas/${t}.json`));
+    check(reads.length === 7, `${lake}: the start's 7 reads, once each (${reads.length})`);
+    reads.sort((x, y) => x.t0 - y.t0);
+    let end = reads[0].t1, gaps = 0;
+    for (const r of reads.slice(1)) {
+        if (r.t0 > end) gaps++;
+        end = Math.max(end, r.t1);
+    }
+    check(gaps === 0, `${lake}: the start's reads go out as one batch (${gaps} gaps with none in ` +
+        `flight: ${reads.map((r) => `${Math.round(r.t0)}-${Math.round(r.t1)}`).join(', ')} ms)`);
     const markers = find(log, 'PutObject', '/_openetl/markers/');
     const copies = log.filter((e) => e.op === 'CopyObject');
     const ckpts = find(log, 'PutObject', '/_openetl/checkpoints/');
@@ -216,13 +237,13 @@ try {
     // Three epochs of one file each, then three of two files each (small files: --file-size).
     await checkRun('one', 3, 1, ['--epoch-rows', '1000']);
     await checkRun('two', 3, 2, ['--epoch-rows', '1000', '--file-size', '8KiB', '--row-group-rows', '250']);
-    // A rerun with nothing new: the markers' listing (landed elsewhere?) and the checkpoint, once
-    // each; no stream is opened (no record read), nothing is written.
+    // A rerun with nothing new: the start's four reads, once each, in one round trip (the
+    // records are read with the rest, before the runner knows whether a stream will open; none
+    // does), nothing written.
     const { events, log } = await run('one', ['--epoch-rows', '1000']);
     const seen = byOp(log);
-    check(same(seen, { ListObjectsV2: 1, GetObject: 1 }), `rerun: only two reads ${JSON.stringify(seen)}`);
-    overlapped(log, 'rerun: the markers\' listing and the checkpoint',
-        find(log, 'ListObjectsV2', '/_openetl/markers/ev/'), find(log, 'GetObject', '/_openetl/checkpoints/'));
+    check(same(seen, { ListObjectsV2: 2, GetObject: 2 }), `rerun: only the start's four reads ${JSON.stringify(seen)}`);
+    startReads(log, 'rerun', 'ev');
     check(events.some((x) => x.event === 'up_to_date'), 'rerun: up to date');
     await checkMulti();
 } finally {

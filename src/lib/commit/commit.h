@@ -263,13 +263,15 @@ void s3l__store_access_free(struct s3l_store *s);
 /*
  * read_ahead.c: the reads of a start sent together through s3l_store_read_ahead (issue 14 item
  * 2), so that the calls that make them later are answered from what came back. _start: the
- * checkpoint of pipeline and the markers' listing of each of tables[0..n) (the landed-elsewhere
- * check's), before the check and s3l_dest_open. _stream: table T's schema record, the listing
- * of the records under T/ and, for NS/T, NS's record (s3l_dest_stream's and
- * s3l_dest_read_record's reads). Never fail: what was not read ahead is read by its call.
+ * checkpoint of pipeline, the markers' listing of each of tables[0..n) (the landed-elsewhere
+ * check's) and the stream reads of each of streams[0..n_streams), before the check and
+ * s3l_dest_open: one round trip. _stream: table T's schema record, the listing of the records
+ * under T/ and, for NS/T, NS's record (s3l_dest_stream's and s3l_dest_read_record's reads), those
+ * not kept already. Never fail: what was not read ahead is read by its call.
  */
 void s3l__dest_read_ahead_start(struct s3l_store *s, const char *pipeline,
-                                const char *const *tables, size_t n);
+                                const char *const *tables, size_t n, const char *const *streams,
+                                size_t n_streams);
 void s3l__dest_read_ahead_stream(struct s3l_store *s, const char *table);
 
 /* Protocol step names announced through s3l_store_event. */

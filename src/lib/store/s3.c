@@ -549,10 +549,16 @@ static void keep_read(struct s3_store *s, const struct s3l_read_item *want,
 }
 
 /* The reads of a start at once (s3l_s3_read_objects), kept in s->ahead. */
-static void s3_read_ahead(struct s3l_store *st, const struct s3l_read_item *items, size_t n)
+static void s3_read_ahead(struct s3l_store *st, const struct s3l_read_item *all, size_t n_all)
 {
     struct s3_store *s = S(st);
-    struct s3l_s3_read_item *q = s3l_calloc(n, sizeof(*q));
+    /* What is kept already (read ahead by an earlier batch) is not read again. */
+    struct s3l_read_item *items = s3l_calloc(n_all ? n_all : 1, sizeof(*items));
+    size_t n = 0;
+    for (size_t i = 0; items && i < n_all; i++)
+        if (!s3l__ahead_has(&s->ahead, all[i].kind, all[i].key))
+            items[n++] = all[i];
+    struct s3l_s3_read_item *q = items && n ? s3l_calloc(n, sizeof(*q)) : NULL;
     bool ok = q != NULL;
     for (size_t i = 0; ok && i < n; i++) {
         q[i].kind = items[i].kind == S3L_READ_GET    ? S3L_S3_READ_GET
@@ -571,6 +577,7 @@ static void s3_read_ahead(struct s3l_store *st, const struct s3l_read_item *item
         s3l_free((char *)q[i].key);
     }
     s3l_free(q);
+    s3l_free(items);
 }
 
 /* The client counts the S3 requests (at each attempt it starts), so it owns a thread's tally. */

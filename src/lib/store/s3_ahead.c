@@ -138,6 +138,14 @@ static struct s3l__ahead_entry *find(struct s3l__ahead *a, enum s3l_read_kind ki
     return NULL;
 }
 
+bool s3l__ahead_has(struct s3l__ahead *a, enum s3l_read_kind kind, const char *key)
+{
+    pthread_mutex_lock(&a->mu);
+    bool has = find(a, kind, key) != NULL;
+    pthread_mutex_unlock(&a->mu);
+    return has;
+}
+
 static void give_err(struct s3l_error *err, const struct s3l__ahead_entry *e)
 {
     if (err && err->code == 0)
