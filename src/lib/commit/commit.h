@@ -292,6 +292,8 @@ void s3l__dest_read_ahead_stream(struct s3l_store *s, const char *table);
  */
 /* A file being written into staging: the upload, its running SHA-256 and size (lane.c). */
 struct s3l__staging {
+    struct s3l_dest *d; /* whose claim its publish waits for */
+    bool claim_seen;    /* that claim succeeded */
     struct s3l_upload *up;
     struct s3l__md sha;
     uint64_t bytes;
@@ -345,6 +347,15 @@ struct s3l_dest {
     bool allow_type_changes;
     uint64_t generation; /* this writer's: the checkpoint's at open + 1 */
     bool claimed;        /* the checkpoint holds this generation (step 0 done) */
+    /* The claim started in the background by a lane's first row (claim.c), under its own mu:
+     * joined (and its result kept) by the first s3l__dest_claim_wait. */
+    struct {
+        pthread_mutex_t mu;
+        pthread_t th;
+        bool started, joined;
+        int rc;
+        struct s3l_error err;
+    } claim_job;
     int64_t claim_ns;    /* wall clock just before the claim was written (ns since epoch) */
     int broken;          /* a commit failed at or after its commit point: only reopening recovers */
     uint64_t recovered;  /* the epoch open found pending and committed, or 0 */
@@ -437,6 +448,12 @@ int s3l__dest_open_parquet(struct s3l_store *store, const struct s3l_dest_option
  * checkpoint write's errors.
  */
 int s3l__dest_claim(struct s3l_dest *d, struct s3l_error *err);
+/* The claim in the background (claim.c), from a lane's first row: started on a thread of its own
+ * unless done or started already (no thread: done here). 0 while it runs; its failure once it was
+ * waited for. s3l__dest_claim_wait joins it (0 when none ran) and returns its result, its message
+ * in err, every time it is asked; s3l__dest_claim waits for it first. Thread-safe (lanes). */
+int s3l__dest_claim_begin(struct s3l_dest *d, struct s3l_error *err);
+int s3l__dest_claim_wait(struct s3l_dest *d, struct s3l_error *err);
 
 /* Staging (lane.c): begin an upload of `name` of table under the staging prefix (a dead-letter
  * file when deadletter: its final key is under _openetl/deadletter/); write hashes and counts;

@@ -299,6 +299,7 @@ bool s3l_dest_wait_finish(struct s3l_dest *d, uint64_t timeout_ms)
 
 void s3l__dest_join(struct s3l_dest *d)
 {
+    s3l__dest_claim_wait(d, NULL); /* its failure is returned by the calls that need it */
     if (!d->job.running)
         return;
     pthread_join(d->job.th, NULL);
@@ -441,8 +442,11 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
                     struct s3l_error *err)
 {
     struct s3l_dest_commit_info ci = {0};
-    /* The epoch finishing first: its failure is this call's (the run stops with it). */
+    /* The epoch finishing first: its failure is this call's (the run stops with it). Then the
+     * claim a lane started, if any: a fenced writer stops here (nothing of its was staged). */
     int rc = s3l__dest_join_err(d, err);
+    if (rc == 0)
+        rc = s3l__dest_claim_wait(d, err);
     if (rc)
         return rc;
     if (d->broken)
@@ -548,6 +552,7 @@ static void dest_free_fields(struct s3l_dest *d)
         d->format.destroy(d->format.ctx);
     pthread_mutex_destroy(&d->mu);
     pthread_mutex_destroy(&d->job.mu);
+    pthread_mutex_destroy(&d->claim_job.mu);
     pthread_cond_destroy(&d->job.cv);
     s3l__tally_cleanup(&d->tally);
     s3l_free(d);
@@ -566,6 +571,7 @@ int s3l__dest_open_lazy(struct s3l_store *store, const struct s3l_dest_options *
     }
     pthread_mutex_init(&d->mu, NULL);
     pthread_mutex_init(&d->job.mu, NULL);
+    pthread_mutex_init(&d->claim_job.mu, NULL);
     pthread_cond_init(&d->job.cv, NULL);
     s3l_store_counts(store, &d->mark);
     s3l__tally_init(&d->tally, s3l__store_counts_owner(store), d->mark.unit);
