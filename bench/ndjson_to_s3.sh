@@ -27,6 +27,7 @@ REPEAT=${REPEAT:-5}
 DELAY_MS=${DELAY_MS:-30}
 command -v farm-bench >/dev/null || { echo "bench: needs farm-bench" >&2; exit 1; }
 USER_PAIRS=${USER_PAIRS:-1}
+[ -z "${BEFORE:-}" ] || [ -x "$BEFORE" ] || { echo "bench: BEFORE=$BEFORE is not an executable" >&2; exit 1; }
 [ "$USER_PAIRS" = 0 ] || command -v aws >/dev/null ||
     { echo "bench: needs the AWS CLI (aws) for the DuckDB + aws s3 cp pairs (USER_PAIRS=0 skips them)" >&2; exit 1; }
 mkdir -p "$out"
