@@ -210,19 +210,9 @@ static void mark_counts(struct s3l_dest *d)
  * streams keep theirs). */
 static void drop_pending(struct s3l_dest *d, bool remove)
 {
-    free_carried(d);
-    for (size_t i = 0; i < d->ck.n_files; i++) {
-        if (remove)
-            s3l_store_remove(d->store, d->ck.files[i].staged, NULL);
-        s3l_free(d->ck.files[i].table);
-        s3l_free(d->ck.files[i].staged);
-        s3l_free(d->ck.files[i].final);
-    }
-    s3l_free(d->ck.files);
-    d->ck.files = NULL;
-    d->ck.n_files = 0;
-    d->ck.has_pending = false;
-    d->ck.pending_epoch = d->ck.pending_generation = 0;
+    for (size_t i = 0; remove && i < d->ck.n_files; i++)
+        s3l_store_remove(d->store, d->ck.files[i].staged, NULL);
+    s3l__ckpt_clear_pending(&d->ck);
 }
 
 /*
@@ -408,7 +398,7 @@ static int commit_epoch(struct s3l_dest *d, struct s3l_dest_commit_info *ci, boo
     d->sealed = NULL;
     d->n_sealed = d->cap_sealed = 0;
     /* The commit point here, unless deferred to the committer (then the files' uploads too). */
-    d->job.with_point = d->defer && !d->serial;
+    d->job.with_point = s3l__dest_seals(d);
     bool point = false;
     rc = d->job.with_point ? 0 : record_point(d, &point, err);
     if (rc) {

@@ -183,10 +183,7 @@ static int after_call(struct loop *l, size_t i, struct s3l__source *src, uint64_
     *since_clock = 0;
     int64_t now = l->now = l->env->now_ns();
     l->st->bytes_in = base + src->ops->bytes(src);
-    if (now - l->t_progress >= S3L__PROGRESS_EVERY_NS) {
-        l->t_progress = now;
-        s3l__loop_report(l, S3L_EVENT_PROGRESS, NULL);
-    }
+    s3l__loop_progress(l, now);
     /* The run reads on: the epoch may finish in the background meanwhile. */
     int rc = s3l__loop_epoch_due(l, now) ? commit_now(l, !s3l__loop_may_pipeline(l), err) : 0;
     if (rc)

@@ -68,6 +68,14 @@ void s3l__loop_inflight_keep(struct loop *l, uint64_t finishing, bool *settle)
     l->in_st = *l->st;
 }
 
+void s3l__loop_progress(struct loop *l, int64_t now)
+{
+    if (now - l->t_progress >= S3L__PROGRESS_EVERY_NS) {
+        l->t_progress = now;
+        s3l__loop_report(l, S3L_EVENT_PROGRESS, NULL);
+    }
+}
+
 int s3l__loop_settle(struct loop *l, struct s3l_error *err)
 {
     if (!l->env->dest->sync)
@@ -77,10 +85,7 @@ int s3l__loop_settle(struct loop *l, struct s3l_error *err)
     while (l->env->dest->wait &&
            !l->env->dest->wait(l->env->dest_ctx, S3L__PROGRESS_EVERY_NS / 1000000)) {
         l->now = l->env->now_ns();
-        if (l->now - l->t_progress >= S3L__PROGRESS_EVERY_NS) {
-            l->t_progress = l->now;
-            s3l__loop_report(l, S3L_EVENT_PROGRESS, NULL);
-        }
+        s3l__loop_progress(l, l->now);
     }
     struct s3l__commit_info info;
     memset(&info, 0, sizeof(info));
