@@ -292,8 +292,6 @@ void s3l__dest_read_ahead_stream(struct s3l_store *s, const char *table);
  */
 /* A file being written into staging: the upload, its running SHA-256 and size (lane.c). */
 struct s3l__staging {
-    struct s3l_dest *d; /* whose claim its publish waits for */
-    bool claim_seen;    /* that claim succeeded */
     struct s3l_upload *up;
     struct s3l__md sha;
     uint64_t bytes;

@@ -23,7 +23,6 @@ int s3l__staging_begin(struct s3l_dest *d, struct s3l__staging *f, const char *t
                        const char *name, bool deadletter, struct s3l_error *err)
 {
     memset(f, 0, sizeof(*f));
-    f->d = d;
     f->staged = s3l__key_staged(d->pipeline, d->generation, table, name);
     f->final = deadletter ? s3l__key_deadletter(table, name) : s3l__key_final(table, name);
     int rc = f->staged && f->final
@@ -35,17 +34,6 @@ int s3l__staging_begin(struct s3l_dest *d, struct s3l__staging *f, const char *t
     struct s3l_put_options po = {.size_hint = d->file_size};
     if (rc == 0)
         rc = s3l_store_upload_begin(d->store, f->staged, &po, &f->up, err);
-    return rc;
-}
-
-/* No file is published (made an object under the staging prefix) before this writer's claim
- * succeeded (claim.c); its parts may travel before (an upload is invisible until completed). */
-static int claim_seen(struct s3l__staging *f, struct s3l_error *err)
-{
-    if (f->claim_seen)
-        return 0;
-    int rc = s3l__dest_claim_wait(f->d, err);
-    f->claim_seen = rc == 0;
     return rc;
 }
 
@@ -116,7 +104,9 @@ int s3l__staging_publish(struct s3l_dest *d, struct s3l__staging *f, const char 
                          uint64_t rows, bool deadletter, bool seal, struct s3l_error *err)
 {
     uint8_t md[32];
-    int rc = claim_seen(f, err);
+    /* No file is published (made an object under the staging prefix) before this writer's claim
+     * succeeded (claim.c); its parts may travel before (an upload is invisible until completed). */
+    int rc = s3l__dest_claim_wait(d, err);
     if (rc == 0)
         rc = s3l__md_final(&f->sha, md, err);
     if (rc)
@@ -190,7 +180,7 @@ static int lane_open_file(struct s3l__lane *l)
     if (rc)
         rc = s3l_error_set(&l->err, rc, "file name of pipeline %s: too long", d->pipeline);
     if (rc == 0)
-        rc = s3l__dest_claim_begin(d, &l->err); /* in the background; the first write waits */
+        rc = s3l__dest_claim_begin(d, &l->err); /* in the background; a publish waits for it */
     if (rc == 0)
         rc = s3l__staging_begin(d, &l->f, l->st->table, name, false, &l->err);
     if (rc == 0) {
