@@ -66,14 +66,14 @@ static inline size_t stream_of(const struct loop *l, size_t i)
 
 /* runner.c: the loop's steps the follow half calls (each as its comment in runner.c says). */
 int s3l__loop_drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err);
+/* A progress report when the last one is S3L__PROGRESS_EVERY_NS before now (settle.c: the
+ * reading's and the settle's wait's). */
+void s3l__loop_progress(struct loop *l, int64_t now);
 /* settle.c: the epochs finishing in the background. s3l__loop_settle waits for the one finishing
  * (none: 0) and reports it; s3l__loop_settle_last does so at the end of the run whose result is
  * rc, and returns the run's result (a failure of that epoch's finish comes first); the others
  * keep, report and drop what an epoch handed over will show, and say whether a commit may be
  * left finishing while the run reads on. */
-/* A progress report when the last one is S3L__PROGRESS_EVERY_NS before now (settle.c: the
- * reading's and the settle's wait's). */
-void s3l__loop_progress(struct loop *l, int64_t now);
 int s3l__loop_settle(struct loop *l, struct s3l_error *err);
 int s3l__loop_settle_last(struct loop *l, int rc, enum s3l_pipeline_side *side,
                           struct s3l_error *err);
