@@ -5,11 +5,13 @@
  * once that epoch passed its commit point); then, for each stream of the epoch, copy every staged
  * file to its final name; then write the streams' markers put-if-absent (all at once on a store
  * with batched puts: each depends only on its own stream's copies, all done by then); then record
- * the epoch as committed; then delete the staged files. Every step is idempotent (a copy
+ * the epoch as committed, while the staged files are deleted (once every marker is there no
+ * step reads them again: a recovery skips a stream whose marker exists). Every step is idempotent (a copy
  * replaces its target with the same bytes, a marker that exists with the same bytes is success),
  * so a crash anywhere is repaired by running this again with the same checkpoint; the names come
  * from the checkpoint, so recovery writes under the generation recorded with the epoch.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "commit/commit.h"
@@ -239,6 +241,38 @@ static int finish_streams(struct s3l_store *s, struct s3l__ckpt *c, bool recover
     return rc;
 }
 
+/* The staged files' deletion, on a thread of its own while the committed checkpoint is written
+ * (its requests counted in the tally of the thread that started it). */
+struct removal {
+    struct s3l_store *s;
+    const struct s3l__ckpt_file *files;
+    size_t n;
+    struct s3l__tally *tally;
+    pthread_t th;
+};
+
+/* Deletes the staged copies (one DeleteObjects on S3); a failure leaves them for gc. */
+static void remove_staged(struct s3l_store *s, const struct s3l__ckpt_file *files, size_t n)
+{
+    const char **keys = s3l_calloc(n ? n : 1, sizeof(*keys));
+    for (size_t i = 0; keys && i < n; i++)
+        keys[i] = files[i].staged;
+    if (keys)
+        s3l_store_remove_many(s, keys, n, NULL);
+    else
+        for (size_t i = 0; i < n; i++)
+            s3l_store_remove(s, files[i].staged, NULL);
+    s3l_free(keys);
+}
+
+static void *removal_main(void *arg)
+{
+    struct removal *r = arg;
+    s3l__tally_set(r->tally);
+    remove_staged(r->s, r->files, r->n);
+    return NULL;
+}
+
 int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, struct s3l__ckpt *c,
                         uint64_t mine, bool recovering, struct s3l_error *err)
 {
@@ -265,7 +299,16 @@ int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, s
     c->pending_epoch = 0;
     c->pending_generation = 0;
     c->committed_epoch = epoch;
+    /* Every marker is there: the staged copies are read by no step again (a recovery skips a
+     * stream whose marker exists), so they are deleted while the epoch is recorded committed,
+     * one round trip less; the deletion ends before after-commit. Without a thread, after. */
+    struct removal rm = {.s = s, .files = files, .n = n, .tally = s3l__tally_current()};
+    bool removing = pthread_create(&rm.th, NULL, removal_main, &rm) == 0;
     rc = s3l__ckpt_write(s, c, mine, err);
+    if (removing)
+        pthread_join(rm.th, NULL);
+    else if (rc == 0)
+        remove_staged(s, files, n);
     if (rc) {
         /* Still pending as far as the store knows: restore it for the caller. */
         c->files = files;
@@ -279,17 +322,6 @@ int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, s
         return rc;
     }
     s3l_store_event(s, S3L__EV_AFTER_COMMIT);
-    /* Staged copies are garbage now: deleted together (one DeleteObjects on S3); a failure here
-     * leaves them for gc. */
-    const char **keys = s3l_calloc(n ? n : 1, sizeof(*keys));
-    for (size_t i = 0; keys && i < n; i++)
-        keys[i] = files[i].staged;
-    if (keys)
-        s3l_store_remove_many(s, keys, n, NULL);
-    else
-        for (size_t i = 0; i < n; i++)
-            s3l_store_remove(s, files[i].staged, NULL);
-    s3l_free(keys);
     for (size_t i = 0; i < n; i++) {
         s3l_free(files[i].table);
         s3l_free(files[i].staged);

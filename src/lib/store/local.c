@@ -249,14 +249,21 @@ static void upload_free(struct local_upload *u)
     s3l_free(u);
 }
 
-/* Creates a new temp file in dir; retries when the directory vanished meanwhile (a concurrent
- * remove pruned it while empty). */
+/* Creates a new temp file in dir; retries when the directory, or one of its parents while it
+ * was being created, vanished meanwhile (a concurrent remove pruned it while empty: the staging
+ * of epoch E+1 goes on while E's staged files are removed). */
 static int make_temp(const char *dir, char **tmp, int *fd, struct s3l_error *err)
 {
     for (int attempt = 0;; attempt++) {
-        int rc = s3l__os_mkdirs(dir, err);
-        if (rc)
+        struct s3l_error e1 = {0};
+        int rc = s3l__os_mkdirs(dir, &e1);
+        if (rc == S3L_ENOT_FOUND && attempt < 3)
+            continue;
+        if (rc) {
+            if (err && err->code == 0)
+                *err = e1;
             return rc;
+        }
         char name[64];
         snprintf(name, sizeof(name), S3L__LOCAL_TMP_PREFIX "%016llx",
                  (unsigned long long)s3l__os_unique());
