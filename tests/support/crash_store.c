@@ -82,7 +82,7 @@ static int step(const char *op, const char *key, struct s3l_error *err)
     if (g.mode == 2 && n >= g.at)
         return s3l_error_set(err, S3L_EIO, "injected failure at op %llu (%s %s)",
                              (unsigned long long)n, op, key ? key : "");
-    if (g.mode == 4 && strcmp(op, g.fail_op) == 0 &&
+    if (g.fail_op[0] && strcmp(op, g.fail_op) == 0 &&
         __atomic_add_fetch(&g.fail_seen, 1, __ATOMIC_SEQ_CST) == g.fail_nth)
         return s3l_error_set(err, S3L_EIO, "injected failure of %s #%u (%s)", op, g.fail_nth,
                              key ? key : "");
@@ -460,6 +460,13 @@ void s3l_test_fail_op_arm(const char *op, unsigned nth)
     snprintf(g.fail_op, sizeof(g.fail_op), "%s", op);
     g.fail_nth = nth ? nth : 1;
     s3l_store_set_wrapper(wrap, NULL);
+}
+
+void s3l_test_fail_op_also(const char *op, unsigned nth)
+{
+    snprintf(g.fail_op, sizeof(g.fail_op), "%s", op);
+    g.fail_nth = nth ? nth : 1;
+    __atomic_store_n(&g.fail_seen, 0, __ATOMIC_SEQ_CST);
 }
 
 void s3l_test_fail_after_arm(uint64_t at_op)

@@ -440,6 +440,9 @@ static void upload_failure_before_the_point(void **state)
     struct s3l_dest_commit_info ci;
     assert_int_equal(s3l_dest_commit(d, "{\"n\": 1}", &ci, &err), 0);
     assert_int_equal(ci.finishing, 1);
+    /* Ended before epoch 2 closes: its upload is then the committer's too, not published while
+     * epoch 1 finishes (which would race epoch 1's for the failure armed). */
+    assert_true(s3l_dest_wait_finish(d, 20000));
     put_row(&w.k, 2);
     s3l_error_clear(&err);
     assert_int_equal(s3l_dest_commit(d, "{\"n\": 2}", &ci, &err), S3L_EIO);
@@ -459,6 +462,70 @@ static void upload_failure_before_the_point(void **state)
     assert_int_equal(count_under(&l, "_openetl/staging"), 0);
     assert_int_equal(count_under(&l, "t"), 0);
     lake_rm(&l);
+}
+
+/*
+ * Deferred, with epoch 1 still finishing (its committer held at after-checkpoint until the second
+ * after-stage): the commit of epoch 2 completes epoch 2's upload while it waits for that finish,
+ * so the second after-stage comes from there and releases the hold (result 1), and the call
+ * reports epoch 1. Without defer_commit_point the commit waits for epoch 1's finish first, and
+ * its hold can only time out (result 2): the check tells the two apart. Last, the same with
+ * epoch 2's upload failing: that commit returns the failure, before epoch 2's commit point, so
+ * the destination is not broken; the abort removes its staged file, and epoch 2 staged again
+ * commits (the checkpoint file read with jansson, files counted on disk).
+ */
+static void early_publish_overlaps_the_finish(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 3; mode++) {
+        bool defer = mode != 1, fail = mode == 2;
+        struct lake l;
+        lake_new(&l);
+        struct s3l_error err = {0};
+        s3l_test_hold_arm("after-checkpoint", 1, "after-stage", 2, false,
+                          defer && !fail ? 20000 : 300);
+        if (fail)
+            s3l_test_fail_op_also("upload_publish", 2);
+        struct writer w;
+        writer_open(&w, l.url, S3L_DEST_OPTIONS_VERSION, defer); /* its store wrapped */
+        struct s3l_dest *d = w.d;
+        struct s3l_dest_commit_info ci;
+        assert_int_equal(s3l_dest_commit(d, "{\"n\": 1}", &ci, &err), 0);
+        assert_true(s3l_test_hold_wait(20000)); /* epoch 1's committer is held */
+        put_row(&w.k, 2);
+        int rc = s3l_dest_commit(d, "{\"n\": 2}", &ci, &err);
+        if (fail) {
+            assert_int_equal(rc, S3L_EIO);
+            if (!strstr(err.message, "injected failure of upload_publish") ||
+                !strstr(err.message, "_openetl/staging/"))
+                fail_msg("message: %s", err.message);
+            assert_int_equal(s3l_test_hold_result(), 2); /* no second after-stage came */
+            s3l_dest_abort(d);
+            assert_int_equal(count_under(&l, "_openetl/staging"), 0);
+            struct ckpt_seen ck = read_ckpt(&l);
+            assert_false(ck.pending);
+            assert_int_equal(ck.committed_epoch, 1);
+            s3l_error_clear(&err);
+            put_row(&w.k, 2);
+            assert_int_equal(s3l_dest_commit(d, "{\"n\": 2}", &ci, &err), 0);
+        } else {
+            if (rc)
+                fail_msg("%s: %s", defer ? "deferred" : "not deferred", err.message);
+            assert_int_equal(s3l_test_hold_result(), defer ? 1 : 2);
+        }
+        assert_int_equal(ci.epoch, 1);
+        assert_int_equal(ci.finishing, 2);
+        assert_int_equal(s3l_dest_sync(d, &ci, &err), 0);
+        assert_int_equal(ci.epoch, 2);
+        s3l_test_crash_disarm();
+        writer_free(&w);
+        struct ckpt_seen ck = read_ckpt(&l);
+        assert_false(ck.pending);
+        assert_int_equal(ck.committed_epoch, 2);
+        assert_int_equal(count_under(&l, "_openetl/staging"), 0);
+        assert_int_equal(count_under(&l, "t"), 2);
+        lake_rm(&l);
+    }
 }
 
 /* Options of versions 1 and 2 predate the pipelined commit: their commits finish before they
@@ -511,6 +578,7 @@ int main(void)
         cmocka_unit_test(finish_failure_reaches_the_next_commit),
         cmocka_unit_test(where_commit_returns),
         cmocka_unit_test(upload_failure_before_the_point),
+        cmocka_unit_test(early_publish_overlaps_the_finish),
         cmocka_unit_test(old_versions_are_serial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

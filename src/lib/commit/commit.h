@@ -404,6 +404,16 @@ struct s3l_dest {
         struct s3l_dest_commit_info info; /* the epoch: counts, requests of its staging */
         struct s3l_store_counts tally_at; /* the tally when it started */
     } job;
+    /* The uploads a deferred commit sealed while the epoch before still finishes: completed on
+     * a thread of their own (dest.c, early_publish) while s3l_dest_commit waits for that finish,
+     * joined before it returns (commit.md "Pipelined commit"). */
+    struct {
+        pthread_t th;
+        struct s3l__sealed *sealed; /* owned */
+        size_t n_sealed;
+        int rc;
+        struct s3l_error err;
+    } pub;
     struct s3l__tally tally; /* the committer's requests (owner: the store's counts owner) */
     bool has_done;           /* an epoch finished by the committer, not yet reported */
     struct s3l_dest_commit_info done;

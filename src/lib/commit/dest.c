@@ -428,13 +428,84 @@ static bool heartbeat_due(const struct s3l_dest *d)
     return s3l__os_now_ns() - d->ck.mtime_ns >= interval_ns;
 }
 
+/* Whether the committer holds an epoch that has not ended (joining it would wait). */
+static bool job_busy(struct s3l_dest *d)
+{
+    if (!d->job.running)
+        return false;
+    pthread_mutex_lock(&d->job.mu);
+    bool ended = d->job.ended;
+    pthread_mutex_unlock(&d->job.mu);
+    return !ended;
+}
+
+static void *publisher(void *arg)
+{
+    struct s3l_dest *d = arg;
+    d->pub.rc = s3l__staging_publish_sealed(d, d->pub.sealed, d->pub.n_sealed, &d->pub.err);
+    return NULL;
+}
+
+/*
+ * Deferred, while the epoch before still finishes: step 2 now (prepare), and the completion of
+ * the uploads it sealed on a thread of its own (*started; early_join waits for it), so that their
+ * PutObjects (or last parts) travel during that finish instead of after it on the committer's
+ * thread. The commit point still follows the finish before (the committer writes it after the
+ * join). Without a thread the uploads stay sealed for the committer, as in a commit that finds
+ * nothing finishing. prepare's errors.
+ */
+static int early_publish(struct s3l_dest *d, bool *started, struct s3l_error *err)
+{
+    *started = false;
+    int rc = prepare(d, err);
+    if (rc || d->n_sealed == 0)
+        return rc;
+    d->pub.sealed = d->sealed;
+    d->pub.n_sealed = d->n_sealed;
+    d->pub.rc = 0;
+    s3l_error_clear(&d->pub.err);
+    if (pthread_create(&d->pub.th, NULL, publisher, d) == 0) {
+        d->sealed = NULL;
+        d->n_sealed = d->cap_sealed = 0;
+        *started = true;
+    }
+    d->pub.sealed = *started ? d->pub.sealed : NULL;
+    return 0;
+}
+
+/* Waits for early_publish's uploads: 0, or the first failure (the rest aborted), its message in
+ * err ("staging KEY: ..."). Their files are in the staged list either way (an abort removes
+ * them). */
+static int early_join(struct s3l_dest *d, struct s3l_error *err)
+{
+    pthread_join(d->pub.th, NULL);
+    s3l_free(d->pub.sealed);
+    d->pub.sealed = NULL;
+    d->pub.n_sealed = 0;
+    if (d->pub.rc && err)
+        *err = d->pub.err;
+    return d->pub.rc;
+}
+
 int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_commit_info *info,
                     struct s3l_error *err)
 {
     struct s3l_dest_commit_info ci = {0};
+    /* Deferred, with the epoch before still finishing: this one's files are closed and their
+     * uploads completed while we wait for it (early_publish). */
+    bool early = s3l__dest_seals(d) && job_busy(d), published = false;
+    struct s3l_error perr = {0};
+    int prc = early ? early_publish(d, &published, &perr) : 0;
     /* The epoch finishing first: its failure is this call's (the run stops with it). Then the
      * claim a lane started, if any: a fenced writer stops here (nothing of its was staged). */
     int rc = s3l__dest_join_err(d, err);
+    if (published)
+        prc = early_join(d, &perr); /* prepare succeeded to start it */
+    if (rc == 0 && prc) {
+        rc = prc; /* before the commit point: the caller aborts (its staged files removed) */
+        if (err)
+            *err = perr;
+    }
     if (rc == 0)
         rc = s3l__dest_claim_wait(d, err);
     if (rc)
@@ -442,7 +513,7 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
     if (d->broken)
         return s3l_error_set(err, S3L_ESTATE,
                              "an earlier commit failed after its commit point; reopen to recover");
-    rc = prepare(d, err);
+    rc = early ? 0 : prepare(d, err);
     if (rc)
         return rc;
     char *old_state = NULL;
