@@ -5,7 +5,7 @@
 // repeated read (a second GET of the checkpoint, a HEAD before a copy) cannot come back unseen,
 // when requests that go out together do not overlap at the proxy (every read, copy and marker
 // answered 50 ms late, so that requests sent one after the other never overlap): an epoch's
-// copies, the start's reads (the markers' listing, the checkpoint, a stream's records' listing
+// copies, its staged delete and its committed checkpoint, the start's reads (the markers' listing, the checkpoint, a stream's records' listing
 // and its record, all in one round trip), the markers of an epoch's streams (two tables through `run
 // --config`: after every copy, before the committed checkpoint), and when `s3land write --json`
 // reports other counts than the proxy saw (per run and per epoch).
@@ -62,7 +62,9 @@ async function run(lake, extra, argv = null) {
     // overlap then.
     const slow = (op, more = {}) => ({ op, times: -1, action: 'slow', delayMs: 50, ...more });
     await control('rules', 'POST', JSON.stringify([slow('CopyObject'), slow('GetObject'),
-        slow('ListObjectsV2'), slow('PutObject', { keyIncludes: '/_openetl/markers/' })]));
+        slow('ListObjectsV2'), slow('PutObject', { keyIncludes: '/_openetl/markers/' }),
+        slow('PutObject', { keyIncludes: '/_openetl/checkpoints/' }), slow('DeleteObject'),
+        slow('DeleteObjects')]));
     const r = spawnSync(S3LAND, argv || ['write', '--url', `s3://${rgw.RGW_BUCKET}/${prefix}/${lake}`,
         '--table', 'ev', '--schema', schema, '--json', ...extra, input], { env, encoding: 'utf8' });
     check(r.status === 0, `s3land ${lake} exits 0 (${r.status}: ${r.stderr.trim()})`);
@@ -224,6 +226,14 @@ async function checkMulti() {
     const committed = ckpts[ckpts.length - 1];
     check(ckpts.length === 3 && markers.every((m) => committed.t0 > m.t1), `${lake}: the committed ` +
         `checkpoint goes out after both markers were answered (${ckpts.length} checkpoint writes)`);
+    // The staged delete: after every marker was answered (a recovery then reads no staged file),
+    // together with the committed checkpoint (one round trip for both, commit.md step 4).
+    const dels = log.filter((e) => e.op === 'DeleteObjects');
+    check(dels.length === 1 && markers.every((m) => dels[0].t0 > m.t1), `${lake}: the staged ` +
+        'delete goes out after both markers were answered');
+    check(dels.length === 1 && overlap(dels[0], committed), `${lake}: the staged delete travels ` +
+        `with the committed checkpoint (${dels.map((d) => `${Math.round(d.t0)}-${Math.round(d.t1)}`)} ms, ` +
+        `${Math.round(committed.t0)}-${Math.round(committed.t1)} ms)`);
     const commits = events.filter((x) => x.event === 'commit');
     // f files and s streams: 2f + 2s + 3 (f staged, the commit point, f copies, s markers, the
     // committed checkpoint, 1 delete, and s records, the epoch being the first; the claim went to
