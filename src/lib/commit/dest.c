@@ -451,7 +451,8 @@ static void *publisher(void *arg)
  * the uploads it sealed on a thread of its own (*started; early_join waits for it), so that their
  * PutObjects (or last parts) travel during that finish instead of after it on the committer's
  * thread. The commit point still follows the finish before (the committer writes it after the
- * join). Without a thread the uploads stay sealed for the committer, as in a commit that finds
+ * join). No claim wait is needed before the publish: the epoch finishing was handed over only
+ * after its commit waited for this writer's claim (claim.c). Without a thread the uploads stay sealed for the committer, as in a commit that finds
  * nothing finishing. prepare's errors.
  */
 static int early_publish(struct s3l_dest *d, bool *started, struct s3l_error *err)

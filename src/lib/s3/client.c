@@ -476,9 +476,15 @@ void s3l__object_from_head(const struct s3l__http_req *r, struct s3l_s3_object *
 int s3l__integrity_header(struct s3l_s3_client *c, struct s3l__http_req *r, const void *data,
                           size_t len, char *buf64)
 {
+    return s3l__integrity_header_as(c->integrity, r, data, len, buf64);
+}
+
+int s3l__integrity_header_as(enum s3l_s3_integrity mode, struct s3l__http_req *r,
+                             const void *data, size_t len, char *buf64)
+{
     struct s3l__digest d = {0};
     const char *name = NULL;
-    int rc = s3l__digest_begin(&d, c->integrity);
+    int rc = s3l__digest_begin(&d, mode);
     if (rc == 0)
         rc = s3l__digest_update(&d, data, len);
     if (rc == 0)

@@ -396,14 +396,14 @@ static int delete_batch(struct s3l_s3_client *c, const char *bucket, const char 
     r.body = body.ptr;
     r.body_len = body.len;
     s3l__http_add_query(&r, "delete", "");
-    /* DeleteObjects requires an integrity header whatever the client's choice (S3 API) */
+    /* DeleteObjects requires an integrity header whatever the client's choice (S3 API); the
+     * mode is passed, not set on the client, which other threads read meanwhile (a put of the
+     * checkpoint while the staged files are deleted, commit.md step 4). */
     char b64[32];
-    enum s3l_s3_integrity keep = c->integrity;
-    if (c->integrity == S3L_S3_INTEGRITY_NONE)
-        c->integrity = S3L_S3_INTEGRITY_MD5;
+    enum s3l_s3_integrity mode =
+        c->integrity == S3L_S3_INTEGRITY_NONE ? S3L_S3_INTEGRITY_MD5 : c->integrity;
     if (rc == 0)
-        rc = s3l__integrity_header(c, &r, body.ptr, body.len, b64);
-    c->integrity = keep;
+        rc = s3l__integrity_header_as(mode, &r, body.ptr, body.len, b64);
     if (rc == 0)
         rc = s3l__run1(c, &r, err);
     else

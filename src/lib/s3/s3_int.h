@@ -280,9 +280,14 @@ int s3l__run1(struct s3l_s3_client *c, struct s3l__http_req *r, struct s3l_error
 int s3l__settle_403(struct s3l_s3_client *c, const char *bucket, const char *key,
                     struct s3l_error *err);
 void s3l__object_from_head(const struct s3l__http_req *r, struct s3l_s3_object *o);
-/* Adds Content-MD5 or x-amz-checksum-crc32c for data; buf64 (>= 32 bytes) holds the value. */
+/* Adds Content-MD5 or x-amz-checksum-crc32c for data (the client's integrity choice); buf64
+ * (>= 32 bytes) holds the value. */
 int s3l__integrity_header(struct s3l_s3_client *c, struct s3l__http_req *r, const void *data,
                           size_t len, char *buf64);
+/* The same with the mode given (DeleteObjects requires one whatever the client's choice): the
+ * client is only read, so any thread may call it while others send. */
+int s3l__integrity_header_as(enum s3l_s3_integrity mode, struct s3l__http_req *r,
+                             const void *data, size_t len, char *buf64);
 /* s3l_s3_put_object with the integrity header already computed (digest: its name, NULL to
  * compute it here). */
 int s3l__put_object(struct s3l_s3_client *c, const char *bucket, const char *key,
