@@ -21,7 +21,9 @@
  * thread at a time. s3l_dest_open, s3l_dest_stream, s3l_dest_commit, s3l_dest_sync,
  * s3l_dest_abort, s3l_dest_gc and s3l_dest_free must not run concurrently with anything else on
  * the same destination. The destination runs one thread of its own while an epoch finishes (the
- * pipelined commit, s3l_dest_commit); every call above and the getters of the checkpoint
+ * pipelined commit, s3l_dest_commit; for the length of a step it may start two more: the staged
+ * delete beside the committed checkpoint write, and the completion of the next epoch's uploads
+ * while a commit waits for the finish); every call above and the getters of the checkpoint
  * (s3l_dest_committed_epoch, s3l_dest_state) wait for it first.
  */
 #ifndef S3L_DESTINATION_H

@@ -503,9 +503,18 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
     if (published)
         prc = early_join(d, &perr); /* prepare succeeded to start it */
     if (rc == 0 && prc) {
-        rc = prc; /* before the commit point: the caller aborts (its staged files removed) */
+        rc = prc;
         if (err)
             *err = perr;
+        if (published) {
+            /* As a sealed upload failing on the committer's thread (record_point): before the
+             * commit point, so the epoch is dropped and its staged files removed (those not
+             * completed were aborted), and d refuses further commits, so that a commit retried
+             * without an abort cannot record keys that were never completed. */
+            reset_epoch(d);
+            free_staged(d, true);
+            d->broken = rc;
+        }
     }
     if (rc == 0)
         rc = s3l__dest_claim_wait(d, err);
