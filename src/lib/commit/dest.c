@@ -488,17 +488,22 @@ static int early_join(struct s3l_dest *d, struct s3l_error *err)
     return d->pub.rc;
 }
 
-int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_commit_info *info,
-                    struct s3l_error *err)
+/*
+ * What a commit waits for before its own steps: the epoch finishing (its failure is this call's:
+ * the run stops with it), then the claim a lane started, if any (a fenced writer stops there:
+ * nothing of its was staged). Deferred, with the epoch before still finishing, this epoch's
+ * files are closed and their uploads completed meanwhile (early_publish; *prepared: prepare ran
+ * here). A failure of those uploads drops the epoch here, as a sealed upload failing on the
+ * committer's thread does (record_point): before the commit point, so its staged files are
+ * removed (those not completed were aborted), and d refuses further commits, so that a commit
+ * retried without an abort cannot record keys that were never completed.
+ */
+static int wait_before(struct s3l_dest *d, bool *prepared, struct s3l_error *err)
 {
-    struct s3l_dest_commit_info ci = {0};
-    /* Deferred, with the epoch before still finishing: this one's files are closed and their
-     * uploads completed while we wait for it (early_publish). */
     bool early = s3l__dest_seals(d) && job_busy(d), published = false;
     struct s3l_error perr = {0};
     int prc = early ? early_publish(d, &published, &perr) : 0;
-    /* The epoch finishing first: its failure is this call's (the run stops with it). Then the
-     * claim a lane started, if any: a fenced writer stops here (nothing of its was staged). */
+    *prepared = early;
     int rc = s3l__dest_join_err(d, err);
     if (published)
         prc = early_join(d, &perr); /* prepare succeeded to start it */
@@ -507,10 +512,6 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
         if (err)
             *err = perr;
         if (published) {
-            /* As a sealed upload failing on the committer's thread (record_point): before the
-             * commit point, so the epoch is dropped and its staged files removed (those not
-             * completed were aborted), and d refuses further commits, so that a commit retried
-             * without an abort cannot record keys that were never completed. */
             reset_epoch(d);
             free_staged(d, true);
             d->broken = rc;
@@ -518,12 +519,21 @@ int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_
     }
     if (rc == 0)
         rc = s3l__dest_claim_wait(d, err);
+    return rc;
+}
+
+int s3l_dest_commit(struct s3l_dest *d, const char *state_json, struct s3l_dest_commit_info *info,
+                    struct s3l_error *err)
+{
+    struct s3l_dest_commit_info ci = {0};
+    bool prepared;
+    int rc = wait_before(d, &prepared, err);
     if (rc)
         return rc;
     if (d->broken)
         return s3l_error_set(err, S3L_ESTATE,
                              "an earlier commit failed after its commit point; reopen to recover");
-    rc = early ? 0 : prepare(d, err);
+    rc = prepared ? 0 : prepare(d, err);
     if (rc)
         return rc;
     char *old_state = NULL;
