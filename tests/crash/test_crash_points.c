@@ -187,16 +187,18 @@ static void named_points(void **state)
 
 /* The same for an epoch of two tables (issue 14 item 2): every copy of both streams comes before
  * the first marker, and the markers follow one another (between-markers, on S3 sent together).
- * Epoch 1 stages 2 files per table (6 rows each, file_size 30); each table's two copies are one
- * batch (the crash store passes it on item by item, between-copies between two): t0's, then
- * t1's, so the second between-copies falls between t1's copies, with t0's marker not yet put
- * (before, each stream's marker followed its own copies: there it was). */
+ * Epoch 1 stages 2 files per table (6 rows each, file_size 30); the four copies, both tables',
+ * are one batch (the crash store passes it on item by item, between-copies between two: t0's,
+ * then t1's), so the second between-copies falls between the two tables' copies and the third
+ * between t1's, with no marker put yet (before, each table's copies were a batch of their own,
+ * and before that each stream's marker followed its own copies). */
 static void named_points_two_tables(void **state)
 {
     (void)state;
     static const struct named_case cases[] = {
         {"after-checkpoint", 1, true, 4, 0, 0}, {"between-copies", 1, true, 4, 1, 0},
-        {"between-copies", 2, true, 4, 3, 0},   {"before-marker", 1, true, 4, 4, 0},
+        {"between-copies", 2, true, 4, 2, 0},   {"between-copies", 3, true, 4, 3, 0},
+        {"before-marker", 1, true, 4, 4, 0},
         {"between-markers", 1, true, 4, 4, 1},  {"after-marker", 1, true, 4, 4, 2},
         {"after-commit", 1, false, 0, 4, 2},
     };

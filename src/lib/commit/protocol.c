@@ -103,56 +103,51 @@ static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
 }
 
 /*
- * Copies one stream's staged files to their final names. A store that copies in batches
- * (ops->copy_many: S3 sends the CopyObjects at once) gets them all together, since no copy
- * depends on another; should the batch fail (a staged file gone in a recovery, a store error),
- * they are copied again one by one, which settles each case as copy_one does (copies are
- * idempotent). Otherwise one by one, with the event between-copies between two.
+ * Copies the staged files of the streams to copy (want[i]: file i's stream has no marker yet) to
+ * their final names, in the checkpoint's order of streams (the first file of each) and files. A
+ * store that copies in batches (ops->copy_many: S3 sends the CopyObjects at once) gets them all
+ * together, every stream's, since no copy depends on another (issue 14 item 2: one round trip
+ * for the epoch, not one per stream); should the batch fail (a staged file gone in a recovery, a
+ * store error), they are copied again one by one, which settles each case as copy_one does
+ * (copies are idempotent). Otherwise one by one, with the event between-copies between two.
  */
-static int copy_table(struct s3l_store *s, const struct s3l__ckpt *c, const char *table,
-                      bool *copied, struct s3l_error *err)
+static int copy_files(struct s3l_store *s, const struct s3l__ckpt *c, const size_t *order,
+                      size_t n, struct s3l_error *err)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < c->n_files; i++)
-        n += strcmp(c->files[i].table, table) == 0;
     struct s3l_copy_item *items =
         n >= 2 && s3l_store_copies_in_batches(s) ? s3l_calloc(n, sizeof(*items)) : NULL;
     if (items) {
-        size_t k = 0;
-        for (size_t i = 0; i < c->n_files; i++)
-            if (strcmp(c->files[i].table, table) == 0)
-                items[k++] = (struct s3l_copy_item){c->files[i].staged, c->files[i].final,
-                                                    c->files[i].size};
+        for (size_t k = 0; k < n; k++) {
+            const struct s3l__ckpt_file *f = &c->files[order[k]];
+            items[k] = (struct s3l_copy_item){f->staged, f->final, f->size};
+        }
         struct s3l_error e2 = {0};
         int rc = s3l_store_copy_many(s, items, n, &e2);
         s3l_free(items);
-        if (rc == 0) {
-            *copied = true;
+        if (rc == 0)
             return 0;
-        }
     }
     int rc = 0;
-    for (size_t i = 0; i < c->n_files && rc == 0; i++) {
-        if (strcmp(c->files[i].table, table) != 0)
-            continue;
-        if (*copied)
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        if (k > 0)
             s3l_store_event(s, S3L__EV_BETWEEN_COPIES);
-        rc = copy_one(s, &c->files[i], err);
-        *copied = true;
+        rc = copy_one(s, &c->files[order[k]], err);
     }
     return rc;
 }
 
 /*
- * Copies one stream's files and makes its marker (mk: key and document, owned, for the markers'
- * put). In a recovery the marker is looked at first: when it exists the copies were done (its
- * bytes are checked by the put that follows, which finds it). Right after this writer's own
- * commit point it cannot exist yet (the epoch number is new in the checkpoint every write of
- * which is conditional, and markers follow commit points), so no HeadObject is sent: the
- * put-if-absent of the marker still compares the bytes if one turns out to be there.
+ * Makes one stream's marker (mk: key and document, owned, for the markers' put) and says whether
+ * its files are to be copied (*copy). In a recovery the marker is looked at first: when it
+ * exists the copies were done (its bytes are checked by the put that follows, which finds it).
+ * Right after this writer's own commit point it cannot exist yet (the epoch number is new in the
+ * checkpoint every write of which is conditional, and markers follow commit points), so no
+ * HeadObject is sent: the put-if-absent of the marker still compares the bytes if one turns out
+ * to be there.
  */
-static int copy_stream(struct s3l_store *s, struct s3l__ckpt *c, const char *table, bool *copied,
-                       bool recovering, struct s3l_put_item *mk, struct s3l_error *err)
+static int stream_marker(struct s3l_store *s, struct s3l__ckpt *c, const char *table,
+                         bool recovering, struct s3l_put_item *mk, bool *copy,
+                         struct s3l_error *err)
 {
     char *mkey = s3l__key_marker(table, c->pipeline, c->pending_epoch);
     char *doc = NULL;
@@ -164,12 +159,11 @@ static int copy_stream(struct s3l_store *s, struct s3l__ckpt *c, const char *tab
     struct s3l_object_info info;
     struct s3l_error e2 = {0};
     int st = rc != 0 ? rc : recovering ? s3l_store_stat(s, mkey, &info, &e2) : S3L_ENOT_FOUND;
+    *copy = rc == 0 && st == S3L_ENOT_FOUND;
     if (rc == 0 && st != 0 && st != S3L_ENOT_FOUND) {
         rc = st;
         if (err && err->code == 0)
             *err = e2;
-    } else if (rc == 0 && st == S3L_ENOT_FOUND) {
-        rc = copy_table(s, c, table, copied, err);
     }
     return s3l__oom(err, rc, "putting a marker");
 }
@@ -213,24 +207,35 @@ static int put_markers(struct s3l_store *s, struct s3l_put_item *mk, size_t n,
     return rc;
 }
 
-/* Copies every stream's files, then puts their markers (an entry per distinct table). */
+/* Copies every stream's files (all at once, copy_files), then puts their markers (an entry per
+ * distinct table, in the order of their first file). */
 static int finish_streams(struct s3l_store *s, struct s3l__ckpt *c, bool recovering,
                           struct s3l_error *err)
 {
-    struct s3l_put_item *mk = s3l_calloc(c->n_files ? c->n_files : 1, sizeof(*mk));
-    if (!mk)
+    size_t nf = c->n_files ? c->n_files : 1;
+    struct s3l_put_item *mk = s3l_calloc(nf, sizeof(*mk));
+    size_t *order = s3l_calloc(nf, sizeof(*order));
+    if (!mk || !order) {
+        s3l_free(mk);
+        s3l_free(order);
         return s3l_error_set(err, S3L_ENOMEM, "out of memory putting the markers of epoch %llu",
                              (unsigned long long)c->pending_epoch);
+    }
     int rc = 0;
-    size_t n = 0;
-    bool copied = false;
+    size_t n = 0, n_copy = 0;
     for (size_t i = 0; i < c->n_files && rc == 0; i++) {
-        bool seen = false;
+        bool seen = false, copy = false;
         for (size_t j = 0; j < i && !seen; j++)
             seen = strcmp(c->files[j].table, c->files[i].table) == 0;
-        if (!seen)
-            rc = copy_stream(s, c, c->files[i].table, &copied, recovering, &mk[n++], err);
+        if (seen)
+            continue;
+        rc = stream_marker(s, c, c->files[i].table, recovering, &mk[n++], &copy, err);
+        for (size_t j = i; copy && j < c->n_files; j++)
+            if (strcmp(c->files[j].table, c->files[i].table) == 0)
+                order[n_copy++] = j;
     }
+    if (rc == 0 && n_copy)
+        rc = copy_files(s, c, order, n_copy, err);
     if (rc == 0 && n)
         rc = put_markers(s, mk, n, err);
     for (size_t i = 0; i < n; i++) {
@@ -238,6 +243,7 @@ static int finish_streams(struct s3l_store *s, struct s3l__ckpt *c, bool recover
         s3l_free((char *)mk[i].data);
     }
     s3l_free(mk);
+    s3l_free(order);
     return rc;
 }
 
