@@ -5,7 +5,7 @@
 // repeated read (a second GET of the checkpoint, a HEAD before a copy) cannot come back unseen,
 // when requests that go out together do not overlap at the proxy (every read, copy and marker
 // answered 50 ms late, so that requests sent one after the other never overlap): an epoch's
-// copies (both streams' at once), its staged delete and its committed checkpoint, the start's reads (the markers' listing, the checkpoint, a stream's records' listing
+// copies (both streams' at once), its schema records (both at once), its staged delete and its committed checkpoint, the start's reads (the markers' listing, the checkpoint, a stream's records' listing
 // and its record, all in one round trip), the markers of an epoch's streams (two tables through `run
 // --config`: after every copy, before the committed checkpoint), and when `s3land write --json`
 // reports other counts than the proxy saw (per run and per epoch).
@@ -67,7 +67,8 @@ async function run(lake, extra, argv = null) {
     // machine or under a sanitizer), which the batch's check could not tell from two groups.
     await control('rules', 'POST', JSON.stringify([slow('CopyObject'), slow('GetObject'),
         slow('ListObjectsV2', { delayMs: 100 }), slow('PutObject', { keyIncludes: '/_openetl/markers/' }),
-        slow('PutObject', { keyIncludes: '/_openetl/checkpoints/' }), slow('DeleteObject'),
+        slow('PutObject', { keyIncludes: '/_openetl/checkpoints/' }),
+        slow('PutObject', { keyIncludes: '/_openetl/schemas/' }), slow('DeleteObject'),
         slow('DeleteObjects')]));
     const r = spawnSync(S3LAND, argv || ['write', '--url', `s3://${rgw.RGW_BUCKET}/${prefix}/${lake}`,
         '--table', 'ev', '--schema', schema, '--json', ...extra, input], { env, encoding: 'utf8' });
@@ -227,6 +228,12 @@ async function checkMulti() {
         `travel together (${markers.map((m) => `${Math.round(m.t0)}-${Math.round(m.t1)}`).join(', ')} ms)`);
     check(markers.every((m) => copies.every((c) => m.t0 > c.t1)), `${lake}: every marker goes out ` +
         'after every copy was answered');
+    // The two tables' schema records in one batch, before any copy.
+    const records = find(log, 'PutObject', '/_openetl/schemas/');
+    check(records.length === 2 && overlap(records[0], records[1]), `${lake}: the two schema ` +
+        `records travel together (${records.map((r) => `${Math.round(r.t0)}-${Math.round(r.t1)}`).join(', ')} ms)`);
+    check(records.every((r) => copies.every((c) => c.t0 > r.t1)), `${lake}: every copy goes out ` +
+        'after both records were answered');
     // The copies of both streams in one batch (one round trip for the epoch, not one a stream).
     check(copies.length === 2 && overlap(copies[0], copies[1]), `${lake}: the two streams' copies ` +
         `travel together (${copies.map((c) => `${Math.round(c.t0)}-${Math.round(c.t1)}`).join(', ')} ms)`);

@@ -20,6 +20,8 @@
 #include <openssl/evp.h>
 
 #include "s3/s3_int.h"
+#include "s3l/destination.h"
+#include "s3l/schema.h"
 #include "s3l/store.h"
 #include "s3l/sys/store.h"
 #include "model_runner.h"
@@ -950,6 +952,109 @@ static void crash_points_on_s3(void **state)
     }
 }
 
+/* A destination of pipeline `pipeline` on st (the production Parquet format, one lane) with
+ * streams a and b of the schema in JSON `cols`. */
+static struct s3l_dest *records_dest(struct s3l_store *st, const char *pipeline, const char *cols,
+                                     bool with_b, struct s3l_dest_stream **a,
+                                     struct s3l_dest_stream **b, struct s3l_schema **sc)
+{
+    struct s3l_dest_options o = {.version = S3L_DEST_OPTIONS_VERSION, .pipeline_id = pipeline,
+                                 .lanes = 1};
+    struct s3l_dest *d = NULL;
+    OK(s3l_schema_from_json(cols, strlen(cols), sc, err));
+    OK(s3l_dest_open(st, &o, &d, err));
+    OK(s3l_dest_stream(d, NULL, "a", *sc, a, err));
+    if (with_b)
+        OK(s3l_dest_stream(d, NULL, "b", *sc, b, err));
+    return d;
+}
+
+/* One row into stream st: an id, then 1.5 for every further column. */
+static void records_row(struct s3l_dest_stream *st, size_t n_cols)
+{
+    struct s3l_row_sink k;
+    struct s3l_error e = {0};
+    assert_int_equal(s3l_dest_lane_sink(st, 0, &k), 0);
+    assert_int_equal(k.ops->row_begin(k.ctx), 0);
+    assert_int_equal(k.ops->put_int(k.ctx, 7), 0);
+    for (size_t i = 1; i < n_cols; i++)
+        assert_int_equal(k.ops->put_double(k.ctx, 1.5), 0);
+    if (k.ops->row_end(k.ctx, &e) != 0)
+        fail_msg("row: %s", e.message);
+}
+
+/* The column names of table t's schema record under url, in order, comma-separated; read
+ * through a store of its own (a writer's store answers from its read-ahead for 10 s). */
+static void record_columns(const char *url, const char *t, char *out, size_t cap)
+{
+    char *rec = NULL;
+    size_t len = 0;
+    struct s3l_store_options opts = {.version = S3L_STORE_OPTIONS_VERSION, .endpoint = endpoint};
+    struct s3l_store *st = NULL;
+    OK(s3l_store_open(url, &opts, &st, err));
+    OK(s3l_dest_read_schema(st, t, &rec, &len, err));
+    s3l_store_free(st);
+    struct s3l_schema *sc = NULL;
+    OK(s3l_schema_from_json(rec, len, &sc, err));
+    out[0] = 0;
+    for (size_t i = 0; i < s3l_schema_n_fields(sc); i++)
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? "," : "",
+                 s3l_field_name(s3l_schema_field(sc, i)));
+    s3l_schema_free(sc);
+    s3l_free(rec);
+}
+
+/*
+ * An epoch's schema records go out in one batch on S3 (issue 14 item 2), and one that fails its
+ * condition there is settled as before: writer A opens tables a and b (no records yet: each to be
+ * put if absent) with columns id, x; writer B (another pipeline) then records a with id, y; A's
+ * first epoch puts both records at once, a's fails (412), is re-read and united (id, y, x: B's
+ * columns kept, A's appended), b's is written as A declared it. The requests A's epoch made are
+ * counted: 2 records, 2 staged files, the commit point, 2 copies, 2 markers, the committed
+ * checkpoint, the delete, and for a's settling one GetObject and one more PutObject.
+ */
+static void schema_records_in_one_batch(void **state)
+{
+    (void)state;
+    char url[128], cols[128];
+    snprintf(url, sizeof(url), "s3://%s/records-%d/", bucket, (int)getpid());
+    struct s3l_store_options opts = {.version = S3L_STORE_OPTIONS_VERSION, .endpoint = endpoint};
+    struct s3l_store *st = NULL, *other = NULL; /* B's own: A's epoch counts only A's */
+    OK(s3l_store_open(url, &opts, &st, err));
+    OK(s3l_store_open(url, &opts, &other, err));
+    struct s3l_dest_stream *a, *b, *ba;
+    struct s3l_schema *sa = NULL, *sb = NULL;
+    struct s3l_dest *da = records_dest(st, "ra",
+        "[{\"name\": \"id\", \"type\": \"int64\"}, {\"name\": \"x\", \"type\": \"double\"}]",
+        true, &a, &b, &sa);
+    struct s3l_dest *db = records_dest(other, "rb",
+        "[{\"name\": \"id\", \"type\": \"int64\"}, {\"name\": \"y\", \"type\": \"double\"}]",
+        false, &ba, NULL, &sb);
+    struct s3l_dest_commit_info ci;
+    records_row(ba, 2);
+    OK(s3l_dest_commit(db, "{}", NULL, err));
+    OK(s3l_dest_sync(db, &ci, err));
+    s3l_dest_free(db);
+    record_columns(url, "a", cols, sizeof(cols));
+    assert_string_equal(cols, "id,y");
+    records_row(a, 2);
+    records_row(b, 2);
+    OK(s3l_dest_commit(da, "{}", NULL, err));
+    OK(s3l_dest_sync(da, &ci, err));
+    s3l_dest_free(da);
+    record_columns(url, "a", cols, sizeof(cols));
+    assert_string_equal(cols, "id,y,x");
+    record_columns(url, "b", cols, sizeof(cols));
+    assert_string_equal(cols, "id,x");
+    if (ci.requests.total != 14)
+        fail_msg("epoch 1 of A: %llu requests, expected 14",
+                 (unsigned long long)ci.requests.total);
+    s3l_schema_free(sa);
+    s3l_schema_free(sb);
+    s3l_store_free(other);
+    s3l_store_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -965,6 +1070,7 @@ int main(void)
         cmocka_unit_test(store_batches),
         cmocka_unit_test(parts_travel_between_writes),
         cmocka_unit_test(destination_on_s3),
+        cmocka_unit_test(schema_records_in_one_batch),
         cmocka_unit_test(crash_points_on_s3),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

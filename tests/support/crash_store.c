@@ -225,15 +225,15 @@ static int cs_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, 
     return 0;
 }
 
-/* A batch of puts (the markers of an epoch's streams, sent at once on S3): item by item, each its
- * own step, with the point between-markers announced between two, as the destination announces
- * it between sequential marker puts: a kill after any number of the batch's markers is
- * enumerated. */
+/* A batch of puts (the markers of an epoch's streams, or its schema records, sent at once on
+ * S3): item by item, each its own step, so a kill after any number of the batch's puts is
+ * enumerated; between two markers the point between-markers is announced, as the destination
+ * announces it between sequential marker puts. */
 static int cs_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n)
 {
     int first = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i > 0)
+        if (i > 0 && strstr(items[i].key, "_openetl/markers/"))
             cs_event(s, "between-markers");
         items[i].rc = cs_put(s, items[i].key, items[i].data, items[i].len, items[i].opts, NULL,
                              &items[i].err);

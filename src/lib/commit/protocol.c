@@ -48,7 +48,8 @@ static int copy_one(struct s3l_store *s, const struct s3l__ckpt_file *f, struct 
  * that added the same columns) writes nothing.
  */
 static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
-                        const struct s3l__ckpt_schema *cs, struct s3l_error *err)
+                        const struct s3l__ckpt_schema *cs, const struct s3l_put_item *sent,
+                        struct s3l_error *err)
 {
     char *key = s3l__key_schema(cs->table);
     char *url = key ? s3l__key_fmt("%s/%s", s3l_store_url(s), key) : NULL;
@@ -62,7 +63,13 @@ static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
                                  .if_match = cs->etag,
                                  .content_type = "application/json"};
     struct s3l_error e2 = {0};
-    int rc = s3l_store_put(s, key, cs->record, alen, &po, NULL, &e2);
+    int rc;
+    if (sent) { /* the first put went out with the others (write_records) */
+        rc = sent->rc;
+        e2 = sent->err;
+    } else {
+        rc = s3l_store_put(s, key, cs->record, alen, &po, NULL, &e2);
+    }
     for (int attempt = 0; attempt < 10 && rc == S3L_EPRECONDITION_FAILED; attempt++) {
         uint8_t *cur = NULL;
         size_t len = 0;
@@ -100,6 +107,46 @@ static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
     s3l_free(url);
     s3l_free(key);
     return s3l__oom(err, rc, "writing a schema record");
+}
+
+/*
+ * The epoch's schema records (write_record each). Two or more on a store with batched puts: the
+ * first conditional put of each goes out at once (S3 sends the PutObjects together: a record
+ * depends on no other, issue 14 item 2), then each one that failed its condition (412) is
+ * settled by write_record from there (re-read, union, put again), one after the other. The first
+ * failure is returned.
+ */
+static int write_records(struct s3l_store *s, const struct s3l__dest_format *f,
+                         const struct s3l__ckpt *c, struct s3l_error *err)
+{
+    size_t n = c->n_schemas;
+    struct s3l_put_item *items = NULL;
+    struct s3l_put_options *po = NULL;
+    if (n >= 2 && s3l_store_puts_in_batches(s)) {
+        items = s3l_calloc(n, sizeof(*items));
+        po = s3l_calloc(n, sizeof(*po));
+    }
+    bool batch = items && po;
+    for (size_t i = 0; batch && i < n; i++) {
+        const struct s3l__ckpt_schema *cs = &c->schemas[i];
+        po[i] = (struct s3l_put_options){.if_none_match = !cs->etag, .if_match = cs->etag,
+                                         .content_type = "application/json"};
+        items[i] = (struct s3l_put_item){.key = s3l__key_schema(cs->table), .data = cs->record,
+                                         .len = strlen(cs->record), .opts = &po[i]};
+        batch = items[i].key != NULL;
+    }
+    if (batch)
+        s3l_store_put_many(s, items, n, NULL);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = batch && items[i].rc == 0 ? 0
+                                       : write_record(s, f, &c->schemas[i],
+                                                      batch ? &items[i] : NULL, err);
+    for (size_t i = 0; items && i < n; i++)
+        s3l_free((char *)items[i].key);
+    s3l_free(items);
+    s3l_free(po);
+    return rc;
 }
 
 /*
@@ -284,8 +331,7 @@ int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, s
 {
     int rc = 0;
     /* The records first: a reader or writer finding a copied file finds its columns recorded. */
-    for (size_t i = 0; i < c->n_schemas && rc == 0; i++)
-        rc = write_record(s, f, &c->schemas[i], err);
+    rc = write_records(s, f, c, err);
     if (rc == 0)
         rc = finish_streams(s, c, recovering, err);
     if (rc) {
