@@ -257,6 +257,39 @@ async function checkMulti() {
         `${commits[0]?.requests?.total} requests, the plan ${per}`);
 }
 
+// A checkpoint PUT the store performed whose answer was lost (the proxy forwards it, then drops
+// the connection): the client's retry fails its condition (412, the checkpoint is already ours),
+// and the writer, re-reading it, finds its own bytes and goes on (it stopped with CONFLICT
+// before). Three epochs: the claim, then per epoch the commit point and the committed write;
+// the 4th checkpoint PUT (epoch 2's commit point) loses its answer. The run ends 0 with every
+// epoch's rows, each data file copied once, and a rerun finds nothing new.
+async function checkLostCheckpointAnswer() {
+    const lake = 'lost';
+    const lost = { op: 'PutObject', keyIncludes: '/_openetl/checkpoints/', times: 1, skip: 3,
+        action: 'reset_after' };
+    await control('reset', 'POST');
+    await control('rules', 'POST', JSON.stringify([lost]));
+    const url = `s3://${rgw.RGW_BUCKET}/${prefix}/${lake}`;
+    const args = ['write', '--url', url, '--table', 'ev', '--schema', schema, '--json',
+        '--epoch-rows', '1000', input];
+    const r = spawnSync(S3LAND, args, { env, encoding: 'utf8' });
+    check(r.status === 0, `${lake}: a lost checkpoint answer does not stop the run (${r.status}: ${r.stderr.trim()})`);
+    const events = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const { log } = JSON.parse(await control('counts'));
+    const mine = log.filter((e) => e.key.startsWith(`${prefix}/${lake}/`));
+    const ckPuts = find(mine, 'PutObject', '/_openetl/checkpoints/');
+    check(ckPuts.some((e) => e.status === 412), `${lake}: the retried checkpoint PUT failed its ` +
+        `condition (${ckPuts.map((e) => e.status).join(', ')})`);
+    const commits = events.filter((x) => x.event === 'commit'); // rows: the run's so far
+    check(commits.map((x) => `${x.epoch}:${x.rows}`).join(' ') === '1:1000 2:2000 3:3000',
+        `${lake}: 3 epochs of 1000 rows committed (${commits.map((x) => `${x.epoch}:${x.rows}`).join(' ')})`);
+    check(byOp(mine).CopyObject === 3, `${lake}: each data file copied once (${byOp(mine).CopyObject})`);
+    await control('reset', 'POST');
+    const again = spawnSync(S3LAND, args, { env, encoding: 'utf8' });
+    check(again.status === 0 && again.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+        .some((x) => x.event === 'up_to_date'), `${lake}: the rerun finds nothing new`);
+}
+
 try {
     // Three epochs of one file each, then three of two files each (small files: --file-size).
     await checkRun('one', 3, 1, ['--epoch-rows', '1000']);
@@ -270,6 +303,7 @@ try {
     startReads(log, 'rerun', 'ev');
     check(events.some((x) => x.event === 'up_to_date'), 'rerun: up to date');
     await checkMulti();
+    await checkLostCheckpointAnswer();
 } finally {
     proxy.kill('SIGTERM');
 }

@@ -326,7 +326,47 @@ int s3l__ckpt_peek(struct s3l_store *s, const char *pipeline, char **state, bool
     return rc;
 }
 
+/*
+ * After a conditional put of the checkpoint failed its condition (412): whether the checkpoint
+ * holds these very bytes, then c takes its ETag and time. That is an attempt of this same put
+ * done by the store whose answer was lost (a reset after the store acted: the client's retry
+ * then finds its own write, so the condition fails). Not for a claim: two writers that opened
+ * the same checkpoint write the same claim; after it, no other writer writes these bytes (a
+ * newer one writes its own generation, an older or equal one is fenced). A read that fails
+ * says no.
+ */
+static bool ours_already(struct s3l_store *s, const char *key, const char *text, size_t len,
+                         struct s3l__ckpt *c)
+{
+    uint8_t *data = NULL;
+    size_t n = 0;
+    struct s3l_object_info info;
+    bool same = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &data, &n, &info, NULL) == 0 &&
+                n == len && memcmp(data, text, len) == 0;
+    s3l_free(data);
+    if (same) {
+        c->exists = true;
+        memcpy(c->etag, info.etag, sizeof(c->etag));
+        c->mtime_ns = info.mtime_ns;
+    }
+    return same;
+}
+
+static int write_as(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, bool claim,
+                    struct s3l_error *err);
+
 int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
+{
+    return write_as(s, c, mine, false, err);
+}
+
+int s3l__ckpt_claim(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
+{
+    return write_as(s, c, mine, true, err);
+}
+
+static int write_as(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, bool claim,
+                    struct s3l_error *err)
 {
     char *text = NULL, *key = s3l__key_checkpoint(c->pipeline);
     size_t len = 0;
@@ -344,6 +384,9 @@ int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, str
             c->exists = true;
             memcpy(c->etag, info.etag, sizeof(c->etag));
             c->mtime_ns = info.mtime_ns;
+        } else if (rc == S3L_EPRECONDITION_FAILED && !claim &&
+                   ours_already(s, key, text, len, c)) {
+            rc = 0; /* an earlier attempt of this put was done: its answer was lost */
         } else if (rc == S3L_EPRECONDITION_FAILED) {
             struct s3l__ckpt now;
             struct s3l_error e3 = {0};

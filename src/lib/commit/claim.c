@@ -37,7 +37,7 @@ static int claim_now(struct s3l_dest *d, struct s3l_error *err)
         d->claim_ns = s3l__os_now_ns();
         d->ck.generation = d->generation;
         struct s3l_error e2 = {0};
-        rc = s3l__ckpt_write(d->store, &d->ck, d->generation, &e2);
+        rc = s3l__ckpt_claim(d->store, &d->ck, d->generation, &e2);
         if (rc == S3L_ECONFLICT)
             rc = s3l_error_set(err, S3L_EFENCED,
                                "pipeline %s: another writer took the checkpoint since this one "

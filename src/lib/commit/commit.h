@@ -198,10 +198,17 @@ int s3l__ckpt_peek(struct s3l_store *s, const char *pipeline, char **state, bool
                    uint64_t *committed_epoch, struct s3l_error *err);
 /*
  * Writes c conditionally on the version c->etag (put-if-absent when !c->exists) and updates
- * c->etag. When the condition fails, re-reads: a higher generation than `mine` gives
- * S3L_EFENCED, anything else S3L_ECONFLICT.
+ * c->etag. When the condition fails, re-reads: a checkpoint holding these very bytes was written
+ * by an attempt of this put whose answer was lost (the client's retry failed the condition on
+ * it), which is success; a higher generation than `mine` gives S3L_EFENCED, anything else
+ * S3L_ECONFLICT. Only for a writer that claimed its generation (s3l__ckpt_claim): after the
+ * claim no other writer writes its bytes.
  */
 int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err);
+/* The claim's write (claim.c): as s3l__ckpt_write, but a failed condition is never taken for a
+ * lost answer, since two writers that opened the same checkpoint claim the same generation with
+ * the same bytes; a claim whose answer was lost fences its writer (the rerun claims anew). */
+int s3l__ckpt_claim(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err);
 
 /*
  * The marker document of table T for the pending epoch of c: the pending files of T in order,
