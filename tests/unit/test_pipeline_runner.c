@@ -148,6 +148,43 @@ static int md_grow(void *ctx, size_t input, struct s3l_error *err)
 static const struct s3l__dest_ops mem_dest_ops = {md_positions, md_start, md_commit, md_reject,
                                                   md_close,     md_grow,  NULL,      NULL};
 
+/* The same destination as if its commits left the epoch finishing for a while: wait() says
+ * "still finishing" to the next finish_readings calls after each commit (each a moment of the
+ * fake clock's reading on), sync() ends it. */
+static int finish_readings, finishing_left, waits_refused;
+
+static int fd_commit(void *ctx, const char *json, struct s3l__commit_info *info,
+                     struct s3l_error *err)
+{
+    int rc = md_commit(ctx, json, info, err);
+    if (rc == 0 && info->epoch)
+        finishing_left = finish_readings;
+    return rc;
+}
+
+static int fd_sync(void *ctx, struct s3l__commit_info *info, struct s3l_error *err)
+{
+    (void)ctx;
+    (void)err;
+    finishing_left = 0;
+    memset(info, 0, sizeof(*info));
+    return 0;
+}
+
+static bool fd_wait(void *ctx, uint64_t timeout_ms)
+{
+    (void)ctx;
+    (void)timeout_ms;
+    if (finishing_left == 0)
+        return true;
+    finishing_left--;
+    waits_refused++;
+    return false;
+}
+
+static const struct s3l__dest_ops finishing_dest_ops = {
+    md_positions, md_start, fd_commit, md_reject, md_close, md_grow, fd_sync, fd_wait};
+
 /* ---- A source: one decimal integer per line; a line starting with 'x' is a bad record. ---- */
 
 struct line_source {
@@ -326,7 +363,8 @@ static int run(struct s3l_pipeline_options *o, struct events *ev, struct s3l_pip
     memset(ev, 0, sizeof(*ev));
     o->report = on_report;
     o->report_ctx = ev;
-    struct s3l__runner_env env = {&mem_dest_ops, &D, ls_open, NULL, fake_clock, 1, NULL, NULL, 1,
+    struct s3l__runner_env env = {finish_readings ? &finishing_dest_ops : &mem_dest_ops,
+                                  &D, ls_open, NULL, fake_clock, 1, NULL, NULL, 1,
                                   NULL, 0, NULL, NULL};
     memset(st, 0, sizeof(*st));
     int rc = s3l__runner_loop(o, &env, &pos, &fd, 1, st, side, err);
@@ -473,6 +511,49 @@ static void epochs_by_time(void **state)
     assert_int_equal(D.epoch_rows[1], 4);
     assert_int_equal(D.epoch_rows[2], 1);
     assert_int_equal(D.n_committed, 9);
+}
+
+/*
+ * An epoch due by the interval alone waits while the one before still finishes: the run reads
+ * on into it instead of waiting for that finish in the commit. The finish lasts 3 clock readings
+ * after each commit; interval 3.5 s, 1 s a reading: rows 1-4 commit at t = 5 as above; rows
+ * 5..8 read 6..9, due at 9 but finishing (3 refusals at 9, 10, 11 while rows 9, 10 read), so
+ * rows 5-11 commit at 12; row 12 (t = 13) is committed at the end. Without the wait: 4, 4, 4.
+ */
+static void epochs_by_time_wait_for_the_finish_before(void **state)
+{
+    put_file("w", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n");
+    struct s3l_pipeline_options o;
+    s3l_pipeline_options_init(&o);
+    o.epoch_rows = 0;
+    o.commit_interval_ns = 3500000000LL;
+    struct events ev;
+    struct s3l_pipeline_stats st;
+    enum s3l_pipeline_side side;
+    struct s3l_error err = {0};
+    finish_readings = 3;
+    waits_refused = 0;
+    int rc = run(&o, &ev, &st, &side, &err);
+    finish_readings = 0;
+    assert_int_equal(rc, 0);
+    assert_int_equal(waits_refused, 3);
+    assert_int_equal(D.n_epochs, 3);
+    assert_int_equal(D.epoch_rows[0], 4);
+    assert_int_equal(D.epoch_rows[1], 7);
+    assert_int_equal(D.epoch_rows[2], 1);
+    assert_int_equal(D.n_committed, 12);
+    /* By rows (--epoch-rows), an epoch is what was asked for, finishing or not. */
+    memset(&D, 0, sizeof(D));
+    put_file("w", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n");
+    o.commit_interval_ns = 0;
+    o.epoch_rows = 4;
+    finish_readings = 3;
+    rc = run(&o, &ev, &st, &side, &err);
+    finish_readings = 0;
+    assert_int_equal(rc, 0);
+    assert_int_equal(D.n_epochs, 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(D.epoch_rows[i], 4);
 }
 
 static void pending_epoch_is_recovered_even_when_up_to_date(void **state)
@@ -625,6 +706,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(rewritten_input_is_refused_before_start, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_records_fail_skip_dead_letter, setup, teardown),
         cmocka_unit_test_setup_teardown(epochs_by_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(epochs_by_time_wait_for_the_finish_before, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(pending_epoch_is_recovered_even_when_up_to_date, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(lanes_take_rows_in_turn, setup, teardown),

@@ -185,7 +185,16 @@ static int after_call(struct loop *l, size_t i, struct s3l__source *src, uint64_
     l->st->bytes_in = base + src->ops->bytes(src);
     s3l__loop_progress(l, now);
     /* The run reads on: the epoch may finish in the background meanwhile. */
-    int rc = s3l__loop_epoch_due(l, now) ? commit_now(l, !s3l__loop_may_pipeline(l), err) : 0;
+    bool due = s3l__loop_epoch_due(l, now);
+    bool by_rows = l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows;
+    /* Due by the interval alone while the epoch before still finishes: reading on into this
+     * epoch beats waiting for that finish in the commit (one slot, commit.md "Pipelined
+     * commit"), so an epoch grows to cover the store's latency instead of shrinking to what was
+     * read during one finish (a 100 ms interval with 300 ms finishes made epochs of one read
+     * chunk, 14k rows/s). The interval is a floor between commits, not a deadline. */
+    if (due && !by_rows && l->env->dest->wait && !l->env->dest->wait(l->env->dest_ctx, 0))
+        due = false;
+    int rc = due ? commit_now(l, !s3l__loop_may_pipeline(l), err) : 0;
     if (rc)
         *side = S3L_SIDE_DESTINATION;
     return rc;
