@@ -543,6 +543,7 @@ static void epochs_by_time_wait_for_the_finish_before(void **state)
     assert_int_equal(D.epoch_rows[2], 1);
     assert_int_equal(D.n_committed, 12);
     /* By rows (--epoch-rows), an epoch is what was asked for, finishing or not. */
+    s3l_free(D.checkpoint);
     memset(&D, 0, sizeof(D));
     put_file("w", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n");
     o.commit_interval_ns = 0;
