@@ -242,8 +242,9 @@ int s3l_dest_sync(struct s3l_dest *d, struct s3l_dest_commit_info *info, struct 
 /*
  * Waits at most timeout_ms milliseconds for the epoch the last s3l_dest_commit handed over
  * (pipelined) to end; true when none is finishing any more (s3l_dest_sync then returns at once),
- * false when it still is. Returns no error: s3l_dest_sync reports the epoch and its failure. For a
- * caller that keeps showing progress while it waits (the runner's settle, every 0.5 s). Call it
+ * false when it still is; 0 looks without waiting. Returns no error: s3l_dest_sync reports the
+ * epoch and its failure. For a caller that keeps showing progress while it waits (the runner's
+ * settle, every 0.5 s), or that reads on rather than wait (the runner's interval). Call it
  * from the caller's thread only, as every other call of d.
  */
 bool s3l_dest_wait_finish(struct s3l_dest *d, uint64_t timeout_ms);

@@ -356,9 +356,9 @@ static int run_child_held(const struct s3l_test_run *r, const char *point, unsig
  * committer's thread and epoch 2 stages, at each point of its completion (after its last file,
  * closed by the commit, was published there: before its commit point; after its commit point,
  * between two copies, before and after the marker, after the committed write and the staged
- * delete that runs with it), once the stager has staged a file of epoch 2. The store then holds epoch 1
- * not yet recorded, pending or committed, and epoch 2's staged files (garbage: never recorded);
- * the rerun must show every row once and leave nothing staged.
+ * delete that runs with it), once the stager has staged a file of epoch 2. The store then holds
+ * epoch 1 not yet recorded, pending or committed, and epoch 2's staged files (garbage: never
+ * recorded); the rerun must show every row once and leave nothing staged.
  */
 static void pipelined_interleavings(void **state)
 {

@@ -327,42 +327,45 @@ int s3l__ckpt_peek(struct s3l_store *s, const char *pipeline, char **state, bool
 }
 
 /*
- * After a conditional put of the checkpoint failed its condition (412): whether the checkpoint
- * holds these very bytes, then c takes its ETag and time. That is an attempt of this same put
- * done by the store whose answer was lost (a reset after the store acted: the client's retry
- * then finds its own write, so the condition fails). Not for a claim: two writers that opened
- * the same checkpoint write the same claim; after it, no other writer writes these bytes (a
- * newer one writes its own generation, an older or equal one is fenced). A read that fails
- * says no.
+ * After a conditional put of the checkpoint failed its condition (412): one read of what is
+ * there. These very bytes: an attempt of this same put was done by the store and its answer
+ * lost (a reset after the store acted: the client's retry then finds its own write, so the
+ * condition fails), which is success (c takes the object's ETag and time); not for a claim,
+ * since two writers that opened the same checkpoint write the same claim (after it no other
+ * writer writes these bytes: a newer one writes its own generation, an older or equal one is
+ * fenced). Else S3L_EFENCED when it holds a higher generation than mine, S3L_ECONFLICT otherwise
+ * (a read or decode that fails included).
  */
-static bool ours_already(struct s3l_store *s, const char *key, const char *text, size_t len,
-                         struct s3l__ckpt *c)
+static int refused(struct s3l_store *s, const char *key, const char *text, size_t len,
+                   bool claim, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
 {
     uint8_t *data = NULL;
     size_t n = 0;
     struct s3l_object_info info;
-    bool same = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &data, &n, &info, NULL) == 0 &&
-                n == len && memcmp(data, text, len) == 0;
-    s3l_free(data);
-    if (same) {
+    bool read = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &data, &n, &info, NULL) == 0;
+    int rc = 0;
+    if (read && !claim && n == len && memcmp(data, text, len) == 0) {
         c->exists = true;
         memcpy(c->etag, info.etag, sizeof(c->etag));
         c->mtime_ns = info.mtime_ns;
+    } else {
+        struct s3l__ckpt now = {0};
+        struct s3l_error e3 = {0};
+        if (read && s3l__ckpt_decode((const char *)data, n, key, &now, &e3) == 0 &&
+            now.generation > mine)
+            rc = s3l_error_set(err, S3L_EFENCED,
+                               "pipeline %s: generation %llu took over from this writer "
+                               "(generation %llu); it stops without committing",
+                               c->pipeline, (unsigned long long)now.generation,
+                               (unsigned long long)mine);
+        else
+            rc = s3l_error_set(err, S3L_ECONFLICT,
+                               "checkpoint %s changed under this writer (generation %llu)", key,
+                               (unsigned long long)mine);
+        s3l__ckpt_cleanup(&now);
     }
-    return same;
-}
-
-static int write_as(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, bool claim,
-                    struct s3l_error *err);
-
-int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
-{
-    return write_as(s, c, mine, false, err);
-}
-
-int s3l__ckpt_claim(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
-{
-    return write_as(s, c, mine, true, err);
+    s3l_free(data);
+    return rc;
 }
 
 static int write_as(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, bool claim,
@@ -384,23 +387,8 @@ static int write_as(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, boo
             c->exists = true;
             memcpy(c->etag, info.etag, sizeof(c->etag));
             c->mtime_ns = info.mtime_ns;
-        } else if (rc == S3L_EPRECONDITION_FAILED && !claim &&
-                   ours_already(s, key, text, len, c)) {
-            rc = 0; /* an earlier attempt of this put was done: its answer was lost */
         } else if (rc == S3L_EPRECONDITION_FAILED) {
-            struct s3l__ckpt now;
-            struct s3l_error e3 = {0};
-            if (s3l__ckpt_read(s, c->pipeline, &now, &e3) == 0 && now.generation > mine)
-                rc = s3l_error_set(err, S3L_EFENCED,
-                                   "pipeline %s: generation %llu took over from this writer "
-                                   "(generation %llu); it stops without committing",
-                                   c->pipeline, (unsigned long long)now.generation,
-                                   (unsigned long long)mine);
-            else
-                rc = s3l_error_set(err, S3L_ECONFLICT,
-                                   "checkpoint %s changed under this writer (generation %llu)", key,
-                                   (unsigned long long)mine);
-            s3l__ckpt_cleanup(&now);
+            rc = refused(s, key, text, len, claim, c, mine, err);
         } else if (err && err->code == 0) {
             *err = e2;
         }
@@ -408,4 +396,14 @@ static int write_as(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, boo
     s3l_free(text);
     s3l_free(key);
     return rc;
+}
+
+int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
+{
+    return write_as(s, c, mine, false, err);
+}
+
+int s3l__ckpt_claim(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
+{
+    return write_as(s, c, mine, true, err);
 }

@@ -276,6 +276,12 @@ bool s3l_dest_wait_finish(struct s3l_dest *d, uint64_t timeout_ms)
 {
     if (!d->job.running)
         return true;
+    if (timeout_ms == 0) { /* a look, no wait (the runner asks at its clock readings) */
+        pthread_mutex_lock(&d->job.mu);
+        bool ended = d->job.ended;
+        pthread_mutex_unlock(&d->job.mu);
+        return ended;
+    }
     /* pthread_cond_timedwait's clock: CLOCK_REALTIME, s3l__os_now_ns's. */
     int64_t at = s3l__os_now_ns() + (int64_t)S3L_MIN(timeout_ms, (uint64_t)INT32_MAX) * 1000000;
     struct timespec until = {(time_t)(at / 1000000000), (long)(at % 1000000000)};
@@ -428,17 +434,6 @@ static bool heartbeat_due(const struct s3l_dest *d)
     return s3l__os_now_ns() - d->ck.mtime_ns >= interval_ns;
 }
 
-/* Whether the committer holds an epoch that has not ended (joining it would wait). */
-static bool job_busy(struct s3l_dest *d)
-{
-    if (!d->job.running)
-        return false;
-    pthread_mutex_lock(&d->job.mu);
-    bool ended = d->job.ended;
-    pthread_mutex_unlock(&d->job.mu);
-    return !ended;
-}
-
 static void *publisher(void *arg)
 {
     struct s3l_dest *d = arg;
@@ -452,8 +447,8 @@ static void *publisher(void *arg)
  * PutObjects (or last parts) travel during that finish instead of after it on the committer's
  * thread. The commit point still follows the finish before (the committer writes it after the
  * join). No claim wait is needed before the publish: the epoch finishing was handed over only
- * after its commit waited for this writer's claim (claim.c). Without a thread the uploads stay sealed for the committer, as in a commit that finds
- * nothing finishing. prepare's errors.
+ * after its commit waited for this writer's claim (claim.c). Without a thread the uploads stay
+ * sealed for the committer, as in a commit that finds nothing finishing. prepare's errors.
  */
 static int early_publish(struct s3l_dest *d, bool *started, struct s3l_error *err)
 {
@@ -461,16 +456,17 @@ static int early_publish(struct s3l_dest *d, bool *started, struct s3l_error *er
     int rc = prepare(d, err);
     if (rc || d->n_sealed == 0)
         return rc;
-    d->pub.sealed = d->sealed;
+    d->pub.sealed = d->sealed; /* the thread's from here: d's list is emptied once it runs */
     d->pub.n_sealed = d->n_sealed;
     d->pub.rc = 0;
     s3l_error_clear(&d->pub.err);
-    if (pthread_create(&d->pub.th, NULL, publisher, d) == 0) {
-        d->sealed = NULL;
-        d->n_sealed = d->cap_sealed = 0;
-        *started = true;
+    if (pthread_create(&d->pub.th, NULL, publisher, d) != 0) {
+        d->pub.sealed = NULL; /* still d's */
+        return 0;
     }
-    d->pub.sealed = *started ? d->pub.sealed : NULL;
+    d->sealed = NULL;
+    d->n_sealed = d->cap_sealed = 0;
+    *started = true;
     return 0;
 }
 
@@ -500,7 +496,7 @@ static int early_join(struct s3l_dest *d, struct s3l_error *err)
  */
 static int wait_before(struct s3l_dest *d, bool *prepared, struct s3l_error *err)
 {
-    bool early = s3l__dest_seals(d) && job_busy(d), published = false;
+    bool early = s3l__dest_seals(d) && !s3l_dest_wait_finish(d, 0), published = false;
     struct s3l_error perr = {0};
     int prc = early ? early_publish(d, &published, &perr) : 0;
     *prepared = early;

@@ -2,14 +2,16 @@
  * Steps 4 and 5 of the protocol (docs/internals/commit.md): finishing a pending epoch, whether
  * right after its commit point or on the next start (recovery). First the schema records the epoch
  * carries (a record changes only with the first epoch holding its new columns or types, and only
- * once that epoch passed its commit point); then, for each stream of the epoch, copy every staged
- * file to its final name; then write the streams' markers put-if-absent (all at once on a store
- * with batched puts: each depends only on its own stream's copies, all done by then); then record
- * the epoch as committed, while the staged files are deleted (once every marker is there no
- * step reads them again: a recovery skips a stream whose marker exists). Every step is idempotent (a copy
- * replaces its target with the same bytes, a marker that exists with the same bytes is success),
- * so a crash anywhere is repaired by running this again with the same checkpoint; the names come
- * from the checkpoint, so recovery writes under the generation recorded with the epoch.
+ * once that epoch passed its commit point; on a store with batched puts all at once); then copy
+ * every staged file of the epoch to its final name (every stream's in one batch on a store with
+ * batched copies); then write the streams' markers put-if-absent (all at once on a store with
+ * batched puts: each depends only on its own stream's copies, all done by then); then record the
+ * epoch as committed, while the staged files are deleted (once every marker is there no step
+ * reads them again: a recovery skips a stream whose marker exists). Every step is idempotent (a
+ * copy replaces its target with the same bytes, a marker that exists with the same bytes is
+ * success), so a crash anywhere is repaired by running this again with the same checkpoint; the
+ * names come from the checkpoint, so recovery writes under the generation recorded with the
+ * epoch.
  */
 #include <pthread.h>
 #include <string.h>
@@ -150,8 +152,8 @@ static int write_records(struct s3l_store *s, const struct s3l__dest_format *f,
 }
 
 /*
- * Copies the staged files of the streams to copy (want[i]: file i's stream has no marker yet) to
- * their final names, in the checkpoint's order of streams (the first file of each) and files. A
+ * Copies the staged files c->files[order[0..n)] (those of the streams without a marker yet, in
+ * the checkpoint's order of streams, by their first file, then of files) to their final names. A
  * store that copies in batches (ops->copy_many: S3 sends the CopyObjects at once) gets them all
  * together, every stream's, since no copy depends on another (issue 14 item 2: one round trip
  * for the epoch, not one per stream); should the batch fail (a staged file gone in a recovery, a
@@ -355,7 +357,7 @@ int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, s
      * stream whose marker exists), so they are deleted while the epoch is recorded committed,
      * one round trip less; the deletion ends before after-commit. Without a thread, after. */
     struct removal rm = {.s = s, .files = files, .n = n, .tally = s3l__tally_current()};
-    bool removing = pthread_create(&rm.th, NULL, removal_main, &rm) == 0;
+    bool removing = n > 0 && pthread_create(&rm.th, NULL, removal_main, &rm) == 0;
     rc = s3l__ckpt_write(s, c, mine, err);
     if (removing)
         pthread_join(rm.th, NULL);

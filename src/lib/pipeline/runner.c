@@ -131,9 +131,15 @@ int s3l__loop_commit(struct loop *l, struct s3l_error *err)
     return commit_now(l, true, err);
 }
 
+/* Whether the epoch holds the rows --epoch-rows asks for. */
+static bool due_by_rows(const struct loop *l)
+{
+    return l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows;
+}
+
 bool s3l__loop_epoch_due(struct loop *l, int64_t now)
 {
-    if (l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows)
+    if (due_by_rows(l))
         return true;
     return l->o->commit_interval_ns > 0 && (l->epoch_rows > 0 || l->dirty) &&
            now - l->t_epoch >= l->o->commit_interval_ns;
@@ -178,7 +184,7 @@ static int after_call(struct loop *l, size_t i, struct s3l__source *src, uint64_
     /* A stream (stdin, a pipe) may deliver records slowly: its clock is read at every call
      * so that --commit-interval holds; files are read every clock_every records. */
     if (l->pos[i].replayable && *since_clock < l->clock_every &&
-        !(l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows))
+        !due_by_rows(l))
         return 0;
     *since_clock = 0;
     int64_t now = l->now = l->env->now_ns();
@@ -186,13 +192,12 @@ static int after_call(struct loop *l, size_t i, struct s3l__source *src, uint64_
     s3l__loop_progress(l, now);
     /* The run reads on: the epoch may finish in the background meanwhile. */
     bool due = s3l__loop_epoch_due(l, now);
-    bool by_rows = l->o->epoch_rows && l->epoch_rows >= l->o->epoch_rows;
     /* Due by the interval alone while the epoch before still finishes: reading on into this
      * epoch beats waiting for that finish in the commit (one slot, commit.md "Pipelined
      * commit"), so an epoch grows to cover the store's latency instead of shrinking to what was
      * read during one finish (a 100 ms interval with 300 ms finishes made epochs of one read
      * chunk, 14k rows/s). The interval is a floor between commits, not a deadline. */
-    if (due && !by_rows && l->env->dest->wait && !l->env->dest->wait(l->env->dest_ctx, 0))
+    if (due && !due_by_rows(l) && l->env->dest->wait && !l->env->dest->wait(l->env->dest_ctx, 0))
         due = false;
     int rc = due ? commit_now(l, !s3l__loop_may_pipeline(l), err) : 0;
     if (rc)
