@@ -131,7 +131,8 @@ struct s3l_put_item {
 enum s3l_read_kind {
     S3L_READ_GET,  /* get of the whole object (offset 0, to the end) with cap max */
     S3L_READ_STAT, /* stat */
-    S3L_READ_LIST  /* list of every object under key as the prefix ("" for all) */
+    S3L_READ_LIST, /* list of every object under key as the prefix ("" for all) */
+    S3L_READ_GET_FRESH /* as S3L_READ_GET, read even when an answer is kept (it replaces it) */
 };
 struct s3l_read_item {
     enum s3l_read_kind kind;
@@ -276,7 +277,9 @@ int s3l_store_copy_many(struct s3l_store *s, const struct s3l_copy_item *items, 
 int s3l_store_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n,
                        struct s3l_error *err);
 /* ops->read_ahead if set (items whose key breaks the rules above are left out); else nothing.
- * Not counted as operations: the reads it answers are counted when they are made. */
+ * An answer kept from an earlier call is not read again, except for S3L_READ_GET_FRESH: then it
+ * is dropped and read anew (and kept as an S3L_READ_GET's). Not counted as operations: the reads it answers are counted when they
+ * are made. */
 void s3l_store_read_ahead(struct s3l_store *s, const struct s3l_read_item *items, size_t n);
 /* Deletes keys[0..n) (ops->remove_many when n >= 2, counted as one "remove_many"; else one
  * s3l_store_remove each). A missing key is success; the first failure is returned. */

@@ -109,7 +109,8 @@ function startReads(log, what, t) {
     const reads = [find(log, 'ListObjectsV2', `/_openetl/markers/${t}/`),
         find(log, 'GetObject', '/_openetl/checkpoints/'),
         find(log, 'ListObjectsV2', `/_openetl/schemas/${t}/`),
-        find(log, 'GetObject', `/_openetl/schemas/${t}.json`)];
+        // the record's first read (the second is the re-read before the first commit point)
+        find(log, 'GetObject', `/_openetl/schemas/${t}.json`).sort((x, y) => x.t0 - y.t0).slice(0, 1)];
     const names = ['markers\' listing', 'checkpoint', 'records\' listing', 'record'];
     for (let i = 0; i < reads.length; i++)
         for (let j = i + 1; j < reads.length; j++)
@@ -126,14 +127,17 @@ const kind = (key) => key.includes('/_openetl/checkpoints/') ? 'checkpoint'
 // checkpoint, ListObjectsV2 of the records under T/, GetObject of T's record), the claim (1
 // PutObject of the checkpoint), then per epoch f PutObject (staging) + 1 PutObject (commit
 // point) + f CopyObject + 1 PutObject (marker) + 1 PutObject (committed) + 1 delete (DeleteObject
-// for one file, DeleteObjects for more), and the first epoch 1 PutObject of the schema record.
+// for one file, DeleteObjects for more), and the first epoch, which carries the new table's
+// schema record, 1 GetObject of it (read again before the commit point: has another writer
+// recorded a column with another type?) and 1 PutObject of it.
 function plan(E, f) {
     const ops = {
-        ListObjectsV2: 2, GetObject: 2,
+        ListObjectsV2: 2, GetObject: 2 + 1,
         PutObject: 1 + E * (f + 3) + 1, CopyObject: E * f,
     };
     ops[f === 1 ? 'DeleteObject' : 'DeleteObjects'] = E;
-    const epoch = (e) => 2 * f + 4 + (e === 1 ? 2 : 0); // the first: the claim and the record
+    // the first: the claim, the record's re-read and its write
+    const epoch = (e) => 2 * f + 4 + (e === 1 ? 3 : 0);
     return { ops, epoch };
 }
 
@@ -149,7 +153,15 @@ async function checkRun(lake, E, f, extra) {
     check(!log.some((e) => e.op === 'HeadObject'), `${lake}: no HeadObject at all`);
     const reads = (k) => log.filter((e) => e.op === 'GetObject' && kind(e.key) === k).length;
     check(reads('checkpoint') === 1, `${lake}: the checkpoint is read once (${reads('checkpoint')})`);
-    check(reads('schema') === 1, `${lake}: the schema record is read once (${reads('schema')})`);
+    check(reads('schema') === 2, `${lake}: the schema record is read twice: at the start and ` +
+        `before the first epoch's commit point (${reads('schema')})`);
+    // That re-read: after the epoch's staged files were answered, before its commit point.
+    const rec = find(log, 'GetObject', '/_openetl/schemas/ev.json').sort((x, y) => x.t0 - y.t0);
+    const staged1 = log.filter((e) => e.op === 'PutObject' && kind(e.key) === 'staged' && epochOf(e.key) === 1);
+    const point1 = find(log, 'PutObject', '/_openetl/checkpoints/').sort((x, y) => x.t0 - y.t0)[1];
+    check(rec.length === 2 && staged1.length === f && staged1.every((p) => rec[1].t0 > p.t1) &&
+        point1 && point1.t0 > rec[1].t1, `${lake}: the record's re-read goes out after epoch 1's ` +
+        `staged files and before its commit point (${spans(rec)}; ${spans(staged1)}; ${spans([point1])})`);
     // The start's reads in one round trip, not four: the markers' listing (landed elsewhere?),
     // the checkpoint, the stream's listing of the records under ev/ and ev's record.
     startReads(log, lake, 'ev');
@@ -200,7 +212,7 @@ async function checkMulti() {
     env.S3LAND_SECRET_RGW_KEY = rgw.AWS_ACCESS_KEY_ID;
     env.S3LAND_SECRET_RGW_SECRET = rgw.AWS_SECRET_ACCESS_KEY;
     const { events, log } = await run(lake, [], ['run', '--config', doc, '--json']);
-    const want = { GetObject: 1 + tables.length, ListObjectsV2: 2 * tables.length,
+    const want = { GetObject: 1 + tables.length + tables.length, ListObjectsV2: 2 * tables.length,
         PutObject: 1 + tables.length + 1 + tables.length + tables.length + 1,
         CopyObject: tables.length, DeleteObjects: 1 };
     const seen = byOp(log);
@@ -211,10 +223,16 @@ async function checkMulti() {
     // in waves, but each goes out before all the earlier ones were answered (never a gap with no
     // read in flight, as between two groups sent one after the other).
     const reads = [...find(log, 'GetObject', '/_openetl/checkpoints/')];
-    for (const t of tables)
+    const rereads = [];
+    for (const t of tables) {
+        const recs = find(log, 'GetObject', `/_openetl/schemas/${t}.json`).sort((x, y) => x.t0 - y.t0);
         reads.push(...find(log, 'ListObjectsV2', `/_openetl/markers/${t}/`),
-            ...find(log, 'ListObjectsV2', `/_openetl/schemas/${t}/`),
-            ...find(log, 'GetObject', `/_openetl/schemas/${t}.json`));
+            ...find(log, 'ListObjectsV2', `/_openetl/schemas/${t}/`), recs[0]);
+        rereads.push(recs[1]);
+    }
+    // The records read again before the commit point (both at once), after the start's reads.
+    check(rereads.every(Boolean) && overlap(rereads[0], rereads[1]), `${lake}: the two records' ` +
+        `re-reads travel together (${spans(rereads.filter(Boolean))})`);
     check(reads.length === 7, `${lake}: the start's 7 reads, once each (${reads.length})`);
     reads.sort((x, y) => x.t0 - y.t0);
     let end = reads[0].t1, gaps = 0;
@@ -252,10 +270,10 @@ async function checkMulti() {
     check(dels.length === 1 && overlap(dels[0], committed), `${lake}: the staged delete travels ` +
         `with the committed checkpoint (${spans(dels)}; ${spans([committed])})`);
     const commits = events.filter((x) => x.event === 'commit');
-    // f files and s streams: 2f + 2s + 3 (f staged, the commit point, f copies, s markers, the
-    // committed checkpoint, 1 delete, and s records, the epoch being the first; the claim went to
-    // the start, above).
-    const per = 2 * tables.length + 2 * tables.length + 3;
+    // f files and s streams: 2f + 3s + 3 (f staged, the commit point, f copies, s markers, the
+    // committed checkpoint, 1 delete, and s records read again and written, the epoch being the
+    // first; the claim went to the start, above).
+    const per = 2 * tables.length + 3 * tables.length + 3;
     check(commits.length === 1 && commits[0].requests?.total === per, `${lake}: the epoch cost ` +
         `${commits[0]?.requests?.total} requests, the plan ${per}`);
 }

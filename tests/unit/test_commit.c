@@ -578,6 +578,118 @@ static void schema_record_added_columns_and_drift(void **state)
     s3l_dest_free(d);
 }
 
+/* A writer of pipeline `pipe`: serial, or pipelined with the commit point deferred. */
+static struct s3l_dest *open_writer(struct fx *f, const char *pipe, bool allow, bool deferred)
+{
+    struct s3l_dest_options o = {0};
+    o.version = S3L_DEST_OPTIONS_VERSION;
+    o.pipeline_id = pipe;
+    o.lanes = 1;
+    o.allow_type_changes = allow;
+    o.serial_commit = !deferred;
+    o.defer_commit_point = deferred;
+    struct s3l__dest_format c;
+    s3l_test_format(&c);
+    struct s3l_dest *d = NULL;
+    struct s3l_error err = {0};
+    if (s3l__dest_open_format(f->s, &o, &c, &d, &err))
+        fail_msg("open %s: %s", pipe, err.message);
+    return d;
+}
+
+/* One row of two int64 columns, or of (int64, utf8) when text. */
+static void put_pair(struct s3l_dest_stream *st, int64_t id, bool text)
+{
+    struct s3l_row_sink k;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_dest_lane_sink(st, 0, &k), 0);
+    assert_int_equal(k.ops->row_begin(k.ctx), 0);
+    assert_int_equal(k.ops->put_int(k.ctx, id), 0);
+    if (text)
+        assert_int_equal(k.ops->put_bytes(k.ctx, "x", 1), 0);
+    else
+        assert_int_equal(k.ops->put_int(k.ctx, id), 0);
+    assert_int_equal(k.ops->row_end(k.ctx, &err), 0);
+}
+
+/*
+ * Two writers open table c at the same moment (no record yet), each merging its schema with no
+ * record: B (p2) records `name` as int64 first; A (p1) then commits `name` as utf8. Before its
+ * commit point A reads the record again and stops with S3L_ESCHEMA_DRIFT, as a serial second
+ * writer would at open: nothing of A's epoch is committed (no marker, no file, no epoch in its
+ * checkpoint, the record as B wrote it). Serial and with the commit point deferred (the failure
+ * then comes with the sync). With --type-changes allow, and when B only added another column,
+ * A commits and the record unites both (the finish's union).
+ */
+static void record_changed_by_another_writer_before_the_point(void **state)
+{
+    struct fx *f = *state;
+    struct s3l_field a_fields[] = {{"id", {.id = S3L_TYPE_INT64}, false, true},
+                                   {"name", {.id = S3L_TYPE_UTF8}, true, false}};
+    struct s3l_field b_fields[] = {{"id", {.id = S3L_TYPE_INT64}, false, true},
+                                   {"name", {.id = S3L_TYPE_INT64}, true, false}};
+    struct s3l_field e_fields[] = {{"id", {.id = S3L_TYPE_INT64}, false, true},
+                                   {"extra", {.id = S3L_TYPE_INT64}, true, false}};
+    struct s3l_schema sa = {2, a_fields}, sb = {2, b_fields}, se = {2, e_fields};
+    const char *tables[] = {"c", "cd", "ca", "ce"};
+    for (int k = 0; k < 4; k++) {
+        const char *t = tables[k];
+        bool deferred = k == 1, allow = k == 2, extra = k == 3;
+        struct s3l_error err = {0};
+        struct s3l_dest *a = open_writer(f, "p1", allow, deferred);
+        struct s3l_dest *b = open_writer(f, "p2", false, false);
+        struct s3l_dest_stream *sta, *stb;
+        assert_int_equal(s3l_dest_stream(a, NULL, t, &sa, &sta, &err), 0);
+        assert_int_equal(s3l_dest_stream(b, NULL, t, extra ? &se : &sb, &stb, &err), 0);
+        put_pair(stb, 1, false);
+        assert_int_equal(s3l_dest_commit(b, "{}", NULL, &err), 0);
+        s3l_dest_free(b);
+        put_pair(sta, 2, true);
+        int rc = s3l_dest_commit(a, "{}", NULL, &err);
+        if (deferred && rc == 0)
+            rc = s3l_dest_sync(a, NULL, &err);
+        char key[96], *rec = NULL;
+        size_t len;
+        snprintf(key, sizeof(key), "_openetl/markers/%s/p1-00000000000000000001.json", t);
+        assert_int_equal(s3l_dest_read_schema(f->s, t, &rec, &len, &err), 0);
+        int n = 0;
+        assert_int_equal(s3l_dest_list_files(f->s, t, true, count_files, &n, &err), 0);
+        if (allow || extra) {
+            assert_int_equal(rc, 0);
+            assert_true(exists(f, key));
+            assert_int_equal(n, 2);
+            /* the record keeps B's type of name (allow), or has every column (extra) */
+            assert_string_equal(rec, extra ? "{\"columns\":[{\"name\":\"id\",\"type\":5},"
+                                             "{\"name\":\"extra\",\"type\":5},"
+                                             "{\"name\":\"name\",\"type\":13}]}"
+                                           : "{\"columns\":[{\"name\":\"id\",\"type\":5},"
+                                             "{\"name\":\"name\",\"type\":5}]}");
+        } else {
+            assert_int_equal(rc, S3L_ESCHEMA_DRIFT);
+            /* the test format's drift message (the Parquet format's names the types) */
+            assert_non_null(strstr(err.message, "epoch 1 is not committed: another writer "
+                                                "changed the schema record of table "));
+            assert_non_null(strstr(err.message, "column name changed type from 5 to 13"));
+            assert_false(exists(f, key));
+            assert_int_equal(n, 1); /* B's file only */
+            assert_string_equal(rec, "{\"columns\":[{\"name\":\"id\",\"type\":5},"
+                                     "{\"name\":\"name\",\"type\":5}]}");
+        }
+        s3l_free(rec);
+        s3l_dest_free(a);
+        /* Reopened, A has nothing pending and its checkpoint records no epoch. */
+        a = open_writer(f, "p1", allow, false);
+        assert_int_equal(s3l_dest_committed_epoch(a), allow || extra ? 1 : 0);
+        s3l_dest_free(a);
+        /* A fresh pipeline name for the next case (p1's checkpoint is the store's). */
+        char ck[64];
+        snprintf(ck, sizeof(ck), "_openetl/checkpoints/p1.json");
+        assert_int_equal(s3l_store_remove(f->s, ck, &err), 0);
+        snprintf(ck, sizeof(ck), "_openetl/checkpoints/p2.json");
+        assert_int_equal(s3l_store_remove(f->s, ck, &err), 0);
+    }
+}
+
 /* Asserts that built (s3l_free'd here) equals want, the key written by hand from the layout. */
 static void key_is(char *built, const char *want)
 {
@@ -1420,6 +1532,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(fencing_stops_a_zombie, setup, teardown),
         cmocka_unit_test_setup_teardown(dead_letters_commit_with_their_epoch, setup, teardown),
         cmocka_unit_test_setup_teardown(schema_record_added_columns_and_drift, setup, teardown),
+        cmocka_unit_test_setup_teardown(record_changed_by_another_writer_before_the_point, setup,
+                                        teardown),
         cmocka_unit_test(layout_keys_built_and_parsed),
         cmocka_unit_test_setup_teardown(refused_options_and_names, setup, teardown),
         cmocka_unit_test_setup_teardown(abort_leaves_nothing_and_gc_collects, setup, teardown),

@@ -15,6 +15,17 @@
 #include "commit/commit.h"
 #include "util/util.h"
 
+void s3l__ckpt_schemas_free(struct s3l__ckpt_schema *schemas, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        s3l_free(schemas[i].table);
+        s3l_free(schemas[i].record);
+        s3l_free(schemas[i].etag);
+        s3l_schema_free(schemas[i].schema);
+    }
+    s3l_free(schemas);
+}
+
 void s3l__ckpt_clear_pending(struct s3l__ckpt *c)
 {
     for (size_t i = 0; i < c->n_files; i++) {
@@ -25,12 +36,7 @@ void s3l__ckpt_clear_pending(struct s3l__ckpt *c)
     s3l_free(c->files);
     c->files = NULL;
     c->n_files = 0;
-    for (size_t i = 0; i < c->n_schemas; i++) {
-        s3l_free(c->schemas[i].table);
-        s3l_free(c->schemas[i].record);
-        s3l_free(c->schemas[i].etag);
-    }
-    s3l_free(c->schemas);
+    s3l__ckpt_schemas_free(c->schemas, c->n_schemas);
     c->schemas = NULL;
     c->n_schemas = 0;
     c->has_pending = false;

@@ -150,6 +150,9 @@ struct s3l__ckpt_schema {
     char *table;  /* T */
     char *record; /* the record as compact JSON text */
     char *etag;   /* the ETag of the record it was merged with; NULL when there was none */
+    /* The stream's schema (a copy: the epoch's files hold these columns) when this writer
+     * carries the record into its commit point; NULL in a checkpoint read back. Not encoded. */
+    struct s3l_schema *schema;
 };
 
 /* The checkpoint document (URL/_openetl/checkpoints/<pipeline>.json). */
@@ -178,6 +181,8 @@ struct s3l__ckpt {
 
 void s3l__ckpt_cleanup(struct s3l__ckpt *c);
 void s3l__ckpt_clear_pending(struct s3l__ckpt *c);
+/* Frees n carried records (their fields) and the array. NULL is a no-op. */
+void s3l__ckpt_schemas_free(struct s3l__ckpt_schema *schemas, size_t n);
 /* Serialises c (compact JSON, keys in a fixed order). S3L_EINVALID_CONFIG for a bad state. */
 int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct s3l_error *err);
 /* Parses a checkpoint document; key names it in errors (S3L_ECORRUPT). */
@@ -501,6 +506,20 @@ int s3l__lane_sticky_out(struct s3l__lane *l, struct s3l_error *err);
 void s3l__stream_free(struct s3l_dest_stream *st);
 /* Drops the schema record s3l_dest_read_record kept (stream.c). */
 void s3l__dest_memo_free(struct s3l_dest *d);
+/*
+ * Before the commit point of the epoch pending in d->ck (dest.c record_point): reads again, at
+ * once and fresh (not from answers read ahead), each schema record the epoch carries. A record
+ * another writer changed since this writer merged with it at open is merged with the carried one
+ * through the format's schema_merge, as the open would have: a column recorded there with
+ * another type than this epoch's files hold is S3L_ESCHEMA_DRIFT (unless allow_type_changes), so
+ * two writers that opened a table at the same moment cannot commit one column with two types
+ * (that race is left only between this read and the finish's conditional write of the record,
+ * one or two round trips). Other changes (columns added, the record removed) are left to the
+ * finish's union. Also the store's failure to read, S3L_ECORRUPT for a record that is not a
+ * schema, S3L_ENOMEM; err says the epoch is not committed. Costs one GetObject per carried
+ * record (S3: all in one round trip), only in epochs that carry one (stream.c).
+ */
+int s3l__dest_records_recheck(struct s3l_dest *d, struct s3l_error *err);
 
 /*
  * Removes hidden temp files of dead uploads under prefix changed before since minus a grace

@@ -95,12 +95,7 @@ static int prepare(struct s3l_dest *d, struct s3l_error *err)
 
 static void free_carried(struct s3l_dest *d)
 {
-    for (size_t i = 0; i < d->ck.n_schemas; i++) {
-        s3l_free(d->ck.schemas[i].table);
-        s3l_free(d->ck.schemas[i].record);
-        s3l_free(d->ck.schemas[i].etag);
-    }
-    s3l_free(d->ck.schemas);
+    s3l__ckpt_schemas_free(d->ck.schemas, d->ck.n_schemas);
     d->ck.schemas = NULL;
     d->ck.n_schemas = 0;
 }
@@ -132,8 +127,9 @@ static int carry_records(struct s3l_dest *d)
         cs->table = s3l_strdup(st->table);
         cs->record = s3l_strdup(st->pending_record);
         cs->etag = st->record_etag ? s3l_strdup(st->record_etag) : NULL;
+        cs->schema = s3l_schema_copy(st->schema); /* for s3l__dest_records_recheck */
         d->ck.n_schemas++;
-        if (!cs->table || !cs->record || (st->record_etag && !cs->etag))
+        if (!cs->table || !cs->record || (st->record_etag && !cs->etag) || !cs->schema)
             return S3L_ENOMEM;
     }
     return 0;
@@ -217,7 +213,9 @@ static void drop_pending(struct s3l_dest *d, bool remove)
 
 /*
  * The end of step 2 and step 3 for the epoch set pending in d->ck: publish the uploads prepare
- * sealed (event after-prepare after them), then the commit point. *point: the commit point was
+ * sealed, read the schema records it carries again (s3l__dest_records_recheck: another writer's
+ * change of a column's type stops it here; event after-prepare after them), then the commit
+ * point. *point: the commit point was
  * attempted, so a failure leaves d broken (the write may have happened even when it failed: a
  * reply lost after the publish, an error after the rename; the staged files may be pending now,
  * so they are not deleted but left for recovery or gc). Before it, the epoch is dropped from
@@ -230,6 +228,8 @@ static int record_point(struct s3l_dest *d, bool *point, struct s3l_error *err)
     s3l_free(d->job.sealed);
     d->job.sealed = NULL;
     d->job.n_sealed = 0;
+    if (rc == 0)
+        rc = s3l__dest_records_recheck(d, err); /* a record another writer changed meanwhile */
     if (rc) {
         drop_pending(d, true);
         return rc;

@@ -382,11 +382,6 @@ int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, s
         s3l_free(files[i].final);
     }
     s3l_free(files);
-    for (size_t i = 0; i < n_schemas; i++) {
-        s3l_free(schemas[i].table);
-        s3l_free(schemas[i].record);
-        s3l_free(schemas[i].etag);
-    }
-    s3l_free(schemas);
+    s3l__ckpt_schemas_free(schemas, n_schemas);
     return 0;
 }

@@ -322,3 +322,68 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
     *out = st;
     return 0;
 }
+
+/* --- the records an epoch carries, read again before its commit point --- */
+
+/* Carried record cs against the record found now (cur, len bytes; NULL when there is none): 0
+ * when it is the one cs was merged with at open, or another that takes every column of the
+ * stream's schema (cs->schema) with its type; else schema_merge's error (S3L_ESCHEMA_DRIFT, S3L_ECORRUPT, S3L_ENOMEM). */
+static int recheck_one(struct s3l_dest *d, const struct s3l__ckpt_schema *cs, const char *key,
+                       const uint8_t *cur, size_t len, const char *etag, struct s3l_error *err)
+{
+    if (cur ? cs->etag && strcmp(etag, cs->etag) == 0 : !cs->etag)
+        return 0; /* unchanged since the open */
+    if (!cur || !cs->schema)
+        return 0; /* removed meanwhile: the finish writes ours (If-None-Match after a 412) */
+    char *url = s3l__key_fmt("%s/%s", s3l_store_url(d->store), key), *merged = NULL;
+    int rc = url ? d->format.schema_merge(d->format.ctx, cs->table, url, (const char *)cur, len,
+                                          cs->schema, d->allow_type_changes, &merged, err)
+                 : S3L_ENOMEM;
+    s3l_free(merged);
+    s3l_free(url);
+    return s3l__oom(err, rc, "checking a schema record");
+}
+
+int s3l__dest_records_recheck(struct s3l_dest *d, struct s3l_error *err)
+{
+    size_t n = d->ck.n_schemas;
+    if (n == 0)
+        return 0;
+    struct s3l_read_item *items = s3l_calloc(n, sizeof(*items));
+    char **keys = s3l_calloc(n, sizeof(*keys));
+    int rc = items && keys ? 0 : S3L_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        keys[i] = s3l__key_schema(d->ck.schemas[i].table);
+        items[i] = (struct s3l_read_item){S3L_READ_GET_FRESH, keys[i], S3L__DOC_MAX};
+        rc = keys[i] ? 0 : S3L_ENOMEM;
+    }
+    if (rc == 0)
+        s3l_store_read_ahead(d->store, items, n); /* S3: every record in one round trip */
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        uint8_t *cur = NULL;
+        size_t len = 0;
+        struct s3l_object_info info;
+        memset(&info, 0, sizeof(info));
+        struct s3l_error e2 = {0};
+        rc = s3l_store_get(d->store, keys[i], 0, UINT64_MAX, S3L__DOC_MAX, &cur, &len, &info, &e2);
+        const char *table = d->ck.schemas[i].table;
+        if (rc == 0 || rc == S3L_ENOT_FOUND) {
+            rc = recheck_one(d, &d->ck.schemas[i], keys[i], cur, len, info.etag, err);
+            if (rc && err)
+                s3l_error_prefix(err, "epoch %llu is not committed: another writer changed the "
+                                      "schema record of table %s meanwhile",
+                                 (unsigned long long)d->ck.pending_epoch, table);
+        } else if (err && err->code == 0) {
+            *err = e2;
+            s3l_error_prefix(err, "epoch %llu is not committed: reading the schema record of "
+                                  "table %s again",
+                             (unsigned long long)d->ck.pending_epoch, table);
+        }
+        s3l_free(cur);
+    }
+    for (size_t i = 0; keys && i < n; i++)
+        s3l_free(keys[i]);
+    s3l_free(keys);
+    s3l_free(items);
+    return s3l__oom(err, rc, "reading the schema records again");
+}

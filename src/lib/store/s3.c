@@ -552,12 +552,13 @@ static void keep_read(struct s3_store *s, const struct s3l_read_item *want,
 static void s3_read_ahead(struct s3l_store *st, const struct s3l_read_item *all, size_t n_all)
 {
     struct s3_store *s = S(st);
-    /* What is kept already (read ahead by an earlier batch) is not read again. */
+    /* What is kept already (read ahead by an earlier batch) is not read again, unless fresh. */
     struct s3l_read_item *items = s3l_calloc(n_all ? n_all : 1, sizeof(*items));
     size_t n = 0;
-    for (size_t i = 0; items && i < n_all; i++)
-        if (!s3l__ahead_has(&s->ahead, all[i].kind, all[i].key))
-            items[n++] = all[i];
+    for (size_t i = 0; items && i < n_all; i++) {
+        items[n] = all[i];
+        n += s3l__ahead_wanted(&s->ahead, &items[n]);
+    }
     struct s3l_s3_read_item *q = items && n ? s3l_calloc(n, sizeof(*q)) : NULL;
     bool ok = q != NULL;
     for (size_t i = 0; ok && i < n; i++) {

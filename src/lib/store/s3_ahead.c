@@ -138,12 +138,16 @@ static struct s3l__ahead_entry *find(struct s3l__ahead *a, enum s3l_read_kind ki
     return NULL;
 }
 
-bool s3l__ahead_has(struct s3l__ahead *a, enum s3l_read_kind kind, const char *key)
+bool s3l__ahead_wanted(struct s3l__ahead *a, struct s3l_read_item *it)
 {
+    if (it->kind == S3L_READ_GET_FRESH) {
+        s3l__ahead_forget(a, it->key);
+        it->kind = S3L_READ_GET;
+    }
     pthread_mutex_lock(&a->mu);
-    bool has = find(a, kind, key) != NULL;
+    bool has = find(a, it->kind, it->key) != NULL;
     pthread_mutex_unlock(&a->mu);
-    return has;
+    return !has;
 }
 
 static void give_err(struct s3l_error *err, const struct s3l__ahead_entry *e)

@@ -72,8 +72,9 @@ bool s3l__ahead_stat(struct s3l__ahead *a, const char *key, struct s3l_object_in
                      struct s3l_error *err, int *rc);
 bool s3l__ahead_list(struct s3l__ahead *a, const char *prefix, s3l_store_list_cb cb, void *ctx,
                      struct s3l_error *err, int *rc);
-/* Whether an answer of kind for key is kept and fresh: a read ahead of it again is not sent. */
-bool s3l__ahead_has(struct s3l__ahead *a, enum s3l_read_kind kind, const char *key);
+/* Whether the read ahead *it must be sent: no answer of its kind for its key is kept (one kept is
+ * not read again). An S3L_READ_GET_FRESH drops what is kept for its key and becomes a GET. */
+bool s3l__ahead_wanted(struct s3l__ahead *a, struct s3l_read_item *it);
 /* A write to key: drops what was kept for it, and every listing whose prefix key starts with. */
 void s3l__ahead_forget(struct s3l__ahead *a, const char *key);
 

@@ -1,0 +1,97 @@
+// Two writers that open one table at the same moment cannot commit one column with two types
+// (found by a break-it run: two `run --config` started together, `common` as double and as
+// string, both exited 0 and the table held both types). Writer A (`v` declared as string, rows
+// from a pipe it holds open) opens the new table t; writer B (`v` as int64) then lands its rows and
+// records t's schema; A's commit reads the record again before its commit point and stops with
+// SCHEMA_DRIFT (exit 4), committing nothing, as a second writer started after B would at open.
+// DuckDB reads the table back: B's rows only, `v` BIGINT in every file. A rerun of A's input stops
+// at open; with --type-changes allow A commits and the record keeps B's type (the files carry
+// their own). On file:// and, with S3L_TEST_STORE=s3, on Ceph RGW (where the start's read-ahead
+// answers must not stand in for the re-read).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { S3LAND, check, done, lit, mirror, query, run, runOk, scalar, tmpdir } from '../conformance/harness.mjs';
+import { toStoreArgs } from '../conformance/store.mjs';
+
+const work = tmpdir('s3l-concurrent-types');
+const schemaA = path.join(work, 'a.json'), schemaB = path.join(work, 'b.json');
+fs.writeFileSync(schemaA, JSON.stringify([{ name: 'id', type: 'int64' }, { name: 'v', type: 'string' }]));
+fs.writeFileSync(schemaB, JSON.stringify([{ name: 'id', type: 'int64' }, { name: 'v', type: 'int64' }]));
+const inB = path.join(work, 'b.ndjson');
+fs.writeFileSync(inB, Array.from({ length: 50 }, (_, i) => JSON.stringify({ id: 1000 + i, v: i })).join('\n') + '\n');
+const linesA = Array.from({ length: 30 }, (_, i) => JSON.stringify({ id: i, v: `a${i}` }) + '\n');
+
+// Starts writer A on lake with its rows' first line sent, and waits until it has claimed its
+// checkpoint (it opened table t, merging with no record, before its first row went in).
+async function startA(lake, extra) {
+    const args = toStoreArgs(['write', '--url', lake, '--table', 't', '--schema', schemaA,
+        '--epoch-rows', '0', '--commit-interval', '1h', '--quiet', ...extra, '-'], [work]);
+    const child = spawn(S3LAND, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    child.stdin.write(linesA[0]);
+    const ckDir = path.join(lake, '_openetl', 'checkpoints');
+    for (let i = 0; i < 300; i++) {
+        mirror();
+        if (fs.existsSync(ckDir) && fs.readdirSync(ckDir).some((f) => f.endsWith('.json'))) break;
+        await new Promise((r) => setTimeout(r, 100));
+    }
+    check(fs.existsSync(ckDir), 'writer A claimed its checkpoint (its stream is open)');
+    return { child, exited, stderr: () => stderr };
+}
+
+async function finishA(a) {
+    for (const l of linesA.slice(1)) a.child.stdin.write(l);
+    a.child.stdin.end();
+    const code = await a.exited;
+    mirror();
+    return code;
+}
+
+const vTypes = (lake) => query(`SELECT DISTINCT type FROM parquet_schema(${lit(path.join(lake, 't', '*.parquet'))}) WHERE name = 'v' ORDER BY type`);
+const recordOf = (lake) => JSON.parse(fs.readFileSync(path.join(lake, '_openetl', 'schemas', 't.json'), 'utf8'));
+
+// 1. refuse (the default): A stops before its commit point.
+{
+    const lake = path.join(work, 'lake');
+    const a = await startA(lake, []);
+    runOk(['write', '--url', lake, '--table', 't', '--schema', schemaB, '--quiet', inB]);
+    const code = await finishA(a);
+    check(code === 4, `writer A exits 4 (SCHEMA_DRIFT) (got ${code})`);
+    check(/epoch 1 is not committed: another writer changed the schema record of table t meanwhile/.test(a.stderr()) &&
+        /column "v" changed type from int64 to string/.test(a.stderr()),
+    `A's error names the epoch, the table, the column and both types: ${a.stderr().trim()}`);
+    const types = await vTypes(lake);
+    check(JSON.stringify(types) === JSON.stringify([{ type: 'INT64' }]), `every file holds v as INT64: ${JSON.stringify(types)}`);
+    const rows = await scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(lake, 't', '*.parquet'))})`);
+    const sum = await scalar(`SELECT sum(id) FROM read_parquet(${lit(path.join(lake, 't', '*.parquet'))})`);
+    // B's ids 1000..1049: 50 rows summing 50 * 1000 + (0 + ... + 49) = 51225.
+    check(rows === 50 && sum === 51225, `the table holds B's 50 rows only (count ${rows}, sum of ids ${sum})`);
+    const rec = recordOf(lake);
+    check(JSON.stringify(rec.map((c) => [c.name, c.type])) === JSON.stringify([['id', 'int64'], ['v', 'int64']]),
+        `the record is B's: ${JSON.stringify(rec)}`);
+    // A's input again, in a new run: stopped at open, nothing written.
+    const r = run(['write', '--url', lake, '--table', 't', '--schema', schemaA, '--quiet', '-'], { input: linesA.join('') });
+    check(r.code === 4 && /column "v" changed type from int64 to string/.test(r.stderr),
+        `a rerun of A's input stops at open with exit 4 (got ${r.code}: ${r.stderr.trim()})`);
+    check(await scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(lake, 't', '*.parquet'))})`) === 50, 'still 50 rows');
+}
+
+// 2. --type-changes allow: A commits; the record keeps B's type, each file its own.
+{
+    const lake = path.join(work, 'lake-allow');
+    const a = await startA(lake, ['--type-changes', 'allow']);
+    runOk(['write', '--url', lake, '--table', 't', '--schema', schemaB, '--quiet', inB]);
+    const code = await finishA(a);
+    check(code === 0, `with --type-changes allow writer A exits 0 (got ${code}: ${a.stderr().trim()})`);
+    const types = await vTypes(lake);
+    check(JSON.stringify(types) === JSON.stringify([{ type: 'BYTE_ARRAY' }, { type: 'INT64' }]),
+        `the files hold v as each writer wrote it: ${JSON.stringify(types)}`);
+    const rows = await scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(lake, 't', '*.parquet'))}, union_by_name = true)`);
+    check(rows === 80, `both writers' rows are there (got ${rows})`);
+    const rec = recordOf(lake);
+    check(rec.find((c) => c.name === 'v')?.type === 'int64', `the record keeps B's type: ${JSON.stringify(rec)}`);
+}
+done();
