@@ -238,6 +238,8 @@ static int record_point(struct s3l_dest *d, bool *point, struct s3l_error *err)
     *point = true;
     rc = s3l__ckpt_write(d->store, &d->ck, d->generation, err);
     if (rc) {
+        s3l_error_prefix(err, "committing epoch %llu: writing its commit point",
+                         (unsigned long long)d->ck.pending_epoch);
         drop_pending(d, false);
         return rc;
     }

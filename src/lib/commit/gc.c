@@ -139,10 +139,10 @@ int s3l_dest_gc_pipeline(struct s3l_store *store, const char *pipeline, bool for
         if (rc == S3L_EFENCED) {
             /* The claim is conditional on the checkpoint gc judged: it moved meanwhile. */
             s3l_error_clear(err);
+            /* The caller names the pipeline (the CLI prefixes every gc error with it). */
             rc = s3l_error_set(err, S3L_EFENCED,
-                               "pipeline %s: a writer updated its checkpoint while gc was judging "
-                               "it, so it is live: gc claimed nothing and removed nothing",
-                               pipeline);
+                               "a writer updated its checkpoint while gc was judging it, so it "
+                               "is live: gc claimed nothing and removed nothing");
         }
     } else {
         /* Live: the writers of older generations are fenced already (their commit points are

@@ -364,6 +364,8 @@ int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, s
     else if (rc == 0)
         remove_staged(s, files, n);
     if (rc) {
+        s3l_error_prefix(err, "committing epoch %llu: recording it committed",
+                         (unsigned long long)epoch);
         /* Still pending as far as the store knows: restore it for the caller. */
         c->files = files;
         c->n_files = n;
