@@ -285,9 +285,8 @@ async function checkMulti() {
 // the 4th checkpoint PUT (epoch 2's commit point) loses its answer. The run ends 0 with three
 // epochs, each data file copied once and holding every row once (read back by curl and DuckDB),
 // and a rerun finds nothing new.
-async function checkLostCheckpointAnswer() {
-    const lake = 'lost';
-    const lost = { op: 'PutObject', keyIncludes: '/_openetl/checkpoints/', times: 1, skip: 3,
+async function checkLostCheckpointAnswer(lake, skip) {
+    const lost = { op: 'PutObject', keyIncludes: '/_openetl/checkpoints/', times: 1, skip,
         action: 'reset_after' };
     await control('reset', 'POST');
     await control('rules', 'POST', JSON.stringify([lost]));
@@ -309,7 +308,7 @@ async function checkLostCheckpointAnswer() {
     // The data files read back with curl's own SigV4 signer and counted by DuckDB: every row of
     // the input once (ids 0..2999).
     const files = finals.map((k, i) => {
-        const out = path.join(work, `lost-${i}.parquet`);
+        const out = path.join(work, `${lake}-${i}.parquet`);
         const g = spawnSync('curl', ['-sf', '--aws-sigv4', `aws:amz:${rgw.AWS_DEFAULT_REGION}:s3`,
             '-H', 'x-amz-content-sha256: UNSIGNED-PAYLOAD', '--user', `${rgw.AWS_ACCESS_KEY_ID}:${rgw.AWS_SECRET_ACCESS_KEY}`, '-o', out,
             `${rgw.RGW_ENDPOINT}/${rgw.RGW_BUCKET}/${k}`]);
@@ -339,7 +338,11 @@ try {
     startReads(log, 'rerun', 'ev');
     check(events.some((x) => x.event === 'up_to_date'), 'rerun: up to date');
     await checkMulti();
-    await checkLostCheckpointAnswer();
+    // Epoch 2's commit point (the 4th checkpoint PUT), then the claim (the 1st): a claim whose
+    // answer was lost finds its own bytes (its writer's token) and stands (exit 5 FENCED, "another
+    // writer took the checkpoint", before).
+    await checkLostCheckpointAnswer('lost', 3);
+    await checkLostCheckpointAnswer('lost-claim', 0);
 } finally {
     proxy.kill('SIGTERM');
 }

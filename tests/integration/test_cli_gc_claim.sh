@@ -66,8 +66,8 @@ case_dead() { # store URL: kill -9 mid-epoch, gc refuses at once, claims later, 
         || bad "$store: expected staged files, found $n0"
     local id
     id=$("staged_$store" "$url" | head -1 | sed 's|.*_openetl/staging/||; s|/.*||')
-    ckpt_"$store" "$url" "$id" | grep -q '"generation":1,.*"commit_interval_ms":2000}$' \
-        && ok "$store: the checkpoint records the writer's commit interval" \
+    ckpt_"$store" "$url" "$id" | grep -Eq '"generation":1,.*"commit_interval_ms":2000,"writer":"[0-9a-f]{32}"}$' \
+        && ok "$store: the checkpoint records the writer's commit interval and token" \
         || bad "$store: checkpoint: $(ckpt_"$store" "$url" "$id")"
     sleep 4.5
     "$S3LAND" gc --url "$url" >"$work/gc2.out" 2>&1

@@ -235,6 +235,70 @@ static void checkpoint_codec_commit_interval(void **state)
     }
 }
 
+/*
+ * The writer's token ("writer", last): a checkpoint without it decodes to "" and re-encodes to its
+ * own bytes; one with it round-trips; two draws differ (32 lowercase hex digits); anything but 32
+ * hex digits is S3L_ECORRUPT. A claim writes the token it drew (claim.c).
+ */
+static void checkpoint_codec_writer(void **state)
+{
+    struct fx *f = *state;
+    const char *old = "{\"version\":1,\"pipeline\":\"p\",\"generation\":2,\"committed_epoch\":1,"
+                      "\"pending\":null,\"state\":null}";
+    struct s3l__ckpt c = {0}, back = {0};
+    struct s3l_error err = {0};
+    assert_int_equal(s3l__ckpt_decode(old, strlen(old), "k", &c, &err), 0);
+    assert_string_equal(c.writer, "");
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(s3l__ckpt_encode(&c, &text, &len, &err), 0);
+    assert_string_equal(text, old);
+    s3l_free(text);
+    assert_int_equal(s3l__ckpt_new_writer(&c, &err), 0);
+    char first[33];
+    memcpy(first, c.writer, sizeof(first));
+    assert_int_equal(strlen(first), 32);
+    assert_int_equal(strspn(first, "0123456789abcdef"), 32);
+    assert_int_equal(s3l__ckpt_new_writer(&c, &err), 0);
+    assert_string_not_equal(first, c.writer);
+    assert_int_equal(s3l__ckpt_encode(&c, &text, &len, &err), 0);
+    char want[256];
+    snprintf(want, sizeof(want), "{\"version\":1,\"pipeline\":\"p\",\"generation\":2,"
+             "\"committed_epoch\":1,\"pending\":null,\"state\":null,\"writer\":\"%s\"}", c.writer);
+    assert_string_equal(text, want);
+    assert_int_equal(s3l__ckpt_decode(text, len, "k", &back, &err), 0);
+    assert_string_equal(back.writer, c.writer);
+    s3l_free(text);
+    s3l__ckpt_cleanup(&back);
+    s3l__ckpt_cleanup(&c);
+    const char *bads[] = {"\"abc\"", "12", "\"0123456789ABCDEF0123456789abcdef\"",
+                          "\"0123456789abcdef0123456789abcdefa\""};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(want, sizeof(want), "{\"version\":1,\"pipeline\":\"p\",\"generation\":2,"
+                 "\"committed_epoch\":1,\"pending\":null,\"state\":null,\"writer\":%s}", bads[i]);
+        s3l_error_clear(&err);
+        assert_int_equal(s3l__ckpt_decode(want, strlen(want), "k", &back, &err), S3L_ECORRUPT);
+        assert_non_null(strstr(err.message, "writer"));
+        s3l__ckpt_cleanup(&back);
+    }
+    /* A claim writes its token: the checkpoint on the store carries 32 hex digits. */
+    struct s3l_dest *d = open_dest(f, 1, 0);
+    struct s3l_dest_stream *st;
+    assert_int_equal(s3l_dest_stream(d, NULL, "w", &schema2, &st, &err), 0);
+    struct s3l_row_sink k;
+    assert_int_equal(s3l_dest_lane_sink(st, 0, &k), 0);
+    put_row(&k, 1, "one");
+    assert_int_equal(s3l_dest_commit(d, "{}", NULL, &err), 0);
+    s3l_dest_free(d);
+    char *ck = get_text(f, "_openetl/checkpoints/p1.json");
+    assert_non_null(ck);
+    const char *w = strstr(ck, "\"writer\":\"");
+    assert_non_null(w);
+    assert_int_equal(strspn(w + 10, "0123456789abcdef"), 32);
+    assert_int_equal(w[42], '"');
+    s3l_free(ck);
+}
+
 /* A writer with commit interval ms that claims its generation, stages `key` and dies. */
 static void claim_and_die(struct fx *f, uint64_t ms, uint64_t gen, const char *name)
 {
@@ -1526,6 +1590,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(checkpoint_codec_schemas),
         cmocka_unit_test(checkpoint_codec_commit_interval),
+        cmocka_unit_test_setup_teardown(checkpoint_codec_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(gc_claims_only_dead_pipelines, setup, teardown),
         cmocka_unit_test_setup_teardown(layout_checkpoint_and_marker, setup, teardown),
         cmocka_unit_test_setup_teardown(rollover_and_listing, setup, teardown),

@@ -8,6 +8,7 @@
  * whose generation was superseded learns it (S3L_EFENCED) instead of overwriting a newer one.
  */
 #include <jansson.h>
+#include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,8 @@ int s3l__ckpt_encode(const struct s3l__ckpt *c, char **out, size_t *len, struct 
     if (doc && c->has_interval)
         lost |= json_object_set_new(doc, "commit_interval_ms",
                                     json_integer((json_int_t)c->commit_interval_ms)) != 0;
+    if (doc && c->writer[0])
+        lost |= json_object_set_new(doc, "writer", json_string(c->writer)) != 0;
     char *text = doc && !lost ? s3l__json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(doc);
     if (!text)
@@ -245,6 +248,14 @@ int s3l__ckpt_decode(const char *text, size_t len, const char *key, struct s3l__
     else if (pending && !json_is_null(pending))
         rc = decode_pending(pending, key, c, err);
     c->has_interval = rc == 0 && json_object_get(doc, "commit_interval_ms") != NULL;
+    json_t *writer = json_object_get(doc, "writer");
+    if (rc == 0 && writer) {
+        const char *w = json_string_value(writer);
+        if (!w || strlen(w) != 32 || strspn(w, "0123456789abcdef") != 32)
+            rc = bad(err, key, "writer is not 32 hex digits");
+        else
+            memcpy(c->writer, w, 33);
+    }
     if (rc == 0 && state && !json_is_null(state)) {
         char *t = s3l__json_dumps(state, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
         c->state = t ? s3l_strdup(t) : NULL;
@@ -336,21 +347,21 @@ int s3l__ckpt_peek(struct s3l_store *s, const char *pipeline, char **state, bool
  * After a conditional put of the checkpoint failed its condition (412): one read of what is
  * there. These very bytes: an attempt of this same put was done by the store and its answer
  * lost (a reset after the store acted: the client's retry then finds its own write, so the
- * condition fails), which is success (c takes the object's ETag and time); not for a claim,
- * since two writers that opened the same checkpoint write the same claim (after it no other
- * writer writes these bytes: a newer one writes its own generation, an older or equal one is
- * fenced). Else S3L_EFENCED when it holds a higher generation than mine, S3L_ECONFLICT otherwise
- * (a read or decode that fails included).
+ * condition fails), which is success (c takes the object's ETag and time). They are no other
+ * writer's: they hold this writer's token (c->writer), also in its claim, which a writer that
+ * opened the same checkpoint makes with the same generation but its own token. Else S3L_EFENCED
+ * when it holds a higher generation than mine, S3L_ECONFLICT otherwise (a read or decode that
+ * fails included).
  */
 static int refused(struct s3l_store *s, const char *key, const char *text, size_t len,
-                   bool claim, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
+                   struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
 {
     uint8_t *data = NULL;
     size_t n = 0;
     struct s3l_object_info info;
     bool read = s3l_store_get(s, key, 0, UINT64_MAX, S3L__DOC_MAX, &data, &n, &info, NULL) == 0;
     int rc = 0;
-    if (read && !claim && n == len && memcmp(data, text, len) == 0) {
+    if (read && n == len && memcmp(data, text, len) == 0) {
         c->exists = true;
         memcpy(c->etag, info.etag, sizeof(c->etag));
         c->mtime_ns = info.mtime_ns;
@@ -374,8 +385,7 @@ static int refused(struct s3l_store *s, const char *key, const char *text, size_
     return rc;
 }
 
-static int write_as(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, bool claim,
-                    struct s3l_error *err)
+int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
 {
     char *text = NULL, *key = s3l__key_checkpoint(c->pipeline);
     size_t len = 0;
@@ -394,7 +404,7 @@ static int write_as(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, boo
             memcpy(c->etag, info.etag, sizeof(c->etag));
             c->mtime_ns = info.mtime_ns;
         } else if (rc == S3L_EPRECONDITION_FAILED) {
-            rc = refused(s, key, text, len, claim, c, mine, err);
+            rc = refused(s, key, text, len, c, mine, err);
         } else if (err && err->code == 0) {
             *err = e2;
         }
@@ -404,12 +414,11 @@ static int write_as(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, boo
     return rc;
 }
 
-int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
+int s3l__ckpt_new_writer(struct s3l__ckpt *c, struct s3l_error *err)
 {
-    return write_as(s, c, mine, false, err);
-}
-
-int s3l__ckpt_claim(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err)
-{
-    return write_as(s, c, mine, true, err);
+    uint8_t r[16];
+    if (RAND_bytes(r, sizeof(r)) != 1)
+        return s3l_error_set(err, S3L_EINTERNAL, "the random generator failed (a writer's token)");
+    s3l_hex_encode(r, sizeof(r), c->writer);
+    return 0;
 }

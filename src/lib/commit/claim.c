@@ -26,7 +26,10 @@
  * before anything is staged. It is done at the first thing that needs it (staging a file, a dead
  * letter, a changed state, gc, a recovery), so that rerunning a finished command writes nothing at
  * all. A checkpoint changed since open means another writer started (and may have committed epochs
- * this one would re-read): this one is fenced.
+ * this one would re-read): this one is fenced. The claim draws this writer's token (ck.writer),
+ * which every checkpoint it writes carries: a claim whose answer was lost (the store wrote it,
+ * the client's retry failed its condition) finds its own bytes and stands, while a writer that
+ * opened the same checkpoint and claimed first holds other bytes, and this one is fenced.
  */
 static int claim_now(struct s3l_dest *d, struct s3l_error *err)
 {
@@ -37,7 +40,11 @@ static int claim_now(struct s3l_dest *d, struct s3l_error *err)
         d->claim_ns = s3l__os_now_ns();
         d->ck.generation = d->generation;
         struct s3l_error e2 = {0};
-        rc = s3l__ckpt_claim(d->store, &d->ck, d->generation, &e2);
+        char was[sizeof(d->ck.writer)];
+        memcpy(was, d->ck.writer, sizeof(was));
+        rc = s3l__ckpt_new_writer(&d->ck, &e2);
+        if (rc == 0)
+            rc = s3l__ckpt_write(d->store, &d->ck, d->generation, &e2);
         if (rc == S3L_ECONFLICT)
             rc = s3l_error_set(err, S3L_EFENCED,
                                "pipeline %s: another writer took the checkpoint since this one "
@@ -45,10 +52,12 @@ static int claim_now(struct s3l_dest *d, struct s3l_error *err)
                                d->pipeline);
         else if (rc && err && err->code == 0)
             *err = e2;
-        if (rc)
+        if (rc) {
             d->ck.generation = before;
-        else
+            memcpy(d->ck.writer, was, sizeof(was));
+        } else {
             d->claimed = true;
+        }
     }
     pthread_mutex_unlock(&d->mu);
     return rc;

@@ -172,6 +172,10 @@ struct s3l__ckpt {
      * claimed the generation, for gc's liveness rule; absent in checkpoints written before it. */
     bool has_interval;
     uint64_t commit_interval_ms; /* 0: that writer commits by rows only */
+    /* "writer" (optional, last): a random token (32 hex digits) the writer that claimed the
+     * generation draws at its claim, so that its writes are its own bytes and no other writer's
+     * (s3l__ckpt_write's lost answer); "" in checkpoints written before it. */
+    char writer[33];
     /* Not serialised: the version read or written last, and its modification time on the store
      * (ns since the Unix epoch; 0 when unknown or never read). */
     bool exists;
@@ -206,14 +210,15 @@ int s3l__ckpt_peek(struct s3l_store *s, const char *pipeline, char **state, bool
  * c->etag. When the condition fails, re-reads: a checkpoint holding these very bytes was written
  * by an attempt of this put whose answer was lost (the client's retry failed the condition on
  * it), which is success; a higher generation than `mine` gives S3L_EFENCED, anything else
- * S3L_ECONFLICT. Only for a writer that claimed its generation (s3l__ckpt_claim): after the
- * claim no other writer writes its bytes.
+ * S3L_ECONFLICT. The bytes are this writer's alone because c->writer holds the token it drew
+ * at its claim (s3l__ckpt_new_writer): two writers that opened the same checkpoint claim the same
+ * generation, but not with the same bytes, so a claim whose answer was lost is taken as written
+ * and the other writer's is not (it is S3L_ECONFLICT: claim.c fences that writer).
  */
 int s3l__ckpt_write(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err);
-/* The claim's write (claim.c): as s3l__ckpt_write, but a failed condition is never taken for a
- * lost answer, since two writers that opened the same checkpoint claim the same generation with
- * the same bytes; a claim whose answer was lost fences its writer (the rerun claims anew). */
-int s3l__ckpt_claim(struct s3l_store *s, struct s3l__ckpt *c, uint64_t mine, struct s3l_error *err);
+/* Draws c->writer: 16 random bytes (OpenSSL's RAND_bytes) as hex. S3L_EINTERNAL when the
+ * generator fails. */
+int s3l__ckpt_new_writer(struct s3l__ckpt *c, struct s3l_error *err);
 
 /*
  * The marker document of table T for the pending epoch of c: the pending files of T in order,
