@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { S3LAND, check, done, lit, mirror, query, run, runOk, scalar, tmpdir } from '../conformance/harness.mjs';
+import { S3LAND, SOURCE_DIR, STORE, check, done, lit, mirror, query, run, runOk, scalar, tmpdir } from '../conformance/harness.mjs';
 import { toStoreArgs } from '../conformance/store.mjs';
 
 const work = tmpdir('s3l-concurrent-types');
@@ -77,6 +77,63 @@ const recordOf = (lake) => JSON.parse(fs.readFileSync(path.join(lake, '_openetl'
     check(r.code === 4 && /column "v" changed type from int64 to string/.test(r.stderr),
         `a rerun of A's input stops at open with exit 4 (got ${r.code}: ${r.stderr.trim()})`);
     check(await scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(lake, 't', '*.parquet'))})`) === 50, 'still 50 rows');
+}
+
+// 1b. The same with epochs of 10 rows: the drift is found on the committer's thread while A reads
+// its second epoch, and comes back with that epoch's commit. The run ends there with exit 4 (it
+// took the drift for one stream's at open, read on, and ended with exit 3, STATE, "an earlier
+// commit failed after its commit point": found by a break-it run), nothing of A committed.
+{
+    const lake = path.join(work, 'lake-epochs');
+    const a = await startA(lake, ['--epoch-rows', '10']);
+    runOk(['write', '--url', lake, '--table', 't', '--schema', schemaB, '--quiet', inB]);
+    const code = await finishA(a);
+    check(code === 4 && /epoch 1 is not committed: another writer changed the schema record of table t meanwhile \(run again/.test(a.stderr()) &&
+        !/STATE/.test(a.stderr()), `epochs of 10 rows: writer A exits 4 with the drift (got ${code}: ${a.stderr().trim()})`);
+    const rows = await scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(lake, 't', '*.parquet'))})`);
+    check(rows === 50, `the table holds B's 50 rows only (${rows})`);
+    check(JSON.stringify(await vTypes(lake)) === JSON.stringify([{ type: 'INT64' }]), 'v is INT64 in every file');
+}
+
+// 1c. S3 only: A reads a file (its commits pipelined: the drift comes back with a later commit
+// while the run reads on) and its claim is held 3 s at the fault proxy, so B records meanwhile.
+// The run ends with exit 4 at the commit that returns the drift: it took it for one stream's
+// drift at open, read on, committed again and ended with exit 3, STATE ("an earlier commit failed
+// after its commit point"; found by a break-it run, 1 round in 3 with writers started together).
+if (STORE === 's3') {
+    const lake = path.join(work, 'lake-pipelined');
+    const inA = path.join(work, 'a.ndjson');
+    fs.writeFileSync(inA, linesA.join(''));
+    const proxy = spawn('node', [path.join(SOURCE_DIR, 'tests/support/fault-proxy.mjs'), '--target',
+        process.env.AWS_ENDPOINT_URL_S3], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const port = await new Promise((resolve) => {
+        let out = '';
+        proxy.stdout.on('data', (d) => { out += d; const m = /LISTENING (\d+)/.exec(out); if (m) resolve(m[1]); });
+    });
+    const ctl = (what, body) => fetch(`http://127.0.0.1:${port}/__proxy/${what}`, { method: body ? 'POST' : 'GET', body }).then((r) => r.json());
+    await ctl('rules', JSON.stringify([{ op: 'PutObject', keyIncludes: '/_openetl/checkpoints/', times: 1,
+        action: 'slow', delayMs: 3000 }]));
+    const args = toStoreArgs(['write', '--url', lake, '--table', 't', '--schema', schemaA, '--epoch-rows', '10',
+        '--quiet', inA], [work]);
+    const a = spawn(S3LAND, args, { stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}` } });
+    let stderr = '';
+    a.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((resolve) => a.on('exit', (code) => resolve(code)));
+    // B once A's claim is at the proxy (A opened t, with no record, before that).
+    for (let i = 0; i < 100; i++) {
+        const { log } = await ctl('counts');
+        if (log.some((e) => e.op === 'PutObject' && e.key.includes('/_openetl/checkpoints/'))) break;
+        await new Promise((r) => setTimeout(r, 50));
+    }
+    runOk(['write', '--url', lake, '--table', 't', '--schema', schemaB, '--quiet', inB]);
+    const code = await exited;
+    proxy.kill('SIGTERM');
+    mirror();
+    check(code === 4 && /epoch 1 is not committed: another writer changed the schema record of table t meanwhile/.test(stderr) &&
+        !/STATE/.test(stderr), `pipelined: writer A exits 4 with the drift (got ${code}: ${stderr.trim()})`);
+    check(await scalar(`SELECT count(*) FROM read_parquet(${lit(path.join(lake, 't', '*.parquet'))})`) === 50,
+        'pipelined: the table holds B\'s 50 rows only');
 }
 
 // 2. --type-changes allow: A commits; the record keeps B's type, each file its own.

@@ -371,7 +371,8 @@ int s3l__dest_records_recheck(struct s3l_dest *d, struct s3l_error *err)
             rc = recheck_one(d, &d->ck.schemas[i], keys[i], cur, len, info.etag, err);
             if (rc && err)
                 s3l_error_prefix(err, "epoch %llu is not committed: another writer changed the "
-                                      "schema record of table %s meanwhile",
+                                      "schema record of table %s meanwhile (run again: a new "
+                                      "run merges its rows with the record as it is now)",
                                  (unsigned long long)d->ck.pending_epoch, table);
         } else if (err && err->code == 0) {
             *err = e2;

@@ -297,12 +297,13 @@ int s3l__loop_follow_inputs(struct loop *l, enum s3l_pipeline_side *side, struct
             if (!s3l__loop_follows(l, i))
                 continue;
             rc = follow_one(l, i, side, err);
-            if (rc == S3L_ESCHEMA_DRIFT) {
+            if (rc == S3L_ESCHEMA_DRIFT && !l->commit_failed) {
                 drifted(l, i, err);
                 rc = 0;
             }
         }
-        if (rc == 0 && !l->st->stopped && (rc = pick_up(l, side, err)) == S3L_ESCHEMA_DRIFT) {
+        if (rc == 0 && !l->st->stopped && (rc = pick_up(l, side, err)) == S3L_ESCHEMA_DRIFT &&
+            !l->commit_failed) {
             drifted(l, l->n - 1, err); /* the new input's stream could not open */
             rc = 0;
         }

@@ -36,6 +36,11 @@ struct loop {
     bool dirty;          /* a position moved since the last commit */
     unsigned lane;
     bool *drifted;             /* per stream: stopped by SCHEMA_DRIFT */
+    /* A commit or settle failed: its error ends the run whatever its code. A SCHEMA_DRIFT there
+     * is the destination's (a schema record another writer changed, read again before the
+     * commit point: commit.md "Schema records"), which dropped the whole epoch, every stream's
+     * rows; it is not one stream's drift at its open, which stops that stream alone. */
+    bool commit_failed;
     struct s3l__os_watch *watch; /* follow mode: the followed inputs' watch, else NULL */
     /* Follow mode: files rotated away (renamed, a new file at their path) and read to their
      * end, by their new name: kept in the checkpoint, so a later run whose files match the new

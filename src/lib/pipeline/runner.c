@@ -112,8 +112,10 @@ static int commit_now(struct loop *l, bool settle, struct s3l_error *err)
     memset(&info, 0, sizeof(info));
     int rc = l->env->dest->commit(l->env->dest_ctx, json, &info, err);
     s3l_free(json);
-    if (rc)
+    if (rc) {
+        l->commit_failed = true;
         return rc;
+    }
     l->epoch_rows = 0;
     l->dirty = false;
     l->t_epoch = l->now;
@@ -331,7 +333,8 @@ int s3l__loop_drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, stru
  * Reads every input to its end, in order, skipping the inputs of a stream that drifted: a
  * SCHEMA_DRIFT stops that stream only (its inputs keep their positions: nothing of it is in the
  * epoch, since a table drifts when its stream opens, and a grown stream reopens only after the
- * epoch before the growing record committed), is reported, and is returned at the end.
+ * epoch before the growing record committed), is reported, and is returned at the end. A
+ * SCHEMA_DRIFT from a commit (l->commit_failed) ends the run.
  */
 static int drain_all(struct loop *l, enum s3l_pipeline_side *side, struct s3l_error *err)
 {
@@ -340,7 +343,7 @@ static int drain_all(struct loop *l, enum s3l_pipeline_side *side, struct s3l_er
         if (l->drifted[s])
             continue;
         int rc = s3l__loop_drain(l, i, side, err);
-        if (rc != S3L_ESCHEMA_DRIFT) {
+        if (rc != S3L_ESCHEMA_DRIFT || l->commit_failed) {
             if (rc)
                 return rc;
             continue;

@@ -92,6 +92,8 @@ int s3l__loop_settle(struct loop *l, struct s3l_error *err)
     int rc = l->env->dest->sync(l->env->dest_ctx, &info, err);
     if (rc == 0)
         s3l__loop_finished(l, &info);
+    else
+        l->commit_failed = true;
     s3l__loop_inflight_clear(l);
     return rc;
 }
