@@ -24,14 +24,14 @@ const linesA = Array.from({ length: 30 }, (_, i) => JSON.stringify({ id: i, v: `
 
 // Starts writer A on lake with its rows' first line sent, and waits until it has claimed its
 // checkpoint (it opened table t, merging with no record, before its first row went in).
-async function startA(lake, extra) {
-    const args = toStoreArgs(['write', '--url', lake, '--table', 't', '--schema', schemaA,
+async function startA(lake, extra, schema = schemaA, lines = linesA) {
+    const args = toStoreArgs(['write', '--url', lake, '--table', 't', '--schema', schema,
         '--epoch-rows', '0', '--commit-interval', '1h', '--quiet', ...extra, '-'], [work]);
     const child = spawn(S3LAND, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => { stderr += d; });
     const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-    child.stdin.write(linesA[0]);
+    child.stdin.write(lines[0]);
     const ckDir = path.join(lake, '_openetl', 'checkpoints');
     for (let i = 0; i < 300; i++) {
         mirror();
@@ -39,11 +39,11 @@ async function startA(lake, extra) {
         await new Promise((r) => setTimeout(r, 100));
     }
     check(fs.existsSync(ckDir), 'writer A claimed its checkpoint (its stream is open)');
-    return { child, exited, stderr: () => stderr };
+    return { child, exited, stderr: () => stderr, lines };
 }
 
 async function finishA(a) {
-    for (const l of linesA.slice(1)) a.child.stdin.write(l);
+    for (const l of a.lines.slice(1)) a.child.stdin.write(l);
     a.child.stdin.end();
     const code = await a.exited;
     mirror();
@@ -150,5 +150,25 @@ if (STORE === 's3') {
     check(rows === 80, `both writers' rows are there (got ${rows})`);
     const rec = recordOf(lake);
     check(rec.find((c) => c.name === 'v')?.type === 'int64', `the record keeps B's type: ${JSON.stringify(rec)}`);
+}
+// 3. Fields added to one struct column at once: A (s.a) commits after B (s.b) recorded t; the
+// record then holds both fields (it kept one writer's only: the finish's union looked at
+// top-level columns; found by a break-it run), and every row reads back by name.
+{
+    const lake = path.join(work, 'lake-struct');
+    const sa = path.join(work, 'sa.json'), sb = path.join(work, 'sb.json'), nb = path.join(work, 'nb.ndjson');
+    fs.writeFileSync(sa, JSON.stringify([{ name: 'id', type: 'int64' }, { name: 's', type: 'struct<a: int64>' }]));
+    fs.writeFileSync(sb, JSON.stringify([{ name: 'id', type: 'int64' }, { name: 's', type: 'struct<b: string>' }]));
+    fs.writeFileSync(nb, Array.from({ length: 5 }, (_, i) => JSON.stringify({ id: 100 + i, s: { b: `b${i}` } })).join('\n') + '\n');
+    const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ id: i, s: { a: i } }) + '\n');
+    const a = await startA(lake, [], sa, lines);
+    runOk(['write', '--url', lake, '--table', 't', '--schema', sb, '--quiet', nb]);
+    const code = await finishA(a);
+    check(code === 0, `struct fields: writer A exits 0 (got ${code}: ${a.stderr().trim()})`);
+    const rec = recordOf(lake);
+    check(rec.find((c) => c.name === 's')?.type === 'struct<b: string, a: int64>',
+        `the record's s holds both writers' fields: ${JSON.stringify(rec)}`);
+    const got = await scalar(`SELECT count(*) || ' ' || count(s.a) || ' ' || count(s.b) FROM read_parquet(${lit(path.join(lake, 't', '*.parquet'))}, union_by_name = true)`);
+    check(got === '10 5 5', `DuckDB reads 10 rows, 5 with s.a and 5 with s.b (${got})`);
 }
 done();

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "commit/commit.h"
 #include "s3l/destination.h"
 #include "s3l/pq_footer.h"
 #include "s3l/schema.h"
@@ -220,6 +221,46 @@ static void parquet_files_and_schema_records(void **state)
     s3l_schema_free(sc);
 }
 
+/*
+ * The Parquet format's record_union (a concurrent writer's record, current, with the carried one):
+ * top-level columns current lacks are appended; a struct both have grows by the nested fields the
+ * carried one adds (two writers adding s.a and s.b at once kept only one before: found by a
+ * break-it run); a column both have with another type keeps current's; nothing to add gives none.
+ */
+static void record_union_appends_and_grows_structs(void **state)
+{
+    (void)state;
+    struct s3l__dest_format f;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l__format_parquet(NULL, 0, &f, &err), 0);
+    const char *cur = "[{\"name\": \"id\", \"type\": \"int64\"}, "
+                      "{\"name\": \"s\", \"type\": \"struct<a: int64>\"}, "
+                      "{\"name\": \"v\", \"type\": \"string\"}]";
+    const char *ours = "[{\"name\": \"id\", \"type\": \"int64\"}, "
+                       "{\"name\": \"s\", \"type\": \"struct<b: string>\"}, "
+                       "{\"name\": \"v\", \"type\": \"int64\"}, {\"name\": \"w\", \"type\": \"double\"}]";
+    char *out = NULL;
+    assert_int_equal(f.record_union(f.ctx, "u", cur, strlen(cur), ours, strlen(ours), &out, &err), 0);
+    assert_non_null(out);
+    struct s3l_schema *got = NULL;
+    assert_int_equal(s3l_schema_from_json(out, strlen(out), &got, &err), 0);
+    char names[256] = "";
+    for (size_t i = 0; i < got->n_fields; i++) {
+        char t[96];
+        s3l__type_format(&got->fields[i].type, t, sizeof(t));
+        snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s %s", i ? ", " : "",
+                 got->fields[i].name, t);
+    }
+    assert_string_equal(names, "id int64, s struct<a: int64, b: string>, v string, w double");
+    s3l_schema_free(got);
+    s3l_free(out);
+    /* current already holds every column and field of ours: nothing to write */
+    out = NULL;
+    assert_int_equal(f.record_union(f.ctx, "u", cur, strlen(cur), cur, strlen(cur), &out, &err), 0);
+    assert_null(out);
+    f.destroy(f.ctx);
+}
+
 static void disposition_refused_before_anything(void **state)
 {
     (void)state;
@@ -241,6 +282,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parquet_files_and_schema_records),
         cmocka_unit_test(disposition_refused_before_anything),
+        cmocka_unit_test(record_union_appends_and_grows_structs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

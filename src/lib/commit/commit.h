@@ -94,8 +94,9 @@ bool s3l__key_checkpoint_parse(const char *key, char *pipeline, size_t cap);
  * naming table, column, old and new type and record_url (the record's full URL, to remove it)
  * unless allow; S3L_ECORRUPT for a bad record.
  * record_union: (optional) the record `current` (clen bytes, as found in the store) with every
- * column of `carried` (the record an epoch carries, alen bytes) that it lacks appended; a column
- * both have keeps current's type. *out a new record text (s3l_free) or NULL when current already
+ * column of `carried` (the record an epoch carries, alen bytes) that it lacks appended, and a
+ * struct both have grown by the nested fields carried adds; a column both have otherwise keeps
+ * current's type. *out a new record text (s3l_free) or NULL when current already
  * has every column; S3L_ECORRUPT naming record_url for an unreadable record; S3L_ENOMEM.
  * destroy: frees ctx (may be NULL).
  */

@@ -84,8 +84,11 @@ static int pq_merge(void *ctx, const char *table, const char *record_url, const 
 }
 
 /*
- * A concurrent writer's record (current) with the columns of ours (carried) it lacks appended. A
- * column both name keeps current's type: the files carry their own types in their footers.
+ * A concurrent writer's record (current) with the columns of ours (carried) it lacks appended,
+ * and a struct column both name grown by the nested fields ours adds (s3l__type_grow, as a merge
+ * at open grows it; two writers adding different fields to one struct at once kept only one's).
+ * A column both name with another type keeps current's type: the files carry their own types in
+ * their footers.
  */
 static int pq_union(void *ctx, const char *record_url, const char *current, size_t clen,
                     const char *carried, size_t alen, char **out, struct s3l_error *err)
@@ -104,10 +107,25 @@ static int pq_union(void *ctx, const char *record_url, const char *current, size
     bool added = false;
     for (size_t i = 0; rc == 0 && i < ours->n_fields; i++) {
         const struct s3l_field *f = &ours->fields[i];
-        if (s3l_schema_find(cur, f->name, strlen(f->name)) >= 0)
+        int k = s3l_schema_find(cur, f->name, strlen(f->name));
+        if (k < 0) {
+            rc = s3l__schema_add_field(cur, f, err);
+            added = true;
             continue;
-        rc = s3l__schema_add_field(cur, f, err);
-        added = true;
+        }
+        struct s3l_type grown;
+        bool ch = false;
+        if ((rc = s3l__type_copy(&grown, &cur->fields[k].type)) != 0)
+            break;
+        int g = s3l__type_grow(&grown, &f->type, &ch);
+        if (g == 0 && ch) {
+            s3l__type_cleanup(&cur->fields[k].type);
+            cur->fields[k].type = grown;
+            added = true;
+            continue;
+        }
+        s3l__type_cleanup(&grown);
+        rc = g == S3L_ENOMEM ? g : 0; /* 1: another type, current's kept */
     }
     if (rc == 0 && added) {
         size_t n = 0;

@@ -241,6 +241,11 @@ static int grow_type(struct s3l_type *t, const struct s3l_type *in, bool *ch)
     return 0;
 }
 
+int s3l__type_grow(struct s3l_type *t, const struct s3l_type *in, bool *changed)
+{
+    return grow_type(t, in, changed);
+}
+
 int s3l_schema_merge(const struct s3l_schema *recorded, const struct s3l_schema *incoming,
                      const struct s3l_schema_merge_options *opt, struct s3l_schema **out,
                      bool *changed, struct s3l_error *err)

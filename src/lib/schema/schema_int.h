@@ -53,6 +53,13 @@ int s3l__type_copy(struct s3l_type *dst, const struct s3l_type *src);
 bool s3l__type_equal(const struct s3l_type *a, const struct s3l_type *b);
 /* Frees what t owns (not t itself). */
 void s3l__type_cleanup(struct s3l_type *t);
+/*
+ * Grows t (a recorded type) by in when in only adds nullable struct fields, at any depth (nested
+ * fields in lacks are made nullable), as s3l_schema_merge grows a recorded column: 0 (*changed
+ * set when t changed), 1 when the types differ otherwise (t may be half grown: the caller works
+ * on a copy), S3L_ENOMEM.
+ */
+int s3l__type_grow(struct s3l_type *t, const struct s3l_type *in, bool *changed);
 /* Frees what f owns (not f itself). */
 void s3l__field_cleanup(struct s3l_field *f);
 
