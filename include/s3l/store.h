@@ -278,8 +278,8 @@ int s3l_store_put_many(struct s3l_store *s, struct s3l_put_item *items, size_t n
                        struct s3l_error *err);
 /* ops->read_ahead if set (items whose key breaks the rules above are left out); else nothing.
  * An answer kept from an earlier call is not read again, except for S3L_READ_GET_FRESH: then it
- * is dropped and read anew (and kept as an S3L_READ_GET's). Not counted as operations: the reads it answers are counted when they
- * are made. */
+ * is dropped and read anew (and kept as an S3L_READ_GET's). Not counted as operations: the reads
+ * it answers are counted when they are made. */
 void s3l_store_read_ahead(struct s3l_store *s, const struct s3l_read_item *items, size_t n);
 /* Deletes keys[0..n) (ops->remove_many when n >= 2, counted as one "remove_many"; else one
  * s3l_store_remove each). A missing key is success; the first failure is returned. */

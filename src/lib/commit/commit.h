@@ -74,6 +74,9 @@ bool s3l__key_marker_parse(const char *key, const char *table, char *pipeline, s
 char *s3l__key_schema(const char *table);
 const char *s3l__key_schemas_prefix(void);
 char *s3l__key_schemas_under(const char *table);
+/* The full URL of key on s (s3l_store_url, "/", key), for messages that name an object. NULL when
+ * out of memory. */
+char *s3l__key_url(struct s3l_store *s, const char *key);
 /* A schema record key: 1 and its table T in *table (s3l_free); 0 for any other key; S3L_ENOMEM. */
 int s3l__key_schema_parse(const char *key, char **table);
 /* "_openetl/checkpoints/<pipeline>.json" and the prefix of all checkpoints. */
@@ -517,10 +520,11 @@ void s3l__dest_memo_free(struct s3l_dest *d);
  * once and fresh (not from answers read ahead), each schema record the epoch carries. A record
  * another writer changed since this writer merged with it at open is merged with the carried one
  * through the format's schema_merge, as the open would have: a column recorded there with
- * another type than this epoch's files hold is S3L_ESCHEMA_DRIFT (unless allow_type_changes), so
- * two writers that opened a table at the same moment cannot commit one column with two types
- * (that race is left only between this read and the finish's conditional write of the record,
- * one or two round trips). Other changes (columns added, the record removed) are left to the
+ * another type than this epoch's files hold is S3L_ESCHEMA_DRIFT (unless allow_type_changes). It
+ * narrows, not closes, the race of two writers that opened a table before either recorded it:
+ * what is left is the time between this read and the finish's conditional write of the record
+ * (the commit point and one put), which writers started together often fall in (commit.md
+ * "Schema records" has the measured rates). Other changes (columns added, the record removed) are left to the
  * finish's union. Also the store's failure to read, S3L_ECORRUPT for a record that is not a
  * schema, S3L_ENOMEM; err says the epoch is not committed. Costs one GetObject per carried
  * record (S3: all in one round trip), only in epochs that carry one (stream.c).

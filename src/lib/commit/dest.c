@@ -215,11 +215,10 @@ static void drop_pending(struct s3l_dest *d, bool remove)
  * The end of step 2 and step 3 for the epoch set pending in d->ck: publish the uploads prepare
  * sealed, read the schema records it carries again (s3l__dest_records_recheck: another writer's
  * change of a column's type stops it here; event after-prepare after them), then the commit
- * point. *point: the commit point was
- * attempted, so a failure leaves d broken (the write may have happened even when it failed: a
- * reply lost after the publish, an error after the rename; the staged files may be pending now,
- * so they are not deleted but left for recovery or gc). Before it, the epoch is dropped from
- * d->ck and its staged files removed.
+ * point. *point: the commit point was attempted, so a failure leaves d broken (the write may have
+ * happened even when it failed: a reply lost after the publish, an error after the rename; the
+ * staged files may be pending now, so they are not deleted but left for recovery or gc). Before
+ * it, the epoch is dropped from d->ck and its staged files removed.
  */
 static int record_point(struct s3l_dest *d, bool *point, struct s3l_error *err)
 {

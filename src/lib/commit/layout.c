@@ -242,6 +242,11 @@ char *s3l__key_schema(const char *table)
     return s3l__key_fmt(SCHEMAS "%s" JSON_EXT, table);
 }
 
+char *s3l__key_url(struct s3l_store *s, const char *key)
+{
+    return s3l__key_fmt("%s/%s", s3l_store_url(s), key);
+}
+
 const char *s3l__key_schemas_prefix(void)
 {
     return SCHEMAS;

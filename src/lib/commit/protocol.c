@@ -54,7 +54,7 @@ static int write_record(struct s3l_store *s, const struct s3l__dest_format *f,
                         struct s3l_error *err)
 {
     char *key = s3l__key_schema(cs->table);
-    char *url = key ? s3l__key_fmt("%s/%s", s3l_store_url(s), key) : NULL;
+    char *url = key ? s3l__key_url(s, key) : NULL;
     if (!url) {
         s3l_free(key);
         return s3l_error_set(err, S3L_ENOMEM,

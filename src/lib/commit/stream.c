@@ -175,7 +175,7 @@ static int merge_schema(struct s3l_dest *d, const char *table, const struct s3l_
     bool exists = false;
     int rc = read_record(d, table, &rec, &len, &info, &exists, err);
     if (rc == 0) {
-        char *url = s3l__key_fmt("%s/%s", s3l_store_url(d->store), key);
+        char *url = s3l__key_url(d->store, key);
         rc = url ? d->format.schema_merge(d->format.ctx, table, url,
                                           exists ? (const char *)rec : NULL, len, schema,
                                           d->allow_type_changes, merged, err)
@@ -325,17 +325,20 @@ int s3l_dest_stream(struct s3l_dest *d, const char *ns, const char *table,
 
 /* --- the records an epoch carries, read again before its commit point --- */
 
-/* Carried record cs against the record found now (cur, len bytes; NULL when there is none): 0
+/*
+ * Carried record cs against the record found now (cur, len bytes; NULL when there is none): 0
  * when it is the one cs was merged with at open, or another that takes every column of the
- * stream's schema (cs->schema) with its type; else schema_merge's error (S3L_ESCHEMA_DRIFT, S3L_ECORRUPT, S3L_ENOMEM). */
+ * stream's schema (cs->schema: carry_records always copies it) with its type; else
+ * schema_merge's error (S3L_ESCHEMA_DRIFT, S3L_ECORRUPT, S3L_ENOMEM).
+ */
 static int recheck_one(struct s3l_dest *d, const struct s3l__ckpt_schema *cs, const char *key,
                        const uint8_t *cur, size_t len, const char *etag, struct s3l_error *err)
 {
     if (cur ? cs->etag && strcmp(etag, cs->etag) == 0 : !cs->etag)
         return 0; /* unchanged since the open */
-    if (!cur || !cs->schema)
+    if (!cur)
         return 0; /* removed meanwhile: the finish writes ours (If-None-Match after a 412) */
-    char *url = s3l__key_fmt("%s/%s", s3l_store_url(d->store), key), *merged = NULL;
+    char *url = s3l__key_url(d->store, key), *merged = NULL;
     int rc = url ? d->format.schema_merge(d->format.ctx, cs->table, url, (const char *)cur, len,
                                           cs->schema, d->allow_type_changes, &merged, err)
                  : S3L_ENOMEM;

@@ -143,6 +143,7 @@ bool s3l__ahead_wanted(struct s3l__ahead *a, struct s3l_read_item *it)
     if (it->kind == S3L_READ_GET_FRESH) {
         s3l__ahead_forget(a, it->key);
         it->kind = S3L_READ_GET;
+        return true;
     }
     pthread_mutex_lock(&a->mu);
     bool has = find(a, it->kind, it->key) != NULL;
