@@ -129,6 +129,10 @@ uint64_t s3l_dest_committed_epoch(const struct s3l_dest *d);
 /* The epoch s3l_dest_open found pending in the checkpoint and committed (recovery), or 0: a
  * caller learns it without reading the checkpoint a second time. */
 uint64_t s3l_dest_recovered(const struct s3l_dest *d);
+/* The staged files whose deletion failed since open (the epochs' staged_left, and a recovery's),
+ * after waiting for the epoch finishing, if any; *why (may be NULL) gets the first failure's
+ * message (owned by d, valid until s3l_dest_free), NULL when there is none. */
+uint64_t s3l_dest_staged_left(const struct s3l_dest *d, const char **why);
 /*
  * The runner's JSON value recorded with the last committed epoch (input positions), as compact
  * JSON text, or NULL when none was ever recorded, after waiting for the epoch finishing, if any.
@@ -197,6 +201,13 @@ struct s3l_dest_commit_info {
     /* The epoch this call handed to the committer (pipelined: its finish runs on; it is
      * reported later), or 0. */
     uint64_t finishing;
+    /* The epoch's staged files whose deletion failed after it was recorded committed (the
+     * table is complete; they are garbage under _openetl/staging/ that s3l_dest_gc removes once
+     * deletes succeed): all of a batch delete that failed, as its answer does not say which
+     * went. staged_left_why: the store's answer to the first such deletion since open (owned by
+     * the destination, valid until s3l_dest_free), NULL when staged_left is 0. */
+    uint64_t staged_left;
+    const char *staged_left_why;
 };
 
 /*

@@ -283,6 +283,12 @@ enum s3l_pipeline_event {
      * name, `message` names both. Its size now is not known (the file is gone), so no count of
      * the bytes lost is given. The run goes on; the record is dropped at the next commit. */
     S3L_EVENT_INPUT_MISSING,
+    /* An epoch was committed, but its staged files could not all be deleted after it (a store
+     * refusing DeleteObject, or failing it past the client's retries): `message` names the
+     * epoch, the count and the store's answer. The table is complete; the files are garbage
+     * under _openetl/staging/ that gc removes once deletes succeed. Reported once, at the first
+     * such epoch of the run; stats->staged_left counts them all. */
+    S3L_EVENT_STAGED_LEFT,
 };
 
 /* Counters since the start of the run; times in ns. */
@@ -308,6 +314,9 @@ struct s3l_pipeline_stats {
      * store operations on file://); set when s3l_pipeline_run returns, whatever its outcome,
      * once the store was opened. */
     struct s3l_store_counts requests;
+    /* Staged files of the run's committed epochs whose deletion failed (S3L_EVENT_STAGED_LEFT):
+     * garbage that gc removes. */
+    uint64_t staged_left;
 };
 
 struct s3l_pipeline_report {

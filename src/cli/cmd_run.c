@@ -107,13 +107,14 @@ static void summary(struct cli *c, const struct s3l_pipeline_options *o, const c
                     const struct s3l_pipeline_stats *s, bool up_to_date, int rc)
 {
     if (c->json) {
-        cli_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I}",
+        cli_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
                                 "event", "summary", "url", url, "pipeline", o->name, "sources",
                                 (json_int_t)o->n_sources, "ok", rc == 0, "rows",
                                 (json_int_t)s->rows, "rows_bad", (json_int_t)s->rows_bad,
                                 "bytes_in", (json_int_t)s->bytes_in, "bytes_out",
                                 (json_int_t)s->bytes_out, "files", (json_int_t)s->files,
-                                "epochs", (json_int_t)s->epochs));
+                                "epochs", (json_int_t)s->epochs, "staged_left",
+                                (json_int_t)s->staged_left));
         return;
     }
     if (c->quiet || (rc != 0 && rc != S3L_ESCHEMA_DRIFT))
@@ -123,14 +124,17 @@ static void summary(struct cli *c, const struct s3l_pipeline_options *o, const c
                 o->name, url);
         return;
     }
-    char in[32], out[32];
+    char in[32], out[32], left[64] = "";
+    if (s->staged_left)
+        snprintf(left, sizeof(left), ", %llu staged files left to gc",
+                 (unsigned long long)s->staged_left);
     fprintf(stderr,
             "pipeline %s: wrote %llu rows from %zu sources to %s: %llu files, %s put to the "
-            "store from %s of input, %llu epochs, %.2f s%s\n",
+            "store from %s of input, %llu epochs, %.2f s%s%s\n",
             o->name, (unsigned long long)s->rows, o->n_sources, url,
             (unsigned long long)s->files, cli_fmt_bytes(s->bytes_out, out, sizeof(out)),
             cli_fmt_bytes(s->bytes_in, in, sizeof(in)), (unsigned long long)s->epochs,
-            (double)s->elapsed_ns / 1e9, rc ? " (a stream stopped: see above)" : "");
+            (double)s->elapsed_ns / 1e9, left, rc ? " (a stream stopped: see above)" : "");
 }
 
 /* The library's SCHEMA_DRIFT message names write's flag; a run's setting is the Pipeline's. */

@@ -184,6 +184,16 @@ void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
         if (c->json)
             cli_emit_json(json_pack("{s:s}", "event", "up_to_date"));
         return;
+    case S3L_EVENT_STAGED_LEFT:
+        /* Garbage, not a loss: a warning (none with --quiet); the summary counts them. */
+        if (c->json) {
+            cli_emit_json(json_pack("{s:s, s:s}", "event", "staged_left", "message",
+                                    p->message ? p->message : ""));
+        } else if (!c->quiet) {
+            cli_write_clear_progress(r);
+            fprintf(stderr, "warning: %s\n", p->message ? p->message : "");
+        }
+        return;
     case S3L_EVENT_PARTIAL_LINE:
         if (c->json)
             cli_emit_json(json_pack("{s:s, s:s}", "event", "partial_line", "message",
@@ -241,7 +251,8 @@ void cli_write_summary(struct cli *c, const struct cli_write_run *a,
 {
     if (c->json) {
         cli_emit_json(
-            json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o}",
+            json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o, "
+                      "s:I}",
                       "event", "summary", "url", a->url ? a->url : "", "table", a->o->table, "ok",
                       rc == 0, "rows", (json_int_t)s->rows, "rows_bad", (json_int_t)s->rows_bad,
                       "records_skipped", (json_int_t)s->records_skipped,
@@ -249,7 +260,8 @@ void cli_write_summary(struct cli *c, const struct cli_write_run *a,
                       (json_int_t)s->bytes_in, "bytes_out", (json_int_t)s->bytes_out, "files",
                       (json_int_t)s->files, "epochs", (json_int_t)s->epochs, "elapsed_ns",
                       (json_int_t)s->elapsed_ns, "rows_per_s", rate(s->rows, s->elapsed_ns),
-                      "requests", requests_json(&s->requests)));
+                      "requests", requests_json(&s->requests), "staged_left",
+                      (json_int_t)s->staged_left));
         return;
     }
     if (c->quiet || rc != 0)
@@ -292,6 +304,9 @@ void cli_write_summary(struct cli *c, const struct cli_write_run *a,
     if (s->records_skipped)
         fprintf(stderr, ", %llu %s skipped", (unsigned long long)s->records_skipped,
                 plural(s->records_skipped, "tombstone", "tombstones"));
+    if (s->staged_left)
+        fprintf(stderr, ", %llu staged %s left to gc", (unsigned long long)s->staged_left,
+                plural(s->staged_left, "file", "files"));
     fputc('\n', stderr);
     if (s->values_ignored)
         fprintf(stderr,

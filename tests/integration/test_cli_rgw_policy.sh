@@ -14,6 +14,8 @@
 #   0, and DuckDB reads every row of the table exactly once (the files fetched by botocore);
 # - bucket_probe (s3l_s3_store_bucket_probe): HeadBucket is refused, the bucket is reachable
 #   through the list of lake/, and its region is named;
+# - the same user on a prefix granted all but s3:DeleteObject: write exits 0 and says how many
+#   staged files it could not delete (botocore finds them);
 # - the same user writing to another prefix: PERMISSION_DENIED, exit 8, the message naming the
 #   principal (first 4 and last 4 of the key id), the operation, the bucket and the key; the
 #   secret appears in no output.
@@ -79,7 +81,10 @@ cat >"$work/policy.json" <<EOF
    "Resource": ["arn:aws:s3:::$bucket/lake/*"]},
   {"Sid": "List", "Effect": "Allow", "Principal": {"AWS": ["arn:aws:iam:::user/s3land-lander"]},
    "Action": ["s3:ListBucket", "s3:GetBucketLocation"], "Resource": ["arn:aws:s3:::$bucket"],
-   "Condition": {"StringLike": {"s3:prefix": ["lake/*"]}}}]}
+   "Condition": {"StringLike": {"s3:prefix": ["lake/*", "nodelete/*"]}}},
+  {"Sid": "NoDelete", "Effect": "Allow", "Principal": {"AWS": ["arn:aws:iam:::user/s3land-lander"]},
+   "Action": ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"],
+   "Resource": ["arn:aws:s3:::$bucket/nodelete/*"]}]}
 EOF
 [ "$(s3 owner create)" = OK ] && [ "$(s3 owner policy "$work/policy.json")" = OK ] &&
     ok "bucket $bucket made by its owner, with the minimal policy for s3land-lander" ||
@@ -196,6 +201,30 @@ if [ "$probe" = "reachable region=us-east-1" ] &&
     ok "bucket probe: HeadBucket refused, reached through the list of lake/ (region us-east-1); other/ refused"
 else
     bad "bucket probe: lake: '$probe'; other: '$probe_other'"
+fi
+
+# ---- a prefix without s3:DeleteObject: every epoch commits, and the staged files it cannot
+# delete are said (a warning naming the refusal, the summary's count; --json: one staged_left
+# event and the summary's staged_left), and are there (botocore counts them)
+gen 2000 300 >in5.ndjson
+nd=(--url "s3://$bucket/nodelete" --epoch-rows 100 --compression none)
+run nd1 write "${nd[@]}" --table t in5.ndjson
+staged_nd=$(s3 owner count nodelete/_openetl/staging/ .parquet)
+files_nd=$(s3 owner count nodelete/t/ .parquet)
+if [ "$(st nd1)" = 0 ] && [ "$files_nd" = 3 ] && [ "$staged_nd" = 3 ] &&
+    [ "$(grep -c '^warning: epoch 1 is committed, but 1 of its staged files could not be deleted (DeleteObject nodelete/_openetl/staging/' "$work/nd1.err")" = 1 ] &&
+    grep -q 'AccessDenied' "$work/nd1.err" && grep -q '3 staged files left to gc$' "$work/nd1.err"; then
+    ok "no s3:DeleteObject: 3 epochs committed, their 3 staged files left and said"
+else
+    bad "no s3:DeleteObject: exit $(st nd1), $files_nd files, $staged_nd staged: $(cat "$work/nd1.err")"
+fi
+gen 2300 300 >in6.ndjson
+run nd2 --json write "${nd[@]}" --table t2 in6.ndjson
+if [ "$(st nd2)" = 0 ] && [ "$(grep -c '"event":"staged_left"' "$work/nd2.out")" = 1 ] &&
+    grep -q '"event":"summary".*"staged_left":3' "$work/nd2.out"; then
+    ok "no s3:DeleteObject, --json: one staged_left event, the summary's staged_left 3"
+else
+    bad "no s3:DeleteObject, --json: exit $(st nd2): $(grep -v progress "$work/nd2.out" | head -c 1500)"
 fi
 
 # ---- the negative: another prefix

@@ -36,7 +36,7 @@ static struct {
     int held; /* 1 held and released, 2 held and timed out */
     /* Mode 4: the nth operation named fail_op fails (S3L_EIO); the others work. */
     char fail_op[32];
-    unsigned fail_seen, fail_nth;
+    unsigned fail_seen, fail_nth; /* fail_nth 0: every one */
 } g;
 
 struct cs {
@@ -82,10 +82,12 @@ static int step(const char *op, const char *key, struct s3l_error *err)
     if (g.mode == 2 && n >= g.at)
         return s3l_error_set(err, S3L_EIO, "injected failure at op %llu (%s %s)",
                              (unsigned long long)n, op, key ? key : "");
-    if (g.fail_op[0] && strcmp(op, g.fail_op) == 0 &&
-        __atomic_add_fetch(&g.fail_seen, 1, __ATOMIC_SEQ_CST) == g.fail_nth)
-        return s3l_error_set(err, S3L_EIO, "injected failure of %s #%u (%s)", op, g.fail_nth,
-                             key ? key : "");
+    if (g.fail_op[0] && strcmp(op, g.fail_op) == 0) {
+        unsigned seen = __atomic_add_fetch(&g.fail_seen, 1, __ATOMIC_SEQ_CST);
+        if (g.fail_nth == 0 || seen == g.fail_nth)
+            return s3l_error_set(err, S3L_EIO, "injected failure of %s #%u (%s)", op, seen,
+                                 key ? key : "");
+    }
     return 0;
 }
 
@@ -460,6 +462,12 @@ void s3l_test_fail_op_arm(const char *op, unsigned nth)
     snprintf(g.fail_op, sizeof(g.fail_op), "%s", op);
     g.fail_nth = nth ? nth : 1;
     s3l_store_set_wrapper(wrap, NULL);
+}
+
+void s3l_test_fail_op_every(const char *op)
+{
+    s3l_test_fail_op_arm(op, 1);
+    g.fail_nth = 0;
 }
 
 void s3l_test_fail_op_also(const char *op, unsigned nth)

@@ -44,6 +44,8 @@ void s3l_test_fail_arm(uint64_t from_op);
 /* Fail-one mode: the nth operation named op ("upload_publish", "put", ...) fails with S3L_EIO
  * ("injected failure of OP #N (KEY)"); every other operation works. */
 void s3l_test_fail_op_arm(const char *op, unsigned nth);
+/* Fail-every mode: every operation named op fails as above; every other one works. */
+void s3l_test_fail_op_every(const char *op);
 /* The same failure added to the mode armed (a hold in progress goes on). */
 void s3l_test_fail_op_also(const char *op, unsigned nth);
 /* Lost-reply mode: operation at_op is performed but reported failed (S3L_EIO), as when the

@@ -579,6 +579,64 @@ static void old_versions_are_serial(void **state)
     lake_rm(&l);
 }
 
+/* The staged files' deletion after a committed epoch fails (every remove of epoch 1, as a store
+ * refusing DeleteObject): the epoch is committed all the same, and its report, the destination
+ * and the disk agree on how many were left, with the store's answer kept; epoch 2 deletes its
+ * own; a later writer's gc removes epoch 1's. */
+static void staged_deletes_that_fail_are_counted(void **state)
+{
+    (void)state;
+    struct lake l;
+    lake_new(&l);
+    struct s3l_error err = {0};
+    s3l_test_fail_op_every("remove");
+    struct writer w;
+    writer_open(&w, l.url, S3L_DEST_OPTIONS_VERSION, false); /* its store wrapped */
+    for (int i = 2; i <= 5; i++)
+        put_row(&w.k, i);
+    struct s3l_dest_commit_info ci;
+    assert_int_equal(s3l_dest_commit(w.d, "{\"n\": 1}", &ci, &err), 0);
+    assert_int_equal(s3l_dest_sync(w.d, &ci, &err), 0);
+    assert_int_equal(ci.epoch, 1);
+    assert_true(ci.files >= 2);
+    char staging[160];
+    snprintf(staging, sizeof(staging), "%s/_openetl/staging", l.dir);
+    assert_int_equal(count_files(staging), ci.files); /* what is left, counted on disk */
+    assert_int_equal(ci.staged_left, ci.files);
+    if (!ci.staged_left_why || !strstr(ci.staged_left_why, "injected failure of remove"))
+        fail_msg("why: %s", ci.staged_left_why ? ci.staged_left_why : "(null)");
+    uint64_t left = ci.files;
+    struct ckpt_seen ck = read_ckpt(&l);
+    assert_false(ck.pending);
+    assert_int_equal(ck.committed_epoch, 1);
+    /* Epoch 2 deletes its own (the store works again); the count since open stays. */
+    s3l_test_crash_disarm();
+    put_row(&w.k, 6);
+    assert_int_equal(s3l_dest_commit(w.d, "{\"n\": 2}", &ci, &err), 0);
+    assert_int_equal(s3l_dest_sync(w.d, &ci, &err), 0);
+    assert_int_equal(ci.epoch, 2);
+    assert_int_equal(ci.staged_left, 0);
+    assert_null(ci.staged_left_why);
+    const char *why = NULL;
+    assert_int_equal(s3l_dest_staged_left(w.d, &why), left);
+    assert_non_null(why);
+    assert_int_equal(count_files(staging), left);
+    writer_free(&w);
+    /* A later writer (a newer generation) removes them with gc. */
+    struct s3l_store *s = NULL;
+    assert_int_equal(s3l_store_open(l.url, NULL, &s, &err), 0);
+    struct s3l_dest *d = open_dest(s, false, &err);
+    assert_int_equal(s3l_dest_staged_left(d, &why), 0);
+    assert_null(why);
+    uint64_t removed = 0;
+    assert_int_equal(s3l_dest_gc(d, &removed, &err), 0);
+    assert_int_equal(removed, left);
+    assert_int_equal(count_files(staging), 0);
+    s3l_dest_free(d);
+    s3l_store_free(s);
+    lake_rm(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -589,6 +647,7 @@ int main(void)
         cmocka_unit_test(upload_failure_before_the_point),
         cmocka_unit_test(early_publish_overlaps_the_finish),
         cmocka_unit_test(old_versions_are_serial),
+        cmocka_unit_test(staged_deletes_that_fail_are_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -356,6 +356,13 @@ struct s3l_dest_stream {
     int dl_sticky;
 };
 
+/* Staged files whose deletion failed after their epoch was recorded committed: garbage (the
+ * table is complete) that gc removes once deletes succeed. */
+struct s3l__left {
+    uint64_t n;            /* files whose deletion failed (all of a batch that failed) */
+    struct s3l_error why;  /* the store's answer to the first such deletion */
+};
+
 /* The destination (dest.c); shared state under mu: the claim and the staged list. */
 struct s3l_dest {
     struct s3l_store *store;
@@ -378,6 +385,10 @@ struct s3l_dest {
     int64_t claim_ns;    /* wall clock just before the claim was written (ns since epoch) */
     int broken;          /* a commit failed at or after its commit point: only reopening recovers */
     uint64_t recovered;  /* the epoch open found pending and committed, or 0 */
+    /* Staged files whose deletion failed since open (recovery's included), and the first
+     * failure: written by the finish (the committer's thread while an epoch finishes); why is
+     * written once, before the join that reports it, and never again. */
+    struct s3l__left left;
     struct s3l__ckpt ck;
     struct s3l_dest_stream **streams;
     size_t n_streams;
@@ -544,9 +555,12 @@ int s3l__dest_sweep_temps(struct s3l_dest *d, const char *prefix, int64_t since,
  * Idempotent: run again on the same c (recovery) it writes the same bytes or finds them there.
  * recovering: c was found pending at open (a marker may exist: each stream's is looked at before
  * its copies); false right after this writer's commit point (no marker can exist: none is asked
- * for). The store's errors; S3L_ECONFLICT when a record kept changing under it; S3L_ENOMEM.
+ * for). A deletion of the staged files that fails is not the finish's failure: left (may be
+ * NULL) counts the files and keeps the first answer (left->n 0 on entry: its why is set). The
+ * store's errors; S3L_ECONFLICT when a record kept changing under it; S3L_ENOMEM.
  */
 int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, struct s3l__ckpt *c,
-                        uint64_t mine, bool recovering, struct s3l_error *err);
+                        uint64_t mine, bool recovering, struct s3l__left *left,
+                        struct s3l_error *err);
 
 #endif

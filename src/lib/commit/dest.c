@@ -247,15 +247,21 @@ static int record_point(struct s3l_dest *d, bool *point, struct s3l_error *err)
 }
 
 /* The committer's part of an epoch: its commit point first when d->job.with_point (deferred,
- * record_point), then step 4. *point as record_point's (true when the point was done before). */
-static int complete(struct s3l_dest *d, bool *point, struct s3l_error *err)
+ * record_point), then step 4. *point as record_point's (true when the point was done before).
+ * ci gets the staged files whose deletion failed (d->left counts them too). */
+static int complete(struct s3l_dest *d, bool *point, struct s3l_dest_commit_info *ci,
+                    struct s3l_error *err)
 {
     *point = true;
     int rc = d->job.with_point ? record_point(d, point, err) : 0;
     if (rc)
         return rc;
     s3l_store_event(d->store, S3L__EV_AFTER_CHECKPOINT);
-    return s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, false, err);
+    uint64_t before = d->left.n;
+    rc = s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, false, &d->left, err);
+    ci->staged_left = d->left.n - before;
+    ci->staged_left_why = ci->staged_left ? d->left.why.message : NULL;
+    return rc;
 }
 
 /* The committer: one epoch's completion, its requests counted in d->tally. */
@@ -264,7 +270,7 @@ static void *committer(void *arg)
     struct s3l_dest *d = arg;
     bool point;
     s3l__tally_set(&d->tally);
-    d->job.rc = complete(d, &point, &d->job.err);
+    d->job.rc = complete(d, &point, &d->job.info, &d->job.err);
     s3l__tally_set(NULL);
     pthread_mutex_lock(&d->job.mu);
     d->job.ended = true;
@@ -354,13 +360,13 @@ static int hand_off(struct s3l_dest *d, struct s3l_dest_commit_info *ci, bool *h
             return 0;
         }
         /* No thread: completed here, its requests counted from the mark just taken. */
-        rc = complete(d, &point, err);
+        rc = complete(d, &point, ci, err);
         struct s3l_store_counts rest;
         stager_since(d, &rest);
         mark_counts(d);
         s3l__counts_add(&ci->requests, &rest, &ci->requests);
     } else {
-        rc = complete(d, &point, err);
+        rc = complete(d, &point, ci, err);
         stager_since(d, &ci->requests);
         mark_counts(d);
     }
@@ -691,7 +697,8 @@ int s3l__dest_recover(struct s3l_dest *d, struct s3l_error *err)
     d->recovered = d->ck.pending_epoch;
     int rc = s3l__dest_claim(d, err);
     if (rc == 0)
-        rc = s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, true, err);
+        rc = s3l__finish_pending(d->store, &d->format, &d->ck, d->generation, true, &d->left,
+                                 err);
     if (rc == 0) {
         /* Recovery's housekeeping after a crash, cheap (this pipeline's staging area only) and
          * best effort: temp files of its killed writers. Only when a pending epoch was
@@ -746,6 +753,14 @@ uint64_t s3l_dest_committed_epoch(const struct s3l_dest *d)
 uint64_t s3l_dest_recovered(const struct s3l_dest *d)
 {
     return d->recovered;
+}
+
+uint64_t s3l_dest_staged_left(const struct s3l_dest *d, const char **why)
+{
+    s3l__dest_join((struct s3l_dest *)d);
+    if (why)
+        *why = d->left.n ? d->left.why.message : NULL;
+    return d->left.n;
 }
 
 const char *s3l_dest_state(const struct s3l_dest *d)

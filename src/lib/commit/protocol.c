@@ -304,19 +304,42 @@ struct removal {
     size_t n;
     struct s3l__tally *tally;
     pthread_t th;
+    uint64_t failed;       /* files whose deletion failed */
+    struct s3l_error err;  /* the first failure */
 };
 
-/* Deletes the staged copies (one DeleteObjects on S3); a failure leaves them for gc. */
-static void remove_staged(struct s3l_store *s, const struct s3l__ckpt_file *files, size_t n)
+/* Deletes the staged copies one by one, counting those that fail in r->failed. */
+static void remove_each(struct removal *r)
 {
-    const char **keys = s3l_calloc(n ? n : 1, sizeof(*keys));
-    for (size_t i = 0; keys && i < n; i++)
-        keys[i] = files[i].staged;
-    if (keys)
-        s3l_store_remove_many(s, keys, n, NULL);
-    else
-        for (size_t i = 0; i < n; i++)
-            s3l_store_remove(s, files[i].staged, NULL);
+    for (size_t i = 0; i < r->n; i++) {
+        struct s3l_error e = {0};
+        if (s3l_store_remove(r->s, r->files[i].staged, &e) != 0 && r->failed++ == 0)
+            r->err = e;
+    }
+}
+
+/*
+ * Deletes the staged copies (one DeleteObjects on S3); a failure leaves them for gc, counted in
+ * r->failed. A batch refused for good (403: no s3:DeleteObject) is tried again key by key, each
+ * refusal as quick, so the count is exact; one that failed past the client's retries (5xx, a
+ * lost connection) counts whole, as its keys' fate is unknown and a try per key would cost the
+ * retries again for each.
+ */
+static void remove_staged(struct removal *r)
+{
+    const char **keys = s3l_calloc(r->n ? r->n : 1, sizeof(*keys));
+    for (size_t i = 0; keys && i < r->n; i++)
+        keys[i] = r->files[i].staged;
+    if (!keys || r->n < 2) {
+        remove_each(r);
+    } else if (s3l_store_remove_many(r->s, keys, r->n, &r->err) != 0) {
+        if (r->err.retryable) {
+            r->failed = r->n;
+        } else {
+            s3l_error_clear(&r->err);
+            remove_each(r);
+        }
+    }
     s3l_free(keys);
 }
 
@@ -324,12 +347,13 @@ static void *removal_main(void *arg)
 {
     struct removal *r = arg;
     s3l__tally_set(r->tally);
-    remove_staged(r->s, r->files, r->n);
+    remove_staged(r);
     return NULL;
 }
 
 int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, struct s3l__ckpt *c,
-                        uint64_t mine, bool recovering, struct s3l_error *err)
+                        uint64_t mine, bool recovering, struct s3l__left *left,
+                        struct s3l_error *err)
 {
     int rc = 0;
     /* The records first: a reader or writer finding a copied file finds its columns recorded. */
@@ -362,7 +386,12 @@ int s3l__finish_pending(struct s3l_store *s, const struct s3l__dest_format *f, s
     if (removing)
         pthread_join(rm.th, NULL);
     else if (rc == 0)
-        remove_staged(s, files, n);
+        remove_staged(&rm);
+    if (rm.failed && left) {
+        if (left->n == 0)
+            left->why = rm.err;
+        left->n += rm.failed;
+    }
     if (rc) {
         s3l_error_prefix(err, "committing epoch %llu: recording it committed",
                          (unsigned long long)epoch);

@@ -87,6 +87,10 @@ struct s3l__commit_info {
     /* The epoch this commit left finishing in the background (the destination's pipelined
      * commit), or 0; it is reported (epoch above) by a later commit or sync. */
     uint64_t finishing;
+    /* Its staged files whose deletion failed (s3l_dest_commit_info), and the destination's
+     * first such failure (owned by it), NULL when none. */
+    uint64_t staged_left;
+    const char *staged_left_why;
 };
 
 /* The destination as the runner sees it. ctx is passed back to every call. */

@@ -4,6 +4,7 @@
  * report of an epoch handed over will show, the report once it finished, and the waits for it
  * (settling). The loop itself is runner.c's.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "loop.h"
@@ -19,6 +20,27 @@ void s3l__loop_inflight_clear(struct loop *l)
     l->in_epoch = 0;
 }
 
+/* Counts the staged files an epoch's finish could not delete, and says so at the first of the
+ * run (S3L_EVENT_STAGED_LEFT): they are garbage that costs storage until gc removes them, and a
+ * store that refuses deletes (a policy without s3:DeleteObject) would leave every epoch's. */
+static void staged_left(struct loop *l, const struct s3l__commit_info *info)
+{
+    bool first = l->st->staged_left == 0;
+    l->st->staged_left += info->staged_left;
+    if (!first || !l->o->report)
+        return;
+    char msg[S3L_ERROR_MESSAGE_MAX + 512];
+    snprintf(msg, sizeof(msg),
+             "epoch %llu is committed, but %llu of its staged files could not be deleted (%s); "
+             "they are garbage under _openetl/staging/, and each later epoch may leave its own: "
+             "`s3land gc` removes them once deletes succeed (s3:DeleteObject) and the pipeline "
+             "is idle or has run again",
+             (unsigned long long)info->epoch, (unsigned long long)info->staged_left,
+             info->staged_left_why && *info->staged_left_why ? info->staged_left_why
+                                                             : "no answer kept");
+    s3l__loop_report(l, S3L_EVENT_STAGED_LEFT, msg);
+}
+
 /* Accounts a finished epoch (info from a commit or a sync) and reports it: with what the run
  * showed at its commit when it finished in the background, so that the report is the one a
  * commit finishing at once would have made (its rows, files and positions). */
@@ -26,6 +48,8 @@ void s3l__loop_finished(struct loop *l, const struct s3l__commit_info *info)
 {
     if (!info->epoch)
         return;
+    if (info->staged_left)
+        staged_left(l, info);
     l->st->epochs++;
     l->st->last_epoch = info->epoch;
     l->st->files += info->files;

@@ -95,6 +95,8 @@ static void t_info(struct s3l__run *r, const struct s3l_dest_commit_info *ci,
     info->rows = ci->rows;
     info->requests = ci->requests;
     info->finishing = ci->finishing;
+    info->staged_left = ci->staged_left;
+    info->staged_left_why = ci->staged_left_why;
     if (!ci->epoch && ci->finishing) {
         /* Handed over, nothing finished yet: the bytes so far (the epoch's data files) go with
          * the report of its finish, which the runner accounts (an epoch 0 report it drops). */
