@@ -138,6 +138,17 @@ def setups(home, port):
                                   "sso_region": "us-east-1", "sso_account_id": "123456789012",
                                   "sso_role_name": "r"})]}, {}, {}, None),
         ("nothing anywhere", {}, {}, {}, None),
+        # configparser continues a value only on a line indented deeper than its key's: a
+        # section pasted with every line indented holds keys (a break-it run found s3land
+        # reading the second key as part of the first one's value)
+        ("credentials with every line indented", {},
+         {".aws/credentials": "[default]\n  aws_access_key_id = AKIDINDENTED0001\n"
+                              "  aws_secret_access_key = indented-secret\n  region = eu-west-1\n"},
+         {}, None),
+        ("[DEFAULT] gives the profile its secret", {},
+         {".aws/credentials": "[DEFAULT]\naws_secret_access_key = shared-secret\n"
+                              "[dev]\naws_access_key_id = AKIDDEVFROMDEF01\n"},
+         {"AWS_PROFILE": "dev"}, None),
         ("container FULL_URI with a token", {}, {},
          {"AWS_CONTAINER_CREDENTIALS_FULL_URI": f"http://127.0.0.1:{port}/container/creds",
           "AWS_CONTAINER_AUTHORIZATION_TOKEN": "Bearer fake-container-token"}, None),
@@ -154,6 +165,7 @@ def write_home(home, files, extra):
         with open(path, "w") as f:
             f.write(creds_file(*sections))
     for rel, text in extra.items():
+        os.makedirs(os.path.dirname(os.path.join(home, rel)), exist_ok=True)
         with open(os.path.join(home, rel), "w") as f:
             f.write(text)
     for name, doc in (("cred-proc.sh", PROCESS_JSON), ("cred-proc-v2.sh", dict(PROCESS_JSON, Version=2))):

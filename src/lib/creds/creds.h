@@ -64,13 +64,15 @@ struct s3l__ini {
 
 /* Parses text as configparser does with botocore's settings: `[section]` headers, `key = value`
  * or `key: value` (key lower-cased, both stripped), full-line comments starting with # or ;,
- * indented lines continuing the value above (joined with "\n"). A line that is none of these,
+ * lines indented deeper than their key's line continuing its value (joined with "\n"). A line
+ * that is none of these,
  * a key before any section, a repeated section or a repeated key in one section is
  * S3L_EINVALID_CONFIG naming path and line. 0, S3L_EINVALID_CONFIG, S3L_ENOMEM. */
 int s3l__ini_parse(const char *text, size_t len, const char *path, struct s3l__ini *ini,
                    struct s3l_error *err);
 bool s3l__ini_has(const struct s3l__ini *ini, const char *section);
-/* The value of key in section, or NULL. */
+/* The value of key in section, else [DEFAULT]'s when section exists (configparser's defaults),
+ * or NULL. */
 const char *s3l__ini_get(const struct s3l__ini *ini, const char *section, const char *key);
 /* Wipes the values (they may be secrets) and frees everything. */
 void s3l__ini_free(struct s3l__ini *ini);

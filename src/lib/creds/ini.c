@@ -79,17 +79,23 @@ static int extend(struct s3l__ini *ini, const char *a, const char *b)
     return 0;
 }
 
-/* One line [a, b) (without its newline) in the current section (*section, owned). */
-static int line(struct s3l__ini *ini, const char *a, const char *b, char **section, bool *in_key,
-                const char *path, int no, struct s3l_error *err)
+/*
+ * One line [a, b) (without its newline) in the current section (*section, owned). *key_indent:
+ * the indentation of the last key's line, -1 after a section header. As configparser's _read, a
+ * line indented deeper than its key's line continues the value; one indented as deep (a section
+ * pasted with every line indented) is a key of its own.
+ */
+static int line(struct s3l__ini *ini, const char *a, const char *b, char **section,
+                long *key_indent, const char *path, int no, struct s3l_error *err)
 {
-    bool indented = a < b && blank(*a);
+    const char *text = a;
     trim(&a, &b);
     if (a == b || *a == '#' || *a == ';')
         return 0; /* empty lines and full-line comments; a value continues past them */
-    if (indented && *in_key)
+    long indent = (long)(a - text);
+    if (*key_indent >= 0 && indent > *key_indent)
         return extend(ini, a, b) ? s3l_error_set(err, S3L_ENOMEM, "out of memory") : 0;
-    *in_key = false;
+    *key_indent = -1;
     if (*a == '[') {
         const char *close = b;
         while (close > a && close[-1] != ']')
@@ -129,7 +135,7 @@ static int line(struct s3l__ini *ini, const char *a, const char *b, char **secti
                              path, no, key, *section);
     if (add(ini, *section, a, (size_t)(ke - a), va, (size_t)(vb - va)) != 0)
         return s3l_error_set(err, S3L_ENOMEM, "out of memory");
-    *in_key = true;
+    *key_indent = indent;
     return 0;
 }
 
@@ -138,7 +144,7 @@ int s3l__ini_parse(const char *text, size_t len, const char *path, struct s3l__i
 {
     memset(ini, 0, sizeof(*ini));
     char *section = NULL;
-    bool in_key = false;
+    long key_indent = -1;
     int rc = 0, no = 0;
     const char *p = text, *end = text + len;
     if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
@@ -147,7 +153,7 @@ int s3l__ini_parse(const char *text, size_t len, const char *path, struct s3l__i
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *b = nl ? nl : end;
         no++;
-        rc = line(ini, p, b, &section, &in_key, path, no, err);
+        rc = line(ini, p, b, &section, &key_indent, path, no, err);
         p = nl ? nl + 1 : end;
     }
     s3l_free(section);
@@ -164,6 +170,9 @@ bool s3l__ini_has(const struct s3l__ini *ini, const char *section)
 const char *s3l__ini_get(const struct s3l__ini *ini, const char *section, const char *key)
 {
     struct s3l__ini_entry *e = find(ini, section, key);
+    /* configparser's [DEFAULT] gives every section the keys it lacks */
+    if (!e && strcmp(section, "DEFAULT") != 0 && find(ini, section, NULL))
+        e = find(ini, "DEFAULT", key);
     return e ? e->value : NULL;
 }
 
