@@ -279,15 +279,15 @@ async function checkMulti() {
 }
 
 // A checkpoint PUT the store performed whose answer was lost (the proxy forwards it, then drops
-// the connection): the client's retry fails its condition (412, the checkpoint is already ours),
+// the connection, or answers without the ETag; `action`): the client's retry fails its condition (412, the checkpoint is already ours),
 // and the writer, re-reading it, finds its own bytes and goes on (it stopped with CONFLICT
 // before). Three epochs: the claim, then per epoch the commit point and the committed write;
 // the 4th checkpoint PUT (epoch 2's commit point) loses its answer. The run ends 0 with three
 // epochs, each data file copied once and holding every row once (read back by curl and DuckDB),
 // and a rerun finds nothing new.
-async function checkLostCheckpointAnswer(lake, skip) {
+async function checkLostCheckpointAnswer(lake, skip, action = 'reset_after') {
     const lost = { op: 'PutObject', keyIncludes: '/_openetl/checkpoints/', times: 1, skip,
-        action: 'reset_after' };
+        action };
     await control('reset', 'POST');
     await control('rules', 'POST', JSON.stringify([lost]));
     const url = `s3://${rgw.RGW_BUCKET}/${prefix}/${lake}`;
@@ -343,6 +343,11 @@ try {
     // writer took the checkpoint", before).
     await checkLostCheckpointAnswer('lost', 3);
     await checkLostCheckpointAnswer('lost-claim', 0);
+    // The same answer mangled instead of lost (a break-it run: the writer kept the ETag it did
+    // not get and signed an empty If-Match, which curl does not send: 403 SignatureDoesNotMatch,
+    // exit 8): a 200 carrying an <Error>, and a 200 without its ETag, are retried as lost.
+    await checkLostCheckpointAnswer('err200', 3, 'error_in_200');
+    await checkLostCheckpointAnswer('no-etag', 3, 'drop_etag');
 } finally {
     proxy.kill('SIGTERM');
 }

@@ -30,6 +30,8 @@
 //   reset_after     forwarded, then the connection is destroyed instead of answering
 //   slow            forwarded after delayMs
 //   error_in_200    forwarded, then answered 200 with an <Error><Code>InternalError body
+//   drop_etag       forwarded, then answered with the store's status and an empty body, without
+//                   its ETag header (a gateway that drops it)
 //   expired_token   400 ExpiredToken, not forwarded
 //   redirect        301 PermanentRedirect with x-amz-bucket-region: region, not forwarded
 //   auth_malformed  400 AuthorizationHeaderMalformed with <Region>region</Region> in the body
@@ -288,6 +290,15 @@ function handle(req, res, body, op, key, rule) {
       c.injected++;
       done(-1);
       req.socket.destroy();
+    });
+  case 'drop_etag':
+    return forward(req, body, (status, headers) => {
+      c.forwarded++;
+      c.injected++;
+      done(status);
+      res.writeHead(status, { 'Content-Length': 0,
+                              'x-amz-request-id': headers['x-amz-request-id'] || 'proxy' });
+      res.end();
     });
   case 'error_in_200':
     return forward(req, body, (status, headers) => {

@@ -83,7 +83,7 @@ static int put_request(struct s3l_s3_client *c, struct put_req *q, const char *b
     if (rc != 0)
         return rc;
     q->r = (struct s3l__http_req){.op = "PutObject", .method = "PUT", .bucket = bucket,
-                                  .key = it->key};
+                                  .key = it->key, .error_in_200 = true, .needs_etag = true};
     q->r.body = it->data;
     q->r.body_len = it->len;
     q->r.has_body = true;
@@ -91,7 +91,7 @@ static int put_request(struct s3l_s3_client *c, struct put_req *q, const char *b
     if (rc == 0)
         rc = s3l__put_headers(&q->r, it->opts, false);
     return rc ? s3l_error_set(&it->err, rc,
-                              "PutObject %s: an option holds CR or LF, or too many headers",
+                              "PutObject %s: an option holds CR or LF, an empty If-Match, or too many headers",
                               it->key)
               : 0;
 }

@@ -508,7 +508,8 @@ int s3l__put_headers(struct s3l__http_req *r, const struct s3l_s3_put_options *o
         return 0;
     if (!header_safe(o->content_type) || !header_safe(o->sse) ||
         !header_safe(o->sse_kms_key_id) || !header_safe(o->storage_class) ||
-        !header_safe(o->upload_meta) || !header_safe(o->if_match))
+        !header_safe(o->upload_meta) || !header_safe(o->if_match) ||
+        (o->if_match && !o->if_match[0])) /* curl drops an empty header SigV4 signed */
         return S3L_EINVALID_ARGUMENT;
     if (o->content_type)
         rc = s3l__http_add_header(r, "Content-Type", o->content_type);
@@ -550,7 +551,8 @@ int s3l__put_object(struct s3l_s3_client *c, const char *bucket, const char *key
                            key, len, c->max_request);
     if (rc != 0)
         return rc;
-    struct s3l__http_req r = {.op = "PutObject", .method = "PUT", .bucket = bucket, .key = key};
+    struct s3l__http_req r = {.op = "PutObject", .method = "PUT", .bucket = bucket, .key = key,
+                              .error_in_200 = true, .needs_etag = true};
     r.body = data;
     r.body_len = len;
     r.has_body = true;
@@ -560,7 +562,7 @@ int s3l__put_object(struct s3l_s3_client *c, const char *bucket, const char *key
     else
         rc = s3l__integrity_header(c, &r, len ? data : "", len, b64);
     if (rc == 0 && (rc = s3l__put_headers(&r, opts, false)) != 0)
-        s3l_error_set(err, rc, "PutObject %s: an option holds CR or LF, or too many headers",
+        s3l_error_set(err, rc, "PutObject %s: an option holds CR or LF, an empty If-Match, or too many headers",
                       key);
     if (rc == 0)
         rc = s3l__run1(c, &r, err);

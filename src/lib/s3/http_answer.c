@@ -258,6 +258,12 @@ void s3l__http_finish_attempt(struct s3l_s3_client *c, struct s3l__http_req *r, 
             r->rc = s3_failure(c, r, &e, true);
             if (r->rc == S3L_EINVALID_ARGUMENT) /* an unknown code in a 200: try again */
                 r->rc = r->err.code = S3L_ETRANSIENT;
+        } else if (r->needs_etag && !r->etag[0]) {
+            /* Retried as a lost answer: the write may have happened, and the conditional write
+             * that follows learns it (412, then the caller's read). */
+            r->rc = s3l_error_set(&r->err, S3L_ETRANSIENT,
+                                  "%s %s: the store answered %ld without an ETag", r->op,
+                                  r->key ? r->key : "", r->status);
         }
     } else if (r->status == 404 && r->not_found_ok) {
         r->rc = 0;

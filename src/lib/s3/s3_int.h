@@ -142,7 +142,10 @@ struct s3l__http_req {
     bool has_body;        /* send a body (Content-Length body_len, 0 allowed) */
     size_t max_response;  /* 0: client default */
     bool no_low_speed;    /* CompleteMultipartUpload: never abandoned for being slow */
-    bool error_in_200;    /* a 200 may carry an <Error> (Complete, Copy, UploadPartCopy) */
+    bool error_in_200;    /* a 200 may carry an <Error> (Complete, Copy, UploadPartCopy; and
+                           * PutObject: no store should, a broken gateway may) */
+    bool needs_etag;      /* a 2xx without an ETag is a failure, retried (PutObject: the ETag is
+                           * the next conditional write's If-Match) */
     bool not_found_ok;    /* 404 is an answer, not an error (DeleteObject on RGW, HEAD probe) */
     /* answer */
     long status;
