@@ -250,8 +250,9 @@ static int diag_fail(struct fy_diag *diag, struct s3l_error *err)
     struct fy_diag_error *e;
     while (diag && (e = fy_diag_errors_iterate(diag, &it)) != NULL) {
         if (e->type >= FYET_ERROR)
-            return s3l_error_set(err, S3L_EINVALID_CONFIG, "line %d, column %d: %s", e->line + 1,
-                                 e->column + 1, e->msg ? e->msg : "syntax error");
+            /* fy_diag_error's line and column count from 1 already (a fy_mark's from 0) */
+            return s3l_error_set(err, S3L_EINVALID_CONFIG, "line %d, column %d: %s", e->line,
+                                 e->column, e->msg ? e->msg : "syntax error");
     }
     return s3l_error_set(err, S3L_EINVALID_CONFIG, "not a valid YAML document");
 }
