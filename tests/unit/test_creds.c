@@ -451,7 +451,7 @@ static void cache_refreshes_five_minutes_ahead(void **state)
 {
     struct counted never = {0, 0, 0, "N"}, later = {0, 0, 600, "L"}, soon = {0, 0, 240, "S"};
     struct counted *fs[] = {&never, &later, &soon};
-    int want_calls[] = {1, 1, 3};
+    int want_calls[] = {1, 1, 1};
     for (int k = 0; k < 3; k++) {
         struct s3l_creds_provider *cache = NULL;
         struct s3l_error err = {0};
@@ -460,7 +460,8 @@ static void cache_refreshes_five_minutes_ahead(void **state)
         for (int i = 0; i < 3; i++)
             assert_int_equal(get_once(cache, &c, &err), 0);
         /* 10 minutes left: served from the cache; 4 minutes left: inside the 5-minute window,
-         * so every get refreshes */
+         * asked again only 30 s later (every get asked for it before: a credential_process ran
+         * for each request) */
         assert_int_equal(fs[k]->calls, want_calls[k]);
         char want_id[32];
         snprintf(want_id, sizeof(want_id), "AKID%s%d", fs[k]->name, want_calls[k]);
@@ -476,6 +477,34 @@ static void cache_refreshes_five_minutes_ahead(void **state)
         s3l_creds_provider_free(cache);
     }
     s3l_creds_cache_invalidate(NULL); /* not a cache: left alone */
+}
+
+/* A source whose fresh answer is expired already fails, as botocore's "the refreshed credentials
+ * are still expired" (it was used, and the source asked again for every request); one with 2 s
+ * left is asked again once half of that has passed. */
+static void cache_refuses_expired_answers(void **state)
+{
+    struct counted old = {0, 0, -60, "E"}, brief = {0, 0, 2, "B"};
+    struct s3l_creds_provider *cache = NULL;
+    struct s3l_error err = {0};
+    assert_int_equal(s3l_creds_cache_new(counted_new(&old), &cache, &err), 0);
+    struct s3l_credentials c = {0};
+    assert_int_equal(get_once(cache, &c, &err), S3L_EAUTH_EXPIRED);
+    if (!strstr(err.message, "E: credentials were refreshed, but the refreshed credentials are "
+                             "still expired (their Expiration is 6"))
+        fail_msg("message: %s", err.message);
+    assert_null(strstr(err.message, SECRET));
+    assert_null(c.access_key_id);
+    s3l_creds_provider_free(cache);
+    assert_int_equal(s3l_creds_cache_new(counted_new(&brief), &cache, &err), 0);
+    assert_int_equal(get_once(cache, &c, &err), 0);
+    assert_int_equal(get_once(cache, &c, &err), 0);
+    assert_int_equal(brief.calls, 1);
+    usleep(1100 * 1000);
+    assert_int_equal(get_once(cache, &c, &err), 0);
+    assert_int_equal(brief.calls, 2);
+    s3l_credentials_cleanup(&c);
+    s3l_creds_provider_free(cache);
 }
 
 /* ---------------------------------------------------------------- the default chain */
@@ -578,6 +607,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(process_provider, setup, teardown),
         cmocka_unit_test_setup_teardown(chain_order_and_reasons, setup, teardown),
         cmocka_unit_test_setup_teardown(cache_refreshes_five_minutes_ahead, setup, teardown),
+        cmocka_unit_test_setup_teardown(cache_refuses_expired_answers, setup, teardown),
         cmocka_unit_test_setup_teardown(default_chain, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

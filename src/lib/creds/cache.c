@@ -3,27 +3,59 @@
  * from memory until 5 minutes before their Expiration (issue 11's rule; botocore refreshes
  * earlier, 15 minutes ahead when it can and 10 minutes ahead at the latest). One mutex
  * covers the refresh, so that parallel part uploads ask the source once, not once each.
+ * A source whose fresh answer is already expired fails (AUTH_EXPIRED), as botocore's
+ * RefreshableCredentials raises "the refreshed credentials are still expired"; one whose answer
+ * expires within the 5 minutes is asked again at most every 30 s (at most every half of what is
+ * left), not for every request (botocore runs a credential_process for each: a break-it run
+ * counted 14 runs for one small write).
  */
 #include "creds/creds.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "os/os.h"
 #include "util/util.h"
 
 #define REFRESH_AHEAD_NS (300 * (int64_t)1000000000)
+#define REASK_NS (30 * (int64_t)1000000000)
 
 struct cache {
     struct s3l_creds_provider *inner;
     pthread_mutex_t mu;
     struct s3l_credentials held;
     bool have;
+    int64_t reask_ns; /* held expires within REFRESH_AHEAD_NS: not asked again before this */
 };
 
-static bool fresh(const struct s3l_credentials *c, int64_t now)
+static bool fresh(const struct cache *c, int64_t now)
 {
-    return c->expiration_ns == 0 || now < c->expiration_ns - REFRESH_AHEAD_NS;
+    const struct s3l_credentials *h = &c->held;
+    return h->expiration_ns == 0 || now < h->expiration_ns - REFRESH_AHEAD_NS ||
+           (now < c->reask_ns && now < h->expiration_ns);
+}
+
+/* got, just asked for at now: AUTH_EXPIRED when it is expired already (it is cleaned up);
+ * else the time before which a short-lived one is not asked for again. */
+static int check_fresh(struct cache *c, struct s3l_credentials *got, int64_t now,
+                       struct s3l_error *err)
+{
+    c->reask_ns = 0;
+    if (got->expiration_ns == 0 || now < got->expiration_ns - REFRESH_AHEAD_NS)
+        return 0;
+    if (now >= got->expiration_ns) {
+        char src[sizeof(got->source)];
+        snprintf(src, sizeof(src), "%s", got->source[0] ? got->source : "the source");
+        int64_t ago = (now - got->expiration_ns) / 1000000000;
+        s3l_credentials_cleanup(got);
+        return s3l_error_set(err, S3L_EAUTH_EXPIRED,
+                             "%s: credentials were refreshed, but the refreshed credentials are "
+                             "still expired (their Expiration is %lld s ago)",
+                             src, (long long)ago);
+    }
+    c->reask_ns = now + S3L_MIN(REASK_NS, (got->expiration_ns - now) / 2);
+    return 0;
 }
 
 static int get(void *impl, struct s3l_credentials *out, struct s3l_error *err)
@@ -32,9 +64,11 @@ static int get(void *impl, struct s3l_credentials *out, struct s3l_error *err)
     pthread_mutex_lock(&c->mu);
     int64_t now = s3l__os_now_ns();
     int rc = 0;
-    if (!c->have || !fresh(&c->held, now)) {
+    if (!c->have || !fresh(c, now)) {
         struct s3l_credentials got = {0};
         rc = s3l_creds_provider_get(c->inner, &got, err);
+        if (rc == 0)
+            rc = check_fresh(c, &got, now, err);
         if (rc == 0) {
             s3l_credentials_cleanup(&c->held);
             c->held = got; /* moved: got's strings now belong to the cache */
