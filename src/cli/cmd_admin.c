@@ -362,6 +362,28 @@ static int gc_check_leftovers(struct admin *a, struct s3l_error *err)
     return 0;
 }
 
+/*
+ * gc: the hidden temp files of killed writers anywhere in the destination (s3l_store_sweep: on
+ * file:// those no live process holds, changed more than a second ago; other stores have none).
+ * A pipeline's gc sweeps too, but a destination only `pipe` writes (its NDJSON objects) has no
+ * pipeline, and its killed intervals' temp files stayed (found by a break-it run).
+ */
+static int gc_temps(struct admin *a, struct s3l_error *err)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    uint64_t n = 0;
+    int rc = s3l_store_sweep(a->store, "", now - 1000000000, &n, err);
+    if (rc)
+        return rc;
+    if (a->c->json)
+        cli_emit_json(json_pack("{s:s, s:I}", "event", "gc_temps", "removed", (json_int_t)n));
+    else if (!a->c->quiet && n > 0)
+        printf("temp files of killed writers: removed %llu\n", (unsigned long long)n);
+    return 0;
+}
+
 static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
 {
     struct admin a = {0};
@@ -408,6 +430,8 @@ static int recover_or_gc(struct cli *c, int argc, char **argv, bool gc)
         cli_strings_free(&ids);
         if (rc == 0 && gc && !a.id)
             rc = gc_check_leftovers(&a, &err);
+        if (rc == 0 && gc && !a.id)
+            rc = gc_temps(&a, &err);
         ex = rc ? cli_fail(c, rc, &err, S3L_SIDE_DESTINATION) : a.ex;
     }
     if (ex == 0 && !c->quiet && !c->json) {

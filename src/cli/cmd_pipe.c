@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -308,6 +309,29 @@ static int open_sink(struct pipe *p, bool restore)
     return 0;
 }
 
+/* file://: the temp files of killed intervals in the key prefix's directory (kp[0..n)), those no
+ * live process holds and changed more than a second ago (s3l_store_sweep's rule). */
+static int sweep_orphans(struct pipe *p, const char *kp, size_t n)
+{
+    char prefix[1200];
+    snprintf(prefix, sizeof(prefix), "%.*s%s", (int)n, kp, n ? "/" : "");
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    uint64_t removed = 0;
+    struct s3l_error err = {0};
+    int rc = s3l_store_sweep(p->store, prefix, now - 1000000000, &removed, &err);
+    if (rc && !p->c->quiet)
+        fprintf(stderr, "%s: note: the temp files a killed run left under %s could not be "
+                        "removed (%s); `gc` removes them\n", p->c->prog, *prefix ? prefix : "/",
+                err.message);
+    else if (removed && !p->c->quiet)
+        fprintf(stderr, "%s: removed %llu temp file(s) a killed run left (never committed: "
+                        "their records are read again)\n", p->c->prog,
+                (unsigned long long)removed);
+    return 0;
+}
+
 /* The listing's uploads (key, then upload id), kept to be aborted after it: a store takes no
  * other call from inside its listing callback. */
 static int collect_upload(void *ctx, const struct s3l_pending_upload *u)
@@ -322,20 +346,24 @@ static int collect_upload(void *ctx, const struct s3l_pending_upload *u)
  * the state recorded it. Nothing can publish them (their records are read again from the
  * recorded offset), so the restart aborts every upload of that run (keys
  * "<key_prefix>/sub0-<run>-", the run the state names) once the state's own committable is
- * committed. S3 only: on file:// such an upload is the upload's temp file, which the store's
- * sweep (gc) removes. A store that refuses the listing (no s3:ListBucketMultipartUploads) is
- * told, and pipe goes on: those uploads stay for `gc --uploads` or the bucket's lifecycle rule.
+ * committed. On file:// such an upload is a hidden temp file in the key prefix's directory: the
+ * store's sweep removes those no live process holds (a killed interval's stayed, gc did not see
+ * them either: found by a break-it run). A store that refuses the listing (no
+ * s3:ListBucketMultipartUploads) is told, and pipe goes on: those uploads stay for
+ * `gc --uploads` or the bucket's lifecycle rule.
  */
 static int abort_orphans(struct pipe *p, const char *run)
 {
     const struct s3l_config_sink *k = p->doc->sink;
-    if (!*run || strncmp(p->url, "s3://", 5) != 0)
+    if (!*run)
         return 0;
     char prefix[1200];
     const char *kp = k->key_prefix.value ? k->key_prefix.value : "";
     size_t n = strlen(kp);
     while (n && kp[n - 1] == '/')
         n--;
+    if (strncmp(p->url, "s3://", 5) != 0)
+        return sweep_orphans(p, kp, n);
     snprintf(prefix, sizeof(prefix), "%.*s%ssub0-%s-", (int)n, kp, n ? "/" : "", run);
     /* Through the sink's own store: its client, credentials and ListMultipartUploads paging. */
     struct cli_strings ups = {0};
