@@ -6,11 +6,13 @@
  * 43200.5 s), and for every line that s3l__convert_line gives the same calls, result and message
  * as scanning the line and calling s3l_convert.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -286,6 +288,45 @@ static void test_float_ranges(void **state)
     s3l_schema_free(sc);
 }
 
+/* Integers of 1 to 20 digits, every digit in every place, signed, then followed by each byte a
+ * number may meet: the fast path takes up to 19 digits into int64 with the value strtoll gives,
+ * and the rest (past int64, a fraction or an exponent into an integer, a leading zero) falls
+ * back. */
+static void test_numbers_of_every_length(void **state)
+{
+    (void)state;
+    static const char *after[] = {"}", ",\"small\":1}", " }", ".5}", "e2}", "x}"};
+    for (int nd = 1; nd <= 20; nd++) {
+        for (int d = 0; d <= 9; d++) {
+            char digits[24];
+            for (int i = 0; i < nd; i++)
+                digits[i] = (char)('0' + (i == 0 ? (d ? d : 1) : (d + i * 7) % 10));
+            digits[nd] = '\0';
+            for (int neg = 0; neg <= 1; neg++) {
+                for (size_t a = 0; a < sizeof(after) / sizeof(after[0]); a++) {
+                    char line[96], want[128];
+                    snprintf(line, sizeof(line), "{\"id\":%s%s%s", neg ? "-" : "", digits,
+                             after[a]);
+                    bool more = after[a][0] == '.' || after[a][0] == 'e' || after[a][0] == 'x';
+                    errno = 0;
+                    long long v = strtoll(line + 6, NULL, 10);
+                    bool fast = !more && errno == 0; /* 19 digits past int64: the generic path */
+                    if (fast) {
+                        snprintf(want, sizeof(want),
+                                 "begin int:%lld null null null null null null %s null null null "
+                                 "null end",
+                                 v, after[a][0] == ',' ? "int:1" : "null");
+                    }
+                    check(line, fast, fast ? want : NULL);
+                }
+            }
+        }
+    }
+    check("{\"id\":0}", true,
+          "begin int:0 null null null null null null null null null null null end");
+    check("{\"id\":-0,\"small\":00}", false, NULL); /* a leading zero in the second */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_date_cache_follows_the_day),
         cmocka_unit_test(test_names_needing_escapes),
         cmocka_unit_test(test_float_ranges),
+        cmocka_unit_test(test_numbers_of_every_length),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -34,7 +34,8 @@ static inline const char *string_end(const char *p, const char *e, bool *high)
 {
     bool h = false;
     while (p < e) {
-        if (e - p >= 8) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (e - p >= 8) { /* the lowest flagged byte is the first one only when loaded so */
             uint64_t w;
             memcpy(&w, p, 8);
             uint64_t m = s3l__json_special_bytes(w);
@@ -44,6 +45,7 @@ static inline const char *string_end(const char *p, const char *e, bool *high)
             }
             p += __builtin_ctzll(m) >> 3;
         }
+#endif
         uint8_t ch = (uint8_t)*p;
         if (ch == '"') {
             *high = h;
