@@ -105,7 +105,7 @@ grep -q '"file":"flights/00000000-0000-5000' "$work/ls.json" && bad "ls --commit
     || ok "ls --committed leaves the uncommitted file out"
 
 # ---- counts of one are singular, as the tool prints them
-if grep -nE '(^|[^0-9.,])1 (files|rows|epochs|records|values)\b' "$SRC/README.md" "$SRC/docs/cli.md" >"$work/plural"; then
+if grep -nE '(^|[^0-9.,])1 (files|rows|epochs|records|values|sources)\b' "$SRC/README.md" "$SRC/docs/cli.md" >"$work/plural"; then
     bad "the docs print a plural after 1, which the tool never does:"
     sed 's/^/    /' "$work/plural"
 else
