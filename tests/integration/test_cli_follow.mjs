@@ -7,6 +7,7 @@
 //  2. a line being written (no line end yet) is not landed, also after several intervals; once
 //     its line end comes it lands whole, once;
 //  3. SIGTERM commits what was read and exits 143, naming a last line still without its end;
+//     whole lines appended as the stop comes are named as such;
 //  4. a rerun resumes after what was committed (nothing twice), and `run` with follow: true does
 //     the same for a source (SIGINT: exit 130);
 //  5. follow on a JSON array input is refused before anything runs.
@@ -67,9 +68,26 @@ fs.appendFileSync(input, line(46).slice(7) + lines(47, 50));
 w = start(args);
 t = await waitRows(50, 20000);
 check(t >= 0, `the rerun landed the rest (${t} ms)`);
+// Whole lines appended just as the stop comes are named as lines appended, not as one line
+// still being written (a break-it run saw 37 whole lines so named): the writer is frozen, 300,000
+// lines (about 10 MB) appended, SIGINT sent, the writer thawed; the stop ends the reading
+// between two reads, long before the end of what was appended.
+const big = 300050;
+w.child.kill('SIGSTOP');
+fs.appendFileSync(input, lines(51, big));
 w.child.kill('SIGINT');
+w.child.kill('SIGCONT');
 await w.exited;
 check(w.code === 130, `SIGINT: exit 130 (got ${w.code})`);
+const left = /(\d+) bytes appended after the last read were left unread at the stop/.exec(w.stdout + w.stderr);
+check(left && Number(left[1]) > 0 && !/without a line end yet/.test(w.stdout + w.stderr),
+    `whole lines left at the stop are named so: ${(w.stdout + w.stderr).slice(-400)}`);
+// The rerun lands them; then the table equals the input.
+w = start(args);
+t = await waitRows(big, 60000);
+check(t >= 0, `the rerun landed the lines left at the stop (${t} ms)`);
+w.child.kill('SIGINT');
+await w.exited;
 await exceptAll(inputSql(input), tableSql(table, 'seq, msg'), 'write --follow: the table equals the input');
 
 // run with a Pipeline source's follow: true.

@@ -36,8 +36,23 @@ int s3l__loop_watch_inputs(struct loop *l, struct s3l_error *err)
     return rc;
 }
 
-/* At a follow run's stop: a followed input with bytes after its last line end names them, as a
- * line still being written that is left unread. */
+/* Whether [at, at + n) of input i holds a line end (looked at in its first 64 KiB; past them
+ * it is taken to: a line that long is not one being appended). */
+static bool holds_line_end(struct loop *l, size_t i, uint64_t at, uint64_t n)
+{
+    char buf[65536];
+    size_t got = 0;
+    struct s3l_error e = {0};
+    if (n > sizeof(buf))
+        return true;
+    if (s3l__os_pread_full(l->fds[i], buf, (size_t)n, at, &got, l->pos[i].path, &e) != 0)
+        return true;
+    return memchr(buf, '\n', got) != NULL;
+}
+
+/* At a follow run's stop: a followed input with bytes after what was read names them: as a
+ * line still being written when they hold no line end, else as lines appended meanwhile (a
+ * break-it run saw 37 whole lines called "a line still being appended"). */
 void s3l__loop_note_unended(struct loop *l)
 {
     for (size_t i = 0; l->o->report && i < l->n; i++) {
@@ -46,12 +61,21 @@ void s3l__loop_note_unended(struct loop *l)
         if (!s3l__loop_follows(l, i) || l->pos[i].compression ||
             s3l__os_fstat(l->fds[i], l->pos[i].path, &st, &e) != 0 || st.size <= l->cur[i])
             continue;
+        uint64_t n = st.size - l->cur[i], line = l->line[i] ? l->line[i] : 1;
         char msg[S3L_ERROR_MESSAGE_MAX];
-        snprintf(msg, sizeof(msg),
-                 "%s line %llu (byte offset %llu): %llu bytes without a line end yet, left "
-                 "unread at the stop, as a line still being appended; the next run reads it "
-                 "once it is whole", l->pos[i].path, (unsigned long long)(l->line[i] ? l->line[i] : 1),
-                 (unsigned long long)l->cur[i], (unsigned long long)(st.size - l->cur[i]));
+        if (holds_line_end(l, i, l->cur[i], n))
+            snprintf(msg, sizeof(msg),
+                     "%s line %llu (byte offset %llu): %llu bytes appended after the last read "
+                     "were left unread at the stop; the next run reads them",
+                     l->pos[i].path, (unsigned long long)line, (unsigned long long)l->cur[i],
+                     (unsigned long long)n);
+        else
+            snprintf(msg, sizeof(msg),
+                     "%s line %llu (byte offset %llu): %llu bytes without a line end yet, left "
+                     "unread at the stop, as a line still being appended; the next run reads it "
+                     "once it is whole",
+                     l->pos[i].path, (unsigned long long)line, (unsigned long long)l->cur[i],
+                     (unsigned long long)n);
         s3l__loop_report(l, S3L_EVENT_PARTIAL_LINE, msg);
     }
 }
