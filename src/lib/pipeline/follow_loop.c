@@ -206,6 +206,28 @@ static int grow_slots(struct loop *l, struct s3l_error *err)
 }
 
 /*
+ * A file picked up (np, open as fd) that an earlier run read before it went away for a run
+ * (l->absent: the same device and inode and the bytes before the recorded offset unchanged,
+ * s3l__follow_renamed) resumes from that offset instead of its start: its position is taken into
+ * np and dropped from l->absent. A break-it run saw a file moved out of a followed glob and back
+ * land whole again.
+ */
+static void resume_absent(struct loop *l, struct s3l_input_position *np, int fd)
+{
+    const struct s3l_input_position *a = s3l__follow_renamed(l->absent, l->n_absent, np, fd);
+    if (!a || !a->replayable || a->compression || np->compression)
+        return;
+    size_t j = (size_t)(a - l->absent);
+    np->offset = a->offset;
+    np->line = a->line;
+    np->mid_line = a->mid_line;
+    memcpy(np->sha256, a->sha256, sizeof(np->sha256));
+    s3l_input_position_cleanup(&l->absent[j]);
+    memmove(&l->absent[j], &l->absent[j + 1], (l->n_absent - j - 1) * sizeof(*l->absent));
+    l->n_absent--;
+}
+
+/*
  * Follow mode: path, a match of source s's globs, is a new file unless an input reads it or a
  * rotation retired it (by device and inode: a rotation moves a followed file to a name the glob
  * matches), or its path is an input's (a new file there is that input's rotation, follow_one).
@@ -237,13 +259,14 @@ static int pick_one(struct loop *l, size_t s, const char *path, enum s3l_pipelin
         *side = S3L_SIDE_DESTINATION;
         return rc;
     }
+    resume_absent(l, &np, nfd);
     size_t i = l->n++;
     l->pos[i] = np;
     l->fds[i] = nfd;
     l->iopt[i] = &l->env->src_opts[s];
     l->istream[i] = l->env->src_stream[s];
-    l->cur[i] = 0;
-    l->line[i] = 1;
+    l->cur[i] = np.offset;
+    l->line[i] = np.offset ? np.line : 1;
     l->skip[i] = 0;
     l->dirty = true; /* its position is recorded at the next commit, rows or not */
     if ((rc = s3l__os_watch_add(l->watch, l->pos[i].path, err)) != 0) {

@@ -47,6 +47,13 @@ struct loop {
      * name finds it read (by device and inode) instead of reading it again. */
     struct s3l_input_position *retired;
     size_t n_retired;
+    /* Recorded positions that no input of this run has (a source left out of the document for
+     * a run, a file moved out of its glob and back): carried to every commit after the inputs'
+     * and the retired ones, so that the file coming back resumes from its offset instead of
+     * landing again (found by a break-it run: 50 of 50 rows twice). At most S3L__ABSENT_MAX, the
+     * longest absent dropped first. A followed source's gone files are gone_records' instead. */
+    struct s3l_input_position *absent;
+    size_t n_absent;
     struct s3l_error drift;    /* the first drift's error, returned at the end */
     /* The epoch the destination finishes in the background (pipelined commit), 0 when none,
      * and what its commit report shows, taken at its commit: the stats then and copies of the
@@ -56,6 +63,9 @@ struct loop {
     struct s3l_input_position *in_pos;
     size_t in_n;
 };
+
+/* The most absent positions a checkpoint carries (struct loop's absent): bounds its size. */
+#define S3L__ABSENT_MAX 4096
 
 /* The options of the source input i belongs to (its format and --bad-records). */
 static inline const struct s3l_pipeline_options *iopts(const struct loop *l, size_t i)

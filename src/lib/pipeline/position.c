@@ -140,7 +140,8 @@ int s3l_input_position_advance(struct s3l_input_position *pos, int fd, uint64_t 
  * landed.c does not refuse a file whose committed bytes changed). */
 #define FORWARD                                                                                    \
     "refusing to re-read or skip it; to land it as a new input, give a new --pipeline-id, or "     \
-    "move it to another path (a new path is a new pipeline)"
+    "move it to another path (a new path is a new pipeline; run: give the Pipeline another "       \
+    "metadata.name)"
 
 static const char *compression_name(uint8_t c)
 {

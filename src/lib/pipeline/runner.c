@@ -95,15 +95,21 @@ static int commit_now(struct loop *l, bool settle, struct s3l_error *err)
     for (size_t i = 0; i < l->n; i++)
         s3l__loop_record_size(l, i);
     char *json = NULL;
+    size_t n_all = l->n;
     struct s3l_input_position *all = l->pos;
-    if (l->n_retired) {
-        /* The rotated files after the inputs (shallow copies: serialised only). */
-        if (!(all = s3l_calloc(l->n + l->n_retired, sizeof(*all))))
+    if (l->n_retired || l->n_absent) {
+        /* The rotated files, then the absent ones, after the inputs (shallow copies: serialised
+         * only); an absent one whose path an input or a rotated file has now is left out. */
+        if (!(all = s3l_calloc(l->n + l->n_retired + l->n_absent, sizeof(*all))))
             return s3l_error_set(err, S3L_ENOMEM, "out of memory writing input positions");
         memcpy(all, l->pos, l->n * sizeof(*all));
         memcpy(all + l->n, l->retired, l->n_retired * sizeof(*all));
+        n_all = l->n + l->n_retired;
+        for (size_t j = 0; j < l->n_absent; j++)
+            if (!s3l_positions_find(all, n_all, l->absent[j].path))
+                all[n_all++] = l->absent[j];
     }
-    int jrc = s3l_positions_to_json(all, l->n + l->n_retired, &json);
+    int jrc = s3l_positions_to_json(all, n_all, &json);
     if (all != l->pos)
         s3l_free(all);
     if (jrc != 0)
@@ -534,6 +540,32 @@ static int gone_records(struct loop *l, const struct s3l_input_position *rec, si
     return 0;
 }
 
+/*
+ * The recorded positions no input took (used[j] false) into l->absent (moved out of rec), but
+ * for a followed source's gone files (gone_records reports or refuses them: they are dropped).
+ * At most S3L__ABSENT_MAX: rec holds the inputs' first, the long absent last, dropped first.
+ */
+static int carry_absent(struct loop *l, struct s3l_input_position *rec, size_t n_rec,
+                        const bool *used, struct s3l_error *err)
+{
+    size_t gone = s3l__follow_gone(l->pos, l->n, rec, n_rec, 0);
+    for (size_t j = 0; j < n_rec && l->n_absent < S3L__ABSENT_MAX; j++) {
+        if (j == gone) {
+            gone = s3l__follow_gone(l->pos, l->n, rec, n_rec, j + 1);
+            if (gone_source(l, &rec[j]))
+                continue;
+        }
+        if (used[j])
+            continue;
+        if (!l->absent && !(l->absent = s3l_calloc(S3L_MIN(n_rec, (size_t)S3L__ABSENT_MAX),
+                                                   sizeof(*l->absent))))
+            return s3l_error_set(err, S3L_ENOMEM, "out of memory keeping input positions");
+        l->absent[l->n_absent++] = rec[j];
+        memset(&rec[j], 0, sizeof(rec[j])); /* moved */
+    }
+    return 0;
+}
+
 static int resume_positions(struct loop *l, const char *json, bool *all_done, struct s3l_error *err)
 {
     struct s3l_input_position *rec = NULL;
@@ -541,6 +573,11 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
     int rc = json ? s3l_positions_from_json(json, strlen(json), &rec, &n_rec, err) : 0;
     if (rc)
         return rc;
+    bool *used = s3l_calloc(n_rec ? n_rec : 1, sizeof(*used));
+    if (!used) {
+        s3l_positions_free(rec, n_rec);
+        return s3l_error_set(err, S3L_ENOMEM, "out of memory resuming input positions");
+    }
     *all_done = true;
     for (size_t i = 0; rc == 0 && i < l->n; i++) {
         struct s3l_input_position *p = &l->pos[i];
@@ -554,6 +591,10 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
             r = s3l__follow_renamed(rec, n_rec, p, l->fds[i]);
         if (rc)
             break;
+        if (r)
+            used[r - rec] = true;
+        if (lost)
+            used[lost - rec] = true;
         struct s3l__os_stat st;
         bool have_size = p->replayable && s3l__os_fstat(l->fds[i], p->path, &st, NULL) == 0;
         if (r && (rc = s3l_input_position_verify(r, p, l->fds[i], err)) != 0)
@@ -590,6 +631,9 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
     }
     if (rc == 0)
         rc = gone_records(l, rec, n_rec, err);
+    if (rc == 0)
+        rc = carry_absent(l, rec, n_rec, used, err);
+    s3l_free(used);
     s3l_positions_free(rec, n_rec);
     return rc;
 }
@@ -737,5 +781,6 @@ out:
     loop_free(&l);
     s3l__os_watch_free(l.watch);
     s3l_positions_free(l.retired, l.n_retired);
+    s3l_positions_free(l.absent, l.n_absent);
     return rc;
 }
