@@ -44,7 +44,7 @@ int cli_s3_trace_open(struct cli *c)
     if (!(trace_file = fopen(path, "a"))) {
         struct s3l_error err = {0};
         s3l_error_set_errno(&err, S3L_EIO, errno, "open trace file %s (S3LAND_TRACE)", path);
-        return cli_fail(c, err.code, &err, S3L_SIDE_DESTINATION);
+        return cli_fail(c, err.code, &err, S3L_SIDE_CONFIG); /* the caller's setting: exit 1 */
     }
     return 0;
 }

@@ -45,6 +45,10 @@ done
 expect 0 "Exit codes" "--help lists the exit codes" -- --help
 expect 0 "^s3land [0-9]+\.[0-9]+\.[0-9]+" "--version" -- --version
 expect 1 "unknown command" "unknown command" -- frobnicate
+# A trace file that cannot be opened is the caller's setting (exit 1, as docs/cli.md says; it
+# was 3, the destination's, found by a break-it run): before any request is made.
+S3LAND_TRACE=/nonexistent-dir/t.jsonl expect 1 "open trace file /nonexistent-dir/t.jsonl \(S3LAND_TRACE\)" \
+    "an S3LAND_TRACE that cannot be opened" -- ls --url s3://bucket/p --endpoint http://127.0.0.1:9
 printf '[]' >"$work/no-columns.json"
 expect 1 "no-columns\.json: declares no column" "a declared schema without columns" -- \
     write --url "$work/lake-lv" --table t --schema "$work/no-columns.json" "$work/good.ndjson"
