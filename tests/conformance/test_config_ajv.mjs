@@ -196,6 +196,8 @@ const words = {
     'dest-url-relative-file.yaml': 'spec.config.url: a file:// URL needs an absolute path',
     'dest-unknown-field.yaml': 'spec.config.fileSzie: unknown field',
     'dest-wrong-kind.yaml': 'kind: one of Destination, Pipeline, Sink, got "Destinaton"',
+    // a bare YAML number read as its own example ("expected ... 30s ..., got 30") before
+    'pipe-duration-number.yaml': 'spec.delivery.commit.interval: expected a duration like 1m, 30s or 500ms, written as a string, got the number 60',
 };
 for (const [f, w] of Object.entries(words)) {
     const c = cVerdicts(path.join(src, 'tests/fixtures/config/bad', f));

@@ -183,8 +183,12 @@ static int check_type(struct vctx *c, json_t *t, json_t *d)
     }
     describe(c, d, got, sizeof(got));
     const char *p = phrase_of(c->def);
-    return fail(c, "expected %s%s, got %s", p ? p : want, c->secret_ok ? " or { secret: NAME }" : "",
-                got);
+    /* A bare YAML number where text is wanted ("interval: 30") reads as its own example unless
+     * the message says why (found by a break-it run) */
+    bool quote = p && json_is_number(d) && strcmp(want, type_phrase("string")) == 0;
+    return fail(c, "expected %s%s%s, got %s%s", p ? p : want,
+                c->secret_ok ? " or { secret: NAME }" : "", quote ? ", written as a string" : "",
+                quote ? "the number " : "", got);
 }
 
 static int check_enum(struct vctx *c, json_t *e, json_t *d)
