@@ -118,6 +118,13 @@ static void describe(const struct vctx *c, json_t *d, char *out, size_t cap)
         snprintf(out, cap, "a list");
         return;
     }
+    const char *str = json_string_value(d), *at = str ? strchr(str, '@') : NULL;
+    const char *auth = str ? strstr(str, "://") : NULL;
+    if (at && auth && at > auth && !memchr(auth + 3, '/', (size_t)(at - auth - 3))) {
+        /* a URL's user name or password is a credential: never echoed (as the client) */
+        snprintf(out, cap, "\"%.*s[userinfo]%.40s\"", (int)(auth + 3 - str), str, at);
+        return;
+    }
     char *t = s3l__json_dumps(d, JSON_ENCODE_ANY | JSON_COMPACT);
     if (!t) {
         snprintf(out, cap, "a value");
@@ -191,7 +198,8 @@ static int check_type(struct vctx *c, json_t *t, json_t *d)
                 quote ? "the number " : "", got);
 }
 
-static int check_enum(struct vctx *c, json_t *e, json_t *d)
+/* why: the enum's schema's description, said after the list (NULL: none). */
+static int check_enum(struct vctx *c, json_t *e, json_t *d, const char *why)
 {
     size_t i;
     json_t *x;
@@ -209,7 +217,7 @@ static int check_enum(struct vctx *c, json_t *e, json_t *d)
         snprintf(list + l, sizeof(list) - l, "%s%s", i ? ", " : "",
                  json_is_string(x) ? json_string_value(x) : "?");
     }
-    return fail(c, "one of %s", list);
+    return fail(c, "one of %s%s%s%s", list, why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
 static int check_const(struct vctx *c, json_t *k, json_t *d)
@@ -464,7 +472,8 @@ static int check(struct vctx *c, json_t *s, json_t *d)
         return rc;
     if ((x = json_object_get(s, "const")) && (rc = check_const(c, x, d)) != 0)
         return rc;
-    if ((x = json_object_get(s, "enum")) && (rc = check_enum(c, x, d)) != 0)
+    if ((x = json_object_get(s, "enum")) &&
+        (rc = check_enum(c, x, d, json_string_value(json_object_get(s, "description")))) != 0)
         return rc;
     if ((rc = check_if(c, s, d)) != 0)
         return rc;
