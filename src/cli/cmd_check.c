@@ -558,6 +558,29 @@ static void new_uuid(char out[37])
              b[13], b[14], b[15]);
 }
 
+/* After the store could not be opened: whether the credentials it would use can be had (the
+ * CLI's provider for --profile or --role-arn, else the default chain the client builds): 0, or
+ * their failure in *err (err replaced). */
+static int creds_probe(struct check *k, struct s3l_error *err)
+{
+    struct s3l_creds_provider *p = k->dest.s3.access.creds, *chain = NULL, *own = NULL;
+    struct s3l_error e = {0};
+    int rc = 0;
+    if (!p && (rc = s3l_creds_default_chain_new(NULL, &chain, &e)) == 0 &&
+        (rc = s3l_creds_cache_new(chain, &own, &e)) == 0)
+        p = own;
+    struct s3l_credentials cr = {0};
+    if (rc == 0)
+        rc = s3l_creds_provider_get(p, &cr, &e);
+    s3l_credentials_cleanup(&cr);
+    s3l_creds_provider_free(own);
+    if (rc) {
+        s3l_error_clear(err);
+        *err = e;
+    }
+    return rc;
+}
+
 /*
  * Opens the store without creating anything. A failure is step 1's when the credentials are
  * refused or missing (s3://), else step 2's (the destination is not there or not reachable).
@@ -603,6 +626,13 @@ static int open_store(struct check *k)
                                          "AWS_SECRET_ACCESS_KEY, a profile (--profile), or a "
                                          "role (--role-arn); the message lists each source "
                                          "tried");
+    } else if (s3 && (rc = creds_probe(k, &err)) != 0) {
+        /* The failure was the credentials' (a role that does not exist, STS not reachable):
+         * step 1's, not the bucket's (found by a break-it run: "bucket ... correct --url"). */
+        report_err(k, 1, rc, &err, "the credentials could not be had: check the profile (its "
+                                   "role_arn exists and trusts its source_profile) or "
+                                   "--role-arn, and STS's endpoint (AWS_ENDPOINT_URL_STS)");
+        report(k, 2, 1, "the credentials of step 1 could not be had", NULL);
     } else {
         report(k, 1, s3 ? 1 : 0, s3 ? "the store could not be opened" : "file:// needs none",
                NULL);

@@ -176,6 +176,23 @@ else
     bad "fake-creds.mjs did not start"
 fi
 
+# a role profile whose role cannot be assumed (STS does not answer): step 1 fails, with the
+# credentials' fix; it was step 2 "bucket" with "correct --url" (found by a break-it run)
+mkdir -p "$work/aws"
+printf '[profile lake]\nrole_arn = arn:aws:iam::123456789012:role/lander\nsource_profile = base\n' >"$work/aws/config"
+printf '[base]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" >"$work/aws/credentials"
+env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN AWS_PROFILE=lake \
+    AWS_CONFIG_FILE="$work/aws/config" AWS_SHARED_CREDENTIALS_FILE="$work/aws/credentials" \
+    AWS_ENDPOINT_URL_STS=http://127.0.0.1:9 \
+    "$S3LAND" check --url "s3://$RGW_BUCKET/check-role" --json >"$work/cr.out" 2>"$work/cr.err"
+st=$?
+[ "$(field "$work/cr.out" 1 ok)" = false ] && [ "$(field "$work/cr.out" 1 skipped)" = false ] \
+    && grep -q 'assume-role' <<<"$(field "$work/cr.out" 1 detail)" \
+    && grep -q 'the credentials could not be had' <<<"$(field "$work/cr.out" 1 fix)" \
+    && [ "$(field "$work/cr.out" 2 skipped)" = true ] && grep -q 'error: check step 1' "$work/cr.err" \
+    && ok "s3: a role that cannot be assumed fails step 1 (exit $st), not the bucket's step" \
+    || bad "s3: a role that cannot be assumed: exit $st: $(cat "$work/cr.out" "$work/cr.err")"
+
 # a missing bucket
 "$S3LAND" check --url "s3://s3land-check-no-such-bucket/p" --json >"$work/s2.out" 2>"$work/s2.err"
 st=$?
