@@ -145,6 +145,10 @@ def setups(home, port):
          {".aws/credentials": "[default]\n  aws_access_key_id = AKIDINDENTED0001\n"
                               "  aws_secret_access_key = indented-secret\n  region = eu-west-1\n"},
          {}, None),
+        # botocore reads a config file only when it is a file (os.path.isfile): a directory is
+        # skipped, not an error (s3land failed the chain with IO; a break-it run)
+        ("AWS_CONFIG_FILE naming a directory", {"credentials": [("default", keys("AKIDCONFIGISDIR1"))]},
+         {"confdir/placeholder": ""}, {"AWS_CONFIG_FILE": os.path.join(home, "confdir")}, None),
         ("[DEFAULT] gives the profile its secret", {},
          {".aws/credentials": "[DEFAULT]\naws_secret_access_key = shared-secret\n"
                               "[dev]\naws_access_key_id = AKIDDEVFROMDEF01\n"},

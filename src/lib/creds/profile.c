@@ -80,9 +80,14 @@ void s3l__creds_opts_free(struct s3l__creds_opts *o)
 
 static int load_one(const char *path, struct s3l__ini *ini, bool *found, struct s3l_error *err)
 {
+    struct s3l_error e = {0};
+    struct s3l__os_stat st;
+    if (s3l__os_stat(path, &st, &e) == 0 && !st.is_reg) {
+        *found = false; /* a directory is no file (botocore: os.path.isfile, else skipped) */
+        return 0;
+    }
     struct s3l_buf b;
     s3l_buf_init(&b, S3L__CREDS_MAX_FILE);
-    struct s3l_error e = {0};
     int rc = s3l__os_read_file(path, S3L__CREDS_MAX_FILE, &b, &e);
     *found = rc == 0;
     if (rc == S3L_ENOT_FOUND) {
