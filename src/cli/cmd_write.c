@@ -556,7 +556,8 @@ static void note_at_most_once(struct cli *c, const struct s3l_pipeline_options *
     for (size_t i = 0; i < o->n_inputs; i++) {
         struct stat st;
         bool in = strcmp(o->inputs[i], "-") == 0;
-        if (!in && (stat(o->inputs[i], &st) != 0 || S_ISREG(st.st_mode)))
+        /* a directory is no input at all: its error comes next, without this note first */
+        if (!in && (stat(o->inputs[i], &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
             continue;
         if (c->json)
             cli_emit_json(json_pack("{s:s, s:s, s:s}", "event", "delivery", "input",

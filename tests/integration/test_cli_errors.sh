@@ -107,6 +107,8 @@ printf '' | "$S3LAND" write --url "$lake" --table empty3 - >"$work/out" 2>"$work
 [ $? -eq 2 ] && grep -q "is empty" "$work/err" && ok "an empty stdin is still refused (exit 2)" \
     || bad "empty stdin: $(cat "$work/err")"
 expect 2 "is a directory" "a directory as input" -- write --url "$lake" --table t "$work"
+grep -q "cannot be replayed" "$work/err" && bad "a directory as input is first called a stream (cannot be replayed)" ||
+    ok "a directory as input is not called a stream first"
 cp "$work/good.ndjson" "$work/secret.ndjson"
 chmod 600 "$work/secret.ndjson"
 chmod 777 "$work"
