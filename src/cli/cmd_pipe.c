@@ -520,25 +520,31 @@ static int stream(struct pipe *p, struct reader *r)
     }
 }
 
+/* The run's summary: also after a stop by SIGINT or SIGTERM (exit 130 or 143), which ends
+ * the run cleanly after its last checkpoint (it printed none before; found by a break-it run). */
 static void summary(struct pipe *p, int ex)
 {
     struct cli *c = p->c;
+    bool stopped = cli_stop_signal && ex == 128 + (int)cli_stop_signal;
     if (c->json) {
-        cli_emit_json(json_pack("{s:s, s:b, s:I, s:I, s:I, s:s, s:s, s:s}", "event", "end", "ok",
-                                ex == 0, "checkpoints", (json_int_t)p->n_ckpts, "records",
+        cli_emit_json(json_pack("{s:s, s:b, s:I, s:I, s:I, s:s, s:s, s:s, s:b}", "event", "end",
+                                "ok", ex == 0, "checkpoints", (json_int_t)p->n_ckpts, "records",
                                 (json_int_t)p->records, "offset", (json_int_t)p->st.offset,
                                 "factory", p->st.factory, "url", p->url ? p->url : "", "state",
-                                p->state_path));
+                                p->state_path, "stopped", stopped));
         return;
     }
-    if (c->quiet || ex)
+    if (c->quiet || (ex && !stopped))
         return;
     const char *kp = p->doc->sink->key_prefix.value;
     fprintf(stderr, "pipe: %llu record%s from %s in %llu checkpoint%s into %s at %s/%s; input "
-                    "offset %llu; state %s\n",
+                    "offset %llu; state %s%s\n",
             (unsigned long long)p->records, p->records == 1 ? "" : "s", p->st.input,
             (unsigned long long)p->n_ckpts, p->n_ckpts == 1 ? "" : "s", p->st.factory, p->url,
-            kp ? kp : "", (unsigned long long)p->st.offset, p->state_path);
+            kp ? kp : "", (unsigned long long)p->st.offset, p->state_path,
+            !stopped                 ? ""
+            : cli_stop_signal == 2 ? " (stopped by SIGINT: what was read is checkpointed)"
+                                   : " (stopped by SIGTERM: what was read is checkpointed)");
 }
 
 /* After the binding: the state, the store, the sink, recovery, the stream. */

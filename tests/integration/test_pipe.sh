@@ -266,6 +266,19 @@ cat_2pc | LC_ALL=C sort | cmp -s - <(LC_ALL=C sort stdin.txt) &&
     ok "stdin resumed with --stdin-offset: every line exactly once" ||
     bad "stdin resume: $(cat_2pc | wc -l) lines, $(cat_2pc | LC_ALL=C sort | uniq -d | wc -l) twice, want $(wc -l <stdin.txt)"
 n=$(pending "$top/stdin"); [ "$n" = 0 ] && ok "stdin: no upload left pending" || bad "stdin: $n uploads pending"
+# SIGTERM: pipe checkpoints what it read, exits 143 and still prints its summary (it printed none)
+stmt eterm term exactly_once >term.sql
+python3 -c '
+import sys, time
+for l in open(sys.argv[1], "rb"):
+    sys.stdout.buffer.write(l); sys.stdout.flush(); time.sleep(0.002)
+' stdin.txt 2>/dev/null | "$S3LAND" pipe --sql term.sql --state term.state --commit-interval 200ms - 2>term.log &
+pid=$!; pids+=("$pid")
+for _ in $(seq 1 600); do [ "$(grep -c '^committed:' term.log 2>/dev/null)" -ge 1 ] && break; sleep 0.1; done
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"; rc=$?
+[ "$rc" = 143 ] && grep -q "^pipe: .* records\? from .*(stopped by SIGTERM: what was read is checkpointed)$" term.log &&
+    ok "SIGTERM: exit 143, the summary says it stopped" || bad "SIGTERM: exit $rc: $(tail -3 term.log)"
 
 # 7. An input shorter than the recorded offset.
 head -c 1000 "$data" >short.csv
