@@ -289,6 +289,10 @@ enum s3l_pipeline_event {
      * under _openetl/staging/ that gc removes once deletes succeed. Reported once, at the first
      * such epoch of the run; stats->staged_left counts them all. */
     S3L_EVENT_STAGED_LEFT,
+    /* A note that is no failure (`message`): at start, positions of absent inputs beyond the
+     * most a checkpoint carries (4,096) were dropped, naming how many and the first; such a file
+     * coming back later is read from its start. */
+    S3L_EVENT_NOTE,
 };
 
 /* Counters since the start of the run; times in ns. */

@@ -184,6 +184,15 @@ void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
         if (c->json)
             cli_emit_json(json_pack("{s:s}", "event", "up_to_date"));
         return;
+    case S3L_EVENT_NOTE:
+        if (c->json)
+            cli_emit_json(json_pack("{s:s, s:s}", "event", "note", "message",
+                                    p->message ? p->message : ""));
+        else if (!c->quiet) {
+            cli_write_clear_progress(r);
+            fprintf(stderr, "note: %s\n", p->message ? p->message : "");
+        }
+        return;
     case S3L_EVENT_STAGED_LEFT:
         /* Garbage, not a loss: a warning (none with --quiet); the summary counts them. */
         if (c->json) {

@@ -98,6 +98,22 @@ await w.exited;
 check(w.code === 130, `follow: SIGINT exits 130 (got ${w.code}): ${w.stderr.slice(-300)}`);
 check(await counts('f') === '162 162', `follow: a file out of the glob and back: 162 rows, 162 distinct (${await counts('f')}; 212 162 before)`);
 
+// 5. A file renamed onto the path of one absent from the run is that file, not a rotation of the
+// absent one (a break-it run: refused with exit 2 once absent positions were carried).
+fs.mkdirSync(path.join(work, 'r'));
+const R1 = path.join(work, 'r', 'r1.ndjson'), R2 = path.join(work, 'r', 'r2.ndjson');
+fs.writeFileSync(R1, lines('r1', 0, 60));
+fs.writeFileSync(R2, lines('r2', 0, 40));
+const rotArgs = pipeline('p5.json', 'renamed', [{ name: 'r', files: ['r/*.ndjson'] }]);
+runOk(rotArgs, { cwd: work });
+fs.renameSync(R2, path.join(work, 'r2.away'));
+fs.appendFileSync(R1, lines('r1', 60, 5));
+runOk(rotArgs, { cwd: work });
+fs.renameSync(R1, R2); // r1's file now at r2's path (r2's position is carried, absent)
+fs.appendFileSync(R2, lines('r1', 65, 10));
+runOk(rotArgs, { cwd: work });
+check(await counts('r') === '115 115', `a file renamed onto an absent one's path resumes as itself: 115 rows, 115 distinct (${await counts('r')})`);
+
 // 4. A file that comes back changed before its committed offset is not resumed from it.
 fs.renameSync(G2, away);
 runOk(globArgs, { cwd: work });

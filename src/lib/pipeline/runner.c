@@ -548,8 +548,9 @@ static int gone_records(struct loop *l, const struct s3l_input_position *rec, si
 static int carry_absent(struct loop *l, struct s3l_input_position *rec, size_t n_rec,
                         const bool *used, struct s3l_error *err)
 {
-    size_t gone = s3l__follow_gone(l->pos, l->n, rec, n_rec, 0);
-    for (size_t j = 0; j < n_rec && l->n_absent < S3L__ABSENT_MAX; j++) {
+    size_t gone = s3l__follow_gone(l->pos, l->n, rec, n_rec, 0), dropped = 0;
+    const char *first = NULL;
+    for (size_t j = 0; j < n_rec; j++) {
         if (j == gone) {
             gone = s3l__follow_gone(l->pos, l->n, rec, n_rec, j + 1);
             if (gone_source(l, &rec[j]))
@@ -557,11 +558,24 @@ static int carry_absent(struct loop *l, struct s3l_input_position *rec, size_t n
         }
         if (used[j])
             continue;
+        if (l->n_absent == S3L__ABSENT_MAX) { /* said, not silent (a break-it run) */
+            first = first ? first : rec[j].path;
+            dropped++;
+            continue;
+        }
         if (!l->absent && !(l->absent = s3l_calloc(S3L_MIN(n_rec, (size_t)S3L__ABSENT_MAX),
                                                    sizeof(*l->absent))))
             return s3l_error_set(err, S3L_ENOMEM, "out of memory keeping input positions");
         l->absent[l->n_absent++] = rec[j];
         memset(&rec[j], 0, sizeof(rec[j])); /* moved */
+    }
+    if (dropped) {
+        char msg[S3L_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof(msg),
+                 "%zu inputs of earlier runs are absent from this one beyond the %d a checkpoint "
+                 "keeps; their positions are dropped (the first: %s), and such a file coming "
+                 "back is read from its start", dropped, S3L__ABSENT_MAX, first ? first : "?");
+        s3l__loop_report(l, S3L_EVENT_NOTE, msg);
     }
     return 0;
 }
@@ -587,8 +601,14 @@ static int resume_positions(struct loop *l, const char *json, bool *all_done, st
                                     &r, &lost, err);
             if (rc == 0 && lost)
                 report_missing(l, iopts(l, i), lost, false);
-        } else if (!(r = s3l_positions_find(rec, n_rec, p->path)))
-            r = s3l__follow_renamed(rec, n_rec, p, l->fds[i]);
+        } else if (!(r = s3l_positions_find(rec, n_rec, p->path)) ||
+                   (p->replayable && (r->dev != p->dev || r->ino != p->ino))) {
+            /* By identity when the path's record is another file's: a file renamed onto the
+             * path of one absent from this run is that file, not a rotation of the absent one
+             * (found by a break-it run: refused since absent positions are carried) */
+            const struct s3l_input_position *by_id = s3l__follow_renamed(rec, n_rec, p, l->fds[i]);
+            r = by_id ? by_id : r;
+        }
         if (rc)
             break;
         if (r)

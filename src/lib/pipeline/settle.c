@@ -34,7 +34,7 @@ static void staged_left(struct loop *l, const struct s3l__commit_info *info)
              "epoch %llu is committed, but %llu of its staged files could not be deleted (%s); "
              "they are garbage under _openetl/staging/, and each later epoch may leave its own: "
              "`s3land gc` removes them once deletes succeed (s3:DeleteObject) and the pipeline "
-             "is idle or has run again",
+             "is idle or a later run of it has committed",
              (unsigned long long)info->epoch, (unsigned long long)info->staged_left,
              info->staged_left_why && *info->staged_left_why ? info->staged_left_why
                                                              : "no answer kept");
