@@ -163,6 +163,21 @@ static void report_progress(struct cli_write_reporter *r, const struct s3l_pipel
     r->drawn_ns = s->elapsed_ns ? s->elapsed_ns : 1;
 }
 
+/* An event that is a message: {"event": EVENT, "message"} with --json, else "PREFIX: MESSAGE"
+ * on stderr, none with --quiet unless loud. */
+static void report_message(struct cli_write_reporter *r, const struct s3l_pipeline_report *p,
+                           const char *event, const char *prefix, bool loud)
+{
+    struct cli *c = r->c;
+    const char *m = p->message ? p->message : "";
+    if (c->json) {
+        cli_emit_json(json_pack("{s:s, s:s}", "event", event, "message", m));
+    } else if (loud || !c->quiet) {
+        cli_write_clear_progress(r);
+        fprintf(stderr, "%s: %s\n", prefix, m);
+    }
+}
+
 void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
 {
     struct cli_write_reporter *r = ctx;
@@ -185,42 +200,16 @@ void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
             cli_emit_json(json_pack("{s:s}", "event", "up_to_date"));
         return;
     case S3L_EVENT_NOTE:
-        if (c->json)
-            cli_emit_json(json_pack("{s:s, s:s}", "event", "note", "message",
-                                    p->message ? p->message : ""));
-        else if (!c->quiet) {
-            cli_write_clear_progress(r);
-            fprintf(stderr, "note: %s\n", p->message ? p->message : "");
-        }
+        report_message(r, p, "note", "note", false);
         return;
-    case S3L_EVENT_STAGED_LEFT:
-        /* Garbage, not a loss: a warning (none with --quiet); the summary counts them. */
-        if (c->json) {
-            cli_emit_json(json_pack("{s:s, s:s}", "event", "staged_left", "message",
-                                    p->message ? p->message : ""));
-        } else if (!c->quiet) {
-            cli_write_clear_progress(r);
-            fprintf(stderr, "warning: %s\n", p->message ? p->message : "");
-        }
+    case S3L_EVENT_STAGED_LEFT: /* garbage, not a loss: the summary counts them */
+        report_message(r, p, "staged_left", "warning", false);
         return;
     case S3L_EVENT_PARTIAL_LINE:
-        if (c->json)
-            cli_emit_json(json_pack("{s:s, s:s}", "event", "partial_line", "message",
-                                    p->message ? p->message : ""));
-        else if (!c->quiet) {
-            cli_write_clear_progress(r);
-            fprintf(stderr, "note: %s\n", p->message ? p->message : "");
-        }
+        report_message(r, p, "partial_line", "note", false);
         return;
-    case S3L_EVENT_STREAM_STOPPED:
-        /* The other streams go on; the run exits 4 at its end. Said even with --quiet. */
-        if (c->json) {
-            cli_emit_json(json_pack("{s:s, s:s}", "event", "stream_stopped", "message",
-                                    p->message ? p->message : ""));
-        } else {
-            cli_write_clear_progress(r);
-            fprintf(stderr, "s3land: stream stopped: %s\n", p->message ? p->message : "");
-        }
+    case S3L_EVENT_STREAM_STOPPED: /* the other streams go on; the run exits 4 at its end */
+        report_message(r, p, "stream_stopped", "s3land: stream stopped", true);
         return;
     case S3L_EVENT_INPUT_MISSING:
         /* missing: skip: the run goes on without the lost bytes. Said even with --quiet: data
@@ -238,13 +227,7 @@ void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
         }
         return;
     case S3L_EVENT_BAD_RECORD:
-        if (c->json)
-            cli_emit_json(json_pack("{s:s, s:s}", "event", "bad_record", "message",
-                                    p->message ? p->message : ""));
-        else if (!c->quiet) {
-            cli_write_clear_progress(r);
-            fprintf(stderr, "bad record: %s\n", p->message ? p->message : "");
-        }
+        report_message(r, p, "bad_record", "bad record", false);
         return;
     }
 }

@@ -79,6 +79,14 @@ static inline size_t stream_of(const struct loop *l, size_t i)
     return l->istream[i];
 }
 
+/* absent.c: the recorded positions no input of this run has (each as its comment there says). */
+void s3l__loop_report_missing(struct loop *l, const struct s3l_pipeline_options *o,
+                              const struct s3l_input_position *lost, bool gone);
+int s3l__loop_gone_records(struct loop *l, const struct s3l_input_position *rec, size_t n_rec,
+                           struct s3l_error *err);
+int s3l__loop_carry_absent(struct loop *l, struct s3l_input_position *rec, size_t n_rec,
+                           const bool *used, struct s3l_error *err);
+
 /* runner.c: the loop's steps the follow half calls (each as its comment in runner.c says). */
 int s3l__loop_drain(struct loop *l, size_t i, enum s3l_pipeline_side *side, struct s3l_error *err);
 /* A progress report when the last one is S3L__PROGRESS_EVERY_NS before now (settle.c: the
