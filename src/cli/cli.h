@@ -463,6 +463,8 @@ struct cli_write_run {
 };
 /* The pipeline's report callback: progress, commits, recoveries, stdin offsets, the end event. */
 void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p);
+/* {"unit", "total", "ops": {OP: N}}: what a run or an epoch cost the store (--json's requests). */
+void *cli_requests_json(const struct s3l_store_counts *c); /* a jansson json_t * */
 /* Erases a progress line drawn on the terminal, if any. */
 void cli_write_clear_progress(struct cli_write_reporter *r);
 /* The run's summary: one JSON event with --json, else a line on stderr (none when quiet). */

@@ -107,14 +107,16 @@ static void summary(struct cli *c, const struct s3l_pipeline_options *o, const c
                     const struct s3l_pipeline_stats *s, bool up_to_date, int rc)
 {
     if (c->json) {
-        cli_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+        cli_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+                                "s:o}",
                                 "event", "summary", "url", url, "pipeline", o->name, "sources",
                                 (json_int_t)o->n_sources, "ok", rc == 0, "rows",
                                 (json_int_t)s->rows, "rows_bad", (json_int_t)s->rows_bad,
                                 "bytes_in", (json_int_t)s->bytes_in, "bytes_out",
                                 (json_int_t)s->bytes_out, "files", (json_int_t)s->files,
                                 "epochs", (json_int_t)s->epochs, "staged_left",
-                                (json_int_t)s->staged_left));
+                                (json_int_t)s->staged_left, "requests",
+                                cli_requests_json(&s->requests)));
         return;
     }
     if (c->quiet || (rc != 0 && rc != S3L_ESCHEMA_DRIFT))

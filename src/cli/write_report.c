@@ -21,7 +21,7 @@ static double rate(uint64_t n, int64_t ns)
 
 /* {"unit": "s3 requests" | "store operations", "total": N, "ops": {OP: N, ...}}: what a run or an
  * epoch cost the store (include/s3l/counts.h); "ops" lists only operations that were used. */
-static json_t *requests_json(const struct s3l_store_counts *c)
+void *cli_requests_json(const struct s3l_store_counts *c)
 {
     json_t *ops = json_object();
     for (size_t i = 0; ops && i < c->n; i++)
@@ -52,7 +52,7 @@ static void report_commit(struct cli_write_reporter *r, const struct s3l_pipelin
                                (json_int_t)s->last_epoch, "rows", (json_int_t)s->rows, "files",
                                (json_int_t)s->files, "inputs", inputs);
         if (ev && p->requests)
-            json_object_set_new(ev, "requests", requests_json(p->requests));
+            json_object_set_new(ev, "requests", cli_requests_json(p->requests));
         cli_emit_json(ev);
     }
     /* stdin cannot be replayed: its committed offset is printed even with --quiet. */
@@ -252,7 +252,7 @@ void cli_write_summary(struct cli *c, const struct cli_write_run *a,
                       (json_int_t)s->bytes_in, "bytes_out", (json_int_t)s->bytes_out, "files",
                       (json_int_t)s->files, "epochs", (json_int_t)s->epochs, "elapsed_ns",
                       (json_int_t)s->elapsed_ns, "rows_per_s", rate(s->rows, s->elapsed_ns),
-                      "requests", requests_json(&s->requests), "staged_left",
+                      "requests", cli_requests_json(&s->requests), "staged_left",
                       (json_int_t)s->staged_left));
         return;
     }

@@ -114,6 +114,11 @@ check(/SCHEMA_DRIFT/.test(r.stderr) && /extra/.test(r.stderr) && /int64/.test(r.
 check(/typeChanges: allow in the Pipeline's spec\.destination/.test(r.stderr) && !/--type-changes/.test(r.stderr),
     `the SCHEMA_DRIFT message names the Pipeline's typeChanges: allow, not write's flag: ${r.stderr.trim()}`);
 check(r.stdout.split('\n').some((l) => l && JSON.parse(l).event === 'stream_stopped'), 'a stream_stopped event');
+// The summary says what the run cost the store, as write's does (it had no requests).
+const sum = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.event === 'summary');
+const ops = sum?.requests ? Object.values(sum.requests.ops).reduce((a, b) => a + b, 0) : -1;
+check(sum?.requests?.unit === 'store operations' && sum.requests.total > 0 && ops === sum.requests.total,
+    `run's --json summary carries the requests by operation (${JSON.stringify(sum?.requests)})`);
 await checkAll('the other streams went on');
 check(JSON.stringify(listing(path.join(lake, 'extra'))) === JSON.stringify(extraBefore), 'the drifted table is untouched');
 writePipeline([...baseSources, drifting], { typeChanges: 'allow' });
