@@ -316,6 +316,13 @@ int cli_open_store(struct cli *c, const char *url_arg, struct cli_s3 *s3, bool c
 extern volatile sig_atomic_t cli_stop_signal;
 /* Catches SIGINT and SIGTERM into cli_stop_signal (no SA_RESTART: blocking reads return). */
 void cli_catch_stop_signals(void);
+/* "1 file", "2 files": one when n is 1, else many. */
+const char *cli_plural(uint64_t n, const char *one, const char *many);
+/* The hidden temp files of killed writers under prefix that no live process holds and that
+ * changed more than a second ago (s3l_store_sweep, the grace of its rule); *removed counted.
+ * The store's errors. */
+int cli_sweep_stale(struct s3l_store *store, const char *prefix, uint64_t *removed,
+                    struct s3l_error *err);
 
 /* ---- Config documents (cmd_config.c, docs.c) ---- */
 

@@ -370,11 +370,8 @@ static int gc_check_leftovers(struct admin *a, struct s3l_error *err)
  */
 static int gc_temps(struct admin *a, struct s3l_error *err)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     uint64_t n = 0;
-    int rc = s3l_store_sweep(a->store, "", now - 1000000000, &n, err);
+    int rc = cli_sweep_stale(a->store, "", &n, err);
     if (rc)
         return rc;
     if (a->c->json)

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -315,12 +314,9 @@ static int sweep_orphans(struct pipe *p, const char *kp, size_t n)
 {
     char prefix[1200];
     snprintf(prefix, sizeof(prefix), "%.*s%s", (int)n, kp, n ? "/" : "");
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     uint64_t removed = 0;
     struct s3l_error err = {0};
-    int rc = s3l_store_sweep(p->store, prefix, now - 1000000000, &removed, &err);
+    int rc = cli_sweep_stale(p->store, prefix, &removed, &err);
     if (rc && !p->c->quiet)
         fprintf(stderr, "%s: note: the temp files a killed run left under %s could not be "
                         "removed (%s); `gc` removes them\n", p->c->prog, *prefix ? prefix : "/",
@@ -542,9 +538,9 @@ static void summary(struct pipe *p, int ex)
             (unsigned long long)p->records, p->records == 1 ? "" : "s", p->st.input,
             (unsigned long long)p->n_ckpts, p->n_ckpts == 1 ? "" : "s", p->st.factory, p->url,
             kp ? kp : "", (unsigned long long)p->st.offset, p->state_path,
-            !stopped                 ? ""
-            : cli_stop_signal == 2 ? " (stopped by SIGINT: what was read is checkpointed)"
-                                   : " (stopped by SIGTERM: what was read is checkpointed)");
+            !stopped                    ? ""
+            : cli_stop_signal == SIGINT ? " (stopped by SIGINT: what was read is checkpointed)"
+                                        : " (stopped by SIGTERM: what was read is checkpointed)");
 }
 
 /* After the binding: the state, the store, the sink, recovery, the stream. */

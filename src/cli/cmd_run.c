@@ -128,16 +128,17 @@ static void summary(struct cli *c, const struct s3l_pipeline_options *o, const c
     }
     char in[32], out[32], left[64] = "";
     if (s->staged_left)
-        snprintf(left, sizeof(left), ", %llu staged file%s left to gc",
-                 (unsigned long long)s->staged_left, s->staged_left == 1 ? "" : "s");
+        snprintf(left, sizeof(left), ", %llu staged %s left to gc",
+                 (unsigned long long)s->staged_left, cli_plural(s->staged_left, "file", "files"));
     fprintf(stderr,
-            "pipeline %s: wrote %llu row%s from %zu source%s to %s: %llu file%s, %s put to the "
-            "store from %s of input, %llu epoch%s, %.2f s%s%s\n",
-            o->name, (unsigned long long)s->rows, s->rows == 1 ? "" : "s", o->n_sources,
-            o->n_sources == 1 ? "" : "s", url, (unsigned long long)s->files,
-            s->files == 1 ? "" : "s", cli_fmt_bytes(s->bytes_out, out, sizeof(out)),
+            "pipeline %s: wrote %llu %s from %zu %s to %s: %llu %s, %s put to the store from %s "
+            "of input, %llu %s, %.2f s%s%s\n",
+            o->name, (unsigned long long)s->rows, cli_plural(s->rows, "row", "rows"),
+            o->n_sources, cli_plural(o->n_sources, "source", "sources"), url,
+            (unsigned long long)s->files, cli_plural(s->files, "file", "files"),
+            cli_fmt_bytes(s->bytes_out, out, sizeof(out)),
             cli_fmt_bytes(s->bytes_in, in, sizeof(in)), (unsigned long long)s->epochs,
-            s->epochs == 1 ? "" : "s", (double)s->elapsed_ns / 1e9, left,
+            cli_plural(s->epochs, "epoch", "epochs"), (double)s->elapsed_ns / 1e9, left,
             rc ? " (a stream stopped: see above)" : "");
 }
 

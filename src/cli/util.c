@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,6 +418,20 @@ void cli_s3_store_options(struct cli_s3 *s, struct s3l_store_options *so)
     cli_s3_trace(&s->cfg); /* region and endpoint: so's, which cli_access_resolve filled */
     s->opts.client = &s->cfg;
     so->s3 = &s->opts;
+}
+
+const char *cli_plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+int cli_sweep_stale(struct s3l_store *store, const char *prefix, uint64_t *removed,
+                    struct s3l_error *err)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return s3l_store_sweep(store, prefix, now - 1000000000, removed, err);
 }
 
 /* ---- Stopping on SIGINT and SIGTERM ---- */

@@ -232,12 +232,6 @@ void cli_write_on_report(void *ctx, const struct s3l_pipeline_report *p)
     }
 }
 
-/* "1 file", "2 files". */
-static const char *plural(uint64_t n, const char *one, const char *many)
-{
-    return n == 1 ? one : many;
-}
-
 void cli_write_summary(struct cli *c, const struct cli_write_run *a,
                        const struct s3l_pipeline_stats *s, bool up_to_date, int rc)
 {
@@ -284,21 +278,21 @@ void cli_write_summary(struct cli *c, const struct cli_write_run *a,
     fprintf(stderr,
             "wrote %llu %s to table %s at %s: %llu %s, %s put to the store (data files and "
             "commit records) from %s of input, %llu %s, %.2f s, %.0f rows/s",
-            (unsigned long long)s->rows, plural(s->rows, "row", "rows"), a->o->table, a->url,
-            (unsigned long long)s->files, plural(s->files, "file", "files"),
+            (unsigned long long)s->rows, cli_plural(s->rows, "row", "rows"), a->o->table, a->url,
+            (unsigned long long)s->files, cli_plural(s->files, "file", "files"),
             cli_fmt_bytes(s->bytes_out, out, sizeof(out)),
             cli_fmt_bytes(s->bytes_in, in, sizeof(in)), (unsigned long long)s->epochs,
-            plural(s->epochs, "epoch", "epochs"), (double)s->elapsed_ns / 1e9,
+            cli_plural(s->epochs, "epoch", "epochs"), (double)s->elapsed_ns / 1e9,
             rate(s->rows, s->elapsed_ns));
     if (s->rows_bad)
         fprintf(stderr, ", %llu bad %s", (unsigned long long)s->rows_bad,
-                plural(s->rows_bad, "record", "records"));
+                cli_plural(s->rows_bad, "record", "records"));
     if (s->records_skipped)
         fprintf(stderr, ", %llu %s skipped", (unsigned long long)s->records_skipped,
-                plural(s->records_skipped, "tombstone", "tombstones"));
+                cli_plural(s->records_skipped, "tombstone", "tombstones"));
     if (s->staged_left)
         fprintf(stderr, ", %llu staged %s left to gc", (unsigned long long)s->staged_left,
-                plural(s->staged_left, "file", "files"));
+                cli_plural(s->staged_left, "file", "files"));
     fputc('\n', stderr);
     if (s->values_ignored)
         fprintf(stderr,
